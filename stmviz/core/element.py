@@ -1,0 +1,399 @@
+"""Memory elements e = (i, d) ∈ E = I × D (Definition 1).
+
+An element pairs an information carrier i ∈ I (its *content*: text, an image
+part, or a tuple of such parts for multimodal content) with metadata
+d ∈ D = D_1 × … × D_k (its *meta*: a frozen mapping of named components such
+as a timestamp ``t``, a ``priority`` or a ``source``).
+
+Elements are immutable and hashable, so a state ω can be a true set of them.
+Two elements with equal content and equal metadata are the same element: to
+keep two identical texts apart, give them different metadata (e.g. ``t``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from .errors import InvalidElementError, shorten
+
+__all__ = ["Element", "ImagePart", "AudioPart", "Meta", "Content", "freeze", "thaw", "content_text"]
+
+
+class Meta(Mapping[str, Any]):
+    """An immutable, hashable mapping: one metadata value d ∈ D = D_1 × … × D_k.
+
+    Keys are the names of the components D_i (strings); values are frozen
+    recursively (lists become tuples, dicts become ``Meta``).
+
+    >>> d = Meta({"priority": "high", "source": "user"})
+    >>> d["priority"]
+    'high'
+    >>> hash(d) == hash(Meta({"source": "user", "priority": "high"}))
+    True
+    """
+
+    __slots__ = ("_data", "_hash")
+
+    def __init__(self, data: Mapping[str, Any] | None = None, /, **kwargs: Any) -> None:
+        items: dict[str, Any] = {}
+        for source in (data or {}), kwargs:
+            if not isinstance(source, Mapping):
+                raise InvalidElementError(
+                    f"metadata d must be a mapping of component names to values, got "
+                    f"{type(source).__name__}; pass e.g. meta={{'t': 0, 'source': 'user'}}"
+                )
+            for key, value in source.items():
+                if not isinstance(key, str):
+                    raise InvalidElementError(
+                        f"metadata key {key!r} is a {type(key).__name__}; the components D_i of "
+                        f"d are named by strings: use str({key!r}) or a descriptive name"
+                    )
+                items[key] = freeze(value, where=f"meta[{key!r}]")
+        object.__setattr__(self, "_data", items)
+        object.__setattr__(self, "_hash", None)
+
+    def __setattr__(self, name: str, value: Any) -> None:  # pragma: no cover - guard
+        raise AttributeError("Meta is immutable")
+
+    def __getitem__(self, key: str) -> Any:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __hash__(self) -> int:
+        h = self._hash
+        if h is None:
+            h = hash(frozenset(self._data.items()))
+            object.__setattr__(self, "_hash", h)
+        return h
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Meta):
+            return self._data == other._data
+        if isinstance(other, Mapping):
+            return self._data == dict(other)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return "Meta(" + repr(self._data) + ")"
+
+    def __reduce__(self):  # pickling support
+        return (Meta, (thaw(self),))
+
+    def set(self, **changes: Any) -> "Meta":
+        """Return a copy with some components changed (Meta itself never changes)."""
+        merged = dict(self._data)
+        merged.update(changes)
+        return Meta(merged)
+
+    def drop(self, *keys: str) -> "Meta":
+        """Return a copy without the given components."""
+        return Meta({k: v for k, v in self._data.items() if k not in keys})
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def freeze(value: Any, where: str = "value") -> Any:
+    """Return an immutable, hashable version of a metadata or parameter value.
+
+    Lists and tuples become tuples, dicts become :class:`Meta`, sets become
+    frozensets; strings, numbers, booleans, ``None``, elements and parts stay
+    as they are. Anything else is refused with :class:`InvalidElementError`.
+    """
+    if isinstance(value, _SCALARS):
+        return value
+    if isinstance(value, (Meta, ImagePart, AudioPart, Element)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return tuple(freeze(v, where=f"{where}[{i}]") for i, v in enumerate(value))
+    if isinstance(value, Mapping):
+        return Meta(value)
+    if isinstance(value, (set, frozenset)):
+        return frozenset(freeze(v, where=where) for v in value)
+    # numpy scalars and similar: accept anything that is a real number
+    try:
+        import numbers
+
+        if isinstance(value, numbers.Integral):
+            return int(value)
+        if isinstance(value, numbers.Real):
+            return float(value)
+    except Exception:  # pragma: no cover
+        pass
+    raise InvalidElementError(
+        f"{where} = {shorten(repr(value))} is a {type(value).__name__}, which cannot be frozen; "
+        f"use strings, numbers, booleans, None, lists/tuples or dicts of them"
+    )
+
+
+def thaw(value: Any) -> Any:
+    """Inverse of :func:`freeze` for JSON: tuples become lists, ``Meta`` becomes dict."""
+    if isinstance(value, Meta):
+        return {k: thaw(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return [thaw(v) for v in value]
+    if isinstance(value, frozenset):
+        return sorted((thaw(v) for v in value), key=repr)
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class ImagePart:
+    """An image carrier in I: a reference (path, URL or id) with its pixel size.
+
+    Following the paper's multimodal remark, I holds representations of every
+    modality; an image is represented here by a reference and its dimensions,
+    from which a size function such as :func:`stmviz.sizes.image_tokens`
+    computes μ.
+
+    >>> ImagePart("chart.png", width=1024, height=768)
+    ImagePart(ref='chart.png', width=1024, height=768, detail='auto')
+    """
+
+    ref: str
+    width: int
+    height: int
+    detail: str = "auto"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.ref, str) or not self.ref:
+            raise InvalidElementError(f"ImagePart.ref must be a non-empty string, got {self.ref!r}")
+        for name in ("width", "height"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
+                raise InvalidElementError(
+                    f"ImagePart.{name} must be a positive whole number of pixels, got {v!r}"
+                )
+        if self.detail not in ("auto", "low", "high"):
+            raise InvalidElementError(
+                f"ImagePart.detail must be 'auto', 'low' or 'high', got {self.detail!r}"
+            )
+
+    def __str__(self) -> str:
+        return f"[image {self.ref} {self.width}×{self.height}]"
+
+
+@dataclass(frozen=True, slots=True)
+class AudioPart:
+    """An audio carrier in I: a reference with its duration in seconds."""
+
+    ref: str
+    seconds: float
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.ref, str) or not self.ref:
+            raise InvalidElementError(f"AudioPart.ref must be a non-empty string, got {self.ref!r}")
+        s = self.seconds
+        if isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(s) or s <= 0:
+            raise InvalidElementError(f"AudioPart.seconds must be a positive finite number, got {s!r}")
+
+    def __str__(self) -> str:
+        return f"[audio {self.ref} {self.seconds:g}s]"
+
+
+Part = Union[str, ImagePart, AudioPart]
+Content = Union[str, ImagePart, AudioPart, tuple]
+
+
+def _check_content(content: Any) -> Content:
+    if isinstance(content, (str, ImagePart, AudioPart)):
+        return content
+    if isinstance(content, (list, tuple)):
+        parts = tuple(content)
+        if not parts:
+            raise InvalidElementError(
+                "content i is an empty sequence of parts; give at least one text, ImagePart or AudioPart"
+            )
+        for k, part in enumerate(parts):
+            if not isinstance(part, (str, ImagePart, AudioPart)):
+                raise InvalidElementError(
+                    f"content part {k} is a {type(part).__name__}; a multimodal content i is a tuple "
+                    f"of str, ImagePart and AudioPart"
+                )
+        return parts
+    raise InvalidElementError(
+        f"content i = {shorten(repr(content))} is a {type(content).__name__}; I holds text (str), "
+        f"ImagePart, AudioPart, or a tuple of them: convert it, e.g. Element(str(value))"
+    )
+
+
+def content_text(content: Content) -> str:
+    """The text of a content i: parts are joined, non-text parts shown as placeholders."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, tuple):
+        return " ".join(str(p) for p in content)
+    return str(content)
+
+
+def _json_content(content: Content) -> Any:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, ImagePart):
+        return {"image": content.ref, "width": content.width, "height": content.height, "detail": content.detail}
+    if isinstance(content, AudioPart):
+        return {"audio": content.ref, "seconds": content.seconds}
+    return [_json_content(p) for p in content]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Element:
+    """A memory element e = (i, d) ∈ E = I × D.
+
+    Parameters
+    ----------
+    content : str, ImagePart, AudioPart or tuple of them
+        The information carrier i ∈ I ⊆ A*.
+    meta : mapping, optional
+        The metadata d ∈ D, frozen on construction into a :class:`Meta`.
+        Conventional components: ``t`` (time, used for the canonical order),
+        ``type`` (the kind of element, used for colours and stacking),
+        ``role``, ``priority``, ``source``.
+
+    Examples
+    --------
+    >>> e = Element("The user is allergic to peanuts.", {"t": 3, "priority": "high", "source": "user"})
+    >>> e.meta["priority"]
+    'high'
+    >>> e == Element("The user is allergic to peanuts.", {"source": "user", "t": 3, "priority": "high"})
+    True
+    >>> len({e, e})
+    1
+    """
+
+    content: Content
+    meta: Meta = field(default_factory=Meta)
+    _hash: int = field(default=0, init=False, repr=False, compare=False)
+    _id: str = field(default="", init=False, repr=False, compare=False)
+
+    def __init__(self, content: Content, meta: Mapping[str, Any] | None = None) -> None:
+        content = _check_content(content)
+        if meta is None:
+            frozen = Meta()
+        elif isinstance(meta, Meta):
+            frozen = meta
+        elif isinstance(meta, Mapping):
+            frozen = Meta(meta)
+        else:
+            raise InvalidElementError(
+                f"meta d must be a mapping (e.g. a dict), got {type(meta).__name__} "
+                f"{shorten(repr(meta))}; pass meta={{'t': 0}}"
+            )
+        object.__setattr__(self, "content", content)
+        object.__setattr__(self, "meta", frozen)
+        object.__setattr__(self, "_hash", hash((content, frozen)))
+        object.__setattr__(self, "_id", "")
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, Element):
+            return NotImplemented
+        return self._hash == other._hash and self.content == other.content and self.meta == other.meta
+
+    def __repr__(self) -> str:
+        meta = ", ".join(f"{k}={v!r}" for k, v in self.meta.items())
+        return f"Element({shorten(repr(self.content), 48)}{', ' + meta if meta else ''})"
+
+    def __reduce__(self):
+        return (Element, (self.content, thaw(self.meta)))
+
+    @property
+    def id(self) -> str:
+        """A stable id: 12 hex digits of a SHA-1 of the content and metadata.
+
+        It does not depend on the process (unlike ``hash``), so it gives a
+        reproducible order and names elements in traces and error messages.
+        """
+        ident = self._id
+        if not ident:
+            payload = json.dumps(
+                [_json_content(self.content), thaw(self.meta)], sort_keys=True, ensure_ascii=False, default=repr
+            )
+            ident = hashlib.sha1(payload.encode("utf-8")).hexdigest()[:12]
+            object.__setattr__(self, "_id", ident)
+        return ident
+
+    @property
+    def text(self) -> str:
+        """The content as text (non-text parts as placeholders)."""
+        return content_text(self.content)
+
+    @property
+    def type(self) -> str:
+        """The element's kind, ``meta['type']`` (``'element'`` when absent)."""
+        value = self.meta.get("type", "element")
+        return value if isinstance(value, str) else str(value)
+
+    @property
+    def t(self) -> float | None:
+        """The element's time, ``meta['t']``, or ``None``."""
+        value = self.meta.get("t")
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return value
+        return None
+
+    def label(self, width: int = 32) -> str:
+        """A short name for messages: ``e#<id> '<shortened content>'``."""
+        return f"e#{self.id[:8]} '{shorten(self.text, width)}'"
+
+    def with_meta(self, **changes: Any) -> "Element":
+        """Return a new element with changed metadata (the element itself never changes)."""
+        return Element(self.content, self.meta.set(**changes))
+
+    def with_content(self, content: Content) -> "Element":
+        """Return a new element with the same metadata and a new content."""
+        return Element(content, self.meta)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict ``{"content": ..., "meta": {...}}``."""
+        return {"content": _json_content(self.content), "meta": thaw(self.meta)}
+
+    @classmethod
+    def from_json(cls, data: Any, where: str = "element") -> "Element":
+        """Rebuild an element from :meth:`to_json` output."""
+        from .errors import TraceFormatError
+
+        if not isinstance(data, Mapping) or "content" not in data:
+            raise TraceFormatError(f"{where}: expected an object with 'content' and 'meta', got {shorten(repr(data))}")
+        try:
+            return cls(_content_from_json(data["content"], where), data.get("meta") or {})
+        except InvalidElementError as exc:
+            raise TraceFormatError(f"{where}: {exc}") from None
+
+
+def _content_from_json(data: Any, where: str) -> Content:
+    from .errors import TraceFormatError
+
+    if isinstance(data, str):
+        return data
+    if isinstance(data, list):
+        return tuple(_content_from_json(p, where) for p in data)
+    if isinstance(data, Mapping):
+        try:
+            if "image" in data:
+                return ImagePart(data["image"], data["width"], data["height"], data.get("detail", "auto"))
+            if "audio" in data:
+                return AudioPart(data["audio"], data["seconds"])
+        except KeyError as exc:
+            raise TraceFormatError(f"{where}: content part is missing field {exc}") from None
+    raise TraceFormatError(f"{where}: unknown content {shorten(repr(data))}")
+
+
+def order_key(element: Element) -> tuple:
+    """The canonical order of elements: by ``meta['t']`` (elements without one last), then id."""
+    t = element.t
+    return (0, t, element.id) if t is not None else (1, 0, element.id)

@@ -1,0 +1,104 @@
+"""Errors of stmviz: one root, one subclass per kind of defect.
+
+Every message says what was wrong in the paper's notation, the actual value,
+and how to fix it. Elements are named by id and a shortened content, never by
+their whole text.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "STMError",
+    "CapacityError",
+    "InvalidCapacityError",
+    "InvalidSizeError",
+    "InvalidElementError",
+    "InvalidStateError",
+    "UnsupportedOperationError",
+    "InvalidOperationError",
+    "InvalidUpdateError",
+    "UpdateFailedError",
+    "ControllerError",
+    "MechanismContractError",
+    "EncodingUnavailableError",
+    "TraceFormatError",
+    "ScenarioFormatError",
+    "shorten",
+]
+
+
+def shorten(text: object, width: int = 40) -> str:
+    """Return ``text`` as a one-line string of at most ``width`` characters."""
+    s = " ".join(str(text).split())
+    if len(s) <= width:
+        return s
+    return s[: max(1, width - 1)] + "…"
+
+
+class STMError(Exception):
+    """Root of every error stmviz raises on purpose."""
+
+
+class CapacityError(STMError, ValueError):
+    """A state, or a single element, does not fit: Σ μ(e) > V_max."""
+
+
+class InvalidCapacityError(STMError, ValueError):
+    """V_max is not a finite positive number."""
+
+
+class InvalidSizeError(STMError, ValueError):
+    """The size function μ returned something that is not a positive finite number."""
+
+
+class InvalidElementError(STMError, TypeError):
+    """An element e = (i, d) has content or metadata stmviz cannot hold."""
+
+
+class InvalidStateError(STMError, TypeError):
+    """Something given as a state ω is not a set of elements."""
+
+
+class UnsupportedOperationError(STMError, ValueError):
+    """An operation whose type a ∉ τ is not declared by the mechanism."""
+
+
+class InvalidOperationError(STMError, TypeError):
+    """An operation o ∈ O is malformed (bad type name or parameters)."""
+
+
+class InvalidUpdateError(STMError, TypeError):
+    """The update U returned something that is not a State."""
+
+
+class UpdateFailedError(STMError, RuntimeError):
+    """The update U (or a helper it calls, e.g. a summarizer) raised during a step.
+
+    The state is left as it was before the step; ``step`` names the step and
+    ``trace`` holds the trace recorded up to it.
+    """
+
+    def __init__(self, message: str, *, step: int | None = None, trace: object = None):
+        super().__init__(message)
+        self.step = step
+        self.trace = trace
+
+
+class ControllerError(STMError, TypeError):
+    """The controller did not return an operation (or a sequence of operations)."""
+
+
+class MechanismContractError(STMError, AssertionError):
+    """``check_mechanism`` found that a mechanism breaks the contract of Definition 2."""
+
+
+class EncodingUnavailableError(STMError, ValueError):
+    """A tiktoken encoding was asked for that cannot be loaded without a network."""
+
+
+class TraceFormatError(STMError, ValueError):
+    """A trace file is truncated, malformed, foreign, or of an unknown version."""
+
+
+class ScenarioFormatError(STMError, ValueError):
+    """A scenario or chat log is malformed: which file, which step, which field."""

@@ -1,0 +1,621 @@
+"""The STM update mechanism (O, E, Ω_STM, C, U, X, π) of Definition 2.
+
+A :class:`Mechanism` bundles
+
+- ``operations`` — O = ⋃_{a∈τ} O_a, declared as an :class:`OperationSet`;
+- ``space`` — the state space Ω_STM over E (Definition 1);
+- ``update(state, operation, context)`` — U : Ω_STM × O × C → Ω_STM;
+- ``project(state)`` — π : Ω_STM → X;
+- ``controller(state, context)`` — the policy that picks o for a step
+  (AgentFold's folding directive, HiAgent's subgoal switch, SCM's memory
+  controller).
+
+U and π must be pure. The framework (:meth:`Mechanism.apply`) checks every
+result of U against Ω_STM; :func:`check_mechanism` checks the whole contract.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .element import Element, content_text
+from .errors import (
+    CapacityError,
+    ControllerError,
+    InvalidOperationError,
+    InvalidUpdateError,
+    MechanismContractError,
+    STMError,
+    UnsupportedOperationError,
+    shorten,
+)
+from .operation import AgentStep, Context, History, ModelInput, Operation, OperationSet
+from .sizes import _part_tokens, count_tokens
+from .space import State, StateSpace, _num
+
+__all__ = ["Mechanism", "Transition", "make_mechanism", "check_mechanism", "CheckReport", "CheckResult"]
+
+
+class Transition:
+    """What U may return instead of a bare State: the new state and why elements left.
+
+    ``reasons`` maps removed elements to a sentence; the trace records it.
+    """
+
+    __slots__ = ("state", "reasons")
+
+    def __init__(self, state: State, reasons: Mapping[Element, str] | None = None) -> None:
+        self.state = state
+        self.reasons = dict(reasons or {})
+
+    def __repr__(self) -> str:
+        return f"Transition({self.state!r}, {len(self.reasons)} reasons)"
+
+
+class Mechanism:
+    """An STM mechanism, the seven-tuple (O, E, Ω_STM, C, U, X, π).
+
+    Subclass it and define ``operations``, :meth:`update` and :meth:`project`
+    (and :meth:`controller` when there is more than one operation type), or
+    build one from plain functions with :func:`make_mechanism`.
+
+    Examples
+    --------
+    >>> from stmviz import Element, Mechanism, StateSpace, run, sizes
+    >>> class KeepNewest(Mechanism):
+    ...     '''Append each observation; drop the oldest elements while Σμ > V_max.'''
+    ...     operations = {"append": "add the observation, evicting the oldest on overflow"}
+    ...     def update(self, state, operation, context):
+    ...         state = state | {Element(context.observation, {"t": context.t})}
+    ...         while state not in self.space:
+    ...             state = state - {state.ordered()[0]}
+    ...         return state
+    ...     def project(self, state):
+    ...         return " ".join(e.text for e in state)
+    >>> m = KeepNewest(StateSpace(sizes.words, v_max=4))
+    >>> trace = run(m, ["a b", "c d", "e"])
+    >>> m.project(trace.final)
+    'c d e'
+    """
+
+    #: O: the operation types τ with what each does (a dict or OperationSet).
+    operations: OperationSet = OperationSet()
+    #: A readable name; defaults to the class name.
+    name: str = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        ops = cls.__dict__.get("operations")
+        if ops is not None and not isinstance(ops, OperationSet):
+            cls.operations = OperationSet(ops)
+
+    def __init__(self, space: StateSpace) -> None:
+        if not isinstance(space, StateSpace):
+            raise TypeError(
+                f"a mechanism needs a StateSpace (Ω_STM), got {type(space).__name__}; "
+                f"e.g. {type(self).__name__}(StateSpace(tokens(), v_max=4096))"
+            )
+        self.space = space
+
+    # -- the seven-tuple ----------------------------------------------------
+    def __str__(self) -> str:
+        return self.name or type(self).__name__
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{k}={v!r}" for k, v in self.params().items())
+        return f"{self}({self.space!r}{', ' + params if params else ''})"
+
+    def initial_state(self, context: Context) -> State:
+        """ω_0, the state before the first step (default ∅). ``context.t`` is 0."""
+        return State()
+
+    def controller(self, state: State, context: Context) -> Operation | Sequence[Operation]:
+        """Choose the operation(s) o ∈ O for this step from (ω, c).
+
+        The default works for a mechanism with exactly one operation type.
+        Return one Operation or a sequence applied in order (each result is
+        checked against Ω_STM).
+        """
+        types = self.operations.types
+        if len(types) == 1:
+            return Operation(types[0])
+        raise ControllerError(
+            f"{self} declares {len(types)} operation types ({', '.join(types) or 'none'}), so it must "
+            f"define controller(state, context) to choose one per step"
+        )
+
+    def update(self, state: State, operation: Operation, context: Context) -> State | Transition:
+        """U : Ω_STM × O × C → Ω_STM. Must be pure and stay in Ω_STM."""
+        raise NotImplementedError(f"{type(self).__name__} must define update(state, operation, context)")
+
+    def project(self, state: State) -> ModelInput | str | Sequence[Any]:
+        """π : Ω_STM → X. The default lists the elements in canonical order."""
+        return ModelInput.coerce(list(state))
+
+    def params(self) -> dict[str, Any]:
+        """The mechanism's JSON-ready parameters (recorded in traces)."""
+        return {}
+
+    # -- checked versions used by run() ---------------------------------------
+    def choose(self, state: State, context: Context) -> tuple[Operation, ...]:
+        """The controller's choice, checked: a tuple of declared operations."""
+        chosen = self.controller(state, context)
+        if isinstance(chosen, Operation):
+            ops: tuple[Operation, ...] = (chosen,)
+        elif isinstance(chosen, (list, tuple)) and all(isinstance(o, Operation) for o in chosen):
+            ops = tuple(chosen)
+        else:
+            raise ControllerError(
+                f"{self}.controller returned {type(chosen).__name__} {shorten(repr(chosen))}; it must return "
+                f"an Operation or a list of Operations"
+            )
+        for op in ops:
+            self.operations.require(op, owner=str(self))
+        return ops
+
+    def apply(self, state: State, operation: Operation, context: Context) -> Transition:
+        """U(ω, o, c), checked: o's type is declared, the result is a State in Ω_STM."""
+        self.operations.require(operation, owner=str(self))
+        result = self.update(state, operation, context)
+        if isinstance(result, Transition):
+            transition = result
+        elif isinstance(result, State):
+            transition = Transition(result)
+        else:
+            raise InvalidUpdateError(
+                f"{self}.update(ω, {operation}, c) returned {type(result).__name__} "
+                f"{shorten(repr(result))}; U must return a State (e.g. `state | {{element}}`) or a Transition"
+            )
+        if not isinstance(transition.state, State):
+            raise InvalidUpdateError(
+                f"{self}.update(ω, {operation}, c) returned a Transition whose state is a "
+                f"{type(transition.state).__name__}; it must be a State"
+            )
+        total = self.space.size(transition.state)
+        if total > self.space.v_max:
+            raise CapacityError(
+                f"{self}.update(ω, {operation}, c) left Ω_STM: Σμ = {_num(total)} > V_max = "
+                f"{_num(self.space.v_max)} (over by {_num(total - self.space.v_max)}); U must evict, "
+                f"summarize or refuse so that its result fits"
+            )
+        return transition
+
+    def input(self, state: State) -> ModelInput:
+        """π(ω) as a :class:`ModelInput`."""
+        x = self.project(state)
+        try:
+            return ModelInput.coerce(x)
+        except TypeError as exc:
+            raise InvalidUpdateError(
+                f"{self}.project(ω) returned {type(x).__name__}; π must return a ModelInput, a string, "
+                f"or a list of strings or messages ({exc})"
+            ) from None
+
+    @property
+    def encoding(self) -> str:
+        """The tiktoken encoding used to measure π(ω) (μ's, if μ counts tokens)."""
+        return getattr(self.space.mu, "encoding", None) or "cl100k_base"
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of a string, with :attr:`encoding`."""
+        return count_tokens(text, self.encoding)
+
+    def projection_size(self, state: State) -> int:
+        """|π(ω)| in tokens: the size of the model input, as a model would be billed for it.
+
+        The default projects ω and counts each message's tokens (text with
+        tiktoken, images by the tile formula). Mechanisms whose π is the
+        identity may return Σμ directly.
+        """
+        count = self.count_tokens
+        total = 0
+        for message in self.input(state):
+            content = message.content
+            if isinstance(content, str):
+                total += count(content)
+            elif isinstance(content, tuple):
+                total += sum(_part_tokens(p, count, 0) for p in content)
+            else:
+                try:
+                    total += _part_tokens(content, count, 0)
+                except STMError:
+                    total += count(content_text(content))
+        return total
+
+    def removal_reason(self, operation: Operation) -> str:
+        """The default reason recorded for elements an operation removes."""
+        if operation.reason:
+            return f"{operation.type}: {operation.reason}"
+        declared = self.operations.get(operation.type)
+        if declared is not None and declared.doc:
+            return f"{operation.type}: {declared.doc}"
+        return operation.type
+
+    # -- rebuilding from a trace -------------------------------------------------
+    def spec(self) -> dict[str, Any]:
+        """A JSON-ready description: class path, name and parameters."""
+        cls = type(self)
+        return {"class": f"{cls.__module__}:{cls.__qualname__}", "name": str(self), "params": self.params()}
+
+    @staticmethod
+    def from_spec(space: StateSpace, spec: Mapping[str, Any]) -> "Mechanism | None":
+        """Rebuild a mechanism of stmviz's own from :meth:`spec`; ``None`` if that is not possible.
+
+        Only classes inside the ``stmviz`` package are imported, so loading a
+        trace file never runs foreign code.
+        """
+        path = spec.get("class") if isinstance(spec, Mapping) else None
+        if not isinstance(path, str) or ":" not in path:
+            return None
+        module_name, _, qualname = path.partition(":")
+        if module_name != "stmviz" and not module_name.startswith("stmviz."):
+            return None
+        try:
+            obj: Any = importlib.import_module(module_name)
+            for part in qualname.split("."):
+                obj = getattr(obj, part)
+            if not (isinstance(obj, type) and issubclass(obj, Mechanism)):
+                return None
+            return obj(space, **dict(spec.get("params") or {}))
+        except Exception:
+            return None
+
+
+class _FunctionMechanism(Mechanism):
+    def __init__(self, space, name, operations, update, project, controller, initial):
+        super().__init__(space)
+        self.name = name
+        self.operations = OperationSet(operations)
+        self._update = update
+        self._project = project
+        self._controller = controller
+        self._initial = initial
+
+    def update(self, state, operation, context):
+        return self._update(self, state, operation, context)
+
+    def project(self, state):
+        if self._project is None:
+            return super().project(state)
+        return self._project(self, state)
+
+    def controller(self, state, context):
+        if self._controller is None:
+            return super().controller(state, context)
+        return self._controller(self, state, context)
+
+    def initial_state(self, context):
+        if self._initial is None:
+            return State()
+        return self._initial(self, context)
+
+
+def make_mechanism(
+    space: StateSpace,
+    *,
+    operations: Mapping[str, str] | Iterable[str],
+    update: Callable[..., State | Transition],
+    project: Callable[..., Any] | None = None,
+    controller: Callable[..., Operation | Sequence[Operation]] | None = None,
+    initial: Callable[..., State] | None = None,
+    name: str = "mechanism",
+) -> Mechanism:
+    """Build a mechanism from plain functions.
+
+    Each function receives the mechanism first (so it can reach
+    ``m.space``): ``update(m, state, operation, context)``,
+    ``project(m, state)``, ``controller(m, state, context)``,
+    ``initial(m, context)``.
+
+    >>> from stmviz import Element, StateSpace, run, sizes
+    >>> def add(m, state, op, c):
+    ...     new = state | {Element(c.observation, {"t": c.t})}
+    ...     return new if new in m.space else state
+    >>> m = make_mechanism(StateSpace(sizes.chars, 10), operations={"add": "add if it fits"}, update=add, name="greedy")
+    >>> [e.text for e in run(m, ["hello", "hi", "world"]).final]
+    ['hello', 'hi']
+    """
+    return _FunctionMechanism(space, name, operations, update, project, controller, initial)
+
+
+# ----------------------------------------------------------------- check_mechanism
+
+
+@dataclass
+class CheckResult:
+    """One clause of the contract and whether it held."""
+
+    name: str
+    passed: bool
+    detail: str
+    warning: bool = False
+
+    def __str__(self) -> str:
+        mark = "✓" if self.passed else ("!" if self.warning else "✗")
+        return f"{mark} {self.name}: {self.detail}"
+
+
+class CheckReport:
+    """What :func:`check_mechanism` found: one line per clause of the contract."""
+
+    def __init__(self, mechanism: str, results: list[CheckResult], steps: int) -> None:
+        self.mechanism = mechanism
+        self.results = results
+        self.steps = steps
+
+    @property
+    def ok(self) -> bool:
+        """Whether every clause held (warnings do not count as failures)."""
+        return all(r.passed or r.warning for r in self.results)
+
+    @property
+    def failures(self) -> list[CheckResult]:
+        return [r for r in self.results if not r.passed and not r.warning]
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def __str__(self) -> str:
+        head = (
+            f"{self.mechanism}: contract of Definition 2 holds on {self.steps} steps"
+            if self.ok
+            else f"{self.mechanism}: {len(self.failures)} clause(s) of the contract fail"
+        )
+        return "\n".join([head] + ["  " + str(r) for r in self.results])
+
+    __repr__ = __str__
+
+    def raise_if_failed(self) -> "CheckReport":
+        if not self.ok:
+            raise MechanismContractError(str(self))
+        return self
+
+
+_WORDS = (
+    "the agent reads a page about memory and notes that the user asked for a summary of "
+    "three sources while the tool returned a long table with prices dates names and links"
+).split()
+
+
+def sample_steps(n: int = 40, seed: int = 0) -> list[AgentStep]:
+    """A deterministic synthetic trajectory for contract checks: varied sizes, subgoals, folds."""
+    rng = random.Random(seed)
+    steps = []
+    for t in range(n):
+        length = rng.choice((3, 8, 20, 60, 150))
+        text = " ".join(rng.choice(_WORDS) for _ in range(length))
+        fold: dict[str, Any] | None
+        if t % 3 == 0:
+            fold = {"op": "condense"}
+        elif t % 7 == 0:
+            fold = {"op": "consolidate", "from": max(0, t - 5)}
+        else:
+            fold = None
+        steps.append(
+            AgentStep(
+                thought=f"Step {t}: I should look at source {t % 5}.",
+                action=f"search(query='item {t}')" if t % 2 == 0 else "",
+                observation=f"[{t}] {text}",
+                subgoal=f"subgoal {t // 6}" if t % 6 == 0 else None,
+                subgoal_done=t % 6 == 5,
+                fold=fold,
+                meta={"priority": rng.choice(("low", "medium", "high")), "source": rng.choice(("user", "model", "api"))},
+            )
+        )
+    return steps
+
+
+def _snapshot(mechanism: Mechanism) -> dict[str, Any]:
+    snap = {}
+    for key, value in vars(mechanism).items():
+        if isinstance(value, (list, dict, set)):
+            snap[key] = (id(value), type(value)(value))
+        else:
+            snap[key] = (id(value), None)
+    return snap
+
+
+def check_mechanism(
+    mechanism: Mechanism,
+    steps: Iterable[Any] | None = None,
+    *,
+    query: str = "Find and summarize three sources about agent memory.",
+    tools: Sequence[str] = ("search", "open_page"),
+    raise_on_failure: bool = False,
+) -> CheckReport:
+    """Check that a mechanism keeps the contract of Definition 2, and say what failed in plain words.
+
+    It runs the Figure 1 loop over ``steps`` (default: a synthetic 40-step
+    trajectory with varied sizes, subgoal markers and folding directives) and
+    checks at every step:
+
+    - **closure** — U returns a State and stays in Ω_STM (Σμ ≤ V_max);
+    - **purity** — U leaves its inputs (ω, o, c) and the mechanism unchanged,
+      and gives the same result when called twice;
+    - **deterministic π** — π(ω) is the same when called twice;
+    - **declared operations** — the controller only picks declared types, and
+      every declared type a ∈ τ is handled by U.
+
+    Returns a :class:`CheckReport` (true when everything held); with
+    ``raise_on_failure=True`` a failing report raises
+    :class:`~stmviz.errors.MechanismContractError`.
+
+    >>> from stmviz import StateSpace, sizes
+    >>> from stmviz.core.mechanism import _Example
+    >>> print(check_mechanism(_Example(StateSpace(sizes.words, 50))))  # doctest: +ELLIPSIS
+    example: contract of Definition 2 holds on 40 steps
+      ✓ operations: τ = {append}
+      ✓ initial state: ω_0 ∈ Ω_STM (Σμ = 0 ≤ V_max = 50)
+      ...
+    """
+    if not isinstance(mechanism, Mechanism):
+        raise TypeError(f"check_mechanism needs a Mechanism, got {type(mechanism).__name__}")
+    results: list[CheckResult] = []
+    name = str(mechanism)
+    space = mechanism.space
+    ops_declared = mechanism.operations
+    if not isinstance(ops_declared, OperationSet) or len(ops_declared) == 0:
+        results.append(CheckResult("operations", False, "the mechanism declares no operation types (O is empty)"))
+        return _finish(CheckReport(name, results, 0), raise_on_failure)
+    results.append(CheckResult("operations", True, f"τ = {{{', '.join(ops_declared.types)}}}"))
+
+    records = [AgentStep.coerce(s, where=f"step {i}") for i, s in enumerate(steps)] if steps is not None else sample_steps()
+    history: list[AgentStep] = []
+    ctx0 = Context(t=0, query=query, tools=tuple(tools))
+    try:
+        state = mechanism.initial_state(ctx0)
+        if not isinstance(state, State):
+            raise InvalidUpdateError(f"initial_state returned {type(state).__name__}, not a State")
+        space.check(state)
+        results.append(
+            CheckResult("initial state", True, f"ω_0 ∈ Ω_STM (Σμ = {_num(space.size(state))} ≤ V_max = {_num(space.v_max)})")
+        )
+    except Exception as exc:
+        results.append(CheckResult("initial state", False, f"ω_0 is not a state of Ω_STM: {exc}"))
+        return _finish(CheckReport(name, results, 0), raise_on_failure)
+
+    failures: dict[str, str] = {}
+    exercised: set[str] = set()
+    last_ctx = ctx0
+    n_done = 0
+    for t, step in enumerate(records):
+        ctx = Context(t=t, step=step, query=query, tools=tuple(tools), history=History(history, t))
+        last_ctx = ctx
+        # π deterministic
+        if "deterministic π" not in failures:
+            try:
+                x1, x2 = mechanism.input(state), mechanism.input(state)
+                if x1 != x2:
+                    failures["deterministic π"] = f"π(ω_{t}) differed between two calls on the same state"
+            except Exception as exc:
+                failures["deterministic π"] = f"π(ω_{t}) raised {type(exc).__name__}: {exc}"
+        try:
+            ops = mechanism.choose(state, ctx)
+        except Exception as exc:
+            failures["declared operations"] = f"step {t}: the controller failed: {exc}"
+            break
+        for op in ops:
+            exercised.add(op.type)
+            snap = _snapshot(mechanism)
+            before_elements = state.elements
+            ctx_copy = ctx.replace()
+            try:
+                tr = mechanism.apply(state, op, ctx)
+            except CapacityError as exc:
+                failures["closure"] = f"step {t}: {exc}"
+                break
+            except InvalidUpdateError as exc:
+                failures["closure"] = f"step {t}: {exc}"
+                break
+            except UnsupportedOperationError as exc:
+                failures["declared operations"] = f"step {t}: {exc}"
+                break
+            except NotImplementedError as exc:
+                failures["declared operations"] = f"step {t}: U does not handle {op.type!r}: {exc}"
+                break
+            except Exception as exc:
+                failures["closure"] = f"step {t}: U(ω, {op}, c) raised {type(exc).__name__}: {exc}"
+                break
+            if "purity" not in failures:
+                if state.elements is not before_elements or state.elements != before_elements:
+                    failures["purity"] = f"step {t}: U changed its input state ω"
+                elif ctx != ctx_copy:
+                    failures["purity"] = f"step {t}: U changed its input context c"
+                elif _snapshot(mechanism) != snap:
+                    changed = [k for k in snap if _snapshot(mechanism).get(k) != snap[k]]
+                    changed += [k for k in vars(mechanism) if k not in snap]
+                    failures["purity"] = (
+                        f"step {t}: U changed the mechanism's own attributes ({', '.join(changed)}); "
+                        f"keep everything U needs in ω (metadata) or in c"
+                    )
+                else:
+                    try:
+                        again = mechanism.apply(state, op, ctx).state
+                        if again != tr.state:
+                            failures["purity"] = (
+                                f"step {t}: U(ω, {op}, c) gave two different states for the same inputs; "
+                                f"U must be a function of (ω, o, c) only"
+                            )
+                    except Exception as exc:
+                        failures["purity"] = f"step {t}: calling U twice on the same inputs raised {exc}"
+            state = tr.state
+        else:
+            history.append(step)
+            n_done += 1
+            continue
+        break
+
+    for clause, ok_text in (
+        ("closure", f"U returned a State in Ω_STM at each of {n_done} steps"),
+        ("purity", "U left ω, o, c and the mechanism unchanged and was repeatable"),
+        ("deterministic π", "π(ω) was the same on repeated calls"),
+    ):
+        if clause in failures:
+            results.append(CheckResult(clause, False, failures[clause]))
+        else:
+            results.append(CheckResult(clause, True, ok_text))
+
+    # every declared type handled
+    if "declared operations" in failures:
+        results.append(CheckResult("declared operations", False, failures["declared operations"]))
+    else:
+        results.append(CheckResult("declared operations", True, "the controller only chose declared types"))
+        for op_type in ops_declared.types:
+            if op_type in exercised:
+                results.append(CheckResult(f"type {op_type!r} handled", True, "exercised by the controller"))
+                continue
+            try:
+                tr = mechanism.apply(state, Operation(op_type), last_ctx)
+                results.append(
+                    CheckResult(f"type {op_type!r} handled", True, "not chosen by the controller; U handled it when called")
+                )
+            except (UnsupportedOperationError, NotImplementedError) as exc:
+                results.append(
+                    CheckResult(f"type {op_type!r} handled", False, f"declared in τ but U does not handle it: {exc}")
+                )
+            except Exception as exc:
+                results.append(
+                    CheckResult(
+                        f"type {op_type!r} handled",
+                        False,
+                        f"never chosen on these steps, and U({op_type}) without parameters raised "
+                        f"{type(exc).__name__}: {shorten(str(exc), 120)}",
+                        warning=True,
+                    )
+                )
+    return _finish(CheckReport(name, results, n_done), raise_on_failure)
+
+
+def _finish(report: CheckReport, raise_on_failure: bool) -> CheckReport:
+    if raise_on_failure:
+        report.raise_if_failed()
+    return report
+
+
+class _Example(Mechanism):
+    """A small reference mechanism used in docs and tests: append, evict oldest on overflow."""
+
+    name = "example"
+    operations = {"append": "add the step as one element, evicting the oldest on overflow"}
+
+    def update(self, state: State, operation: Operation, context: Context) -> Transition:
+        text = context.step.text or "(empty step)"
+        element = Element(text, {"t": context.t, "type": "step"})
+        if not self.space.fits(element):
+            return Transition(state)
+        new = state | {element}
+        reasons = {}
+        ordered = list(new.ordered())
+        total = self.space.size(new)
+        while total > self.space.v_max:
+            oldest = ordered.pop(0)
+            total -= self.space.measure(oldest)
+            reasons[oldest] = "oldest element; Σμ exceeded V_max"
+        return Transition(new - reasons.keys(), reasons)
+
+    def project(self, state: State) -> str:
+        return "\n".join(e.text for e in state)

