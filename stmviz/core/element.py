@@ -41,6 +41,18 @@ class Meta(Mapping[str, Any]):
 
     def __init__(self, data: Mapping[str, Any] | None = None, /, **kwargs: Any) -> None:
         items: dict[str, Any] = {}
+        if not kwargs and type(data) is dict:
+            # fast path: string keys and scalar values need no freezing
+            for key, value in data.items():
+                if type(key) is str and type(value) in _FAST_SCALARS:
+                    items[key] = value
+                else:
+                    break
+            else:
+                object.__setattr__(self, "_data", items)
+                object.__setattr__(self, "_hash", None)
+                return
+            items = {}
         for source in (data or {}), kwargs:
             if not isinstance(source, Mapping):
                 raise InvalidElementError(
@@ -101,6 +113,7 @@ class Meta(Mapping[str, Any]):
 
 
 _SCALARS = (str, int, float, bool, type(None))
+_FAST_SCALARS = frozenset(_SCALARS)
 
 
 def freeze(value: Any, where: str = "value") -> Any:
@@ -275,6 +288,7 @@ class Element:
     meta: Meta = field(default_factory=Meta)
     _hash: int = field(default=0, init=False, repr=False, compare=False)
     _id: str = field(default="", init=False, repr=False, compare=False)
+    _key: tuple = field(default=(), init=False, repr=False, compare=False)
 
     def __init__(self, content: Content, meta: Mapping[str, Any] | None = None) -> None:
         content = _check_content(content)
@@ -293,6 +307,7 @@ class Element:
         object.__setattr__(self, "meta", frozen)
         object.__setattr__(self, "_hash", hash((content, frozen)))
         object.__setattr__(self, "_id", "")
+        object.__setattr__(self, "_key", ())
 
     def __hash__(self) -> int:
         return self._hash
@@ -320,10 +335,18 @@ class Element:
         """
         ident = self._id
         if not ident:
-            payload = json.dumps(
-                [_json_content(self.content), thaw(self.meta)], sort_keys=True, ensure_ascii=False, default=repr
-            )
-            ident = hashlib.sha1(payload.encode("utf-8")).hexdigest()[:12]
+            content = self.content
+            digest = hashlib.sha1()
+            if isinstance(content, str):
+                digest.update(b"s\0")
+                digest.update(content.encode("utf-8", "surrogatepass"))
+            else:
+                digest.update(b"j\0")
+                digest.update(json.dumps(_json_content(content), sort_keys=True).encode("utf-8"))
+            digest.update(b"\0")
+            if self.meta:
+                digest.update(repr(_canonical(self.meta)).encode("utf-8", "surrogatepass"))
+            ident = digest.hexdigest()[:12]
             object.__setattr__(self, "_id", ident)
         return ident
 
@@ -393,7 +416,50 @@ def _content_from_json(data: Any, where: str) -> Content:
     raise TraceFormatError(f"{where}: unknown content {shorten(repr(data))}")
 
 
+def _canonical(value: Any) -> Any:
+    """A process-independent, order-independent form of a frozen value (for ids)."""
+    if isinstance(value, Meta):
+        return tuple(sorted((k, _canonical(v)) for k, v in value._data.items()))
+    if isinstance(value, tuple):
+        return tuple(_canonical(v) for v in value)
+    if isinstance(value, frozenset):
+        return ("frozenset", tuple(sorted(repr(_canonical(v)) for v in value)))
+    if isinstance(value, Element):
+        return ("element", value.id)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)  # 1.0 == 1 and hash(1.0) == hash(1): they must share an id too
+    return value
+
+
 def order_key(element: Element) -> tuple:
-    """The canonical order of elements: by ``meta['t']`` (elements without one last), then id."""
-    t = element.t
-    return (0, t, element.id) if t is not None else (1, 0, element.id)
+    """The canonical order of elements: by ``meta['t']`` (elements without one last), then id.
+
+    The key is computed once per element and cached on it.
+    """
+    key = element._key
+    if not key:
+        t = element.t
+        key = (0, t, _LazyId(element)) if t is not None else (1, 0, _LazyId(element))
+        object.__setattr__(element, "_key", key)
+    return key
+
+
+class _LazyId:
+    """The id part of an order key, computed only when two elements tie on ``t``."""
+
+    __slots__ = ("element",)
+
+    def __init__(self, element: Element) -> None:
+        self.element = element
+
+    def __lt__(self, other: "_LazyId") -> bool:
+        return self.element.id < other.element.id
+
+    def __gt__(self, other: "_LazyId") -> bool:
+        return self.element.id > other.element.id
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _LazyId) and self.element.id == other.element.id
+
+    def __hash__(self) -> int:
+        return hash(self.element.id)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib
 import random
+from functools import lru_cache
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -122,7 +123,7 @@ class Mechanism:
         """
         types = self.operations.types
         if len(types) == 1:
-            return Operation(types[0])
+            return _only_operation(types[0])
         raise ControllerError(
             f"{self} declares {len(types)} operation types ({', '.join(types) or 'none'}), so it must "
             f"define controller(state, context) to choose one per step"
@@ -263,6 +264,12 @@ class Mechanism:
             return obj(space, **dict(spec.get("params") or {}))
         except Exception:
             return None
+
+
+@lru_cache(maxsize=256)
+def _only_operation(type_name: str) -> Operation:
+    """The parameterless operation of a single-type mechanism (operations are immutable, so shared)."""
+    return Operation(type_name)
 
 
 class _FunctionMechanism(Mechanism):
@@ -603,19 +610,28 @@ class _Example(Mechanism):
     operations = {"append": "add the step as one element, evicting the oldest on overflow"}
 
     def update(self, state: State, operation: Operation, context: Context) -> Transition:
+        space = self.space
         text = context.step.text or "(empty step)"
         element = Element(text, {"t": context.t, "type": "step"})
-        if not self.space.fits(element):
+        if not space.fits(element):
             return Transition(state)
-        new = state | {element}
+        total = space.size(state) + space.measure(element)
         reasons = {}
-        ordered = list(new.ordered())
-        total = self.space.size(new)
-        while total > self.space.v_max:
-            oldest = ordered.pop(0)
-            total -= self.space.measure(oldest)
-            reasons[oldest] = "oldest element; Σμ exceeded V_max"
-        return Transition(new - reasons.keys(), reasons)
+        if total > space.v_max:
+            for oldest in state.ordered():
+                reasons[oldest] = "oldest element; Σμ exceeded V_max"
+                total -= space.measure(oldest)
+                if total <= space.v_max:
+                    break
+        return Transition(state.replace(reasons, (element,)) if reasons else state | {element}, reasons)
 
-    def project(self, state: State) -> str:
-        return "\n".join(e.text for e in state)
+    def project(self, state: State) -> ModelInput:
+        """π(ω): one user message per element, in canonical (time) order — the identity."""
+        return ModelInput.coerce(list(state))
+
+    def projection_size(self, state: State) -> int:
+        """|π(ω)| = Σμ when μ counts tokens of the content (π is the identity)."""
+        mu = self.space.mu
+        if getattr(mu, "encoding", None) and "overhead" not in getattr(mu, "name", ""):
+            return int(self.space.size(state))
+        return super().projection_size(state)

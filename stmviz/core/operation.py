@@ -415,6 +415,20 @@ class Context:
         if not isinstance(self.step, AgentStep):
             object.__setattr__(self, "step", AgentStep.coerce(self.step))
 
+    @classmethod
+    def _trusted(cls, t: int, step: AgentStep, query: str, tools: tuple, history: History, meta: Meta, extra: Meta) -> "Context":
+        """Build a context from already-checked parts (the fast path used by run())."""
+        self = object.__new__(cls)
+        put = object.__setattr__
+        put(self, "t", t)
+        put(self, "step", step)
+        put(self, "query", query)
+        put(self, "tools", tools)
+        put(self, "history", history)
+        put(self, "meta", meta)
+        put(self, "extra", extra)
+        return self
+
     @property
     def thought(self) -> str:
         return self.step.thought

@@ -48,7 +48,7 @@ class State:
     True
     """
 
-    __slots__ = ("_elements", "_ordered", "_hash")
+    __slots__ = ("_elements", "_ordered", "_hash", "_sized")
 
     def __init__(self, elements: Iterable[Element] = ()) -> None:
         if isinstance(elements, State):
@@ -72,6 +72,7 @@ class State:
         self._elements = frozen
         self._ordered: tuple[Element, ...] | None = None
         self._hash: int | None = None
+        self._sized: tuple | None = None  # (space, Σμ) cache, see StateSpace.size
 
     @classmethod
     def _trusted(cls, elements: frozenset) -> "State":
@@ -79,6 +80,7 @@ class State:
         state._elements = elements
         state._ordered = None
         state._hash = None
+        state._sized = None
         return state
 
     # -- the set --------------------------------------------------------
@@ -142,10 +144,35 @@ class State:
         return items
 
     def __or__(self, other: Iterable[Element]) -> "State":
-        return State._trusted(self._elements | self._other(other))
+        items = self._other(other)
+        mine = self._elements
+        new = State._trusted(mine | items)
+        if len(new._elements) == len(mine):
+            new._ordered, new._sized = self._ordered, self._sized
+            return new
+        # keep the canonical order and Σμ incrementally (the usual append costs O(|new|), not O(|ω|))
+        fresh = [e for e in items if e not in mine]
+        ordered = self._ordered
+        if ordered is not None:
+            if len(fresh) > 1:
+                fresh.sort(key=order_key)
+            if not ordered or order_key(fresh[0]) > order_key(ordered[-1]):
+                new._ordered = ordered + tuple(fresh)
+        new._sized = _shifted(self._sized, fresh, 1)
+        return new
 
     def __sub__(self, other: Iterable[Element]) -> "State":
-        return State._trusted(self._elements - self._other(other))
+        items = self._other(other)
+        mine = self._elements
+        new = State._trusted(mine - items)
+        if len(new._elements) == len(mine):
+            new._ordered, new._sized = self._ordered, self._sized
+            return new
+        ordered = self._ordered
+        if ordered is not None:
+            new._ordered = tuple(e for e in ordered if e not in items)
+        new._sized = _shifted(self._sized, [e for e in items if e in mine], -1)
+        return new
 
     def __and__(self, other: Iterable[Element]) -> "State":
         return State._trusted(self._elements & self._other(other))
@@ -166,7 +193,7 @@ class State:
 
     def replace(self, old: Iterable[Element], new: Iterable[Element]) -> "State":
         """(ω ∖ old) ∪ new (a new state)."""
-        return State._trusted((self._elements - self._other(old)) | self._other(new))
+        return (self - old) | new
 
     def filter(self, predicate: Callable[[Element], bool]) -> "State":
         """{e ∈ ω | predicate(e)}."""
@@ -189,6 +216,19 @@ class State:
                 f"{'no' if not matches else len(matches)} element(s) of ω have an id starting with {element_id!r}"
             )
         return matches[0]
+
+
+def _shifted(sized: tuple | None, changed: list, sign: int) -> tuple | None:
+    """(space, Σμ) after adding (sign 1) or removing (sign −1) elements whose μ is already cached."""
+    if sized is None:
+        return None
+    space, total = sized
+    cache = space._cache
+    try:
+        delta = sum(map(cache.__getitem__, changed))
+    except KeyError:
+        return None
+    return (space, total + delta if sign > 0 else total - delta)
 
 
 def _check_elements(items: frozenset) -> None:
@@ -325,10 +365,22 @@ class StateSpace:
         return value
 
     def size(self, state: State | Iterable[Element]) -> float:
-        """Σ_{e ∈ ω} μ(e)."""
-        measure = self.measure
-        elements = state.elements if isinstance(state, State) else state
-        return sum(measure(e) for e in elements)
+        """Σ_{e ∈ ω} μ(e) (cached on the state: a state's size in a space never changes)."""
+        if isinstance(state, State):
+            sized = state._sized
+            if sized is not None and sized[0] is self:
+                return sized[1]
+            elements: Iterable[Element] = state._elements
+        else:
+            elements = state
+        try:
+            total = sum(map(self._cache.__getitem__, elements))
+        except (KeyError, TypeError):
+            measure = self.measure
+            total = sum(measure(e) for e in elements)
+        if isinstance(state, State):
+            state._sized = (self, total)
+        return total
 
     def free(self, state: State | Iterable[Element]) -> float:
         """V_max − Σ_{e ∈ ω} μ(e): the room left in ω."""

@@ -24,6 +24,7 @@ from .space import State, StateSpace, _num
 __all__ = ["Step", "Trace", "run", "TRACE_FORMAT", "TRACE_VERSION"]
 
 TRACE_FORMAT = "stmviz-trace"
+_NO_EXTRA = Meta()
 TRACE_VERSION = 1
 
 
@@ -372,7 +373,8 @@ class Trace(Sequence[Step]):
             try:
                 data = json.loads(text)
             except json.JSONDecodeError as exc:
-                hint = " (the file looks truncated)" if exc.pos >= len(text) - 1 else ""
+                truncated = exc.msg.startswith("Unterminated") or exc.pos >= len(text.rstrip()) - 1
+                hint = " (the file looks truncated: was it written completely?)" if truncated else ""
                 raise TraceFormatError(
                     f"{source}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}{hint}"
                 ) from None
@@ -505,6 +507,19 @@ def _load(data: Any, mechanism: Mechanism | None, source: str) -> Trace:
     return trace
 
 
+def _explain(mechanism: Mechanism, gone: Iterable[Element], transition: Any, operation: Operation, reasons: dict) -> None:
+    """Record why each element in ``gone`` left: the transition's reason, else the operation's."""
+    default = None
+    given = transition.reasons
+    for element in gone:
+        why = given.get(element)
+        if why is None:
+            if default is None:
+                default = mechanism.removal_reason(operation)
+            why = default
+        reasons[element] = why
+
+
 def _space_from_name(size_name: str, v_max: float) -> StateSpace | None:
     """The state space a recorded μ name stands for, when stmviz can rebuild it."""
     import re
@@ -621,26 +636,21 @@ def run(
     size = space.size(state)
     for t, raw in enumerate(steps):
         step = AgentStep.coerce(raw, where=f"step {t}")
-        context = Context(t=t, step=step, query=query, tools=tools, history=History(history, t), meta=frozen_meta)
+        context = Context._trusted(t, step, query, tools, History(history, t), frozen_meta, _NO_EXTRA)
         input_size = mechanism.projection_size(state)
         before = state.elements
         reasons: dict[Element, str] = {}
         try:
             operations = mechanism.choose(state, context)
+            single = len(operations) == 1
             for operation in operations:
                 transition = mechanism.apply(state, operation, context)
                 new = transition.state
                 if new.elements is not state.elements:
-                    gone = state.elements - new.elements
-                    if gone:
-                        default = None
-                        for element in gone:
-                            why = transition.reasons.get(element)
-                            if why is None:
-                                if default is None:
-                                    default = mechanism.removal_reason(operation)
-                                why = default
-                            reasons[element] = why
+                    if single:  # one operation: its removals are the step's, computed once below
+                        last_transition, last_operation = transition, operation
+                    else:
+                        _explain(mechanism, state.elements - new.elements, transition, operation, reasons)
                 state = new
         except STMError as exc:
             if isinstance(exc, UpdateFailedError):
@@ -669,6 +679,8 @@ def run(
                     sizes[element] = measure(element)
             added = tuple(sorted(added_set, key=_key)) if len(added_set) > 1 else tuple(added_set)
             removed = tuple(sorted(removed_set, key=_key)) if len(removed_set) > 1 else tuple(removed_set)
+            if single and removed:
+                _explain(mechanism, removed, last_transition, last_operation, reasons)
         new_size = size - sum(sizes[e] for e in removed) + sum(sizes[e] for e in added)
         step_record = Step(
             t,
