@@ -1,0 +1,49 @@
+"""Scenarios: bundled agent trajectories, their JSON schema, loaders and chat-log importers.
+
+A scenario is the stream of incoming steps that :func:`stmviz.run` feeds to a
+mechanism, with the query Q, the tools T, the capacity V_max it is meant to
+be run at, and probes that test retention of early facts in π(ω_t).
+
+- :func:`load_scenario` / :func:`list_scenarios` — the bundled scenarios
+  (``web_research`` for AgentFold, ``household`` for HiAgent,
+  ``long_dialogue`` for SCM, ``tool_chat`` for the FIFO window) or any file
+  that follows ``schema.json``;
+- :class:`Scenario`, :class:`Probe` — the objects, with ``from_dict`` /
+  ``to_dict`` and :func:`validate` giving errors that name file, step and field;
+- :func:`from_openai_messages`, :func:`load_chat_log`, :func:`from_dialogue`
+  — importers from chat logs.
+
+>>> s = load_scenario("tool_chat")
+>>> s.mechanism, s.v_max is not None
+('FIFOWindow', True)
+"""
+
+from .chatlog import from_dialogue, from_openai_messages, load_chat_log
+from .scenario import (
+    Probe,
+    Scenario,
+    ScenarioInfo,
+    UnknownScenarioError,
+    bundled_names,
+    list_scenarios,
+    load_scenario,
+    scenarios,
+)
+from .schema import json_schema, problems, validate
+
+__all__ = [
+    "Scenario",
+    "Probe",
+    "ScenarioInfo",
+    "UnknownScenarioError",
+    "load_scenario",
+    "list_scenarios",
+    "bundled_names",
+    "scenarios",
+    "from_openai_messages",
+    "load_chat_log",
+    "from_dialogue",
+    "validate",
+    "problems",
+    "json_schema",
+]

@@ -1,0 +1,377 @@
+"""Scenarios: agent trajectories with their query Q, tools T, capacity V_max and probes.
+
+A :class:`Scenario` is what :func:`stmviz.run` consumes — it reads
+``.steps``, ``.query`` and ``.tools`` (and ``.meta`` as request metadata) —
+plus what a comparison needs: the capacity V_max at which the scenario is
+meant to be run and :class:`Probe` questions that test whether an early fact
+is still in the model input π(ω_t) at a later step t.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from ..core.element import Meta, thaw
+from ..core.errors import ScenarioFormatError, shorten
+from ..core.operation import AgentStep
+from ..core.sizes import count_tokens
+from ..core.space import StateSpace
+from .schema import FORMAT, VERSION, validate
+
+__all__ = ["Probe", "Scenario", "ScenarioInfo", "UnknownScenarioError", "load_scenario", "list_scenarios", "bundled_names"]
+
+DATA_PACKAGE = "stmviz.scenarios"
+DATA_DIR = "data"
+
+
+class UnknownScenarioError(ScenarioFormatError, LookupError):
+    """No bundled scenario has this name, and it is not a path to an existing file."""
+
+
+@dataclass(frozen=True, slots=True)
+class Probe:
+    """A probe of retention: a question asked at step t whose evidence lies at an earlier step.
+
+    The evidence counts as retained at step t when ``answer`` occurs
+    (case-insensitively) in the text of π(ω_t), the model input built from
+    the state *before* step t is processed — after steps 0 … t−1.
+
+    Parameters
+    ----------
+    t : int
+        The step at which the question is asked (0 < t ≤ n).
+    question : str
+        The question, for people reading a report.
+    answer : str
+        A short key string (a name, a number) whose presence in π(ω_t) means
+        the evidence was kept, raw or summarized.
+    evidence_step : int
+        The step whose text holds the answer (< t).
+
+    >>> p = Probe(12, "What is the user allergic to?", "sesame", 2)
+    >>> p.retained_in("Facts: the user is allergic to SESAME.")
+    True
+    >>> p.retained_in("Facts: the user likes tea.")
+    False
+    """
+
+    t: int
+    question: str
+    answer: str
+    evidence_step: int
+
+    def __post_init__(self) -> None:
+        for name in ("t", "evidence_step"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ScenarioFormatError(f"Probe.{name} must be a whole number ≥ 0, got {value!r}")
+        for name in ("question", "answer"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or not value.strip():
+                raise ScenarioFormatError(f"Probe.{name} must be non-empty text, got {shorten(repr(value))}")
+        if self.evidence_step >= self.t:
+            raise ScenarioFormatError(
+                f"Probe asked at t = {self.t} has evidence_step = {self.evidence_step}; the evidence must lie "
+                f"at an earlier step (evidence_step < t)"
+            )
+
+    def retained_in(self, text: str) -> bool:
+        """Whether ``answer`` occurs in ``text``, ignoring case."""
+        return self.answer.casefold() in text.casefold()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The probe as a JSON object of a scenario file."""
+        return {"t": self.t, "question": self.question, "answer": self.answer, "evidence_step": self.evidence_step}
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A scenario: the stream of incoming agent steps with its query Q, tools T, V_max and probes.
+
+    ``run(mechanism, scenario)`` runs it: :func:`stmviz.run` reads ``steps``,
+    ``query``, ``tools`` and ``meta``. Construction validates the whole
+    scenario with the rules of :mod:`stmviz.scenarios.schema`.
+
+    Parameters
+    ----------
+    name : str
+        Short identifier (the file name of a bundled scenario).
+    title, description : str
+        For people: a one-line title and what the scenario shows.
+    query : str
+        The user's task Q (or a chat's system prompt).
+    tools : tuple of str
+        The tools T.
+    steps : tuple of AgentStep
+        The incoming steps (dicts are accepted and converted).
+    probes : tuple of Probe
+        Retention probes (dicts are accepted and converted).
+    v_max : float, optional
+        The documented capacity V_max (tokens) at which the scenario is meant
+        to be run; ``None`` if it has none.
+    mechanism : str, optional
+        The mechanism the scenario was written for, as a class name of
+        :mod:`stmviz.mechanisms` (``"FIFOWindow"``, ``"SCM"``, ``"HiAgent"``,
+        ``"AgentFold"``).
+    meta : mapping
+        Request metadata shared by every step.
+
+    Examples
+    --------
+    >>> s = Scenario.from_dict({"name": "tiny", "v_max": 50, "steps": [
+    ...     {"observation": "My name is Ada."}, {"observation": "Hello again."}],
+    ...     "probes": [{"t": 2, "question": "Name?", "answer": "Ada", "evidence_step": 0}]})
+    >>> len(s), s.probes[0].answer, s.v_max
+    (2, 'Ada', 50)
+    >>> Scenario.from_dict(s.to_dict()) == s
+    True
+    """
+
+    name: str
+    title: str = ""
+    description: str = ""
+    query: str = ""
+    tools: tuple[str, ...] = ()
+    steps: tuple[AgentStep, ...] = ()
+    probes: tuple[Probe, ...] = ()
+    v_max: float | None = None
+    mechanism: str | None = None
+    meta: Meta = field(default_factory=Meta)
+    source: str = field(default="", compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        label = self.source or (f"{self.name}.json" if isinstance(self.name, str) else "scenario")
+        set_ = object.__setattr__
+        if isinstance(self.tools, str):
+            raise ScenarioFormatError(f"{label}: tools: expected a list of texts, got one text {shorten(repr(self.tools))}")
+        set_(self, "tools", tuple(self.tools))
+        steps = []
+        for t, step in enumerate(self.steps):
+            steps.append(AgentStep.coerce(step, where=f"{label}: steps[{t}]"))
+        set_(self, "steps", tuple(steps))
+        probes = []
+        for k, probe in enumerate(self.probes):
+            if isinstance(probe, Mapping):
+                try:
+                    probe = Probe(**probe)
+                except TypeError as exc:
+                    raise ScenarioFormatError(f"{label}: probes[{k}]: {exc}") from None
+                except ScenarioFormatError as exc:
+                    raise ScenarioFormatError(f"{label}: probes[{k}]: {exc}") from None
+            if not isinstance(probe, Probe):
+                raise ScenarioFormatError(f"{label}: probes[{k}]: expected a Probe or a dict, got {type(probe).__name__}")
+            probes.append(probe)
+        set_(self, "probes", tuple(probes))
+        if not isinstance(self.meta, Meta):
+            try:
+                set_(self, "meta", Meta(self.meta))
+            except Exception as exc:
+                raise ScenarioFormatError(f"{label}: meta: {exc}") from None
+        validate(self.to_dict(), source=label)
+
+    # -- reading --------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def __repr__(self) -> str:
+        v_max = f", V_max = {self.v_max:g}" if self.v_max is not None else ""
+        return f"<Scenario {self.name!r}: {len(self.steps)} steps, {len(self.probes)} probes{v_max}>"
+
+    def token_count(self, encoding: str = "cl100k_base") -> int:
+        """Σ over steps of the tokens of thought, action and observation (the trajectory's raw size).
+
+        >>> Scenario("s", steps=({"observation": "hello world"},)).token_count()
+        2
+        """
+        return sum(count_tokens(step.text, encoding) for step in self.steps)
+
+    def space(self, size: Any = "tokens", v_max: float | None = None) -> StateSpace:
+        """Ω_STM at the scenario's documented capacity: ``StateSpace(size, v_max or self.v_max)``."""
+        capacity = v_max if v_max is not None else self.v_max
+        if capacity is None:
+            raise ScenarioFormatError(f"scenario {self.name!r} documents no v_max; pass one: scenario.space(v_max=4096)")
+        return StateSpace(size, capacity)
+
+    @property
+    def subgoals(self) -> tuple[str, ...]:
+        """The subgoal texts in the order of their markers; a subgoal's id is its index here."""
+        return tuple(s.subgoal for s in self.steps if s.subgoal)
+
+    # -- JSON -----------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """The scenario as a JSON document that :meth:`from_dict` reads back."""
+        data: dict[str, Any] = {"format": FORMAT, "version": VERSION, "name": self.name}
+        for key in ("title", "description", "query"):
+            if getattr(self, key):
+                data[key] = getattr(self, key)
+        if self.tools:
+            data["tools"] = list(self.tools)
+        if self.v_max is not None:
+            data["v_max"] = self.v_max
+        if self.mechanism is not None:
+            data["mechanism"] = self.mechanism
+        if self.meta:
+            data["meta"] = thaw(self.meta)
+        data["steps"] = [step.to_json() for step in self.steps]
+        if self.probes:
+            data["probes"] = [probe.to_dict() for probe in self.probes]
+        return data
+
+    def to_json(self, path: str | os.PathLike | None = None, indent: int | None = 2) -> str:
+        """The scenario as JSON text; also written to ``path`` if given."""
+        text = json.dumps(self.to_dict(), ensure_ascii=False, indent=indent) + "\n"
+        if path is not None:
+            Path(path).write_text(text, encoding="utf-8")
+        return text
+
+    @classmethod
+    def from_dict(cls, data: Any, source: str = "scenario") -> "Scenario":
+        """Build a scenario from its decoded JSON document, validating it first.
+
+        Raises
+        ------
+        ScenarioFormatError
+            naming ``source``, the place (e.g. ``steps[12].fold.op``) and what is wrong.
+        """
+        if isinstance(data, list) or (isinstance(data, Mapping) and "messages" in data):
+            raise ScenarioFormatError(
+                f"{source}: top level: this looks like a chat log (a list of messages), not a scenario; "
+                f"read it with stmviz.scenarios.load_chat_log"
+            )
+        validate(data, source=source)
+        name = data.get("name") or _stem(source)
+        return cls(
+            name=name,
+            title=data.get("title", ""),
+            description=data.get("description", ""),
+            query=data.get("query", ""),
+            tools=tuple(data.get("tools", ())),
+            steps=tuple(AgentStep.coerce(s, where=f"{source}: steps[{t}]") for t, s in enumerate(data["steps"])),
+            probes=tuple(Probe(**p) for p in data.get("probes", ())),
+            v_max=data.get("v_max"),
+            mechanism=data.get("mechanism"),
+            meta=data.get("meta", {}),
+            source=source,
+        )
+
+    @classmethod
+    def from_json(cls, text: str | bytes, source: str = "scenario") -> "Scenario":
+        """Build a scenario from JSON text (see :meth:`from_dict`)."""
+        return cls.from_dict(_decode(text, source), source=source)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> "Scenario":
+        """Read a scenario file."""
+        path = Path(path)
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            raise UnknownScenarioError(f"{path}: no such file") from None
+        return cls.from_json(raw, source=path.name)
+
+
+def _stem(source: str) -> str:
+    stem = Path(source).name
+    return stem[:-5] if stem.endswith(".json") else (stem or "scenario")
+
+
+def _decode(text: str | bytes, source: str) -> Any:
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ScenarioFormatError(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    if not text.strip():
+        raise ScenarioFormatError(f"{source}: the file is empty; a scenario is a JSON object with 'steps'")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        truncated = (
+            " (the file looks truncated)"
+            if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
+            else ""
+        )
+        raise ScenarioFormatError(
+            f"{source}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}{truncated}"
+        ) from None
+
+
+# --------------------------------------------------------------- bundled scenarios
+
+
+def _data_dir():
+    return resources.files(DATA_PACKAGE).joinpath(DATA_DIR)
+
+
+def bundled_names() -> list[str]:
+    """The names of the scenarios shipped with stmviz, sorted.
+
+    >>> {"web_research", "household", "long_dialogue", "tool_chat"} <= set(bundled_names())
+    True
+    """
+    return sorted(p.name[:-5] for p in _data_dir().iterdir() if p.name.endswith(".json"))
+
+
+class ScenarioInfo(NamedTuple):
+    """A bundled scenario's name and title."""
+
+    name: str
+    title: str
+
+
+def list_scenarios() -> list[ScenarioInfo]:
+    """The bundled scenarios as ``(name, title)`` pairs, sorted by name.
+
+    >>> [info.name for info in list_scenarios()]
+    ['household', 'long_dialogue', 'tool_chat', 'web_research']
+    """
+    out = []
+    for name in bundled_names():
+        data = _decode(_data_dir().joinpath(f"{name}.json").read_bytes(), f"{name}.json")
+        out.append(ScenarioInfo(name, data.get("title", "") if isinstance(data, Mapping) else ""))
+    return out
+
+
+def load_scenario(name_or_path: str | os.PathLike) -> Scenario:
+    """Load a bundled scenario by name, or a scenario file by path.
+
+    Parameters
+    ----------
+    name_or_path : str or path
+        A bundled name (see :func:`list_scenarios`) or the path of a ``.json``
+        scenario file.
+
+    Raises
+    ------
+    UnknownScenarioError
+        if it is neither a bundled name nor an existing file.
+    ScenarioFormatError
+        if the file is malformed (the message names the file, the step and the field).
+
+    >>> s = load_scenario("web_research")
+    >>> s.mechanism, len(s.steps) >= 30, s.token_count() > 3 * s.v_max
+    ('AgentFold', True, True)
+    """
+    if isinstance(name_or_path, str) and name_or_path in bundled_names():
+        resource = _data_dir().joinpath(f"{name_or_path}.json")
+        return Scenario.from_json(resource.read_bytes(), source=f"{name_or_path}.json")
+    if not isinstance(name_or_path, (str, os.PathLike)):
+        raise TypeError(f"load_scenario needs a name or a path, got {type(name_or_path).__name__}")
+    path = Path(name_or_path)
+    if path.is_file():
+        return Scenario.load(path)
+    raise UnknownScenarioError(
+        f"{str(name_or_path)!r} is neither a bundled scenario nor an existing file; bundled: "
+        f"{', '.join(bundled_names())}"
+    )
+
+
+def scenarios() -> Iterable[Scenario]:
+    """Every bundled scenario, loaded, in name order."""
+    return [load_scenario(name) for name in bundled_names()]

@@ -1,0 +1,390 @@
+"""Bundled scenarios, the scenario schema, and errors on malformed scenario files."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import stmviz
+from stmviz import AgentStep, run
+from stmviz.errors import ScenarioFormatError
+from stmviz.scenarios import (
+    Probe,
+    Scenario,
+    UnknownScenarioError,
+    bundled_names,
+    list_scenarios,
+    load_scenario,
+    problems,
+    json_schema,
+    validate,
+)
+from stmviz.sizes import count_tokens
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "stmviz" / "scenarios" / "data"
+BUNDLED = ["household", "long_dialogue", "tool_chat", "web_research"]
+
+
+def raw(name: str) -> dict:
+    return json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
+
+
+# ---------------------------------------------------------------- bundled scenarios
+
+
+def test_list_scenarios_names_and_titles():
+    infos = list_scenarios()
+    assert [i.name for i in infos] == BUNDLED == bundled_names()
+    for info in infos:
+        name, title = info
+        assert title == raw(name)["title"] and title
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_bundled_scenario_loads_and_is_runnable_shape(name):
+    s = load_scenario(name)
+    assert isinstance(s, Scenario) and s.name == name
+    assert all(isinstance(step, AgentStep) for step in s.steps)
+    assert all(isinstance(p, Probe) for p in s.probes) and s.probes
+    assert s.query and s.v_max > 0 and s.mechanism
+    assert s.meta["license"] == "MIT"
+    # stmviz.run reads .steps, .query, .tools
+    assert isinstance(s.tools, tuple) and all(isinstance(t, str) for t in s.tools)
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_bundled_scenario_validates_against_schema_json_with_jsonschema(name):
+    jsonschema.Draft202012Validator.check_schema(json_schema())
+    jsonschema.validate(raw(name), json_schema(), cls=jsonschema.Draft202012Validator)
+    assert problems(raw(name)) == []
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_capacity_matters(name):
+    s = load_scenario(name)
+    total = sum(count_tokens(step.text) for step in s.steps)
+    assert total == s.token_count()
+    assert total >= 3 * s.v_max, f"{name}: {total} tokens is not several times V_max = {s.v_max}"
+    # and V_max is not absurdly small: the largest single step fits with room to spare
+    assert max(count_tokens(step.text) for step in s.steps) < s.v_max / 2
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_probes_are_meaningful(name):
+    s = load_scenario(name)
+    for p in s.probes:
+        assert 0 <= p.evidence_step < p.t <= len(s.steps)
+        assert p.answer.casefold() in s.steps[p.evidence_step].text.casefold()
+        assert p.answer.casefold() not in s.query.casefold()
+        # the evidence step is the last place before t where the answer occurs
+        for t in range(p.evidence_step + 1, p.t):
+            assert p.answer.casefold() not in s.steps[t].text.casefold(), (name, p, t)
+
+
+def test_web_research_shape():
+    s = load_scenario("web_research")
+    assert s.mechanism == "AgentFold" and len(s.steps) >= 30
+    assert all(step.thought and step.action and step.observation for step in s.steps)
+    ops = [step.fold["op"] for step in s.steps if step.fold is not None]
+    assert ops.count("condense") > len(s.steps) / 2 and ops.count("consolidate") >= 3
+    for t, step in enumerate(s.steps):
+        if step.fold is not None and step.fold["op"] == "consolidate":
+            assert 0 <= step.fold["from"] < t
+
+
+def test_household_shape():
+    s = load_scenario("household")
+    assert s.mechanism == "HiAgent" and len(s.steps) >= 25 and len(s.subgoals) >= 4
+    assert sum(step.subgoal_done for step in s.steps) >= 4
+    retrieves = [step.meta["retrieve"] for step in s.steps if "retrieve" in step.meta]
+    assert retrieves and all(0 <= r < len(s.subgoals) for r in retrieves)
+
+
+def test_long_dialogue_shape():
+    s = load_scenario("long_dialogue")
+    assert s.mechanism == "SCM" and len(s.steps) >= 40
+    assert all(step.observation and step.thought and not step.action for step in s.steps)
+    assert min(p.evidence_step for p in s.probes) <= 5 and min(p.t for p in s.probes) >= 30
+
+
+def test_tool_chat_shape():
+    s = load_scenario("tool_chat")
+    assert s.mechanism == "FIFOWindow"
+    tool_steps = [step for step in s.steps if step.action]
+    plain = [step for step in s.steps if not step.action]
+    assert len(tool_steps) >= 8 and len(plain) >= 8
+    assert all(step.observation for step in tool_steps)
+    assert all(step.meta["role"] == "tool" and step.meta["call"] for step in tool_steps)
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_round_trip(name, tmp_path):
+    s = load_scenario(name)
+    assert Scenario.from_dict(s.to_dict()) == s
+    path = tmp_path / "copy.json"
+    s.to_json(path)
+    again = load_scenario(path)
+    assert again == s and again.source == "copy.json"
+
+
+def test_bundled_files_are_what_the_generator_writes():
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "make_scenarios.py"), "--check"],
+        capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_run_accepts_a_scenario():
+    from stmviz.core.mechanism import _Example
+    from stmviz import StateSpace, sizes
+
+    s = load_scenario("tool_chat")
+    trace = run(_Example(StateSpace(sizes.words, 200)), s)
+    assert len(trace) == len(s.steps) and trace.query == s.query and trace.tools == s.tools
+
+
+def test_top_level_exports():
+    assert stmviz.load_scenario is load_scenario and stmviz.Scenario is Scenario
+    assert stmviz.list_scenarios is list_scenarios
+    assert {"load_scenario", "list_scenarios", "Scenario"} <= set(stmviz.__all__)
+
+
+# ---------------------------------------------------------------- malformed files
+
+
+def write(tmp_path, name, data) -> Path:
+    path = tmp_path / name
+    path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
+    return path
+
+
+def minimal() -> dict:
+    return {
+        "name": "mini",
+        "v_max": 100,
+        "steps": [
+            {"thought": "Look.", "action": "search('x')", "observation": "The key is under the blue mat."},
+            {"thought": "Open it.", "action": "open(1)", "observation": "Nothing here.", "fold": {"op": "condense"}},
+            {"observation": "Done.", "fold": {"op": "consolidate", "from": 0}},
+        ],
+        "probes": [{"t": 3, "question": "Where is the key?", "answer": "blue mat", "evidence_step": 0}],
+    }
+
+
+def error_of(tmp_path, data, name="bad.json") -> str:
+    with pytest.raises(ScenarioFormatError) as info:
+        load_scenario(write(tmp_path, name, data))
+    return str(info.value)
+
+
+def test_minimal_is_valid(tmp_path):
+    s = load_scenario(write(tmp_path, "mini.json", minimal()))
+    assert len(s) == 3 and s.probes[0].answer == "blue mat"
+
+
+def test_truncated_json(tmp_path):
+    text = json.dumps(minimal(), indent=1)
+    message = error_of(tmp_path, text[: len(text) // 2], "cut.json")
+    assert message.startswith("cut.json: not valid JSON at line") and "truncated" in message
+
+
+def test_empty_file(tmp_path):
+    assert "empty" in error_of(tmp_path, "  \n", "empty.json")
+
+
+def test_unknown_fold_op_names_file_step_field(tmp_path):
+    data = minimal()
+    data["steps"][1]["fold"]["op"] = "squash"
+    message = error_of(tmp_path, data, "fifo_chat.json")
+    assert message == "fifo_chat.json: steps[1].fold.op: 'squash' is not one of condense, consolidate"
+
+
+@pytest.mark.parametrize(
+    "mutate, where, what",
+    [
+        (lambda d: d["steps"][0].update(thought=3), "steps[0].thought", "expected text"),
+        (lambda d: d.update(steps={"a": 1}), "steps", "expected a JSON array"),
+        (lambda d: d.update(steps=[]), "steps", "at least 1"),
+        (lambda d: d.pop("steps"), "top level", "missing required field 'steps'"),
+        (lambda d: d.update(v_max=-5), "v_max", "must be > 0"),
+        (lambda d: d.update(v_max="big"), "v_max", "expected a number"),
+        (lambda d: d.update(tools="search"), "tools", "expected a JSON array"),
+        (lambda d: d["steps"][1].update(subgoal_done="yes"), "steps[1].subgoal_done", "expected true or false"),
+        (lambda d: d["steps"][1].update(colour="red"), "steps[1].colour", "unknown field 'colour'"),
+        (lambda d: d["steps"][2]["fold"].pop("from"), "steps[2].fold", "missing required field 'from'"),
+        (lambda d: d["steps"][1]["fold"].update({"from": 0}), "steps[1].fold", "'from' is not allowed"),
+        (lambda d: d["steps"][2]["fold"].update({"from": 1.5}), "steps[2].fold.from", "expected a whole number"),
+        (lambda d: d["probes"][0].pop("answer"), "probes[0]", "missing required field 'answer'"),
+        (lambda d: d["probes"][0].update(t="3"), "probes[0].t", "expected a whole number"),
+        (lambda d: d.update(version=2), "version", "expected 1"),
+        (lambda d: d["steps"][0].update(meta={"priority": "urgent"}), "steps[0].meta.priority", "not one of low"),
+    ],
+)
+def test_wrong_types_and_fields(tmp_path, mutate, where, what):
+    data = minimal()
+    mutate(data)
+    message = error_of(tmp_path, data)
+    assert message.startswith(f"bad.json: {where}: "), message
+    assert what in message
+    # the schema file agrees that the document is invalid
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(data, json_schema(), cls=jsonschema.Draft202012Validator)
+
+
+@pytest.mark.parametrize(
+    "mutate, where, what",
+    [
+        (lambda d: d["probes"][0].update(evidence_step=3), "probes[0].evidence_step", "before t = 3"),
+        (lambda d: d["probes"][0].update(t=1, evidence_step=1), "probes[0].evidence_step", "before t = 1"),
+        (lambda d: d["probes"][0].update(t=9), "probes[0].t", "after the last state ω_3"),
+        (lambda d: d["probes"][0].update(answer="red door"), "probes[0].answer", "does not occur in the text of steps[0]"),
+        (lambda d: d["steps"][2]["fold"].update({"from": 2}), "steps[2].fold.from", "must be ≤ 1"),
+        (lambda d: d["steps"][0].update(fold={"op": "consolidate", "from": 0}), "steps[0].fold.from", "step 0 has no"),
+        (lambda d: d["steps"][1].update(subgoal_done=True), "steps[1].subgoal_done", "no subgoal is open"),
+        (lambda d: d["steps"][2].update(meta={"retrieve": 0}), "steps[2].meta.retrieve", "finished: none yet"),
+        (lambda d: d["steps"][1].update(thought="", action="", observation=""), "steps[1]", "has no text"),
+    ],
+)
+def test_rules_beyond_the_schema(tmp_path, mutate, where, what):
+    data = minimal()
+    mutate(data)
+    message = error_of(tmp_path, data)
+    assert message.startswith(f"bad.json: {where}: "), message
+    assert what in message
+
+
+def test_retrieve_by_id_and_text():
+    data = minimal()
+    data["probes"] = []
+    data["steps"][0]["subgoal"] = "Find the Key"
+    data["steps"][1]["subgoal_done"] = True
+    data["steps"][2]["meta"] = {"retrieve": 0}
+    assert problems(data) == []
+    data["steps"][2]["meta"] = {"retrieve": "find the key"}
+    assert problems(data) == []
+    data["steps"][2]["meta"] = {"retrieve": 1}
+    assert problems(data)[0][0] == "steps[2].meta.retrieve"
+    # a new marker finishes the previous subgoal, which becomes retrievable
+    data["steps"][1] = {"observation": "next", "subgoal": "Open the door"}
+    data["steps"][2]["meta"] = {"retrieve": 0}
+    assert problems(data) == []
+
+
+def test_several_problems_are_listed(tmp_path):
+    data = minimal()
+    data["steps"][0]["thought"] = 1
+    data["steps"][1]["action"] = 2
+    message = error_of(tmp_path, data)
+    assert "steps[0].thought" in message and "steps[1].action" in message
+
+
+def test_chat_log_given_to_load_scenario(tmp_path):
+    message = error_of(tmp_path, [{"role": "user", "content": "hi"}], "chat.json")
+    assert "chat log" in message and "load_chat_log" in message
+
+
+def test_unknown_name():
+    with pytest.raises(UnknownScenarioError) as info:
+        load_scenario("no_such_scenario")
+    assert "web_research" in str(info.value)
+    assert isinstance(info.value, LookupError) and isinstance(info.value, ScenarioFormatError)
+
+
+def test_name_defaults_to_file_stem(tmp_path):
+    data = minimal()
+    del data["name"]
+    assert load_scenario(write(tmp_path, "my_trip.json", data)).name == "my_trip"
+
+
+def test_direct_construction_is_validated():
+    with pytest.raises(ScenarioFormatError, match=r"steps\[0\].fold.op"):
+        Scenario("x", steps=({"observation": "a", "fold": {"op": "squash"}},))
+    with pytest.raises(ScenarioFormatError, match="evidence"):
+        Probe(2, "q?", "a", 2)
+    with pytest.raises(ScenarioFormatError, match="unknown field"):
+        Scenario("x", steps=({"observation": "a", "colour": "red"},))
+    with pytest.raises(ScenarioFormatError, match="tools"):
+        Scenario("x", tools="search", steps=("a",))
+
+
+def test_validate_defaults():
+    with pytest.raises(ScenarioFormatError, match="^scenario: top level: expected a JSON object"):
+        validate([1, 2])
+
+
+# ---------------------------------------------------------------- properties
+
+_text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=30).filter(str.strip)
+
+
+@st.composite
+def documents(draw):
+    n = draw(st.integers(1, 8))
+    steps = []
+    for t in range(n):
+        step = {"observation": draw(_text)}
+        if draw(st.booleans()):
+            step["thought"] = draw(_text)
+        if draw(st.booleans()):
+            step["action"] = draw(_text)
+        if t > 0 and draw(st.booleans()):
+            step["fold"] = draw(st.sampled_from([{"op": "condense"}, {"op": "consolidate", "from": draw(st.integers(0, t - 1))}]))
+        steps.append(step)
+    data = {"name": "gen", "steps": steps, "v_max": draw(st.integers(1, 10_000))}
+    if n > 1:
+        ev = draw(st.integers(0, n - 2))
+        t = draw(st.integers(ev + 1, n))
+        data["probes"] = [{"t": t, "question": "q?", "answer": steps[ev]["observation"], "evidence_step": ev}]
+    return data
+
+
+@settings(max_examples=60, deadline=None)
+@given(documents())
+def test_generated_documents_validate_and_round_trip(data):
+    assert problems(data) == []
+    jsonschema.validate(data, json_schema(), cls=jsonschema.Draft202012Validator)
+    s = Scenario.from_dict(copy.deepcopy(data))
+    assert Scenario.from_dict(s.to_dict()) == s
+    assert [step.observation for step in s.steps] == [step["observation"] for step in data["steps"]]
+
+
+@settings(max_examples=60, deadline=None)
+@given(documents(), st.sampled_from(["fold_op", "from_late", "probe_late"]))
+def test_generated_breakages_are_found(data, how):
+    data = copy.deepcopy(data)
+    last = len(data["steps"]) - 1
+    if how == "fold_op":
+        data["steps"][last]["fold"] = {"op": "squash"}
+        where = f"steps[{last}].fold.op"
+    elif how == "from_late":
+        data["steps"][last]["fold"] = {"op": "consolidate", "from": last}
+        where = f"steps[{last}].fold.from"
+    else:
+        data["probes"] = [{"t": 1, "question": "q?", "answer": "x", "evidence_step": 1}]
+        where = "probes[0].evidence_step"
+    found = problems(data)
+    assert found and found[0][0] == where
+
+
+def test_documented_example_is_valid():
+    import types
+
+    import stmviz.scenarios.schema as module
+
+    assert isinstance(module, types.ModuleType)
+    example = json.loads(module.__doc__.split("::", 1)[1].split("A step with")[0])
+    assert problems(example) == []
+    jsonschema.validate(example, json_schema(), cls=jsonschema.Draft202012Validator)
+    s = Scenario.from_dict(example)
+    assert s.name == "key_hunt" and s.subgoals == ("find the key",) and s.steps[2].meta["retrieve"] == 0
