@@ -1,0 +1,216 @@
+"""The ``stmviz`` command.
+
+``stmviz lab``
+    Start JupyterLab on the tutorial notebooks, opening ``00_start_here``.
+``stmviz demo`` (also plain ``python -m stmviz``)
+    Run a small built-in demo and print its trace as a table.
+``stmviz scenarios``
+    List the bundled scenarios.
+``stmviz replay SCENARIO --mechanism fifo --v-max 2048``
+    Replay a bundled scenario (or a scenario / chat-log file) through a mechanism.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Sequence
+
+START_NOTEBOOK = "00_start_here.ipynb"
+
+MECHANISMS = ("fifo", "scm", "hiagent", "agentfold")
+DEFAULT_V_MAX = 1024  # for chat logs, which carry no capacity of their own
+
+
+def _mechanism(kind: str, v_max: float):
+    from . import StateSpace, sizes
+    from . import mechanisms
+
+    space = StateSpace(sizes.tokens(), v_max)
+    factory = {
+        "fifo": mechanisms.FIFOWindow,
+        "scm": mechanisms.SCM,
+        "hiagent": mechanisms.HiAgent,
+        "agentfold": mechanisms.AgentFold,
+    }[kind]
+    return factory(space)
+
+
+def _load(source: str):
+    from .scenarios import load_chat_log, load_scenario
+
+    path = Path(source)
+    if path.suffix in (".jsonl",) or (path.exists() and path.suffix == ".json" and _looks_like_chat(path)):
+        return load_chat_log(path)
+    return load_scenario(source)
+
+
+def _looks_like_chat(path: Path) -> bool:
+    import json
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, list) or (isinstance(data, dict) and "messages" in data and "steps" not in data)
+
+
+def demo(args: argparse.Namespace) -> int:
+    """Replay the bundled tool-using chat through a small FIFO context window and print the trace."""
+    from . import run
+
+    scenario = _load(args.scenario)
+    v_max = args.v_max or scenario.v_max or DEFAULT_V_MAX
+    mechanism = _mechanism(args.mechanism, v_max)
+    trace = run(mechanism, scenario)
+    print(f"stmviz demo — scenario {scenario.name!r} ({len(scenario.steps)} steps) through {mechanism}")
+    print(f"Ω_STM: μ = {trace.size_name}, V_max = {v_max:g}.  Each row is one pass of the Figure 1 loop:")
+    print("x_t = π(ω_t) → model output → c_t → o_t → ω_{t+1} = U(ω_t, o_t, c_t)\n")
+    print(trace.table(width=0, limit=args.limit))
+    if args.limit is not None and len(trace) > args.limit:
+        print(f"… {len(trace) - args.limit} more steps (use --limit)")
+    evicted = sum(len(step.removed) for step in trace)
+    peak = max((step.size_after for step in trace), default=0)
+    print(f"\n{len(trace)} steps; peak Σμ = {peak:g} of V_max = {v_max:g}; {evicted} elements removed; "
+          f"final |ω| = {len(trace.final)}.")
+    print("Next: `stmviz lab` opens the notebooks that explain and animate this.")
+    return 0
+
+
+def replay(args: argparse.Namespace) -> int:
+    return demo(args)
+
+
+def list_scenarios_cmd(args: argparse.Namespace) -> int:
+    from .scenarios import list_scenarios
+
+    for info in list_scenarios():
+        print(f"{info.name:16} {info.title}")
+    return 0
+
+
+# ----------------------------------------------------------------- lab
+
+
+def notebooks_source() -> Path | None:
+    """Where the tutorial notebooks are: a source checkout's ``notebooks/``, or the installed copy."""
+    here = Path(__file__).resolve().parent
+    candidates = [here.parent / "notebooks", Path(sys.prefix) / "share" / "stmviz" / "notebooks"]
+    for candidate in candidates:
+        if (candidate / START_NOTEBOOK).is_file():
+            return candidate
+    return None
+
+
+def _writable(path: Path) -> bool:
+    return os.access(path, os.W_OK)
+
+
+def prepare_notebooks(target: Path | None = None) -> Path:
+    """The folder JupyterLab should open: the notebooks in place if writable, else a fresh user copy."""
+    source = notebooks_source()
+    if source is None:
+        raise SystemExit(
+            "stmviz: the tutorial notebooks are not installed next to this stmviz "
+            f"({Path(__file__).resolve().parent}); reinstall stmviz, or clone the repository and run "
+            "`stmviz lab` from it"
+        )
+    if target is None and _writable(source) and (source.parent / "pyproject.toml").is_file():
+        return source  # a source checkout: work on the notebooks in place
+    target = target or Path.home() / "stmviz-notebooks"
+    target.mkdir(parents=True, exist_ok=True)
+    copied = 0
+    for item in sorted(source.iterdir()):
+        destination = target / item.name
+        if destination.exists():
+            continue  # never overwrite a student's edits
+        if item.is_dir():
+            shutil.copytree(item, destination)
+        else:
+            shutil.copy2(item, destination)
+        copied += 1
+    print(f"stmviz: notebooks are in {target}" + (f" ({copied} files copied from {source})" if copied else ""))
+    return target
+
+
+def lab(args: argparse.Namespace, extra: Sequence[str]) -> int:
+    """Start JupyterLab on the notebooks, opening 00_start_here."""
+    try:
+        import jupyterlab  # noqa: F401
+    except ImportError:
+        print(
+            "stmviz: JupyterLab is not installed. Install it with\n"
+            "    pip install 'stmviz[lab]'\n"
+            "(or `pip install jupyterlab`), then run `stmviz lab` again.",
+            file=sys.stderr,
+        )
+        return 1
+    folder = prepare_notebooks(Path(args.dir) if args.dir else None)
+    command = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={folder}"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        command.append("--allow-root")
+    if args.no_browser:
+        command.append("--no-browser")
+    if args.port:
+        command.append(f"--port={args.port}")
+    command.extend(extra)
+    command.append(str(folder / START_NOTEBOOK))
+    print("stmviz: starting", " ".join(command))
+    if args.dry_run:
+        return 0
+    try:
+        return subprocess.call(command)
+    except KeyboardInterrupt:  # pragma: no cover - interactive
+        return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="stmviz", description="See how an LLM agent's short-term memory works.")
+    sub = parser.add_subparsers(dest="command")
+
+    p_lab = sub.add_parser("lab", help="start JupyterLab on the tutorial notebooks (opens 00_start_here)")
+    p_lab.add_argument("--dir", help="copy the notebooks here and open them (default: in place, or ~/stmviz-notebooks)")
+    p_lab.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    p_lab.add_argument("--port", type=int, default=None)
+    p_lab.add_argument("--dry-run", action="store_true", help="print the command instead of starting JupyterLab")
+
+    for name, helptext in (("demo", "run the built-in demo and print its trace"),
+                           ("replay", "replay a scenario or chat log through a mechanism")):
+        p = sub.add_parser(name, help=helptext)
+        if name == "replay":
+            p.add_argument("scenario", help="a bundled scenario name, or a scenario / chat-log JSON(L) file")
+        else:
+            p.add_argument("--scenario", default="tool_chat", help="bundled scenario (default: tool_chat)")
+        p.add_argument("--mechanism", choices=MECHANISMS, default="fifo")
+        p.add_argument("--v-max", type=float, default=None, help=f"capacity V_max in tokens (default: the scenario's, or {DEFAULT_V_MAX})")
+        p.add_argument("--limit", type=int, default=None, help="print at most this many steps")
+
+    sub.add_parser("scenarios", help="list the bundled scenarios")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from .errors import STMError
+
+    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):
+        argv.insert(0, "demo")  # plain `python -m stmviz [options]` runs the demo
+    args, extra = parser.parse_known_args(argv)
+    if extra and args.command != "lab":
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    try:
+        if args.command == "lab":
+            return lab(args, extra)
+        if args.command == "scenarios":
+            return list_scenarios_cmd(args)
+        if args.command == "replay":
+            return replay(args)
+        return demo(args)
+    except STMError as exc:
+        print(f"stmviz: {exc}", file=sys.stderr)
+        return 2

@@ -1,0 +1,173 @@
+"""Fixtures for real-browser tests: JupyterLab (and Voila) on a loopback port, Debian's chromium through Playwright.
+
+Chromium comes from Debian (`apt-get install chromium chromium-driver`); Playwright's own browser
+download is never used. Without chromium these tests skip and say how to install it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("STMVIZ_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+INSTALL_HINT = "install Debian's chromium: apt-get update && apt-get install -y chromium chromium-driver"
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "tests/browser" in str(item.fspath):
+            item.add_marker(pytest.mark.browser)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(url: str, seconds: float, process: subprocess.Popen, log: Path) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"server exited with {process.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.3)
+    raise RuntimeError(f"server not ready at {url} after {seconds} s:\n{log.read_text()[-3000:]}")
+
+
+def stop(process: subprocess.Popen) -> None:
+    """Stop a server we started, by its own pid."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=5)
+
+
+def jupyter_env(tmp: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR"):
+        path = tmp / name.lower()
+        path.mkdir(parents=True, exist_ok=True)
+        env[name] = str(path)
+    # the venv's kernel, the venv's share/jupyter (labextensions of ipywidgets and plotly)
+    env["JUPYTER_PATH"] = str(Path(sys.prefix) / "share" / "jupyter")
+    env.pop("JUPYTER_TOKEN", None)
+    return env
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    if not (Path(CHROMIUM).exists() and os.access(CHROMIUM, os.X_OK)):
+        pytest.skip(f"no chromium at {CHROMIUM}: {INSTALL_HINT}")
+    return CHROMIUM
+
+
+@pytest.fixture(scope="session")
+def browser(chromium_path):
+    playwright_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright")
+    with playwright_api.sync_playwright() as p:
+        instance = p.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.dialogs = []  # type: ignore[attr-defined]
+    page.page_errors = []  # type: ignore[attr-defined]
+    page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
+    page.on("pageerror", lambda e: page.page_errors.append(str(e)))
+    yield page
+    context.close()
+
+
+@pytest.fixture(scope="session")
+def jupyter_lab(tmp_path_factory, chromium_path):
+    """A JupyterLab server on the repository, on a free loopback port; yields its base URL."""
+    pytest.importorskip("jupyterlab")
+    tmp = tmp_path_factory.mktemp("jupyter")
+    served = served_copy(tmp)
+    port = free_port()
+    log = tmp / "lab.log"
+    command = [
+        sys.executable, "-m", "jupyterlab", "--no-browser", "--ip", "127.0.0.1", f"--port={port}",
+        "--ServerApp.token=", "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True",
+        "--LabApp.expose_app_in_browser=True", f"--ServerApp.root_dir={served}",
+        "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+    ]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        command.append("--allow-root")
+    with open(log, "w") as handle:
+        process = subprocess.Popen(command, stdout=handle, stderr=subprocess.STDOUT, env=jupyter_env(tmp), cwd=served)
+    try:
+        wait_for(f"http://127.0.0.1:{port}/api/status", 60, process, log)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop(process)
+
+
+@pytest.fixture(scope="session")
+def voila_server(tmp_path_factory, chromium_path):
+    """Voila serving the notebooks folder on a free loopback port; yields its base URL."""
+    if shutil.which("voila") is None and not _importable("voila"):
+        pytest.skip("voila is not installed: pip install voila")
+    tmp = tmp_path_factory.mktemp("voila")
+    served = served_copy(tmp)
+    port = free_port()
+    log = tmp / "voila.log"
+    command = [sys.executable, "-m", "voila", "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
+               "--ServerApp.token=", str(served / "notebooks")]
+    with open(log, "w") as handle:
+        process = subprocess.Popen(command, stdout=handle, stderr=subprocess.STDOUT, env=jupyter_env(tmp), cwd=served)
+    try:
+        wait_for(f"http://127.0.0.1:{port}/", 60, process, log)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop(process)
+
+
+def served_copy(tmp: Path) -> Path:
+    """A copy of the notebooks to serve, so that autosave never rewrites the committed ones."""
+    served = tmp / "served"
+    shutil.copytree(ROOT / "notebooks", served / "notebooks", ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    return served
+
+
+def _importable(name: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(name) is not None
+
+
+@pytest.fixture(scope="session")
+def screenshots(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("screenshots")

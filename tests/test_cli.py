@@ -1,0 +1,87 @@
+"""The `stmviz` command: the demo (`python -m stmviz`), replay, scenarios, and `stmviz lab`."""
+
+import builtins
+import json
+import subprocess
+import sys
+
+import pytest
+
+from stmviz import cli
+
+
+def test_python_dash_m_stmviz_runs_the_demo():
+    result = subprocess.run([sys.executable, "-m", "stmviz", "--limit", "5"], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "Σμ / V_max" in out and "why" in out and "FIFO" in out.upper()
+    assert "more steps" in out
+
+
+@pytest.mark.parametrize("mechanism", cli.MECHANISMS)
+def test_demo_with_each_mechanism(mechanism, capsys):
+    assert cli.main(["demo", "--mechanism", mechanism, "--v-max", "300", "--limit", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "V_max = 300" in out and "steps;" in out
+
+
+def test_replay_a_chat_log_file(tmp_path, capsys):
+    log = tmp_path / "chat.json"
+    log.write_text(json.dumps([
+        {"role": "user", "content": "Hi, I am Ada."},
+        {"role": "assistant", "content": "Hello Ada!"},
+        {"role": "user", "content": "Remember that I like tea."},
+        {"role": "assistant", "content": "Noted: tea."},
+    ]))
+    assert cli.main(["replay", str(log), "--v-max", "100"]) == 0
+    assert "2 steps" in capsys.readouterr().out
+    assert cli.main(["replay", str(log)]) == 0  # a chat log has no V_max of its own: the default is used
+    assert f"V_max = {cli.DEFAULT_V_MAX}" in capsys.readouterr().out
+
+
+def test_errors_are_reported_without_a_traceback(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    assert cli.main(["replay", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("stmviz: ") and "Traceback" not in err
+    assert cli.main(["replay", "no_such_scenario"]) == 2
+
+
+def test_scenarios_lists_the_bundled_ones(capsys):
+    assert cli.main(["scenarios"]) == 0
+    out = capsys.readouterr().out
+    for name in ("tool_chat", "web_research", "household", "long_dialogue"):
+        assert name in out
+
+
+def test_lab_dry_run_opens_the_start_notebook(capsys):
+    assert cli.main(["lab", "--dry-run", "--no-browser"]) == 0
+    out = capsys.readouterr().out
+    assert "jupyterlab" in out and cli.START_NOTEBOOK in out
+
+
+def test_lab_copies_notebooks_when_installed_read_only(tmp_path, monkeypatch, capsys):
+    source = tmp_path / "share" / "stmviz" / "notebooks"
+    source.mkdir(parents=True)
+    (source / cli.START_NOTEBOOK).write_text("{}")
+    monkeypatch.setattr(cli, "notebooks_source", lambda: source)
+    target = tmp_path / "mine"
+    assert cli.main(["lab", "--dry-run", "--dir", str(target)]) == 0
+    assert (target / cli.START_NOTEBOOK).read_text() == "{}"
+    (target / cli.START_NOTEBOOK).write_text('{"edited": true}')
+    assert cli.main(["lab", "--dry-run", "--dir", str(target)]) == 0
+    assert "edited" in (target / cli.START_NOTEBOOK).read_text()  # a student's edits are never overwritten
+
+
+def test_lab_without_jupyterlab_says_how_to_install_it(monkeypatch, capsys):
+    real_import = builtins.__import__
+
+    def fake_import(name, *args, **kwargs):
+        if name == "jupyterlab":
+            raise ImportError("No module named 'jupyterlab'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", fake_import)
+    assert cli.main(["lab", "--dry-run"]) == 1
+    assert "pip install 'stmviz[lab]'" in capsys.readouterr().err

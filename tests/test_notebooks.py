@@ -1,0 +1,55 @@
+"""The notebooks are the product's face: all present, small, without stored widget state, and all under nbval."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+EXPECTED = [
+    "00_start_here",
+    "01_definition1_state_space",
+    "02_definition2_mechanism",
+    "03_fifo_context_window",
+    "04_scm",
+    "05_hiagent",
+    "06_agentfold",
+    "07_compare",
+    "08_build_your_own",
+    "09_your_own_logs",
+]
+
+
+def pyproject_pytest_options() -> str:
+    import tomllib
+
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    options = data["tool"]["pytest"]["ini_options"]
+    return " ".join([options.get("addopts", "")] + list(options.get("testpaths", [])))
+
+
+def test_every_notebook_is_present_and_no_stray_one():
+    found = sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb"))
+    assert found == EXPECTED
+
+
+def test_the_test_command_runs_nbval_on_the_notebooks_folder():
+    options = pyproject_pytest_options()
+    assert "--nbval" in options and "notebooks" in options and "nbval_sanitize.cfg" in options
+
+
+@pytest.mark.parametrize("name", EXPECTED)
+def test_notebook_is_small_executed_and_skips_nothing(name):
+    path = NOTEBOOKS / f"{name}.ipynb"
+    assert path.stat().st_size <= 1_000_000, "notebook over 1 MB: stored widget state?"
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    assert "widgets" not in nb.get("metadata", {}), "widget state is stored; execute with store_widget_state=False"
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    assert code and all(c.get("execution_count") for c in code), "every code cell has been executed"
+    for cell in code:
+        source = "".join(cell["source"])
+        assert "NBVAL_SKIP" not in source and "nbval-skip" not in cell.get("metadata", {}).get("tags", [])
+        assert not any(o.get("output_type") == "error" for o in cell.get("outputs", []))
+    first = nb["cells"][0]
+    assert first["cell_type"] == "markdown", "a notebook opens with the idea in prose"

@@ -1,0 +1,37 @@
+"""The README's promises: the quickstart runs as written, the set-up commands are the ones CI runs."""
+
+import re
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_quickstart_runs_as_written(capsys):
+    blocks = re.findall(r"```python\n(.*?)```", README, re.S)
+    assert blocks, "README.md has no python quickstart"
+    namespace: dict = {}
+    exec(compile(blocks[0], "README.md quickstart", "exec"), namespace)
+    out = capsys.readouterr().out
+    assert "contract of Definition 2 holds" in out
+    assert "Σμ / V_max" in out
+    assert "She lives in Riga." in out
+
+
+def test_ci_runs_the_readme_test_command():
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "test-command" in ci  # .ci/run extracts the command from the README markers
+    section = re.search(r"<!-- test-command -->\n```bash\n(.*?)\n```\n<!-- /test-command -->", README, re.S)
+    assert section and "pytest" in section.group(1)
+    extracted = subprocess.run(
+        ["bash", "-c", "sed -n '/<!-- test-command -->/,/<!-- \\/test-command -->/p' README.md | grep -v '^<!--' "
+         "| grep -v '^```' | sed '/^\\s*$/d'"],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    ).stdout.strip()
+    assert extracted == section.group(1).strip()
+
+
+def test_the_two_setup_commands_are_at_the_top():
+    head = README[:800]
+    assert head.count("```bash") == 2
