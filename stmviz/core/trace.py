@@ -290,6 +290,15 @@ class Trace(Sequence[Step]):
         lines.insert(1, "  ".join("─" * w for w in widths))
         return "\n".join(line[: max(width, 40)] if width else line for line in lines)
 
+    def to_html(self, path: str | os.PathLike, *, title: str | None = None, max_frames: int = 300):
+        """Write one self-contained, offline HTML page that animates this trace (see :func:`stmviz.viz.export_html`).
+
+        plotly is imported only when this is called, so ``import stmviz`` stays light.
+        """
+        from ..viz.export import export_html
+
+        return export_html(self, path, title=title, max_frames=max_frames)
+
     # -- JSON -----------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         """The trace in its versioned JSON form (see :meth:`to_json`)."""
@@ -619,7 +628,7 @@ def run(
         space.check(state)
     except CapacityError as exc:
         raise CapacityError(f"the initial state ω_0 of {mechanism} is not in Ω_STM: {exc}") from None
-    sizes: dict[Element, float] = {e: measure(e) for e in state.elements}
+    sizes: dict[Element, float] = {e: measure(e) for e in state.ordered()}  # canonical, not hash, order
     trace = Trace(
         initial=state,
         sizes=sizes,
@@ -674,11 +683,11 @@ def run(
         else:
             added_set = after - before
             removed_set = before - after
-            for element in added_set:
-                if element not in sizes:
-                    sizes[element] = measure(element)
             added = tuple(sorted(added_set, key=_key)) if len(added_set) > 1 else tuple(added_set)
             removed = tuple(sorted(removed_set, key=_key)) if len(removed_set) > 1 else tuple(removed_set)
+            for element in added:  # in canonical order, so trace.sizes is ordered the same in every process
+                if element not in sizes:
+                    sizes[element] = measure(element)
             if single and removed:
                 _explain(mechanism, removed, last_transition, last_operation, reasons)
         new_size = size - sum(sizes[e] for e in removed) + sum(sizes[e] for e in added)

@@ -143,3 +143,25 @@ def test_a_scenario_like_object_is_accepted():
 def test_initial_state_outside_the_space():
     with pytest.raises(CapacityError, match="initial state"):
         run(_Example(StateSpace(sizes.words, 1)), ["a"], initial=State([Element("a b c")]))
+
+
+def test_trace_order_does_not_depend_on_the_hash_seed(tmp_path):
+    """Element order in trace.sizes (and so in JSON and figures) must be the same in every process."""
+    import subprocess
+    import sys
+
+    script = (
+        "from stmviz import StateSpace, run, sizes, AgentStep\n"
+        "from stmviz.core.mechanism import _Example\n"
+        "from stmviz.mechanisms import FIFOWindow\n"
+        "steps = [AgentStep(thought=f'reply {i}', action=f'tool({i})', observation=f'result {i}') for i in range(30)]\n"
+        "trace = run(FIFOWindow(StateSpace(sizes.words, 20)), steps)\n"
+        "print([e.id for e in trace.sizes])\n"
+        "print(trace.to_json()[:2000])\n"
+    )
+    outputs = {
+        subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                       env={**__import__("os").environ, "PYTHONHASHSEED": seed}).stdout
+        for seed in ("1", "2", "3")
+    }
+    assert len(outputs) == 1
