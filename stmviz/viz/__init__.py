@@ -1,0 +1,49 @@
+"""Figures of stmviz: the only part of the package that imports plotly and networkx.
+
+Every figure function validates its input, computes plain data from a
+:class:`~stmviz.Trace` (or a state ω), builds and returns a
+``plotly.graph_objects.Figure`` (or an HTML string); none of them shows
+anything itself. Every string that comes from agent content is escaped.
+
+- :func:`occupancy_figure` — Σμ(ω_t) over t by element type against V_max,
+  removals, and |π(ω_t)|; one run or several compared.
+- :func:`state_figure` — ω_t as blocks of width μ(e) in a bar of length V_max.
+- :func:`tokens_html` — the model input π(ω_t) with every token coloured.
+- :func:`loop_figure` — the loop of the paper's Figure 1 at step t.
+- :func:`export_html` — a run as one self-contained, offline, animated HTML page.
+- :func:`hierarchy_graph`, :func:`hierarchy_figure` — the multi-scale structure
+  of AgentFold and HiAgent states as a graph.
+"""
+
+from ._common import TYPE_COLORS, color_for
+from .export import export_html, trace_animation, trace_html
+from .loop import loop_figure
+from .occupancy import OccupancyData, occupancy_data, occupancy_figure
+from .state import StateBar, state_bar, state_figure
+from .tokens import TokensHTML, token_pieces, tokens_html
+
+__all__ = [
+    "TYPE_COLORS",
+    "color_for",
+    "occupancy_figure",
+    "occupancy_data",
+    "OccupancyData",
+    "state_figure",
+    "state_bar",
+    "StateBar",
+    "tokens_html",
+    "token_pieces",
+    "TokensHTML",
+    "loop_figure",
+    "export_html",
+    "trace_html",
+    "trace_animation",
+]
+
+try:  # written alongside; exported once present
+    from .hierarchy import hierarchy_figure, hierarchy_graph
+except ImportError as _exc:  # pragma: no cover - only while hierarchy.py is missing
+    if getattr(_exc, "name", None) not in (f"{__name__}.hierarchy",):
+        raise
+else:
+    __all__ += ["hierarchy_graph", "hierarchy_figure"]

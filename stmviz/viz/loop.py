@@ -1,0 +1,257 @@
+"""The loop of the paper's Figure 1 at one step t, drawn as boxes and arrows.
+
+    ω_t ──π──► x_t = π(ω_t) ──► LLM ──► c_t ──► U(ω_t, o_t, c_t) ──► ω_{t+1} ──(next step)──► ω_t
+
+The mechanism projects the whole state ω_t with π and sends it to the model;
+the model's output (with the observation) becomes the context c_t; the
+controller picks the operation(s) o_t and U turns ω_t into ω_{t+1}. Each
+box is labelled with the numbers of that step of a trace: Σμ before and
+after, |π(ω_t)| in tokens, V_max, the operation(s), what was added and removed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import plotly.graph_objects as go
+
+from ..core.trace import Trace
+from ._common import check_step_index, check_trace, escape, fmt, hover_text, shorten
+
+__all__ = ["LoopBox", "loop_boxes", "loop_figure"]
+
+#: Box centres (x, y) of the diagram, and box half-sizes.
+POSITIONS = {
+    "state": (0.0, 1.0),
+    "projection": (2.0, 1.0),
+    "model": (4.0, 1.0),
+    "context": (4.0, 0.0),
+    "update": (2.0, 0.0),
+    "next": (0.0, 0.0),
+}
+HALF_WIDTH, HALF_HEIGHT = 0.78, 0.3
+
+#: The arrows (from, to, label).
+ARROWS = (
+    ("state", "projection", "π"),
+    ("projection", "model", "x_t"),
+    ("model", "context", "output"),
+    ("context", "update", "c_t"),
+    ("state", "update", "ω_t"),
+    ("update", "next", ""),
+    ("next", "state", "t ← t + 1"),
+)
+
+COLORS = {
+    "state": "#dbe9f6",
+    "projection": "#fdebd3",
+    "model": "#eeeeee",
+    "context": "#e5f5e0",
+    "update": "#fde0dd",
+    "next": "#dbe9f6",
+}
+
+
+@dataclass(frozen=True)
+class LoopBox:
+    """One box of the diagram: its key, its (escaped) label and its (escaped) hover text."""
+
+    key: str
+    label: str
+    hover: str
+
+
+def loop_boxes(trace: Trace, t: int) -> list[LoopBox]:
+    """The six boxes of the Figure 1 loop at step t of a trace, with escaped labels.
+
+    Parameters
+    ----------
+    trace : Trace
+    t : int
+        A step index 0 ≤ t < n (negative counts from the end): the step ω_t → ω_{t+1}.
+
+    Returns
+    -------
+    list of LoopBox
+        In the order ``state, projection, model, context, update, next``.
+
+    Examples
+    --------
+    >>> from stmviz import StateSpace, run, sizes
+    >>> from stmviz.core.mechanism import _Example
+    >>> trace = run(_Example(StateSpace(sizes.words, v_max=4)), ["one two", "three", "four five"])
+    >>> [box.key for box in loop_boxes(trace, 2)]
+    ['state', 'projection', 'model', 'context', 'update', 'next']
+    >>> loop_boxes(trace, 2)[4].label
+    'U(ω_t, o_t, c_t)<br>o_t = append<br>+1 / −1 elements'
+    """
+    trace = check_trace(trace, "loop_figure")
+    t = check_step_index(trace, t, "loop_figure", states=False)
+    step = trace[t]
+    v_max = fmt(trace.v_max)
+    n_before = len(trace.state_at(t))
+    n_after = n_before + len(step.added) - len(step.removed)
+    agent = step.context.step
+    output_lines = []
+    if agent.thought:
+        output_lines.append(f"thought: {agent.thought}")
+    if agent.action:
+        output_lines.append(f"action: {agent.action}")
+    observation = agent.observation
+    obs_kind = "tool result" if agent.action else "user message"
+
+    def label(*lines: str, width: int = 28) -> str:
+        return "<br>".join(escape(shorten(line, width)) for line in lines)
+
+    state = LoopBox(
+        "state",
+        label(f"ω_{t}", f"{n_before} elements", f"Σμ = {fmt(step.size_before)} / {v_max}"),
+        hover_text(f"the state ω_{t} before step {t}", f"{n_before} elements", f"Σμ(ω_{t}) = {fmt(step.size_before)}",
+                   f"V_max = {v_max} (μ = {trace.size_name})"),
+    )
+    projection = LoopBox(
+        "projection",
+        label("π : Ω_STM → X", f"|π(ω_{t})| = {step.input_size} tokens"),
+        hover_text("the projection π turns the whole state into the model input x_t",
+                   f"|π(ω_{t})| = {step.input_size} tokens"),
+    )
+    model = LoopBox(
+        "model",
+        label("LLM", *(output_lines[:2] or ["(no model output)"])),
+        hover_text("the model reads x_t and answers", *(output_lines or ["(no model output)"]), width=120),
+    )
+    context = LoopBox(
+        "context",
+        label(f"context c_{t}", f"{obs_kind}: {observation}" if observation else "(no observation)"),
+        hover_text(f"context c_{t}: the model's output and the observation",
+                   f"{obs_kind}: {observation}" if observation else "(no observation)",
+                   f"query: {step.context.query}" if step.context.query else None, width=120),
+    )
+    ops = step.operation or "(none)"
+    removed_lines = [f"− {e.label(40)} — {why}" for e, why in list(zip(step.removed, step.reasons))[:6]]
+    if len(step.removed) > 6:
+        removed_lines.append(f"… and {len(step.removed) - 6} more removed")
+    added_lines = [f"+ {e.label(40)}" for e in step.added[:6]]
+    if len(step.added) > 6:
+        added_lines.append(f"… and {len(step.added) - 6} more added")
+    update = LoopBox(
+        "update",
+        label("U(ω_t, o_t, c_t)", f"o_t = {ops}", f"+{len(step.added)} / −{len(step.removed)} elements"),
+        hover_text(f"the update U applies o_t = {ops}", *added_lines, *removed_lines, width=120),
+    )
+    nxt = LoopBox(
+        "next",
+        label(f"ω_{t + 1}", f"{n_after} elements", f"Σμ = {fmt(step.size_after)} / {v_max}"),
+        hover_text(f"the state ω_{t + 1} after step {t}", f"{n_after} elements",
+                   f"Σμ(ω_{t + 1}) = {fmt(step.size_after)} ≤ V_max = {v_max}"),
+    )
+    return [state, projection, model, context, update, nxt]
+
+
+def _edge(start: tuple[float, float], end: tuple[float, float]) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Shorten the segment between two box centres so it starts and ends at the box borders."""
+    (x0, y0), (x1, y1) = start, end
+    dx, dy = x1 - x0, y1 - y0
+    # scale at which the segment leaves a box of half-size (HALF_WIDTH, HALF_HEIGHT)
+    s = min(HALF_WIDTH / abs(dx) if dx else float("inf"), HALF_HEIGHT / abs(dy) if dy else float("inf"))
+    s = min(s * 1.08, 0.45)
+    return (x0 + dx * s, y0 + dy * s), (x1 - dx * s, y1 - dy * s)
+
+
+def loop_figure(trace: Trace, t: int) -> go.Figure:
+    """The loop of Figure 1 at step t: ω_t → π → LLM → c_t → U → ω_{t+1}.
+
+    Parameters
+    ----------
+    trace : Trace
+        A recorded run.
+    t : int
+        The step 0 ≤ t < n to show (negative counts from the end).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Boxes are rectangle shapes named by their key (``state``,
+        ``projection``, ``model``, ``context``, ``update``, ``next``); their
+        labels are annotations; arrows are annotations with ``showarrow``;
+        one invisible scatter trace (``meta={"role": "boxes"}``) carries a
+        hover text per box.
+
+    Examples
+    --------
+    >>> from stmviz import StateSpace, run, sizes
+    >>> from stmviz.core.mechanism import _Example
+    >>> trace = run(_Example(StateSpace(sizes.words, v_max=4)), ["one two", "three", "four five"])
+    >>> fig = loop_figure(trace, 2)
+    >>> [s.name for s in fig.layout.shapes]
+    ['state', 'projection', 'model', 'context', 'update', 'next']
+    >>> sum(1 for a in fig.layout.annotations if a.showarrow)
+    7
+    """
+    boxes = loop_boxes(trace, t)
+    t = check_step_index(trace, t, "loop_figure", states=False)
+    shapes: list[dict] = []
+    annotations: list[dict] = []
+    for box in boxes:
+        x, y = POSITIONS[box.key]
+        shapes.append(
+            {
+                "type": "rect",
+                "x0": x - HALF_WIDTH,
+                "x1": x + HALF_WIDTH,
+                "y0": y - HALF_HEIGHT,
+                "y1": y + HALF_HEIGHT,
+                "line": {"color": "#555555", "width": 1.5},
+                "fillcolor": COLORS[box.key],
+                "layer": "below",
+                "name": box.key,
+            }
+        )
+        annotations.append(
+            {"x": x, "y": y, "text": box.label, "showarrow": False, "font": {"size": 12}, "name": f"label:{box.key}"}
+        )
+    for source, target, text in ARROWS:
+        (x0, y0), (x1, y1) = _edge(POSITIONS[source], POSITIONS[target])
+        dashed = source == "next"
+        annotations.append(
+            {
+                "x": x1, "y": y1, "ax": x0, "ay": y0, "xref": "x", "yref": "y", "axref": "x", "ayref": "y",
+                "showarrow": True, "arrowhead": 3, "arrowsize": 1.2, "arrowwidth": 1.6,
+                "arrowcolor": "#888888" if dashed else "#333333",
+                "text": "", "name": f"arrow:{source}->{target}",
+            }
+        )
+        if text:
+            mx, my = (x0 + x1) / 2, (y0 + y1) / 2
+            shift = {"xshift": -34} if source == "next" else ({"xshift": 22} if x0 == x1 else {"yshift": 10})
+            annotations.append(
+                {"x": mx, "y": my, "text": escape(text), "showarrow": False, "font": {"size": 11, "color": "#444"},
+                 "name": f"arrow-label:{source}->{target}", **shift}
+            )
+    fig = go.Figure(layout={"shapes": shapes, "annotations": annotations})
+    fig.add_trace(
+        go.Scatter(
+            x=[POSITIONS[b.key][0] for b in boxes],
+            y=[POSITIONS[b.key][1] for b in boxes],
+            mode="markers",
+            marker={"size": 60, "symbol": "square", "opacity": 0},
+            hovertext=[b.hover for b in boxes],
+            hoverinfo="text",
+            customdata=[b.key for b in boxes],
+            showlegend=False,
+            name="boxes",
+            meta={"role": "boxes"},
+        )
+    )
+    name = escape(shorten(trace.name, 40))
+    fig.update_layout(
+        title={"text": f"The loop of Figure 1 at step t = {t} — {name}"},
+        xaxis={"visible": False, "range": [-1.2, 5.2], "fixedrange": True},
+        yaxis={"visible": False, "range": [-0.6, 1.6], "fixedrange": True, "scaleanchor": None},
+        height=380,
+        margin={"t": 60, "l": 20, "r": 20, "b": 20},
+        template="plotly_white",
+        plot_bgcolor="white",
+        hovermode="closest",
+    )
+    return fig

@@ -1,0 +1,468 @@
+"""The occupancy Σμ(ω_t) of a run over t = 0 … n, against the capacity V_max.
+
+:func:`occupancy_data` computes the plain numbers in one pass over the step
+diffs of a :class:`~stmviz.Trace` (no ω_t is rebuilt); :func:`occupancy_figure`
+draws them: stacked areas by element type whose heights add up to Σμ(ω_t),
+the line V_max, markers where U removed elements (evicted or folded, with
+what and why in the hover), and the size |π(ω_t)| of the model input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from ..core.trace import Trace
+from ._common import check_trace, color_for, escape, fmt, hover_text, shorten
+
+__all__ = ["OccupancyData", "Removal", "occupancy_data", "occupancy_trace_dicts", "occupancy_figure"]
+
+#: Line colours of the traces compared in one panel (``layout="overlay"``).
+COMPARE_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
+
+#: At most this many removed elements are listed in one marker's hover.
+MAX_HOVER_ELEMENTS = 8
+
+
+@dataclass(frozen=True)
+class Removal:
+    """One step t at which U removed elements: ω_t ∖ ω_{t+1} ≠ ∅."""
+
+    t: int
+    size_after: float
+    operation: str
+    labels: tuple[str, ...]
+    reasons: tuple[str, ...]
+    replaced: bool
+
+    @property
+    def kind(self) -> str:
+        """``'folded'`` when the removed elements were replaced in place, else ``'evicted'``.
+
+        A removal counts as a fold (a summary, a consolidation) when the step
+        added an element whose ``meta["t"]`` is not after every removed
+        element's: it takes their place in the canonical order, instead of
+        being appended at the end as a new observation is.
+        """
+        return "folded" if self.replaced else "evicted"
+
+    def hover(self) -> str:
+        """The escaped hover text: the step, its operation(s), each removed element and why."""
+        lines = [f"step {self.t}: ω_{self.t} → ω_{self.t + 1} · {self.operation or '—'}",
+                 f"removed {len(self.labels)} element(s), Σμ(ω_{self.t + 1}) = {fmt(self.size_after)}"]
+        for label, why in list(zip(self.labels, self.reasons))[:MAX_HOVER_ELEMENTS]:
+            lines.append(f"− {label} — {why}")
+        if len(self.labels) > MAX_HOVER_ELEMENTS:
+            lines.append(f"… and {len(self.labels) - MAX_HOVER_ELEMENTS} more")
+        return hover_text(*lines, width=100)
+
+
+@dataclass(frozen=True)
+class OccupancyData:
+    """The numbers behind the occupancy figure of one trace.
+
+    Attributes
+    ----------
+    t : list of int
+        0 … n, the indices of the states ω_t.
+    total : list of float
+        Σμ(ω_t) for each t.
+    by_type : dict of str to list of float
+        For each element type (in order of first appearance), Σ_{e ∈ ω_t, e.type = type} μ(e);
+        the lists add up to ``total``.
+    input_size : list of int or None
+        |π(ω_t)| in tokens (``None`` for ω_n when the trace did not record it).
+    removals : list of Removal
+        The steps that removed elements.
+    v_max : float
+        The capacity V_max.
+    size_name : str
+        The name of μ (e.g. ``"tokens('cl100k_base')"``).
+    """
+
+    t: list[int]
+    total: list[float]
+    by_type: dict[str, list[float]]
+    input_size: list[int | None]
+    removals: list[Removal] = field(default_factory=list)
+    v_max: float = 0.0
+    size_name: str = ""
+
+    @property
+    def counts_tokens(self) -> bool:
+        """Whether μ counts tokens, so Σμ and |π(ω_t)| share a unit."""
+        return self.size_name.startswith("tokens")
+
+
+def occupancy_data(trace: Trace) -> OccupancyData:
+    """The occupancy Σμ(ω_t), t = 0 … n, by element type, from the step diffs of a trace.
+
+    One pass over the steps: the per-type sums are updated from each step's
+    added and removed elements, so the cost is O(n + Σ|diff|), not O(n · |ω|).
+
+    Parameters
+    ----------
+    trace : Trace
+
+    Returns
+    -------
+    OccupancyData
+
+    Examples
+    --------
+    >>> from stmviz import StateSpace, run, sizes
+    >>> from stmviz.core.mechanism import _Example
+    >>> trace = run(_Example(StateSpace(sizes.words, v_max=4)), ["one two", "three", "four five"])
+    >>> data = occupancy_data(trace)
+    >>> data.total, data.by_type
+    ([0, 2, 3, 3], {'step': [0, 2, 3, 3]})
+    >>> [(r.t, r.kind, r.reasons) for r in data.removals]
+    [(2, 'evicted', ('oldest element; Σμ exceeded V_max',))]
+    """
+    trace = check_trace(trace, "occupancy_data")
+    sizes = trace.sizes
+    current: dict[str, float] = {}
+    for element in trace.initial.elements:
+        current[element.type] = current.get(element.type, 0) + sizes[element]
+    n = len(trace)
+    by_type: dict[str, list[float]] = {}
+    for name in sorted(current, key=lambda k: min((e.t or 0) for e in trace.initial.elements if e.type == k)):
+        by_type[name] = [current[name]]
+    total: list[float] = [sum(current.values())]
+    inputs: list[int | None] = []
+    removals: list[Removal] = []
+    for i, step in enumerate(trace):
+        inputs.append(step.input_size)
+        touched = set()
+        for element in step.removed:
+            kind = element.type
+            current[kind] = current[kind] - sizes[element]
+            touched.add(kind)
+        for element in step.added:
+            kind = element.type
+            if kind not in by_type:
+                by_type[kind] = [0] * (i + 1)
+                current[kind] = 0
+            current[kind] = current[kind] + sizes[element]
+            touched.add(kind)
+        for kind, values in by_type.items():
+            value = current[kind]
+            if kind in touched and isinstance(value, float) and abs(value) < 1e-9:
+                value = 0.0
+            values.append(value)
+        total.append(step.size_after)
+        if step.removed:
+            removals.append(
+                Removal(
+                    t=step.t,
+                    size_after=step.size_after,
+                    operation=step.operation,
+                    labels=tuple(e.label(40) for e in step.removed),
+                    reasons=tuple(step.reasons),
+                    replaced=_replaced(step.added, step.removed),
+                )
+            )
+    inputs.append(trace.final_input_size)
+    return OccupancyData(
+        t=list(range(n + 1)),
+        total=total,
+        by_type=by_type,
+        input_size=inputs,
+        removals=removals,
+        v_max=trace.v_max,
+        size_name=trace.size_name,
+    )
+
+
+def _replaced(added: Sequence[Any], removed: Sequence[Any]) -> bool:
+    latest = max((e.t for e in removed if e.t is not None), default=None)
+    if latest is None:
+        return False
+    return any(e.t is not None and e.t <= latest for e in added)
+
+
+def _as_traces(trace_or_traces: Any, names: Sequence[str] | None) -> list[tuple[str, Trace]]:
+    if isinstance(trace_or_traces, Trace):
+        items: list[tuple[str | None, Any]] = [(None, trace_or_traces)]
+    elif isinstance(trace_or_traces, Mapping):
+        items = [(str(k), v) for k, v in trace_or_traces.items()]
+    elif isinstance(trace_or_traces, (list, tuple)):
+        items = [(None, v) for v in trace_or_traces]
+    else:
+        raise TypeError(
+            f"occupancy_figure needs a Trace, a list of Traces or a dict name → Trace, "
+            f"got {type(trace_or_traces).__name__}"
+        )
+    if not items:
+        raise ValueError("occupancy_figure needs at least one Trace, got an empty collection")
+    for i, (_, value) in enumerate(items):
+        check_trace(value, f"occupancy_figure (item {i})")
+    if names is not None:
+        if isinstance(names, str) or len(names) != len(items):
+            raise ValueError(
+                f"names must be a list with one name per trace ({len(items)}), got {names!r}"
+            )
+        items = [(str(name), value) for name, (_, value) in zip(names, items)]
+    out: list[tuple[str, Trace]] = []
+    seen: dict[str, int] = {}
+    for name, value in items:
+        label = name if name is not None else value.name
+        seen[label] = seen.get(label, 0) + 1
+        if seen[label] > 1:
+            label = f"{label} ({seen[label]})"
+        out.append((label, value))
+    return out
+
+
+def occupancy_trace_dicts(
+    data: OccupancyData,
+    name: str,
+    *,
+    stacked: bool = True,
+    show_input: bool = True,
+    by_type: bool = True,
+    group: str = "",
+    show_legend_types: bool = True,
+    color: str | None = None,
+) -> dict[str, list[dict[str, Any]]]:
+    """The plotly traces of one occupancy panel as plain dicts, keyed by role.
+
+    Roles: ``areas`` (one per type, or the total), ``v_max``, ``removals``
+    (one trace per kind, ``evicted`` and ``folded``) and ``input``. Plain
+    dicts let the HTML export skip plotly's (slow) validation of long traces.
+    """
+    prefix = f"{name}: " if group else ""
+    # names go into hovertemplates, where "%{...}" is markup: escape "%" as well
+    sname = escape(shorten(name, 60)).replace("%", "&#37;")
+    out: dict[str, list[dict[str, Any]]] = {"areas": [], "v_max": [], "removals": [], "input": []}
+    unit = escape(data.size_name).replace("%", "&#37;")
+    if by_type:
+        for kind, values in data.by_type.items():
+            type_color = color_for(kind)
+            ekind = escape(kind)
+            out["areas"].append(
+                dict(
+                    type="scatter",
+                    x=data.t,
+                    y=values,
+                    name=escape(prefix) + ekind,
+                    mode="lines",
+                    line={"width": 0.5 if stacked else 2, "color": type_color},
+                    stackgroup=(f"occupancy-{group}" if stacked else None),
+                    fillcolor=type_color if stacked else None,
+                    legendgroup=f"type-{ekind}" if not group else group,
+                    showlegend=show_legend_types,
+                    hovertemplate=f"{sname} · {ekind.replace('%', '&#37;')}<br>t = %{{x}}: Σμ = %{{y}} ({unit})<extra></extra>",
+                    meta={"role": "type", "type": ekind},
+                )
+            )
+    if not by_type or not stacked:
+        out["areas"].append(
+            dict(
+                type="scatter",
+                x=data.t,
+                y=data.total,
+                name=escape(prefix) + "Σμ(ω_t)",
+                mode="lines",
+                line={"width": 2, "color": color},
+                legendgroup=group or None,
+                hovertemplate=f"{sname}<br>t = %{{x}}: Σμ(ω_t) = %{{y}} ({unit})<extra></extra>",
+                meta={"role": "total"},
+            )
+        )
+    n = data.t[-1]
+    out["v_max"].append(
+        dict(
+            type="scatter",
+            x=[0, n] if n else [0, 1],
+            y=[data.v_max, data.v_max],
+            name=escape(prefix) + "V_max",
+            mode="lines",
+            line={"color": color or "black", "dash": "dash", "width": 1.5},
+            legendgroup=group or None,
+            hovertemplate=f"{sname}<br>V_max = {fmt(data.v_max)}<extra></extra>",
+            meta={"role": "v_max"},
+        )
+    )
+    for kind, symbol in (("evicted", "x"), ("folded", "diamond")):
+        removals = [r for r in data.removals if r.kind == kind]
+        if not removals:
+            continue
+        out["removals"].append(
+            dict(
+                type="scatter",
+                x=[r.t + 1 for r in removals],
+                y=[r.size_after for r in removals],
+                name=escape(prefix) + kind,
+                mode="markers",
+                marker={
+                    "symbol": symbol,
+                    "size": 8,
+                    "color": color or ("#d62728" if kind == "evicted" else "#7b4173"),
+                    "line": {"width": 1, "color": "white"},
+                },
+                hovertext=[r.hover() for r in removals],
+                hoverinfo="text",
+                legendgroup=group or None,
+                meta={"role": "removals", "kind": kind},
+            )
+        )
+    if show_input:
+        points = [(t, x) for t, x in zip(data.t, data.input_size) if x is not None]
+        out["input"].append(
+            dict(
+                type="scatter",
+                x=[p[0] for p in points],
+                y=[p[1] for p in points],
+                name=escape(prefix) + "|π(ω_t)| tokens",
+                mode="lines",
+                line={"color": color or "#444", "width": 1.5, "dash": "dot"},
+                legendgroup=group or None,
+                hovertemplate=f"{sname}<br>t = %{{x}}: |π(ω_t)| = %{{y}} tokens<extra></extra>",
+                meta={"role": "input"},
+            )
+        )
+    return {role: [_drop_none(d) for d in dicts] for role, dicts in out.items()}
+
+
+def _drop_none(trace: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in trace.items() if value is not None}
+
+
+def occupancy_traces(data: OccupancyData, name: str, **options: Any) -> dict[str, list[go.Scatter]]:
+    """:func:`occupancy_trace_dicts` as ``go.Scatter`` objects (validated by plotly)."""
+    return {role: [go.Scatter(d) for d in dicts] for role, dicts in occupancy_trace_dicts(data, name, **options).items()}
+
+
+def occupancy_figure(
+    trace_or_traces: Trace | Sequence[Trace] | Mapping[str, Trace],
+    *,
+    stacked: bool = True,
+    show_input: bool = True,
+    names: Sequence[str] | None = None,
+    layout: Literal["overlay", "side"] = "overlay",
+) -> go.Figure:
+    """The occupancy Σμ(ω_t) over t = 0 … n against V_max, for one run or several.
+
+    Parameters
+    ----------
+    trace_or_traces : Trace, list of Trace or dict of str to Trace
+        The run(s) to draw. Several traces are compared side by side or overlaid.
+    stacked : bool
+        Stack areas by element type (their heights add up to Σμ(ω_t)); with
+        ``False`` draw one line per type and the total Σμ(ω_t).
+    show_input : bool
+        Also draw |π(ω_t)|, the tokens of the model input (on a second y axis
+        when μ does not count tokens).
+    names : list of str, optional
+        One name per trace (default: the mechanisms' names).
+    layout : {"overlay", "side"}
+        With several traces: ``"side"`` draws one panel per trace (by type);
+        ``"overlay"`` draws every trace's total Σμ(ω_t) in one panel.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Traces carry ``meta={"role": ...}``: ``type`` (one per element type),
+        ``total``, ``v_max``, ``removals`` (one trace per kind, ``evicted``
+        and ``folded``, with ``meta["kind"]``; markers at x = t + 1, the first
+        state without the removed elements; the hover lists each removed
+        element and its reason) and ``input``.
+
+    Examples
+    --------
+    >>> from stmviz import StateSpace, run, sizes
+    >>> from stmviz.core.mechanism import _Example
+    >>> trace = run(_Example(StateSpace(sizes.words, v_max=4)), ["one two", "three", "four five"])
+    >>> fig = occupancy_figure(trace)
+    >>> [(d.name, d.meta["role"]) for d in fig.data]
+    [('step', 'type'), ('V_max', 'v_max'), ('evicted', 'removals'), ('|π(ω_t)| tokens', 'input')]
+    """
+    if layout not in ("overlay", "side"):
+        raise ValueError(f"layout must be 'overlay' or 'side', got {layout!r}")
+    items = _as_traces(trace_or_traces, names)
+    datas = [(name, occupancy_data(trace)) for name, trace in items]
+    secondary = show_input and not all(d.counts_tokens for _, d in datas)
+    several = len(datas) > 1
+    if several and layout == "side":
+        cols = len(datas)
+        fig = make_subplots(
+            rows=1,
+            cols=cols,
+            shared_yaxes=True,
+            subplot_titles=[escape(shorten(name, 50)) for name, _ in datas],
+            specs=[[{"secondary_y": secondary} for _ in range(cols)]],
+            horizontal_spacing=min(0.08, 0.5 / cols),
+        )
+        seen_types: set[str] = set()
+        batch: list[tuple[dict[str, Any], int, bool]] = []
+        for col, (name, data) in enumerate(datas, start=1):
+            parts = occupancy_trace_dicts(data, name, stacked=stacked, show_input=show_input)
+            for role, traces in parts.items():
+                for trace in traces:
+                    if trace["meta"]["role"] == "type":
+                        trace["showlegend"] = trace["meta"]["type"] not in seen_types
+                    elif col > 1:
+                        trace["showlegend"] = False
+                    batch.append((trace, col, role == "input"))
+            seen_types.update(escape(k) for k in data.by_type)
+    else:
+        fig = make_subplots(rows=1, cols=1, specs=[[{"secondary_y": secondary}]])
+        batch = []
+        for i, (name, data) in enumerate(datas):
+            parts = occupancy_trace_dicts(
+                data,
+                name,
+                stacked=stacked,
+                show_input=show_input,
+                by_type=not several,
+                group=name if several else "",
+                color=COMPARE_COLORS[i % len(COMPARE_COLORS)] if several else None,
+            )
+            for role, traces in parts.items():
+                batch.extend((trace, 1, role == "input") for trace in traces)
+    # one batched add: plotly validates each trace once
+    fig.add_traces(
+        [trace for trace, _, _ in batch],
+        rows=[1] * len(batch),
+        cols=[col for _, col, _ in batch],
+        secondary_ys=[on_second for _, _, on_second in batch] if secondary else None,
+    )
+    first = datas[0][1]
+    unit = escape(first.size_name) if len({d.size_name for _, d in datas}) == 1 else "μ"
+    title = "Occupancy Σμ(ω_t) against V_max"
+    if not several:
+        title += f" — {escape(shorten(datas[0][0], 60))}"
+    if several:  # many legend entries: below the plot, clear of the title and the panel titles
+        legend = {"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0}
+        margin = {"t": 80, "l": 60, "r": 60, "b": 120}
+    else:
+        legend = {"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0}
+        margin = {"t": 90, "l": 60, "r": 60, "b": 50}
+    fig.update_layout(
+        title={"text": title},
+        hovermode="closest",
+        legend=legend,
+        margin=margin,
+        template="plotly_white",
+    )
+    fig.update_xaxes(title_text="t (state ω_t)")
+    # one scale for every panel, so that compared runs read alike
+    size_top = max(max(d.v_max, max(d.total)) for _, d in datas) * 1.05
+    input_top = max((x for _, d in datas for x in d.input_size if x is not None), default=0) * 1.05
+    if not secondary:
+        size_top = max(size_top, input_top)
+    side = several and layout == "side"
+    fig.update_yaxes(secondary_y=False, range=[0, size_top])
+    fig.update_yaxes(title_text=f"Σμ ({unit})", secondary_y=False, row=1, col=1)
+    if secondary:
+        fig.update_yaxes(secondary_y=True, range=[0, input_top or 1], showgrid=False)
+        if side:
+            fig.update_yaxes(secondary_y=True, showticklabels=False)
+        last = len(datas) if side else 1
+        fig.update_yaxes(title_text="|π(ω_t)| (tokens)", secondary_y=True, showticklabels=True, row=1, col=last)
+    return fig

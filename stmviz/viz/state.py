@@ -1,0 +1,316 @@
+"""A state ω_t as a bar of length V_max: one block of width μ(e) per element e ∈ ω_t.
+
+The blocks follow the canonical order of ω (by ``meta["t"]``, then id) and
+are coloured by element type; the free space V_max − Σμ(ω_t) is a block of
+its own. For a state of a trace, elements that entered at the previous step
+(ω_t ∖ ω_{t−1}) have a thick outline, and elements that step t will remove
+(ω_t ∖ ω_{t+1}) are hatched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import plotly.graph_objects as go
+
+from ..core.element import Element
+from ..core.space import State, StateSpace
+from ..core.trace import Trace
+from ._common import FREE_COLOR, check_step_index, color_for, element_lines, escape, fmt, hover_text, shorten
+
+__all__ = ["Block", "StateBar", "state_bar", "state_bar_dicts", "state_bar_traces", "state_figure"]
+
+#: Outline of the elements new in ω_t, and hatch pattern of those about to be removed.
+NEW_LINE = {"color": "#111111", "width": 3}
+LEAVING_PATTERN = "/"
+
+
+@dataclass(frozen=True)
+class Block:
+    """One element e of ω_t in the bar: it covers [start, start + μ(e))."""
+
+    element: Element
+    start: float
+    size: float
+    new: bool = False
+    leaving: bool = False
+
+    @property
+    def type(self) -> str:
+        """e.type."""
+        return self.element.type
+
+    def hover(self, content_width: int = 80) -> str:
+        """The escaped hover text: label, type, μ, what happens to it, and its shortened content."""
+        head, content = element_lines(self.element, self.size, content_width)
+        status = []
+        if self.new:
+            status.append("new in this state")
+        if self.leaving:
+            status.append("removed by this step")
+        lines = [head, f"[{fmt(self.start)}, {fmt(self.start + self.size)})" + (f" · {', '.join(status)}" if status else "")]
+        lines.append(content)
+        return hover_text(*lines, width=max(content_width, 60))
+
+
+@dataclass(frozen=True)
+class StateBar:
+    """The plain data of a state bar: the blocks of ω_t, Σμ(ω_t), V_max and the free space."""
+
+    label: str
+    blocks: tuple[Block, ...]
+    used: float
+    v_max: float | None
+
+    @property
+    def free(self) -> float:
+        """V_max − Σμ(ω_t), at least 0 (0 when V_max is unknown)."""
+        if self.v_max is None:
+            return 0
+        return max(0, self.v_max - self.used)
+
+    @property
+    def types(self) -> list[str]:
+        """The element types in the bar, in order of first appearance."""
+        return list(dict.fromkeys(b.type for b in self.blocks))
+
+
+def _size_function(space_or_sizes: Any, v_max: float | None) -> tuple[Callable[[Element], float], float | None]:
+    if isinstance(space_or_sizes, StateSpace):
+        return space_or_sizes.measure, space_or_sizes.v_max if v_max is None else v_max
+    if isinstance(space_or_sizes, Trace):
+        sizes = space_or_sizes.sizes
+        return sizes.__getitem__, space_or_sizes.v_max if v_max is None else v_max
+    if isinstance(space_or_sizes, Mapping):
+        sizes = space_or_sizes
+
+        def lookup(element: Element) -> float:
+            try:
+                return sizes[element]
+            except KeyError:
+                raise KeyError(f"space_or_sizes has no μ for {element.label()}") from None
+
+        return lookup, v_max
+    if callable(space_or_sizes):
+        return space_or_sizes, v_max
+    raise TypeError(
+        "state_figure(state) needs space_or_sizes: the StateSpace (μ and V_max), a Trace, a mapping "
+        f"element → μ(e), or a size function μ; got {type(space_or_sizes).__name__}"
+    )
+
+
+def state_bar(
+    state_or_trace: State | Trace,
+    t: int | None = None,
+    *,
+    space_or_sizes: StateSpace | Mapping[Element, float] | Callable[[Element], float] | Trace | None = None,
+    v_max: float | None = None,
+    new: Iterable[Element] = (),
+    leaving: Iterable[Element] = (),
+) -> StateBar:
+    """The blocks of ω_t: each element e ∈ ω_t at its offset, with width μ(e).
+
+    Parameters
+    ----------
+    state_or_trace : State or Trace
+        A state ω, or a trace and the index t of one of its states ω_0 … ω_n.
+    t : int, optional
+        With a trace: which state (default: the final state ω_n). Negative t counts from the end.
+    space_or_sizes : StateSpace, Trace, mapping or callable, optional
+        With a state: where μ (and V_max) come from. Required for a state.
+    v_max : float, optional
+        The capacity, when ``space_or_sizes`` does not carry one.
+    new, leaving : iterables of Element
+        With a state: elements to mark as new and as about to be removed (a trace marks them itself).
+
+    Returns
+    -------
+    StateBar
+
+    Examples
+    --------
+    >>> from stmviz import Element, State, StateSpace, sizes
+    >>> omega = State([Element("a b c", {"t": 0}), Element("d", {"t": 1})])
+    >>> bar = state_bar(omega, space_or_sizes=StateSpace(sizes.words, v_max=10))
+    >>> [(b.start, b.size) for b in bar.blocks], bar.used, bar.free
+    ([(0, 3), (3, 1)], 4, 6)
+    """
+    if isinstance(state_or_trace, Trace):
+        trace = state_or_trace
+        n = len(trace)
+        t = n if t is None else check_step_index(trace, t, "state_figure")
+        state = trace.state_at(t)
+        measure, cap = _size_function(space_or_sizes if space_or_sizes is not None else trace, v_max)
+        new_set = frozenset(trace[t - 1].added) if t > 0 else frozenset()
+        leaving_set = frozenset(trace[t].removed) if t < n else frozenset()
+        label = f"ω_{t}"
+    elif isinstance(state_or_trace, State):
+        if t is not None:
+            raise TypeError("state_figure: t selects a state of a Trace; with a State, leave t out")
+        if space_or_sizes is None:
+            raise TypeError(
+                "state_figure(state) needs space_or_sizes: the StateSpace (μ and V_max), a mapping "
+                "element → μ(e), or a size function μ"
+            )
+        state = state_or_trace
+        measure, cap = _size_function(space_or_sizes, v_max)
+        new_set = frozenset(new)
+        leaving_set = frozenset(leaving)
+        label = "ω"
+    else:
+        raise TypeError(
+            f"state_figure needs a State or a Trace, got {type(state_or_trace).__name__}; "
+            f"pass trace (and t) or a State with space_or_sizes"
+        )
+    if cap is not None and (isinstance(cap, bool) or not isinstance(cap, (int, float)) or not cap > 0):
+        raise ValueError(f"V_max must be a positive number, got {cap!r}")
+    blocks = []
+    offset: float = 0
+    for element in state.ordered():
+        size = measure(element)
+        blocks.append(Block(element, offset, size, element in new_set, element in leaving_set))
+        offset += size
+    return StateBar(label, tuple(blocks), offset, cap)
+
+
+def state_bar_dicts(
+    bar: StateBar, types: Sequence[str] | None = None, *, y: str | None = None, showlegend: bool = True
+) -> list[dict[str, Any]]:
+    """One horizontal bar trace per element type (in ``types`` order) plus one for the free space, as plain dicts.
+
+    Passing the same ``types`` for several bars gives them the same list of
+    traces (empty for absent types), as animation frames need. Plain dicts
+    let the HTML export skip plotly's validation of hundreds of frames.
+    """
+    category = y or bar.label
+    kinds = list(types) if types is not None else bar.types
+    missing = [k for k in bar.types if k not in kinds]
+    kinds += missing
+    traces: list[dict[str, Any]] = []
+    for kind in kinds:
+        blocks = [b for b in bar.blocks if b.type == kind]
+        color = color_for(kind)
+        traces.append(
+            dict(
+                type="bar",
+                x=[b.size for b in blocks],
+                base=[b.start for b in blocks],
+                y=[category] * len(blocks),
+                orientation="h",
+                name=escape(kind),
+                marker={
+                    "color": color,
+                    "line": {
+                        "color": [NEW_LINE["color"] if b.new else "white" for b in blocks],
+                        "width": [NEW_LINE["width"] if b.new else 1 for b in blocks],
+                    },
+                    "pattern": {
+                        "shape": [LEAVING_PATTERN if b.leaving else "" for b in blocks],
+                        "fgcolor": "#222222",
+                        "solidity": 0.35,
+                    },
+                },
+                text=[escape(shorten(b.element.text, 30)) for b in blocks],
+                textposition="inside",
+                insidetextanchor="start",
+                hovertext=[b.hover() for b in blocks],
+                hoverinfo="text",
+                showlegend=showlegend,
+                legendgroup=f"type-{escape(kind)}",
+                meta={"role": "type", "type": escape(kind)},
+            )
+        )
+    free = bar.free
+    traces.append(
+        dict(
+            type="bar",
+            x=[free],
+            base=[bar.used],
+            y=[category],
+            orientation="h",
+            name="free",
+            marker={"color": FREE_COLOR, "line": {"color": "#999999", "width": 1}},
+            text=[f"free {fmt(free)}" if free else ""],
+            textposition="inside",
+            hovertext=[hover_text(f"free space V_max − Σμ = {fmt(free)}")],
+            hoverinfo="text",
+            showlegend=showlegend,
+            meta={"role": "free"},
+        )
+    )
+    return traces
+
+
+def state_bar_traces(
+    bar: StateBar, types: Sequence[str] | None = None, *, y: str | None = None, showlegend: bool = True
+) -> list[go.Bar]:
+    """:func:`state_bar_dicts` as ``go.Bar`` objects (validated by plotly)."""
+    return [go.Bar(d) for d in state_bar_dicts(bar, types, y=y, showlegend=showlegend)]
+
+
+def state_figure(
+    state_or_trace: State | Trace,
+    t: int | None = None,
+    *,
+    space_or_sizes: StateSpace | Mapping[Element, float] | Callable[[Element], float] | Trace | None = None,
+    v_max: float | None = None,
+    new: Iterable[Element] = (),
+    leaving: Iterable[Element] = (),
+) -> go.Figure:
+    """A state ω_t as blocks of width μ(e) inside a bar of length V_max.
+
+    Parameters are those of :func:`state_bar`. Blocks are coloured by
+    element type; new elements have a thick outline, elements about to be
+    removed are hatched; the free space is its own block (trace ``"free"``)
+    and V_max a vertical line (a shape named ``"V_max"``).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+
+    Examples
+    --------
+    >>> from stmviz import StateSpace, run, sizes
+    >>> from stmviz.core.mechanism import _Example
+    >>> trace = run(_Example(StateSpace(sizes.words, v_max=4)), ["one two", "three", "four five"])
+    >>> fig = state_figure(trace, 2)
+    >>> [(d.name, list(d.x)) for d in fig.data]
+    [('step', [2, 1]), ('free', [1])]
+    >>> list(fig.data[0].marker.pattern.shape)  # step 2 evicts 'one two'
+    ['/', '']
+    """
+    bar = state_bar(state_or_trace, t, space_or_sizes=space_or_sizes, v_max=v_max, new=new, leaving=leaving)
+    fig = go.Figure(state_bar_dicts(bar))
+    cap = bar.v_max
+    title = f"{bar.label}: Σμ = {fmt(bar.used)}"
+    if cap is not None:
+        title += f" of V_max = {fmt(cap)} ({100 * bar.used / cap:.0f}%), {len(bar.blocks)} elements"
+        fig.add_shape(
+            type="line",
+            x0=cap,
+            x1=cap,
+            y0=-0.5,
+            y1=0.5,
+            yref="y",
+            line={"color": "black", "width": 2, "dash": "dash"},
+            name="V_max",
+        )
+        fig.add_annotation(x=cap, y=0.5, yref="y", text=f"V_max = {fmt(cap)}", showarrow=False, yanchor="bottom")
+    else:
+        title += f", {len(bar.blocks)} elements"
+    upper = max(cap or 0, bar.used) or 1
+    fig.update_layout(
+        title={"text": escape(title)},
+        barmode="overlay",
+        bargap=0.3,
+        height=260,
+        template="plotly_white",
+        uniformtext={"minsize": 8, "mode": "hide"},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.35, "x": 0},
+        margin={"t": 60, "l": 50, "r": 30, "b": 40},
+        xaxis={"title": {"text": "Σμ"}, "range": [0, upper * 1.02]},
+        yaxis={"showticklabels": True},
+    )
+    return fig

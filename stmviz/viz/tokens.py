@@ -1,0 +1,209 @@
+"""The model input x = π(ω_t) as the model sees it: one coloured span per token.
+
+:func:`tokens_html` splits each message of x with a tiktoken encoding and
+gives every token an alternating pastel background, as token visualizers
+do, under a header naming the message's role and its token count. Every
+string is escaped (agent content is untrusted); only the markup built here is
+HTML. :class:`TokensHTML` wraps the same output for notebooks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..core.operation import Message, ModelInput
+from ..core.sizes import get_encoding
+from ._common import TOKEN_COLORS, escape
+
+__all__ = ["TokenPiece", "token_pieces", "tokens_html", "TokensHTML"]
+
+
+@dataclass(frozen=True)
+class TokenPiece:
+    """A piece of text shown as one span: usually one token, several when a character spans tokens."""
+
+    text: str
+    ids: tuple[int, ...]
+
+
+def token_pieces(text: str, encoding: str = "cl100k_base") -> list[TokenPiece]:
+    """Split a text into its tokens under a tiktoken encoding, each with its text.
+
+    A character whose UTF-8 bytes are split across tokens (some emoji, CJK)
+    makes one piece of those tokens, so every piece is valid text and the
+    pieces join back into ``text`` exactly.
+
+    Parameters
+    ----------
+    text : str
+    encoding : str
+        A tiktoken encoding or model name (loaded offline, see :func:`stmviz.sizes.get_encoding`).
+
+    Returns
+    -------
+    list of TokenPiece
+
+    Examples
+    --------
+    >>> [p.text for p in token_pieces("hello world")]
+    ['hello', ' world']
+    >>> [p.ids for p in token_pieces("hello world")]
+    [(15339,), (1917,)]
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"token_pieces needs a str, got {type(text).__name__}")
+    enc = get_encoding(encoding)
+    pieces: list[TokenPiece] = []
+    buffer = b""
+    ids: list[int] = []
+    for token in enc.encode_ordinary(text):
+        buffer += enc.decode_single_token_bytes(token)
+        ids.append(token)
+        try:
+            piece = buffer.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        pieces.append(TokenPiece(piece, tuple(ids)))
+        buffer, ids = b"", []
+    if ids:  # pragma: no cover - encode_ordinary of a str always ends on a character boundary
+        pieces.append(TokenPiece(buffer.decode("utf-8", errors="replace"), tuple(ids)))
+    return pieces
+
+
+def _messages(value: Any) -> tuple[list[Message], bool]:
+    """The messages of a model input, and whether it was a bare string (no role headers)."""
+    if isinstance(value, str):
+        return [Message("text", value)], True
+    try:
+        model_input = ModelInput.coerce(value)
+    except TypeError as exc:
+        raise TypeError(
+            f"tokens_html needs a text or a model input x = π(ω) (a ModelInput, a list of messages or "
+            f"of {{'role', 'content'}} dicts), got {type(value).__name__}: {exc}"
+        ) from None
+    return list(model_input), False
+
+
+_WRAP = (
+    'font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px;'
+    "line-height:1.7;white-space:pre-wrap;word-break:break-word"
+)
+_ROLE = "font-family:sans-serif;font-size:11px;font-weight:600;color:#555;margin:8px 0 2px 0;text-transform:none"
+_MESSAGE = "border-left:3px solid #ccc;padding:2px 0 2px 8px;margin-bottom:4px"
+
+
+class TokensHTML:
+    """The token-coloured HTML of a model input x = π(ω), for notebooks (``_repr_html_``).
+
+    Parameters are those of :func:`tokens_html`; ``str(obj)`` and ``obj.html``
+    are the HTML, ``obj.n_tokens`` counts every token of x (also those beyond
+    ``max_tokens``), ``obj.shown`` those shown.
+
+    Examples
+    --------
+    >>> view = TokensHTML([{"role": "user", "content": "<b>hi</b>"}])
+    >>> view.n_tokens, "<b>" in view.html, "&lt;b" in view.html
+    (6, False, True)
+    """
+
+    def __init__(self, text_or_model_input: Any, *, encoding: str = "cl100k_base", max_tokens: int | None = None) -> None:
+        if max_tokens is not None and (isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 0):
+            raise ValueError(f"max_tokens must be a whole number ≥ 0 or None, got {max_tokens!r}")
+        messages, bare = _messages(text_or_model_input)
+        self.encoding = encoding
+        self.max_tokens = max_tokens
+        self.n_messages = 0 if bare else len(messages)
+        parts: list[str] = []
+        total = 0
+        shown = 0
+        index = 0  # colour index, over all tokens
+        budget = max_tokens
+        for message in messages:
+            pieces = token_pieces(message.text, encoding)
+            count = sum(len(p.ids) for p in pieces)
+            total += count
+            if budget is not None and budget <= 0:
+                continue
+            spans: list[str] = []
+            for piece in pieces:
+                if budget is not None and budget <= 0:
+                    break
+                color = TOKEN_COLORS[index % len(TOKEN_COLORS)]
+                index += 1
+                ids = " ".join(str(i) for i in piece.ids)
+                spans.append(
+                    f'<span class="stmviz-token" style="background:{color};border-radius:2px" '
+                    f'title="token {escape(ids)}">{escape(piece.text)}</span>'
+                )
+                shown += len(piece.ids)
+                if budget is not None:
+                    budget -= len(piece.ids)
+            body = "".join(spans)
+            if bare:
+                parts.append(f'<div class="stmviz-message" style="{_WRAP}">{body}</div>')
+            else:
+                name = f" ({escape(message.name)})" if message.name else ""
+                parts.append(
+                    f'<div class="stmviz-role" style="{_ROLE}">{escape(message.role)}{name} · {count} tokens</div>'
+                    f'<div class="stmviz-message" style="{_WRAP};{_MESSAGE}">{body}</div>'
+                )
+        self.n_tokens = total
+        self.shown = shown
+        summary = f"|π(ω)| = {total} tokens ({escape(encoding)})"
+        if not bare:
+            summary += f", {len(messages)} message{'s' if len(messages) != 1 else ''}"
+        if shown < total:
+            summary += f"; showing the first {shown}"
+        footer = ""
+        if shown < total:
+            footer = (
+                f'<div class="stmviz-more" style="{_ROLE}">… {total - shown} more tokens not shown '
+                f"(max_tokens = {max_tokens})</div>"
+            )
+        self.html = (
+            f'<div class="stmviz-tokens" style="max-width:100%">'
+            f'<div class="stmviz-summary" style="{_ROLE}">{summary}</div>{"".join(parts)}{footer}</div>'
+        )
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def __str__(self) -> str:
+        return self.html
+
+    def __repr__(self) -> str:
+        return f"<TokensHTML: {self.n_tokens} tokens, {self.n_messages} messages, encoding {self.encoding!r}>"
+
+
+def tokens_html(
+    text_or_model_input: str | ModelInput | Sequence[Any],
+    *,
+    encoding: str = "cl100k_base",
+    max_tokens: int | None = None,
+) -> str:
+    """The projection π(ω_t) as HTML, every token on its own pastel background.
+
+    Parameters
+    ----------
+    text_or_model_input : str, ModelInput or list of messages
+        A text, or a model input x ∈ X (e.g. ``trace.project(t)``): each
+        message gets a header with its role and token count.
+    encoding : str
+        The tiktoken encoding (or model name) that splits the text.
+    max_tokens : int, optional
+        Show at most this many tokens (the header still counts all).
+
+    Returns
+    -------
+    str
+        An HTML fragment; all text in it is escaped.
+
+    Examples
+    --------
+    >>> html = tokens_html("<script>alert(1)</script>")
+    >>> "<script" in html, html.count('class="stmviz-token"')
+    (False, 7)
+    """
+    return TokensHTML(text_or_model_input, encoding=encoding, max_tokens=max_tokens).html
