@@ -1,14 +1,17 @@
 """An extractive summarizer with a token budget: offline, deterministic, no model.
 
-It splits the texts into sentences, scores each sentence by the frequency of
-its content words across all texts (so recurring facts win), with a bonus for
-the first sentence of each text and for sentences that carry numbers or
-names, then keeps the best sentences that fit in the budget, in their
-original order. A sentence longer than the whole budget is truncated.
+It splits the texts into sentences and scores each by its content words:
+a word counts more the more sentences mention it (a recurring topic) and less
+the more of the texts contain it (boilerplate present everywhere, like a tool
+name), as in tf·idf. Sentences get a bonus for opening a text and for
+carrying numbers or names, and a penalty for tool-call syntax, URLs and
+result-list lines. The best sentences that fit in the budget are kept in their
+original order; a sentence longer than the whole budget is truncated.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -20,6 +23,7 @@ __all__ = ["summarize", "ExtractiveSummarizer", "split_sentences", "truncate_to_
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])|\n+")
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]*")
+_MACHINERY = re.compile(r"\b\w+\(\w*=|\w+\(\\?[\"'{]|https?://|\w+\.\w+/\S|\s\|\s")
 STOPWORDS = frozenset(
     """a an and are as at be been but by can could did do does for from had has have he her his how i if in
     into is it its just me my no not of on or our she so some than that the their them then there these they
@@ -87,24 +91,32 @@ class ExtractiveSummarizer:
         for i, text in enumerate(texts):
             for j, sentence in enumerate(split_sentences(text or "")):
                 sentences.append((i, j, sentence))
-        freq: Counter[str] = Counter()
+        freq: Counter[str] = Counter()  # in how many sentences a word occurs
+        df: Counter[str] = Counter()  # in how many of the texts a word occurs
         words_of = []
         for _, _, sentence in sentences:
             words = [w.lower() for w in _WORD.findall(sentence) if w.lower() not in STOPWORDS]
             words_of.append(words)
             freq.update(set(words))
+        for i, text in enumerate(texts):
+            df.update({w.lower() for w in _WORD.findall(text or "")})
+        n_texts = max(1, sum(1 for t in texts if t and t.strip()))
+        # a word that recurs is a topic (tf), unless it recurs in every text: boilerplate (idf)
+        weight = {w: freq[w] * math.log(1.0 + n_texts / max(1, df[w])) for w in freq}
         scored = []
         for k, ((i, j, sentence), words) in enumerate(zip(sentences, words_of)):
             if not words:
                 score = 0.0
             else:
-                score = sum(freq[w] for w in words) / (len(words) ** 0.5)
+                score = sum(weight[w] for w in words) / (len(words) ** 0.5)
             if j == 0:
                 score *= 1.5
             if re.search(r"\d", sentence):
                 score *= 1.3
             if re.search(r"\b[A-Z][a-z]+", sentence[1:]):
                 score *= 1.1
+            if _MACHINERY.search(sentence):
+                score *= 0.5  # a tool call, a URL or a result-list line: little a later step needs verbatim
             scored.append((-score, k))
         scored.sort()
         chosen: list[int] = []
