@@ -1,0 +1,437 @@
+"""AgentFold: proactive context folding into multi-scale summaries (Section 4; AgentFold, 2025).
+
+At step t the AgentFold agent sees the context (Q, T, S_{t−2}, I_{t−1}): the
+user query Q, the tools T, the sequence S_{t−2} of summary blocks s_{x,y} that
+cover steps 0 … t−2, and the latest interaction I_{t−1} in full. With its
+action at step t the agent emits a *folding directive* for I_{t−1}:
+
+- **granular condensation** ("condense") — I_{t−1} becomes one block s_{t−1,t−1};
+- **deep consolidation** ("consolidate", from x) — the chain of blocks covering
+  x … t−2 together with I_{t−1} becomes one block s_{x,t−1}.
+
+Then the new interaction I_t becomes "latest". In the paper's terms:
+
+- E = I × D — summary blocks (content: the summary text; metadata: ``range``
+  = (x, y), ``type`` "block") and one ``type`` "latest" element (the full
+  record of the previous step: explanation, action, observation); plus the
+  "query" and "tools" elements of ω_0.
+- ω — a time-ordered sequence of blocks plus one latest interaction; μ, V_max —
+  tokens (or any μ) and the context limit.
+- O — ``condense`` and ``consolidate``; C — the query, the tools, the incoming
+  step (with its directive) and the current state.
+- U — fold the previous latest as directed, add the new latest; on overflow
+  consolidate further (and, last, cut the oldest block's summary) so that
+  U(ω, o, c) ∈ Ω_STM. Blocks never overlap and cover the folded steps in order.
+- π — the tuple (Q, T, S, I) as text, each block labelled by its step range.
+"""
+
+from __future__ import annotations
+
+import math
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..core.element import Element
+from ..core.errors import CapacityError, InvalidOperationError, ScenarioFormatError, shorten
+from ..core.mechanism import Mechanism, Transition
+from ..core.operation import AgentStep, Context, Operation
+from ..core.space import State, StateSpace, _num
+from ..text import summarize as default_summarize
+from .hiagent import _ELLIPSIS, Summarizer, _by_type, _Cache, _check_budget, _range_label, _shrink, _SummaryCache
+
+__all__ = ["AgentFold"]
+
+_RULES = ("share", "count", "condense")
+
+
+def interaction_text(step: AgentStep) -> str:
+    """The information i of a latest interaction: explanation (thought), action, observation.
+
+    >>> print(interaction_text(AgentStep(thought="Check the docs.", action="search('fold')", observation="3 hits")))
+    Explanation: Check the docs.
+    Action: search('fold')
+    Observation: 3 hits
+    """
+    parts = []
+    if step.thought:
+        parts.append(f"Explanation: {step.thought}")
+    if step.action:
+        parts.append(f"Action: {step.action}")
+    if step.observation:
+        parts.append(f"Observation: {step.observation}")
+    return "\n".join(parts) or "(empty step)"
+
+
+def block_label(element: Element) -> str:
+    """The name s_{x,y} of a summary block.
+
+    >>> block_label(Element("…", {"type": "block", "range": (3, 7), "t": 3}))
+    's_{3,7}'
+    """
+    x, y = element.meta["range"]
+    return f"s_{{{x},{y}}}"
+
+
+class AgentFold(Mechanism):
+    """The mechanism (O, E, Ω_STM, C, U, X, π) of AgentFold: context (Q, T, S, I) folded by directives.
+
+    Parameters
+    ----------
+    space : StateSpace
+        Ω_STM: μ and the context limit V_max (at least room for two minimal
+        elements, a block and the latest interaction).
+    block_budget : int
+        Tokens allowed for the summary of one block s_{x,y}.
+    summarize : callable, optional
+        ``summarize(texts, budget) -> str``; default :func:`stmviz.text.summarize`.
+        Results are cached per (texts, budget). Not recorded in :meth:`params`.
+    controller_rule : {"share", "count", "condense"}
+        The rule-based controller used on steps without a ``fold`` directive
+        (see Notes).
+    share : float
+        For ``"share"``: consolidate when the blocks would take more than this
+        share of V_max.
+    max_blocks : int
+        For ``"count"``: consolidate when there would be more than this many blocks.
+
+    Notes
+    -----
+    **Directives.** ``step.fold = {"op": "condense"}`` or ``{"op":
+    "consolidate", "from": x}`` at step t folds I_{t−1}. Deep consolidation
+    merges whole blocks: the chain is every block that holds a step ≥ x, so if x
+    falls inside a block s_{a,b} the new block starts at a (the operation's
+    reason says so). An unknown op, a missing or non-integer ``from``, x < 0 or
+    x > t−1, or a consolidation at step 0 (nothing to fold) raises
+    :class:`~stmviz.errors.ScenarioFormatError`. At step 0, "condense" folds
+    nothing.
+
+    **Rule-based controller** (no directive): condense I_{t−1}; but with
+    ``"share"``, if Σμ(S) + μ(I_{t−1}) > share · V_max, and with ``"count"``,
+    if the blocks would number more than ``max_blocks``, consolidate the newer
+    half of the blocks (from the start of block ⌊n/2⌋) with I_{t−1}. Older
+    blocks stay coarse and untouched: summaries become multi-scale.
+
+    **Overflow.** If Σμ > V_max after folding, U consolidates further: the
+    chain is extended backwards by 1, 2, 4, … older blocks until the state
+    fits or every block is merged; then the oldest block's summary is cut to
+    the room left; then the latest interaction, the tools and the query are
+    cut. Blocks are never dropped, so they always cover steps 0 … t−1.
+
+    Examples
+    --------
+    >>> from stmviz import StateSpace, run, sizes
+    >>> steps = [
+    ...     {"thought": "Search first.", "action": "search('AgentFold')", "observation": "Result: a paper."},
+    ...     {"thought": "Open it.", "action": "open(1)", "observation": "It folds context.", "fold": {"op": "condense"}},
+    ...     {"thought": "Answer.", "observation": "Done.", "fold": {"op": "consolidate", "from": 0}},
+    ... ]
+    >>> trace = run(AgentFold(StateSpace(sizes.tokens(), v_max=500)), steps, query="What is AgentFold?", tools=["search", "open"])
+    >>> [(e.type, e.meta.get("range")) for e in trace.final]
+    [('query', None), ('tools', None), ('block', (0, 1)), ('latest', None)]
+    >>> print(trace.project(2).text())
+    Question: What is AgentFold?
+    Tools: search; open
+    Summaries:
+    [step 0] Explanation: Search first. Action: search('AgentFold') Observation: Result: a paper.
+    Latest interaction (step 1):
+    Explanation: Open it.
+    Action: open(1)
+    Observation: It folds context.
+    """
+
+    name = "AgentFold"
+    operations = {
+        "condense": "granular condensation: the latest interaction I_{t−1} becomes one block s_{t−1,t−1}",
+        "consolidate": "deep consolidation: the blocks from step x on and I_{t−1} become one block s_{x,t−1}",
+    }
+
+    def __init__(
+        self,
+        space: StateSpace,
+        *,
+        block_budget: int = 48,
+        summarize: Summarizer | None = None,
+        controller_rule: str = "share",
+        share: float = 0.5,
+        max_blocks: int = 12,
+    ) -> None:
+        super().__init__(space)
+        self.block_budget = _check_budget("block_budget", block_budget)
+        if controller_rule not in _RULES:
+            raise ValueError(f"controller_rule must be one of {', '.join(map(repr, _RULES))}, got {controller_rule!r}")
+        self.controller_rule = controller_rule
+        if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 < share <= 1:
+            raise ValueError(f"share must be a number in (0, 1], got {share!r}")
+        self.share = float(share)
+        self.max_blocks = _check_budget("max_blocks", max_blocks)
+        if max_blocks < 2:
+            raise ValueError(f"max_blocks must be ≥ 2, got {max_blocks!r}")
+        if summarize is not None and not callable(summarize):
+            raise TypeError(f"summarize must be a callable (texts, budget) -> str, got {type(summarize).__name__}")
+        self._summaries = _SummaryCache(summarize or default_summarize)
+        self._line_tokens = _Cache()
+        minimal = 2 * space.measure(Element(_ELLIPSIS, {"type": "block", "t": 0, "range": (0, 0)}))
+        if minimal > space.v_max:
+            raise CapacityError(
+                f"AgentFold needs room for a block and the latest interaction: V_max = {_num(space.v_max)} < "
+                f"{_num(minimal)} (two elements of μ('…')); raise v_max"
+            )
+
+    def params(self) -> dict[str, Any]:
+        """The JSON-ready constructor parameters (the summarizer is not recorded)."""
+        return {
+            "block_budget": self.block_budget,
+            "controller_rule": self.controller_rule,
+            "share": self.share,
+            "max_blocks": self.max_blocks,
+        }
+
+    # ------------------------------------------------------------------ reading ω
+
+    @staticmethod
+    def blocks(state: State) -> list[Element]:
+        """The summary sequence S: the blocks of ω ordered by their step range."""
+        return list(_by_type(state).get("block", ()))  # canonical order: t = x, the range's start
+
+    @staticmethod
+    def latest(state: State) -> Element | None:
+        """The latest interaction I of ω, or ``None`` (before the first step)."""
+        found = _by_type(state).get("latest")
+        return found[0] if found else None
+
+    # ------------------------------------------------------------------ ω_0 and the controller
+
+    def initial_state(self, context: Context) -> State:
+        """ω_0 = {Q, T}: the query and the tools of the context (each omitted when empty)."""
+        elements = []
+        room = self.space.v_max - self.space.measure(Element(_ELLIPSIS)) * 2
+        if context.query:
+            elements.append(Element(context.query, {"t": -2, "type": "query"}))
+        if context.tools:
+            elements.append(Element("; ".join(context.tools), {"t": -1, "type": "tools"}))
+        fitted = []
+        for e in elements:
+            cut = _shrink(self.space, e, room)
+            if cut is not None:
+                fitted.append(cut)
+                room -= self.space.measure(cut)
+        return State(fitted)
+
+    def controller(self, state: State, context: Context) -> Operation:
+        """The controller: the step's folding directive if any, else the documented rule."""
+        t, fold = context.t, context.step.fold
+        latest = self.latest(state)
+        if fold is not None:
+            return self._directive(state, fold, t, latest)
+        if latest is None:
+            return Operation("condense", reason="no latest interaction yet: nothing to fold")
+        blocks = self.blocks(state)
+        if self.controller_rule == "share":
+            total = self.space.size(blocks) + self.space.measure(latest)
+            limit = self.share * self.space.v_max
+            if len(blocks) >= 2 and total > limit:
+                x = blocks[len(blocks) // 2].meta["range"][0]
+                return Operation(
+                    "consolidate",
+                    {"from": x},
+                    reason=f"rule: blocks and I_{latest.meta['step']} take {_num(total)} > {self.share:g}·V_max = {_num(limit)}",
+                )
+        elif self.controller_rule == "count":
+            if len(blocks) + 1 > self.max_blocks:
+                x = blocks[len(blocks) // 2].meta["range"][0]
+                return Operation(
+                    "consolidate", {"from": x}, reason=f"rule: more than {self.max_blocks} blocks"
+                )
+        return Operation("condense", reason="rule: condense each step")
+
+    def _directive(self, state: State, fold: Any, t: int, latest: Element | None) -> Operation:
+        op = fold.get("op")
+        if op == "condense":
+            return Operation("condense", reason=f"folding directive of step {t}")
+        if op != "consolidate":
+            raise ScenarioFormatError(
+                f"step {t}: unknown folding directive op {shorten(repr(op))}; use {{'op': 'condense'}} or "
+                f"{{'op': 'consolidate', 'from': x}}"
+            )
+        x = fold.get("from")
+        if latest is None:
+            raise ScenarioFormatError(f"step {t}: deep consolidation needs a latest interaction to fold, and ω has none")
+        y = latest.meta["step"]
+        if isinstance(x, bool) or not isinstance(x, int) or not 0 <= x <= y:
+            raise ScenarioFormatError(
+                f"step {t}: consolidate 'from' must be a step index x with 0 ≤ x ≤ {y} (the latest interaction), "
+                f"got {shorten(repr(x))}; block starts in ω: {', '.join(str(b.meta['range'][0]) for b in self.blocks(state)) or 'none'}"
+            )
+        reason = f"folding directive of step {t}"
+        holder = next((b for b in self.blocks(state) if b.meta["range"][0] <= x <= b.meta["range"][1]), None)
+        if holder is not None and holder.meta["range"][0] != x:
+            reason += f" (from={x} lies inside {block_label(holder)}: the chain starts at {holder.meta['range'][0]})"
+        return Operation("consolidate", {"from": x}, reason=reason)
+
+    # ------------------------------------------------------------------ U
+
+    def update(self, state: State, operation: Operation, context: Context) -> Transition:
+        """The update U : Ω × O × C → Ω of AgentFold: fold I_{t−1} as directed, add I_t, keep Σμ ≤ V_max."""
+        reasons: dict[Element, str] = {}
+        latest = self.latest(state)
+        blocks = self.blocks(state)
+        new = state
+        if latest is not None:
+            y = latest.meta["step"]
+            if operation.type == "condense":
+                chain: list[Element] = []
+                how = "granular condensation"
+            else:
+                x = operation.get("from")
+                if isinstance(x, bool) or not isinstance(x, int) or not 0 <= x <= y:
+                    raise InvalidOperationError(
+                        f"consolidate(from=x) needs a step index 0 ≤ x ≤ {y}, got {shorten(repr(x))}"
+                    )
+                chain = [b for b in blocks if b.meta["range"][1] >= x]
+                how = "deep consolidation"
+            new = self._fold(new, chain, latest, how, operation.reason or "directive", reasons)
+        elif operation.type == "consolidate":
+            raise InvalidOperationError("consolidate: ω has no latest interaction I_{t−1} to fold")
+        incoming = Element(
+            interaction_text(context.step), {"t": context.t, "type": "latest", "step": context.t}
+        )
+        new = new | {incoming}
+        new = self._fit(new, reasons)
+        return Transition(new, {e: why for e, why in reasons.items() if e in state.elements})
+
+    def _merge(self, chain: Sequence[Element], latest: Element, step: int) -> Element:
+        x = chain[0].meta["range"][0] if chain else latest.meta["step"]
+        y = latest.meta["step"]
+        text = self._summaries([b.text for b in chain] + [latest.text], self.budget_for(x, y))
+        return Element(text, {"t": x, "type": "block", "range": (x, y), "step": step})
+
+    def budget_for(self, x: int, y: int) -> int:
+        """The token budget of a block s_{x,y}: ``block_budget`` for one step, growing with log₂ of the steps covered.
+
+        A deep consolidation is coarser than the blocks it merges, but not so
+        coarse that seven steps of findings fit in the budget of one: s_{x,y}
+        gets ``block_budget · (1 + log₂(y − x + 1))`` tokens, at most a quarter
+        of V_max.
+
+        >>> from stmviz import StateSpace, sizes
+        >>> m = AgentFold(StateSpace(sizes.tokens(), 4096), block_budget=48)
+        >>> m.budget_for(3, 3), m.budget_for(0, 7)
+        (48, 192)
+        """
+        steps = max(1, y - x + 1)
+        budget = int(round(self.block_budget * (1 + math.log2(steps))))
+        return max(self.block_budget, min(budget, int(self.space.v_max // 4) or 1))
+
+    def _fold(
+        self, state: State, chain: list[Element], latest: Element, how: str, why: str, reasons: dict[Element, str]
+    ) -> State:
+        block = self._merge(chain, latest, latest.meta["step"] + 1)
+        name = block_label(block)
+        if chain:
+            sources = ", ".join(block_label(b) for b in chain) + f" and I_{latest.meta['step']}"
+            text = f"{sources} merged into {name} by {how} ({why})"
+        else:
+            text = f"I_{latest.meta['step']} condensed into {name} by {how} ({why})"
+        for e in [*chain, latest]:
+            reasons[e] = text
+        return state.replace([*chain, latest], [block])
+
+    def _fit(self, state: State, reasons: dict[Element, str]) -> State:
+        space, v_max = self.space, self.space.v_max
+        total = space.size(state)
+        if total <= v_max:
+            return state
+        blocks = self.blocks(state)
+        # 1. consolidate more: merge the newest block with 1, 2, 4, … older blocks until it fits.
+        if len(blocks) >= 2:
+            newest, k = blocks[-1], 1
+            while True:
+                older = blocks[-1 - k : -1]
+                x, y = older[0].meta["range"][0], newest.meta["range"][1]
+                text = self._summaries([b.text for b in older] + [newest.text], self.budget_for(x, y))
+                merged = Element(text, {"t": x, "type": "block", "range": (x, y), "step": newest.meta["step"]})
+                candidate = state.replace([*older, newest], [merged])
+                size = space.size(candidate)
+                if size <= v_max or k == len(blocks) - 1:
+                    break
+                k = min(2 * k, len(blocks) - 1)
+            why = (
+                f"{', '.join(block_label(b) for b in [*older, newest])} merged into {block_label(merged)} by deep "
+                f"consolidation: Σμ = {_num(total)} > V_max = {_num(v_max)}"
+            )
+            for e in list(reasons):
+                reasons[e] = f"{reasons[e]}; then {why}"
+            for b in [*older, newest]:
+                reasons.setdefault(b, why)
+            state, total = candidate, size
+        # 2.–4. cut the oldest block, then the latest interaction, the tools, the query.
+        order = self.blocks(state)[:1] + [e for e in state.elements if e.type == "latest"]
+        order += [e for e in state.elements if e.type == "tools"] + [e for e in state.elements if e.type == "query"]
+        for e in order:
+            if total <= v_max:
+                break
+            size = space.measure(e)
+            room = size - (total - v_max)
+            if e.type in ("block", "latest"):  # never dropped: at least "…" stays (room checked in __init__)
+                room = max(room, space.measure(Element(_ELLIPSIS, e.meta.set(truncated=True))))
+            cut = _shrink(space, e, room)
+            what = f"{block_label(e)}'s summary" if e.type == "block" else f"the {e.type}"
+            reasons[e] = f"{what} cut to fit: Σμ = {_num(total)} > V_max = {_num(v_max)}"
+            if cut is None:
+                state = state - {e}
+                total -= size
+            elif cut != e:
+                state = state.replace([e], [cut])
+                total += space.measure(cut) - size
+        return state
+
+    # ------------------------------------------------------------------ π
+
+    def _lines(self, state: State) -> list[str]:
+        lines: list[str] = []
+        blocks_started = False
+        latest = None
+        for e in state:
+            kind = e.type
+            if kind == "query":
+                lines.append(f"Question: {e.text}")
+            elif kind == "tools":
+                lines.append(f"Tools: {e.text}")
+            elif kind == "block":
+                if not blocks_started:
+                    lines.append("Summaries:")
+                    blocks_started = True
+                x, y = e.meta["range"]
+                lines.append(f"[{_range_label(x, y)}] {e.text}")
+            elif kind == "latest":
+                latest = e
+            else:  # pragma: no cover - foreign elements
+                lines.append(e.text)
+        if latest is not None:
+            lines.append(f"Latest interaction (step {latest.meta['step']}):")
+            lines.append(latest.text)
+        return lines
+
+    def project(self, state: State) -> str:
+        """The projection π : Ω → X of AgentFold: the tuple (Q, T, S, I) as text, blocks labelled by step range."""
+        return "\n".join(self._lines(state))
+
+    def projection_size(self, state: State) -> int:
+        """|π(ω)| in tokens, counted per label and text plus one per line break: within about two tokens per line of the whole-text count."""
+        count = self.count_tokens
+
+        def tokens(e: Element) -> int:
+            if e.type == "block":
+                x, y = e.meta["range"]
+                return count(f"[{_range_label(x, y)}] ") + count(e.text)
+            if e.type == "latest":
+                return count(f"Latest interaction (step {e.meta['step']}):") + count(e.text)
+            label = {"query": "Question: ", "tools": "Tools: "}.get(e.type, "")
+            return count(label) + count(e.text)
+
+        cache = self._line_tokens
+        groups = _by_type(state)
+        lines = len(state) + (1 if groups.get("block") else 0) + (1 if groups.get("latest") else 0)
+        headers = count("Summaries:") if groups.get("block") else 0
+        return sum(cache.get(e, lambda e=e: tokens(e)) for e in state.elements) + headers + max(0, lines - 1)

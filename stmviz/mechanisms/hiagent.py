@@ -1,0 +1,630 @@
+"""HiAgent: hierarchical working memory with subgoals as memory chunks (Section 4; Hu et al., 2024).
+
+HiAgent keeps, in the context, only the *current* subgoal with the
+action–observation pairs made under it; every finished subgoal is replaced by
+a short summarized observation. When the agent needs the details of a finished
+subgoal again, *trajectory retrieval* brings its pairs back from the step
+history. In the paper's terms (Definition 1, Definition 2, Section 4):
+
+- E = I × D — subgoals and action–observation pairs. I: a subgoal's text, an
+  (action, observation) pair as text, a summary of a finished subgoal. D: the
+  subgoal id (``meta["subgoal"]``), the time ``t`` / ``step``, the current-
+  subgoal flag ``current`` and the kind ``type`` ∈ {"task", "subgoal",
+  "pair", "summary", "retrieved"}.
+- ω — the task, the summaries of finished subgoals (with any retrieved pairs
+  under them), the active subgoal and its attached pairs.
+- μ, V_max — tokens (or any μ of the state space) and the context limit.
+- O — ``subgoal`` (a new subgoal starts; the open one is summarized first),
+  ``observe`` (attach the step's pair to the current subgoal), ``summarize``
+  (replace a finished subgoal and its pairs by a summarized observation),
+  ``select`` (keep only the pairs most relevant to the current subgoal) and
+  ``retrieve`` (trajectory retrieval of a finished subgoal's pairs).
+- C — the current request (the incoming step, the query) and the step history
+  (``context.history``), from which summaries and retrievals are rebuilt.
+- U — the hierarchical update: the five operations above, each followed by an
+  explicit overflow rule that keeps U(ω, o, c) ∈ Ω_STM and records why every
+  element left.
+- π — the model input: the task, the summarized finished subgoals, the current
+  subgoal and its pairs, as one text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..core.element import Element
+from ..core.errors import InvalidOperationError, ScenarioFormatError, shorten
+from ..core.mechanism import Mechanism, Transition
+from ..core.operation import AgentStep, Context, Operation
+from ..core.sizes import count_tokens
+from ..core.space import State, StateSpace, _num
+from ..text import cosine, embed, truncate_to_tokens
+from ..text import summarize as default_summarize
+
+__all__ = ["HiAgent"]
+
+Summarizer = Callable[[Sequence[str], int], str]
+
+# Sort keys: within step s, a new subgoal comes first, then the step's pair;
+# a summary takes the place of the subgoal it replaces, retrieved pairs follow it.
+_T_SUBGOAL, _T_SUMMARY, _T_PAIR, _T_RETRIEVED = 0.1, 0.2, 0.5, 0.6
+_SUBGOAL_LINE = re.compile(r"^\s*subgoal\s*:\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
+_ELLIPSIS = "…"
+
+
+# --------------------------------------------------------------------------- shared helpers
+
+
+class _SummaryCache:
+    """A bounded LRU of summaries keyed by (texts, budget), wrapped so that U stays pure.
+
+    ``check_mechanism`` compares snapshots of a mechanism's list/dict/set
+    attributes; this object keeps its identity, so filling the cache is not a
+    change of the mechanism, and a cached answer equals a fresh one for a
+    deterministic summarizer.
+    """
+
+    __slots__ = ("summarize", "maxsize", "_data")
+
+    def __init__(self, summarize: Summarizer, maxsize: int = 4096) -> None:
+        self.summarize = summarize
+        self.maxsize = maxsize
+        self._data: OrderedDict[tuple[tuple[str, ...], int], str] = OrderedDict()
+
+    def __call__(self, texts: Sequence[str], budget: int) -> str:
+        key = (tuple(texts), budget)
+        data = self._data
+        hit = data.get(key)
+        if hit is not None:
+            data.move_to_end(key)
+            return hit
+        result = self.summarize(list(texts), budget)
+        if not isinstance(result, str):
+            raise InvalidOperationError(
+                f"the summarizer returned {type(result).__name__} {shorten(repr(result))}; "
+                f"summarize(texts, budget) must return a string"
+            )
+        result = " ".join(result.split()) or truncate_to_tokens(" ".join(" ".join(texts).split()), budget) or _ELLIPSIS
+        data[key] = result
+        if len(data) > self.maxsize:
+            data.popitem(last=False)
+        return result
+
+
+class _Cache:
+    """A bounded memo for derived values (token counts, embeddings, groupings), kept out of purity snapshots.
+
+    When full it starts afresh: cheaper per lookup than an exact LRU, and values are pure functions of their keys.
+    """
+
+    __slots__ = ("maxsize", "_data")
+
+    def __init__(self, maxsize: int = 8192) -> None:
+        self.maxsize = maxsize
+        self._data: dict[Any, Any] = {}
+
+    def get(self, key: Any, make: Callable[[], Any]) -> Any:
+        data = self._data
+        try:
+            return data[key]
+        except KeyError:
+            pass
+        value = make()
+        if len(data) >= self.maxsize:
+            data.clear()
+        data[key] = value
+        return value
+
+
+_KINDS = _Cache(256)
+
+
+def _by_type(state: State) -> dict[str, list[Element]]:
+    """The elements of ω grouped by ``type``, each group in canonical order (cached per state)."""
+
+    def group() -> dict[str, list[Element]]:
+        groups: dict[str, list[Element]] = {}
+        for e in state.ordered():
+            groups.setdefault(e.meta.get("type", "element"), []).append(e)
+        return groups
+
+    return _KINDS.get(state.elements, group)
+
+
+def _shrink(space: StateSpace, element: Element, room: float) -> Element | None:
+    """The element with its text cut (ending in "…") so that μ ≤ room, or ``None`` if even "…" does not fit."""
+    if space.measure(element) <= room:
+        return element
+    text = element.text
+    lo, hi = 1, max(1, count_tokens(text) - 1)
+    best: Element | None = None
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        candidate = Element(truncate_to_tokens(text, mid) or _ELLIPSIS, element.meta.set(truncated=True))
+        if space.measure(candidate) <= room:
+            best, lo = candidate, mid + 1
+        else:
+            hi = mid - 1
+    if best is None:
+        candidate = Element(_ELLIPSIS, element.meta.set(truncated=True))
+        if space.measure(candidate) <= room:
+            best = candidate
+    return best
+
+
+def _check_budget(name: str, value: Any, allow_none: bool = False) -> Any:
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a whole number ≥ 1{' or None' if allow_none else ''}, got {value!r}")
+    return value
+
+
+def _range_label(x: int, y: int) -> str:
+    return f"step {x}" if x == y else f"steps {x}–{y}"
+
+
+# --------------------------------------------------------------------------- HiAgent
+
+
+def pair_text(step: AgentStep) -> str:
+    """The information i of an action–observation pair: ``"Action: …\\nObservation: …"``.
+
+    In a dialogue step (no tool call) the model's reply is its action.
+
+    >>> pair_text(AgentStep(action="open('a.html')", observation="Page A"))
+    "Action: open('a.html')\\nObservation: Page A"
+    """
+    action = step.action or step.thought
+    parts = []
+    if action:
+        parts.append(f"Action: {action}")
+    if step.observation:
+        parts.append(f"Observation: {step.observation}")
+    return "\n".join(parts)
+
+
+class HiAgent(Mechanism):
+    """The mechanism (O, E, Ω_STM, C, U, X, π) of HiAgent: subgoals as memory chunks.
+
+    Parameters
+    ----------
+    space : StateSpace
+        Ω_STM: the size function μ and the context limit V_max.
+    summary_budget : int
+        Tokens allowed for the summarized observation that replaces a finished
+        subgoal.
+    summarize : callable, optional
+        ``summarize(texts, budget) -> str``; default :func:`stmviz.text.summarize`
+        (extractive, offline). Results are cached per (texts, budget). Not
+        recorded in :meth:`params`: a mechanism rebuilt from a trace uses the default.
+    keep_pairs : int, optional
+        If set, after each new pair the controller issues ``select`` so that at
+        most this many pairs stay under the current subgoal: the newest one and
+        those most relevant (cosine of hashing embeddings) to the subgoal's text.
+    subgoal_every : int, optional
+        The rule-based controller for trajectories without markers: a subgoal
+        that was opened by rule (not by a marker) is finished after this many
+        steps and a new one is opened. ``None`` keeps it open.
+
+    Notes
+    -----
+    **Controller.** Per step t, in order:
+
+    1. a new subgoal starts if the step has a ``subgoal`` marker, else if its
+       thought has a line ``Subgoal: <text>``; the open subgoal is summarized
+       first (``summarize`` then ``subgoal``);
+    2. else, if no subgoal is open (at the start, or after ``subgoal_done``),
+       one is opened by rule, its text taken from the thought's first line;
+    3. else, a rule-opened subgoal older than ``subgoal_every`` steps is
+       summarized and a new rule subgoal opened;
+    4. ``observe`` attaches the step's (action, observation) pair (skipped for
+       an empty step), then ``select`` if more than ``keep_pairs`` pairs;
+    5. ``summarize`` if the step has ``subgoal_done``;
+    6. ``retrieve`` if ``step.meta["retrieve"]`` names a finished subgoal (by id
+       or by its text, case-insensitively). The pairs are rebuilt from the step
+       history, typed "retrieved", and dropped at the next subgoal switch. A
+       request for the current subgoal is a no-op (its pairs are in ω); an
+       unknown subgoal raises :class:`~stmviz.errors.ScenarioFormatError` (the
+       controller checks the request against ω_t; U itself treats a target that
+       an earlier overflow of the same step dropped as a no-op).
+
+    Subgoal ids count 0, 1, 2, … in the order subgoals start.
+
+    **Overflow.** Whenever Σμ > V_max after an operation, U frees room in this
+    order, recording each reason: retrieved pairs (oldest first); pairs of the
+    current subgoal (oldest first, never the newest); summaries (oldest first,
+    never the newest); then it cuts the newest pair, the newest summary, the
+    subgoal text and the task text to what fits. Retrieval brings back only as
+    many pairs (newest first) as fit in the free room.
+
+    Examples
+    --------
+    >>> from stmviz import StateSpace, run, sizes
+    >>> steps = [
+    ...     {"subgoal": "find the key", "action": "look()", "observation": "A mat."},
+    ...     {"action": "lift('mat')", "observation": "A key!", "subgoal_done": True},
+    ...     {"subgoal": "open the door", "action": "use('key')", "observation": "Open."},
+    ... ]
+    >>> trace = run(HiAgent(StateSpace(sizes.tokens(), v_max=200)), steps, query="Leave the room")
+    >>> [(e.type, e.meta.get("subgoal")) for e in trace.final]
+    [('task', None), ('summary', 0), ('subgoal', 1), ('pair', 1)]
+    >>> print(trace.project(3).text())
+    Task: Leave the room
+    Finished subgoal 0 (steps 0–1): find the key → Action: look() Observation: A mat. Action: lift('mat') Observation: A key!
+    Current subgoal 1: open the door
+    [step 2] Action: use('key')
+    Observation: Open.
+    """
+
+    name = "HiAgent"
+    operations = {
+        "subgoal": "a new subgoal starts (the open one is summarized first; retrieved pairs are dropped)",
+        "observe": "attach the step's action–observation pair to the current subgoal",
+        "summarize": "replace the finished current subgoal and its pairs by a summarized observation",
+        "select": "keep only the pairs most relevant to the current subgoal",
+        "retrieve": "trajectory retrieval: bring a finished subgoal's pairs back from the step history",
+    }
+
+    def __init__(
+        self,
+        space: StateSpace,
+        *,
+        summary_budget: int = 64,
+        summarize: Summarizer | None = None,
+        keep_pairs: int | None = None,
+        subgoal_every: int | None = 8,
+    ) -> None:
+        super().__init__(space)
+        self.summary_budget = _check_budget("summary_budget", summary_budget)
+        self.keep_pairs = _check_budget("keep_pairs", keep_pairs, allow_none=True)
+        self.subgoal_every = _check_budget("subgoal_every", subgoal_every, allow_none=True)
+        if summarize is not None and not callable(summarize):
+            raise TypeError(f"summarize must be a callable (texts, budget) -> str, got {type(summarize).__name__}")
+        self._summaries = _SummaryCache(summarize or default_summarize)
+        self._embeddings = _Cache()
+        self._line_tokens = _Cache()
+
+    def params(self) -> dict[str, Any]:
+        """The JSON-ready constructor parameters (the summarizer is not recorded)."""
+        return {"summary_budget": self.summary_budget, "keep_pairs": self.keep_pairs, "subgoal_every": self.subgoal_every}
+
+    # ------------------------------------------------------------------ reading ω
+
+    @staticmethod
+    def current_subgoal(state: State) -> Element | None:
+        """The element of the active subgoal (type "subgoal", ``current``), or ``None``."""
+        for e in _by_type(state).get("subgoal", ()):
+            if e.meta.get("current"):
+                return e
+        return None
+
+    @staticmethod
+    def _next_id(state: State, context: Context) -> int:
+        ids = [e.meta["subgoal"] for e in state.elements if e.type in ("subgoal", "summary")]
+        if ids:
+            return max(ids) + 1
+        # Nothing of earlier subgoals survived (only under extreme overflow): the step index is
+        # still larger than every earlier id, since at most one subgoal starts per step.
+        return context.t
+
+    # ------------------------------------------------------------------ initial state, controller
+
+    def initial_state(self, context: Context) -> State:
+        """ω_0 = {the task Q} (∅ when there is no query), cut to V_max if needed."""
+        if not context.query:
+            return State()
+        task = _shrink(self.space, Element(context.query, {"t": -1, "type": "task", "current": False}), self.space.v_max)
+        return State([task] if task is not None else [])
+
+    def controller(self, state: State, context: Context) -> list[Operation]:
+        """The controller: subgoal switches from markers (or the documented rules), then observe/select/summarize/retrieve."""
+        step, t = context.step, context.t
+        ops: list[Operation] = []
+        current = self.current_subgoal(state)
+        text, source = None, None
+        if step.subgoal is not None and step.subgoal.strip():
+            text, source = step.subgoal.strip(), "marker"
+        else:
+            match = _SUBGOAL_LINE.search(step.thought)
+            if match:
+                text, source = match.group(1), "thought"
+        if text is not None:
+            if current is not None:
+                ops.append(Operation("summarize", reason=f"a new subgoal starts at step {t} ({source})"))
+            ops.append(Operation("subgoal", {"text": text, "source": source}, reason=f"subgoal {source} at step {t}"))
+        elif current is None:
+            ops.append(
+                Operation("subgoal", {"text": _rule_text(step, t), "source": "rule"}, reason="rule: no subgoal is open")
+            )
+        elif (
+            self.subgoal_every is not None
+            and current.meta.get("source") == "rule"
+            and t - current.meta["step"] >= self.subgoal_every
+        ):
+            why = f"rule: subgoal {current.meta['subgoal']} ran {self.subgoal_every} steps without a marker"
+            ops.append(Operation("summarize", reason=why))
+            ops.append(Operation("subgoal", {"text": _rule_text(step, t), "source": "rule"}, reason=why))
+        if pair_text(step):
+            ops.append(Operation("observe"))
+            if self.keep_pairs is not None:
+                if ops[0].type == "subgoal" or ops[0].type == "summarize":
+                    count = 1
+                else:
+                    count = 1 + len(_by_type(state).get("pair", ()))
+                if count > self.keep_pairs:
+                    ops.append(Operation("select", {"keep": self.keep_pairs}, reason=f"more than {self.keep_pairs} pairs"))
+        if step.subgoal_done:
+            ops.append(Operation("summarize", reason=f"subgoal_done at step {t}"))
+        if "retrieve" in step.meta:
+            target = step.meta["retrieve"]
+            self._find_summary(state, target, context, error=ScenarioFormatError)  # validate early
+            ops.append(Operation("retrieve", {"subgoal": target}, reason=f"retrieval requested at step {t}"))
+        return ops
+
+    # ------------------------------------------------------------------ U
+
+    def update(self, state: State, operation: Operation, context: Context) -> Transition:
+        """The update U : Ω × O × C → Ω of HiAgent: the hierarchical update, kept in Ω by explicit overflow rules."""
+        reasons: dict[Element, str] = {}
+        kind = operation.type
+        if kind == "subgoal":
+            new = self._start(state, operation, context, reasons)
+        elif kind == "observe":
+            new = self._observe(state, context, reasons)
+        elif kind == "summarize":
+            new = self._summarize(state, context, reasons, operation.reason)
+        elif kind == "select":
+            new = self._select(state, operation, reasons)
+        elif kind == "retrieve":
+            new = self._retrieve(state, operation, context)
+        else:  # pragma: no cover - apply() refuses undeclared types
+            raise InvalidOperationError(f"HiAgent has no operation {kind!r}")
+        new = self._fit(new, reasons)
+        return Transition(new, {e: why for e, why in reasons.items() if e in state.elements})
+
+    def _start(self, state: State, operation: Operation, context: Context, reasons: dict[Element, str]) -> State:
+        text = operation.get("text")
+        if text is None:
+            text = _rule_text(context.step, context.t)
+        if not isinstance(text, str) or not text.strip():
+            raise InvalidOperationError(f"subgoal(text=…) needs a non-empty subgoal text, got {shorten(repr(text))}")
+        if self.current_subgoal(state) is not None:
+            state = self._summarize(state, context, reasons, f"a new subgoal starts at step {context.t}")
+        k = self._next_id(state, context)
+        for e in state.where(type="retrieved"):
+            reasons[e] = (
+                f"retrieved pair (step {e.meta['step']}) of subgoal {e.meta['subgoal']} dropped at the switch to subgoal {k}"
+            )
+        state = state - [e for e in state.elements if e.type == "retrieved"]
+        subgoal = Element(
+            text.strip(),
+            {
+                "t": context.t + _T_SUBGOAL,
+                "type": "subgoal",
+                "subgoal": k,
+                "current": True,
+                "step": context.t,
+                "source": str(operation.get("source", "operation")),
+            },
+        )
+        return state | {subgoal}
+
+    def _observe(self, state: State, context: Context, reasons: dict[Element, str]) -> State:
+        text = pair_text(context.step)
+        if not text:
+            return state
+        current = self.current_subgoal(state)
+        if current is None:
+            state = self._start(state, Operation("subgoal", {"source": "rule"}), context, reasons)
+            current = self.current_subgoal(state)
+            assert current is not None
+        pair = Element(
+            text,
+            {"t": context.t + _T_PAIR, "type": "pair", "subgoal": current.meta["subgoal"], "current": True, "step": context.t},
+        )
+        return state | {pair}
+
+    def _summarize(self, state: State, context: Context, reasons: dict[Element, str], why: str) -> State:
+        current = self.current_subgoal(state)
+        if current is None:
+            return state  # nothing open: a documented no-op
+        k, start = current.meta["subgoal"], current.meta["step"]
+        pairs = [e for e in _by_type(state).get("pair", ()) if e.meta.get("subgoal") == k]
+        end = max([start] + [e.meta["step"] for e in pairs])
+        texts = [text for s in range(start, end + 1) if (text := pair_text(_step_at(context, s)))]
+        summary_text = self._summaries(texts, self.summary_budget) if texts else "(no actions)"
+        summary = Element(
+            f"{current.text} → {summary_text}",
+            {
+                "t": start + _T_SUMMARY,
+                "type": "summary",
+                "subgoal": k,
+                "current": False,
+                "step": context.t,
+                "range": (start, end),
+                "goal": current.text,
+            },
+        )
+        label = f"subgoal {k} finished ({why}): replaced by its summarized observation"
+        reasons[current] = label
+        for e in pairs:
+            reasons[e] = f"pair (step {e.meta['step']}) of {label}"
+        return state.replace([current, *pairs], [summary])
+
+    def _select(self, state: State, operation: Operation, reasons: dict[Element, str]) -> State:
+        keep = operation.get("keep", self.keep_pairs)
+        if isinstance(keep, bool) or not isinstance(keep, int) or keep < 1:
+            raise InvalidOperationError(f"select(keep=…) needs a whole number ≥ 1 of pairs, got {keep!r}")
+        current = self.current_subgoal(state)
+        pairs = sorted(
+            (e for e in state.elements if e.type == "pair" and (current is None or e.meta["subgoal"] == current.meta["subgoal"])),
+            key=lambda e: e.meta["t"],
+        )
+        if len(pairs) <= keep:
+            return state
+        goal = self._embeddings.get(current.text, lambda: embed(current.text)) if current is not None else None
+        newest, older = pairs[-1], pairs[:-1]
+        scores = {
+            e: cosine(goal, self._embeddings.get(e.text, lambda e=e: embed(e.text))) if goal is not None else 0.0
+            for e in older
+        }
+        ranked = sorted(older, key=lambda e: (-scores[e], -e.meta["t"]))
+        dropped = ranked[keep - 1 :]
+        for e in dropped:
+            reasons[e] = (
+                f"pair (step {e.meta['step']}) not among the {keep} pairs most relevant to the current subgoal "
+                f"(cosine {scores[e]:.2f})"
+            )
+        return state - dropped
+
+    def _find_summary(self, state: State, target: Any, context: Context, error: type[Exception]) -> Element | None:
+        """The summary element a retrieval request names; ``None`` for the current subgoal (a no-op)."""
+        summaries = state.where(type="summary")
+        current = self.current_subgoal(state)
+        if isinstance(target, bool) or not isinstance(target, (int, str)):
+            raise error(
+                f"step {context.t}: meta['retrieve'] must be a subgoal id (int) or a subgoal's text, got {shorten(repr(target))}"
+            )
+        if isinstance(target, int):
+            for e in summaries:
+                if e.meta["subgoal"] == target:
+                    return e
+            if current is not None and current.meta["subgoal"] == target:
+                return None
+        else:
+            wanted = target.strip().casefold()
+            for e in reversed(summaries):
+                if e.meta.get("goal", "").casefold() == wanted:
+                    return e
+            if current is not None and current.text.casefold() == wanted:
+                return None
+        known = ", ".join(f"{e.meta['subgoal']} {shorten(e.meta.get('goal', ''), 24)!r}" for e in summaries) or "none"
+        raise error(
+            f"step {context.t}: trajectory retrieval of subgoal {target!r}, but ω holds no finished subgoal of that "
+            f"id or text (finished subgoals in ω: {known}); name one of them in meta['retrieve']"
+        )
+
+    def _retrieve(self, state: State, operation: Operation, context: Context) -> State:
+        target = operation.get("subgoal")
+        try:
+            summary = self._find_summary(state, target, context, error=LookupError)
+        except LookupError:
+            # The controller validated the request against ω_t; an earlier operation of this step may
+            # have dropped the summary on overflow since, so an unknown target here is a no-op.
+            if isinstance(target, bool) or not isinstance(target, (int, str)):
+                raise InvalidOperationError(f"retrieve(subgoal=…) needs an id or a text, got {shorten(repr(target))}")
+            return state
+        if summary is None:
+            return state
+        k = summary.meta["subgoal"]
+        start, end = summary.meta["range"]
+        room = self.space.free(state)
+        present = {e.meta["step"] for e in state.elements if e.type == "retrieved" and e.meta["subgoal"] == k}
+        added = []
+        for s in range(end, start - 1, -1):  # newest first, while they fit
+            if s in present:
+                continue
+            text = pair_text(_step_at(context, s))
+            if not text:
+                continue
+            e = Element(text, {"t": s + _T_RETRIEVED, "type": "retrieved", "subgoal": k, "current": False, "step": s})
+            size = self.space.measure(e)
+            if size > room:
+                break
+            added.append(e)
+            room -= size
+        return state | added
+
+    def _fit(self, state: State, reasons: dict[Element, str]) -> State:
+        """Free room until Σμ ≤ V_max, in the documented order, recording why each element left."""
+        space = self.space
+        v_max = space.v_max
+        total = space.size(state)
+        if total <= v_max:
+            return state
+
+        def over() -> str:
+            return f"Σμ = {_num(total)} > V_max = {_num(v_max)}"
+
+        ordered = state.ordered()
+        pairs = [e for e in ordered if e.type == "pair"]
+        summaries = [e for e in ordered if e.type == "summary"]
+        candidates = (
+            [(e, f"retrieved pair (step {e.meta['step']}) dropped") for e in ordered if e.type == "retrieved"]
+            + [(e, f"pair (step {e.meta['step']}) dropped") for e in pairs[:-1]]
+            + [(e, f"summary of subgoal {e.meta['subgoal']} dropped") for e in summaries[:-1]]
+        )
+        drop = []
+        for e, what in candidates:
+            if total <= v_max:
+                break
+            reasons[e] = f"{what}: {over()}"
+            total -= space.measure(e)
+            drop.append(e)
+        state = state - drop
+        # last resort: cut texts, newest pair first
+        shrinkable = pairs[-1:] + summaries[-1:] + [e for e in ordered if e.type in ("subgoal", "task")]
+        for e in shrinkable:
+            if total <= v_max:
+                break
+            size = space.measure(e)
+            cut = _shrink(space, e, size - (total - v_max))
+            reasons[e] = f"{e.type} (step {e.meta.get('step', '–')}) cut to fit: {over()}"
+            if cut is None:
+                state = state - {e}
+                total -= size
+            else:
+                state = state.replace([e], [cut])
+                total += space.measure(cut) - size
+        return state
+
+    # ------------------------------------------------------------------ π
+
+    @staticmethod
+    def _line(e: Element) -> tuple[str, str]:
+        """One line of π(ω): a label naming the element's place in the hierarchy, and its text."""
+        kind = e.type
+        if kind == "task":
+            return "Task: ", e.text
+        if kind == "summary":
+            x, y = e.meta["range"]
+            return f"Finished subgoal {e.meta['subgoal']} ({_range_label(x, y)}): ", e.text
+        if kind == "retrieved":
+            return f"  ↳ retrieved [step {e.meta['step']}] ", e.text
+        if kind == "subgoal":
+            return f"Current subgoal {e.meta['subgoal']}: ", e.text
+        if kind == "pair":
+            return f"[step {e.meta['step']}] ", e.text
+        return "", e.text  # pragma: no cover - foreign elements
+
+    def project(self, state: State) -> str:
+        """The projection π : Ω → X of HiAgent: task, summarized finished subgoals, current subgoal and its pairs."""
+        return "\n".join(label + text for label, text in map(self._line, state))
+
+    def projection_size(self, state: State) -> int:
+        """|π(ω)| in tokens, counted per label and text plus one per line break: within about two tokens per line of the whole-text count."""
+        count = self.count_tokens
+
+        def tokens(e: Element) -> int:
+            label, text = self._line(e)
+            return count(label) + count(text)
+
+        cache = self._line_tokens
+        return sum(cache.get(e, lambda e=e: tokens(e)) for e in state.elements) + max(0, len(state) - 1)
+
+
+def _step_at(context: Context, s: int) -> AgentStep:
+    if s == context.t:
+        return context.step
+    if 0 <= s < len(context.history):
+        return context.history[s]
+    return AgentStep()
+
+
+def _rule_text(step: AgentStep, t: int) -> str:
+    first = step.thought.strip().splitlines()[0] if step.thought.strip() else ""
+    return shorten(first, 80) if first else f"continue the task (from step {t})"
