@@ -12,4 +12,17 @@ from .core import sizes  # noqa: F401
 
 __version__ = "0.1.0"
 
+from .scenarios import Scenario, list_scenarios, load_scenario  # noqa: E402
+
 __all__ = list(_core_all) + ["__version__"]
+__all__ += ["Scenario", "load_scenario", "list_scenarios"]
+
+from .mechanisms import AgentFold, HiAgent  # noqa: E402
+
+__all__ += ["HiAgent", "AgentFold"]
+from .mechanisms import FIFOWindow, SCM  # noqa: E402
+__all__ += ["FIFOWindow", "SCM"]
+
+from .export import export_html  # noqa: E402  (plotly is imported only when it is called)
+
+__all__ += ["export_html"]

@@ -1,0 +1,10 @@
+"""The paper's architectures (Section 4) as mechanisms (O, E, Ω_STM, C, U, X, π)."""
+
+from .agentfold import AgentFold
+from .fifo import FIFOWindow
+from .scm import SCM
+from .hiagent import HiAgent
+
+__all__: list[str] = []
+__all__ += ["HiAgent", "AgentFold"]
+__all__ += ["FIFOWindow", "SCM"]

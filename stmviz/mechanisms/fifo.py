@@ -1,0 +1,510 @@
+"""The context window as a FIFO queue (Section 4 of the paper).
+
+The paper's first example shows that the formalism contains the usual view of
+short-term memory: the store is a first-in-first-out queue of chat messages;
+when it overflows, the beginning is cut off; and the projection π is the
+identity, because the context window is both the carrier and the model input.
+
+In the terms of Definitions 1 and 2:
+
+- E = I × D: a chat message; I its text (or parts), D = (``t``, ``type`` =
+  ``role`` ∈ {system, user, assistant, tool}, ``step``, ``call``, ``pinned``);
+- μ: any size function (tokens give a real context window); V_max: the window;
+- O: ``append`` (add the step's messages at the end, cutting off the beginning
+  on overflow) and ``evict_oldest`` (cut off the beginning to make room);
+- C: the incoming agent step (model output and observation);
+- U: the queue discipline; π: the ordered sequence itself (identity).
+
+:class:`FIFOWindow` adds what agent-framework users ask of a real window: a
+pinned system prompt, tool calls evicted together with their results, and a
+policy for a message too large for the window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ..core.element import Element
+from ..core.errors import CapacityError, STMError, shorten
+from ..core.mechanism import Mechanism, Transition
+from ..core.operation import Context, Message, ModelInput, Operation
+from ..core.sizes import words as _words_mu
+from ..core.space import State, StateSpace, _num
+
+__all__ = ["FIFOWindow", "OVERSIZE_POLICIES"]
+
+#: What :class:`FIFOWindow` does with a message that alone exceeds the window's room.
+OVERSIZE_POLICIES = ("error", "skip", "truncate")
+
+_ROLES = ("system", "user", "assistant", "tool")
+_PIN_ROLES = ("system", "user", "assistant")
+
+
+def fit_text(space: StateSpace, element: Element, room: float) -> Element | None:
+    """Cut the text of ``element`` so that μ(e′) ≤ ``room``; ``None`` if nothing fits.
+
+    The cut keeps the beginning and marks the end with "…". When μ counts
+    tokens the text is cut with :func:`stmviz.text.truncate_to_tokens` (in μ's
+    encoding); for μ = words it is cut by words; for any other μ (e.g. chars)
+    by characters, with a binary search on μ. The result carries
+    ``meta["truncated"] = True`` and ``meta["original_size"]`` = μ(e).
+
+    >>> from stmviz import StateSpace, sizes
+    >>> space = StateSpace(sizes.chars, v_max=100)
+    >>> fit_text(space, Element("abcdefghij", {"t": 0}), 5).content
+    'abcd…'
+    >>> fit_text(StateSpace(sizes.words, 100), Element("one two three four", {"t": 0}), 2).content
+    'one two…'
+    """
+    content = element.content
+    if not isinstance(content, str) or room < 1:
+        return None
+    original = space.measure(element)
+    meta = element.meta.set(truncated=True, original_size=original)
+
+    def make(text: str) -> Element:
+        return Element(text, meta)
+
+    def size(candidate: Element) -> float | None:
+        try:
+            return space.measure(candidate)
+        except STMError:
+            return None
+
+    if space.counts_tokens:
+        from ..text import truncate_to_tokens
+
+        encoding = space.mu.encoding  # type: ignore[attr-defined]
+        budget = int(room)
+        while budget >= 1:
+            cut = truncate_to_tokens(content, budget, encoding)
+            if not cut:
+                return None
+            candidate = make(cut)
+            m = size(candidate)
+            if m is not None and m <= room:
+                return candidate
+            budget -= max(1, int(m - room) if m is not None else 1)
+        return None
+    if space.mu is _words_mu:
+        parts = content.split()
+        keep = int(room)
+        while keep >= 1:
+            candidate = make(" ".join(parts[:keep]) + "…")
+            m = size(candidate)
+            if m is not None and m <= room:
+                return candidate
+            keep -= 1
+        return None
+    # any other μ (chars, or a user's function): the longest prefix that fits
+    lo, hi, best = 0, len(content) - 1, None
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        candidate = make(content[:mid].rstrip() + "…")
+        m = size(candidate)
+        if m is not None and m <= room:
+            best, lo = candidate, mid + 1
+        else:
+            hi = mid - 1
+    return best
+
+
+class FIFOWindow(Mechanism):
+    """The mechanism (O, E, Ω_STM, C, U, X, π) of a FIFO context window: U appends and cuts off the beginning, π = id.
+
+    Each incoming :class:`~stmviz.AgentStep` becomes chat messages, in order:
+
+    - a step with an action → an *assistant* message "thought + action" that
+      carries a tool call id ``call``, then a *tool* message with the
+      observation (the action's result) and the same ``call``;
+    - a step without action → a *user* message (the observation) and then an
+      *assistant* message (the thought, the model's reply).
+
+    Empty parts are skipped. When Σμ would exceed V_max the oldest messages
+    are evicted first; pinned messages (the system prompt) never are.
+
+    Parameters
+    ----------
+    space : StateSpace
+        Ω_STM: μ and V_max (the window).
+    system : str, optional
+        A system prompt, kept as the first message and never evicted.
+    pinned : iterable, optional
+        Further messages that are never evicted, after the system prompt:
+        strings (system messages), :class:`~stmviz.Element` (role from
+        ``meta["role"]``, default system), :class:`~stmviz.Message`, or dicts
+        ``{"role", "content"}`` / ``{"content", "meta"}``.
+    keep_tool_pairs : bool
+        Never leave an orphaned tool result at the start of the window: a tool
+        call is evicted together with its result (default ``True``).
+    oversize : {"error", "skip", "truncate"}
+        What to do with a message that alone exceeds the room of the window
+        left after the pins (for a tool result with ``keep_tool_pairs``: the
+        room left after its tool call too): raise
+        :class:`~stmviz.errors.CapacityError` (default), drop it (the drop is
+        recorded in the ``append`` operation of the trace), or cut its text to
+        fit (see :func:`fit_text`).
+
+    Examples
+    --------
+    >>> from stmviz import AgentStep, StateSpace, run, sizes
+    >>> window = FIFOWindow(StateSpace(sizes.words, v_max=12), system="Be brief.")
+    >>> steps = [AgentStep(thought="Hello there!", observation="Hi, I am Ann."),
+    ...          AgentStep(thought="Let me look.", action="search(pets)", observation="cats dogs"),
+    ...          AgentStep(thought="Cats, then.", observation="Which is best?")]
+    >>> trace = run(window, steps)
+    >>> [(m.role, m.content) for m in window.project(trace.state_at(2))]
+    [('system', 'Be brief.'), ('assistant', 'Hello there!'), ('assistant', 'Let me look.\\nsearch(pets)'), ('tool', 'cats dogs')]
+    >>> trace[2].operation
+    'append'
+    >>> for e, why in trace[2].why.items():
+    ...     print(repr(e.text), "←", why)
+    'Hello there!' ← oldest message; Σμ = 15 > V_max = 12
+    'Let me look.\\nsearch(pets)' ← oldest message; Σμ = 13 > V_max = 12
+    'cats dogs' ← tool result of the evicted call call_1 (keep_tool_pairs)
+    >>> [(m.role, m.content) for m in window.project(trace.final)]
+    [('system', 'Be brief.'), ('user', 'Which is best?'), ('assistant', 'Cats, then.')]
+    """
+
+    name = "fifo"
+    operations = {
+        "append": "add the step's messages at the end of the window, cutting off the beginning on overflow",
+        "evict_oldest": "cut off the oldest messages (never a pinned one) to make room",
+    }
+
+    def __init__(
+        self,
+        space: StateSpace,
+        *,
+        system: str | None = None,
+        pinned: Iterable[Any] = (),
+        keep_tool_pairs: bool = True,
+        oversize: str = "error",
+    ) -> None:
+        super().__init__(space)
+        if system is not None:
+            if not isinstance(system, str):
+                raise TypeError(f"system must be the text of a system prompt or None, got {type(system).__name__}")
+            if not system.strip():
+                raise ValueError("system is an empty text; pass system=None for no system prompt")
+        if not isinstance(keep_tool_pairs, bool):
+            raise TypeError(f"keep_tool_pairs must be True or False, got {keep_tool_pairs!r}")
+        if not isinstance(oversize, str) or oversize not in OVERSIZE_POLICIES:
+            raise ValueError(
+                f"oversize must be one of {', '.join(map(repr, OVERSIZE_POLICIES))}, got {oversize!r}: "
+                f"'error' raises CapacityError, 'skip' drops the message, 'truncate' cuts it to fit"
+            )
+        if isinstance(pinned, (str, Element, Message, Mapping)):
+            pinned = [pinned]
+        try:
+            items = list(pinned)
+        except TypeError:
+            raise TypeError(
+                f"pinned must be an iterable of messages (str, Element, Message or dict), got {type(pinned).__name__}"
+            ) from None
+        self.system = system
+        self.keep_tool_pairs = keep_tool_pairs
+        self.oversize = oversize
+        heads: list[Element] = []
+        if system is not None:
+            heads.append(Element(system, {"role": "system", "type": "system"}))
+        heads.extend(_pin_element(item, k) for k, item in enumerate(items))
+        n = len(heads)
+        pins = tuple(e.with_meta(t=k - n, pinned=True) for k, e in enumerate(heads))
+        self._pins = pins
+        self._user_pins = pins[1:] if system is not None else pins
+        pin_size = space.size(pins)
+        if pin_size > space.v_max:
+            raise CapacityError(
+                f"the pinned messages alone have Σμ = {_num(pin_size)} > V_max = {_num(space.v_max)}; "
+                f"no window state can hold them: shorten the system prompt or pins, or raise v_max"
+            )
+        #: V_max − Σμ(pinned): the room of the window for the conversation.
+        self.room = space.v_max - pin_size
+        self._memo = _Memo()
+
+    # -- the seven-tuple ------------------------------------------------------
+    def params(self) -> dict[str, Any]:
+        """JSON-ready constructor arguments: ``FIFOWindow(space, **m.params())`` rebuilds it."""
+        return {
+            "system": self.system,
+            "pinned": [e.to_json() for e in self._user_pins],
+            "keep_tool_pairs": self.keep_tool_pairs,
+            "oversize": self.oversize,
+        }
+
+    @property
+    def pins(self) -> tuple[Element, ...]:
+        """The pinned elements (system prompt first), in order."""
+        return self._pins
+
+    def initial_state(self, context: Context) -> State:
+        """ω_0: the pinned messages (the system prompt), or ∅."""
+        return State(self._pins)
+
+    def incoming(self, context: Context) -> tuple[list[Element], list[str]]:
+        """The messages the current step adds, after the ``oversize`` policy, and notes on what was cut.
+
+        Raises
+        ------
+        CapacityError
+            with ``oversize="error"``, when a message alone exceeds the room.
+        """
+        step = context.step
+        t = context.t
+        parts: list[tuple[str, str, str | None]] = []
+        if step.action:
+            call = f"call_{t}"
+            parts.append(("assistant", step.model_output, call))
+            if step.observation:
+                parts.append(("tool", step.observation, call))
+        else:
+            if step.observation:
+                parts.append(("user", step.observation, None))
+            if step.thought:
+                parts.append(("assistant", step.thought, None))
+        out: list[Element] = []
+        notes: list[str] = []
+        measure = self.space.measure
+        call_kept: dict[str, float] = {}
+        skipped_calls: set[str] = set()
+        for k, (role, text, call) in enumerate(parts):
+            meta: dict[str, Any] = {"t": t if k == 0 else t + 0.5, "type": role, "role": role, "step": t}
+            if call is not None:
+                meta["call"] = call
+            element = Element(text, meta)
+            paired = self.keep_tool_pairs and role == "tool" and call is not None
+            if paired and call in skipped_calls:
+                notes.append(f"skipped the tool result of step {t}: its tool call {call} was skipped")
+                continue
+            room = self.room - (call_kept.get(call, 0) if paired else 0)
+            size = measure(element)
+            if size > room:
+                element = self._oversize(element, size, room, role, t, paired, notes)
+                if element is None:
+                    if call is not None and role == "assistant":
+                        skipped_calls.add(call)
+                    continue
+                size = measure(element)
+            if call is not None and role == "assistant":
+                call_kept[call] = size
+            out.append(element)
+        return out, notes
+
+    def _oversize(
+        self, element: Element, size: float, room: float, role: str, t: int, paired: bool, notes: list[str]
+    ) -> Element | None:
+        where = (
+            f"the room of the window (V_max = {_num(self.space.v_max)} − Σμ(pinned) = {_num(self.room)}"
+            + (f", less its tool call = {_num(room)})" if paired else ")")
+        )
+        if self.oversize == "error":
+            raise CapacityError(
+                f"the {role} message {element.label()} of step {t} alone has μ = {_num(size)} > {_num(room)}, "
+                f"{where}; it can never fit: pass oversize='truncate' or 'skip', or raise v_max"
+            )
+        if self.oversize == "truncate":
+            cut = fit_text(self.space, element, room)
+            if cut is not None:
+                notes.append(
+                    f"truncated the {role} message of step {t} from μ = {_num(size)} to "
+                    f"{_num(self.space.measure(cut))} to fit {where}"
+                )
+                return cut
+            notes.append(f"skipped the {role} message of step {t}: even truncated it does not fit {where}")
+            return None
+        notes.append(f"skipped the {role} message of step {t}: μ = {_num(size)} > {_num(room)}, {where}")
+        return None
+
+    def _incoming(self, context: Context) -> tuple[list[Element], list[str]]:
+        memo = self._memo
+        if memo.context is context:
+            return memo.incoming  # type: ignore[return-value]
+        result = self.incoming(context)
+        memo.context, memo.incoming = context, result
+        return result
+
+    def _info(self, state: State) -> tuple[float, tuple[Element, ...]]:
+        """(Σμ(ω), ω in canonical order); the core keeps both incrementally for states built by ``|`` and ``-``."""
+        return self.space.size(state), state.ordered()
+
+    def _made(
+        self, state: State, size: float, order: tuple[Element, ...], new: list[Element], removed: Mapping[Element, str]
+    ) -> State:
+        """ω′ = (ω ∪ new) ∖ removed."""
+        result = state | new if new else state
+        return result - removed.keys() if removed else result
+
+    def controller(self, state: State, context: Context) -> Operation:
+        """Choose o: ``append`` (which cuts off the beginning on overflow), noting what the ``oversize`` policy cut.
+
+        One operation per step keeps :func:`~stmviz.run` fast; ``evict_oldest``
+        stays in τ for controllers that want to make room explicitly.
+        """
+        _, notes = self._incoming(context)
+        params: dict[str, Any] = {}
+        if notes:
+            params["skipped"] = sum(1 for n in notes if n.startswith("skipped"))
+            params["truncated"] = sum(1 for n in notes if n.startswith("truncated"))
+        return Operation("append", params, reason="; ".join(notes))
+
+    def update(self, state: State, operation: Operation, context: Context) -> Transition:
+        """The update U : Ω × O × C → Ω of the FIFO window.
+
+        ``append`` adds the step's messages and, if Σμ > V_max, cuts off the
+        oldest; ``evict_oldest`` cuts off the oldest messages until ``room``
+        (a parameter, in units of μ) is free, or ``count`` of them (default 1).
+        Pinned messages are never evicted. Each removed message gets a reason,
+        e.g. ``"oldest message; Σμ = 8301 > V_max = 8192"``.
+        """
+        space = self.space
+        measure = space.measure
+        size, order = self._info(state)
+        if operation.type == "append":
+            new, _ = self._incoming(context)
+            if not new:
+                return Transition(state)
+            total = size + sum(measure(e) for e in new)
+            removed: dict[Element, str] = {}
+            if total > space.v_max:
+                removed = self._evict(order + tuple(new), total, space.v_max, None)
+                total -= sum(measure(e) for e in removed)
+            return Transition(self._made(state, total, order, new, removed), removed)
+        if operation.type == "evict_oldest":
+            room = operation.get("room")
+            count = operation.get("count")
+            if room is not None and (isinstance(room, bool) or not isinstance(room, (int, float)) or room < 0):
+                raise ValueError(f"evict_oldest: room must be a number ≥ 0 of free μ, got {room!r}")
+            if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
+                raise ValueError(f"evict_oldest: count must be a whole number ≥ 0 of messages, got {count!r}")
+            if room is not None:
+                removed = self._evict(order, size + room, space.v_max, None)
+            else:
+                removed = self._evict(order, size, space.v_max, 1 if count is None else count)
+            if not removed:
+                return Transition(state)
+            total = size - sum(measure(e) for e in removed)
+            return Transition(self._made(state, total, order, [], removed), removed)
+        raise NotImplementedError(f"FIFOWindow has no update for {operation.type!r}")  # pragma: no cover
+
+    def _evict(self, order: tuple[Element, ...], total: float, limit: float, count: int | None) -> dict[Element, str]:
+        """Oldest-first eviction over ``order``: until ``total ≤ limit`` (count None) or ``count`` messages."""
+        measure = self.space.measure
+        v_max = _num(self.space.v_max)
+        pairs = self.keep_tool_pairs
+        removed: dict[Element, str] = {}
+        n = len(order)
+        i = 0
+        done = 0
+        while i < n:
+            if count is None:
+                if total <= limit:
+                    break
+            elif done >= count:
+                break
+            e = order[i]
+            i += 1
+            if e in removed or e.meta.get("pinned"):
+                continue
+            if count is None:
+                removed[e] = f"oldest message; Σμ = {_num(total)} > V_max = {v_max}"
+            else:
+                removed[e] = f"oldest message (evict_oldest, count = {count})"
+            total -= measure(e)
+            done += 1
+            call = e.meta.get("call")
+            if pairs and call is not None and e.type == "assistant":
+                j = i
+                while j < n and order[j].meta.get("call") == call:
+                    f = order[j]
+                    if f.type == "tool" and f not in removed:
+                        removed[f] = f"tool result of the evicted call {call} (keep_tool_pairs)"
+                        total -= measure(f)
+                    j += 1
+        if pairs:
+            # never leave a tool result at the start of the window whose call is gone
+            while i < n:
+                e = order[i]
+                if e in removed or e.meta.get("pinned"):
+                    i += 1
+                    continue
+                if e.type != "tool":
+                    break
+                call = e.meta.get("call")
+                if call is not None and any(
+                    f.type == "assistant" and f.meta.get("call") == call and f not in removed for f in order
+                ):
+                    break
+                removed[e] = f"orphaned tool result of call {call} (keep_tool_pairs)"
+                i += 1
+        return removed
+
+    def project(self, state: State) -> ModelInput:
+        """The projection π : Ω → X of the FIFO window: the identity — the ordered messages themselves.
+
+        >>> from stmviz import StateSpace, sizes
+        >>> w = FIFOWindow(StateSpace(sizes.words, 10), system="Be kind.")
+        >>> w.project(w.initial_state(Context())).to_messages()
+        [{'role': 'system', 'content': 'Be kind.'}]
+        """
+        return ModelInput(Message(str(e.meta.get("role", "user")), e.content) for e in state.ordered())
+
+    def projection_size(self, state: State) -> int:
+        """|π(ω)| in tokens: Σμ(ω) when μ counts tokens (π is the identity), else the counted input."""
+        if self.space.counts_tokens:
+            total, _ = self._info(state)
+            return int(total) if float(total).is_integer() else total  # type: ignore[return-value]
+        return super().projection_size(state)
+
+
+class _Memo:
+    """The last step's messages, so the controller and U build them once (never changes a result).
+
+    One object for the mechanism's life (its identity never changes), so a
+    purity check sees the mechanism unchanged.
+    """
+
+    __slots__ = ("context", "incoming")
+
+    def __init__(self) -> None:
+        self.context: Context | None = None
+        self.incoming: tuple[list[Element], list[str]] | None = None
+
+    def __repr__(self) -> str:
+        return "_Memo()"
+
+
+def _pin_element(item: Any, k: int) -> Element:
+    """Turn one ``pinned`` item into an element with a role."""
+    if isinstance(item, str):
+        if not item.strip():
+            raise ValueError(f"pinned[{k}] is an empty text; a pinned message needs content")
+        element = Element(item, {"role": "system"})
+    elif isinstance(item, Element):
+        element = item
+    elif isinstance(item, Message):
+        element = Element(item.content, {"role": item.role})
+    elif isinstance(item, Mapping):
+        if "meta" in item:
+            element = Element.from_json(item, where=f"pinned[{k}]")
+        elif "content" in item:
+            element = Element(item["content"], {"role": item.get("role", "system")})
+        else:
+            raise ValueError(f"pinned[{k}] = {shorten(repr(item))} has no 'content'; give {{'role', 'content'}}")
+    else:
+        raise TypeError(
+            f"pinned[{k}] is a {type(item).__name__}; a pinned message is a str, Element, Message or "
+            f"dict {{'role', 'content'}}"
+        )
+    role = element.meta.get("role", "system")
+    if role not in _PIN_ROLES:
+        raise ValueError(
+            f"pinned[{k}] has role {role!r}; a pinned message is a {', '.join(_PIN_ROLES)} message "
+            f"(a tool result needs its call)"
+        )
+    meta = dict(element.meta)
+    meta["role"] = role
+    meta.setdefault("type", role)
+    return Element(element.content, meta)
+

@@ -1,0 +1,528 @@
+"""SCM, the Self-Controlled Memory framework (Wang et al., 2023), as the paper's Section 4 describes it.
+
+Element by element (Definitions 1 and 2):
+
+- **E = I × D.** I is the tuple (observation, response, summary) of one
+  interaction: an element's content is the interaction's full text
+  ("Observation: … / Response: …", ``form = "full"``) or its summary
+  (``form = "summary"``). D holds the interaction index (``index``, also
+  ``t`` and ``step``), its embedding (``embedding``) and the type
+  (``type`` = ``"activation"`` or ``"flash"`` memory).
+- **μ:** tokens (any size function works). **V_max:** the limit on
+  activation + flash memory.
+- **ω:** the elements fed to the model at the current step. The memory
+  stream (every past interaction) is *not* in ω: it is the step history in
+  the context c (``context.history``), so U stays a pure function.
+- **O:** ``add_interaction`` and ``activate_memory``. Memory activation is
+  the controller's decision to emit ``activate_memory`` at all (only when
+  there are interactions older than flash memory and k ≥ 1); its parameter
+  ``k`` is the top-k retrieval, and ``form`` (``"auto"``, ``"full"``,
+  ``"summary"``) the choice between full text and summary.
+- **C:** the current observation and its embedding (computed from c).
+- **U:** ``add_interaction`` adds the current interaction in full as flash
+  memory (the newest ``flash_size`` interactions, the current one included)
+  and clears activation memory; ``activate_memory`` ranks the older
+  interactions by recency_weight · recency + relevance_weight · cosine(embed(
+  current observation), embed(interaction)), activates the top k — in full if
+  it fits, else as its summary, dropping the lowest-ranked until Σμ ≤ V_max.
+- **π:** input fusion — the activated memories, then flash memory, ending
+  with the current interaction (which holds the current observation).
+
+Summaries and embeddings are cached per interaction text, in an object whose
+identity never changes (results do not depend on the cache).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..core.element import Element
+from ..core.errors import UpdateFailedError, shorten
+from ..core.mechanism import Mechanism, Transition
+from ..core.operation import AgentStep, Context, History, Message, ModelInput, Operation
+from ..core.space import State, StateSpace, _num
+from .fifo import fit_text
+
+__all__ = ["SCM", "interaction_text"]
+
+_FORMS = ("auto", "full", "summary")
+
+
+def interaction_text(step: AgentStep) -> tuple[str, str]:
+    """The (full text, raw text) of one interaction i = (observation, response).
+
+    The full text labels the parts in the order they happened (a tool step:
+    the response — thought and action — then its observation; a dialogue
+    step: the user's observation, then the response). The raw text, without
+    labels, is what gets embedded and summarized.
+
+    >>> interaction_text(AgentStep(thought="Noted.", observation="My code is 7391."))
+    ('Observation: My code is 7391.\\nResponse: Noted.', 'My code is 7391.\\nNoted.')
+    """
+    response = step.model_output
+    observation = step.observation
+    if step.action:
+        parts = [("Response", response), ("Observation", observation)]
+    else:
+        parts = [("Observation", observation), ("Response", response)]
+    parts = [(label, text) for label, text in parts if text]
+    full = "\n".join(f"{label}: {text}" for label, text in parts)
+    raw = "\n".join(text for _, text in parts)
+    return full, raw
+
+
+class _Cache:
+    """Per-text caches of embeddings and summaries, plus the memory stream's embedding matrix.
+
+    Its identity never changes for the mechanism's life, and every entry is
+    a function of its key, so results never depend on it.
+    """
+
+    __slots__ = ("embeddings", "summaries", "elements", "stream", "rows", "norms", "powers", "limit")
+
+    def __init__(self, limit: int = 1 << 16) -> None:
+        self.embeddings: OrderedDict[str, tuple[float, ...]] = OrderedDict()
+        self.summaries: OrderedDict[tuple[str, int], str] = OrderedDict()
+        self.elements: OrderedDict[tuple[Any, ...], Element | None] = OrderedDict()
+        self.stream: Any = None  # the step list the rows were computed from
+        self.rows: list[Any] = []  # per interaction: (full, raw, embedding) or None when empty
+        self.norms: Any = None
+        self.powers: Any = None  # (decay, array of decay ** age for age = 0, 1, …)
+        self.limit = limit
+
+    def __repr__(self) -> str:
+        return f"_Cache({len(self.embeddings)} embeddings, {len(self.summaries)} summaries)"
+
+    @staticmethod
+    def put(table: OrderedDict, key: Any, value: Any, limit: int) -> None:
+        table[key] = value
+        if len(table) > limit:
+            table.popitem(last=False)
+
+
+class SCM(Mechanism):
+    """The mechanism (O, E, Ω_STM, C, U, X, π) of SCM: flash memory of recent interactions + activation memory retrieved by rank.
+
+    Parameters
+    ----------
+    space : StateSpace
+        Ω_STM: μ (tokens) and V_max, the limit on activation + flash memory.
+    k : int
+        Top-k retrieval: how many older interactions to activate (≥ 0).
+    flash_size : int
+        How many of the newest interactions, the current one included, are
+        kept in full as flash memory (≥ 1).
+    recency_weight, relevance_weight : float
+        Weights (≥ 0, not both 0) of recency = ``recency_decay`` ** age (age in
+        steps) and relevance = cosine similarity to the current observation.
+    summary_budget : int
+        Token budget of an interaction's summary.
+    summarize : callable, optional
+        ``summarize(texts, budget) -> str``; default :func:`stmviz.text.summarize`.
+    embed : callable, optional
+        ``embed(text) -> vector``; default :func:`stmviz.text.embed`.
+    recency_decay : float
+        The per-step decay of recency, in (0, 1].
+
+    Examples
+    --------
+    >>> from stmviz import AgentStep, StateSpace, run, sizes
+    >>> steps = [AgentStep(thought="Noted.", observation="My locker code is 7391."),
+    ...          AgentStep(thought="Sunny.", observation="How is the weather?"),
+    ...          AgentStep(thought="Pasta.", observation="What is for dinner?"),
+    ...          AgentStep(thought="Let me recall.", observation="What is my locker code?")]
+    >>> scm = SCM(StateSpace(sizes.tokens(), v_max=200), k=1, flash_size=1)
+    >>> trace = run(scm, steps)
+    >>> [(e.type, e.meta["index"], e.meta["form"]) for e in trace.final]
+    [('activation', 0, 'full'), ('flash', 3, 'full')]
+    >>> print(scm.project(trace.final).text())
+    Observation: My locker code is 7391.
+    Response: Noted.
+    <BLANKLINE>
+    Observation: What is my locker code?
+    Response: Let me recall.
+    >>> trace[3].operation
+    'add_interaction; activate_memory(k=1, form=auto)'
+    """
+
+    name = "scm"
+    operations = {
+        "add_interaction": "add the current interaction in full to flash memory; clear activation memory",
+        "activate_memory": (
+            "memory activation: rank older interactions by recency + relevance to the current observation, "
+            "activate the top k in full text or as a summary (params k, form)"
+        ),
+    }
+
+    def __init__(
+        self,
+        space: StateSpace,
+        *,
+        k: int = 3,
+        flash_size: int = 2,
+        recency_weight: float = 0.5,
+        relevance_weight: float = 0.5,
+        summary_budget: int = 64,
+        summarize: Callable[[Sequence[str], int], str] | None = None,
+        embed: Callable[[str], Sequence[float]] | None = None,
+        recency_decay: float = 0.99,
+    ) -> None:
+        super().__init__(space)
+        _whole("k", k, 0)
+        _whole("flash_size", flash_size, 1)
+        _whole("summary_budget", summary_budget, 1)
+        for name, value in (("recency_weight", recency_weight), ("relevance_weight", relevance_weight)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+                raise ValueError(f"{name} must be a finite number ≥ 0, got {value!r}")
+        if recency_weight == 0 and relevance_weight == 0:
+            raise ValueError("recency_weight and relevance_weight are both 0: nothing would rank the memory stream")
+        if (
+            isinstance(recency_decay, bool)
+            or not isinstance(recency_decay, (int, float))
+            or not 0 < recency_decay <= 1
+        ):
+            raise ValueError(f"recency_decay must be a number in (0, 1], got {recency_decay!r}")
+        for name, value in (("summarize", summarize), ("embed", embed)):
+            if value is not None and not callable(value):
+                raise TypeError(f"{name} must be a callable or None, got {type(value).__name__}")
+        if summarize is None:
+            from ..text import summarize as summarize  # noqa: PLW0127
+        if embed is None:
+            from ..text import embed as embed  # noqa: PLW0127
+        self.k = k
+        self.flash_size = flash_size
+        self.recency_weight = float(recency_weight)
+        self.relevance_weight = float(relevance_weight)
+        self.summary_budget = summary_budget
+        self.recency_decay = float(recency_decay)
+        self.summarize = summarize
+        self.embed = embed
+        self._cache = _Cache()
+
+    def params(self) -> dict[str, Any]:
+        """JSON-ready constructor arguments (a custom summarize/embed is not recorded: rebuilt, it is the default)."""
+        return {
+            "k": self.k,
+            "flash_size": self.flash_size,
+            "recency_weight": self.recency_weight,
+            "relevance_weight": self.relevance_weight,
+            "summary_budget": self.summary_budget,
+            "recency_decay": self.recency_decay,
+        }
+
+    # -- helpers ------------------------------------------------------------------
+    def _fail(self, context: Context, what: str, exc: BaseException) -> UpdateFailedError:
+        return UpdateFailedError(
+            f"step {context.t}: {self} could not {what}: {type(exc).__name__}: {shorten(str(exc), 160)}. "
+            f"ω_{context.t} was left as it was",
+            step=context.t,
+        )
+
+    def _embedding(self, raw: str, context: Context) -> tuple[float, ...]:
+        cache = self._cache
+        hit = cache.embeddings.get(raw)
+        if hit is not None:
+            return hit
+        try:
+            vector = tuple(map(float, self.embed(raw)))
+        except Exception as exc:
+            raise self._fail(context, f"embed {shorten(raw)!r} with {self.embed!r}", exc) from exc
+        if not vector or not math.isfinite(math.fsum(map(abs, vector))):
+            raise self._fail(context, "use the embedding", ValueError(f"embed returned {shorten(repr(vector))}"))
+        cache.put(cache.embeddings, raw, vector, cache.limit)
+        return vector
+
+    def _summary(self, raw: str, context: Context, index: int) -> str:
+        cache = self._cache
+        key = (raw, self.summary_budget)
+        hit = cache.summaries.get(key)
+        if hit is not None:
+            return hit
+        try:
+            summary = self.summarize([raw], self.summary_budget)
+        except Exception as exc:
+            raise self._fail(context, f"summarize interaction {index} with {self.summarize!r}", exc) from exc
+        if not isinstance(summary, str):
+            raise self._fail(
+                context, f"summarize interaction {index}", TypeError(f"summarize returned {type(summary).__name__}, not str")
+            )
+        cache.put(cache.summaries, key, summary, cache.limit)
+        return summary
+
+    def _row(self, step: AgentStep, context: Context) -> tuple[str, str, tuple[float, ...]] | None:
+        full, raw = interaction_text(step)
+        if not full:
+            return None
+        return full, raw, self._embedding(raw, context)
+
+    def _stream(self, context: Context) -> list[Any]:
+        """The memory stream's rows (full text, raw text, embedding) for steps 0 … t−1, computed once per step."""
+        history = context.history
+        n = len(history)
+        cache = self._cache
+        source = getattr(history, "_steps", None) if isinstance(history, History) else None
+        rows = cache.rows
+        if source is None or source is not cache.stream or len(rows) > n or (
+            rows and n and history[len(rows) - 1] is not _cache_step(cache, len(rows) - 1)
+        ):
+            cache.stream = source
+            cache.rows = rows = []
+            cache.norms = None
+        while len(rows) < n:
+            step = history[len(rows)]
+            rows.append((step, self._row(step, context)))
+        return rows
+
+    def _element(self, index: int, row: tuple[str, str, tuple[float, ...]], kind: str, form: str, context: Context) -> Element | None:
+        full, raw, vector = row
+        cache = self._cache
+        key = (index, kind, form, full, self.summary_budget)
+        if key in cache.elements:
+            return cache.elements[key]
+        content = full if form == "full" else self._summary(raw, context, index)
+        element = (
+            Element(content, {"t": index, "step": index, "type": kind, "index": index, "embedding": vector, "form": form})
+            if content
+            else None
+        )
+        cache.put(cache.elements, key, element, cache.limit)
+        return element
+
+    # -- the seven-tuple ----------------------------------------------------------
+    def controller(self, state: State, context: Context) -> list[Operation]:
+        """The memory controller: add the interaction, and activate memory when there is older memory to rank."""
+        ops = [Operation("add_interaction")]
+        if self.k > 0 and context.t - self.flash_size >= 0:
+            ops.append(Operation("activate_memory", {"k": self.k, "form": "auto"}))
+        return ops
+
+    def update(self, state: State, operation: Operation, context: Context) -> Transition:
+        """The update U : Ω × O × C → Ω of SCM: adding the interaction (flash) or activating memory.
+
+        Raises
+        ------
+        UpdateFailedError
+            when the summarizer or the embedder raises; ω is left untouched.
+        """
+        if operation.type == "add_interaction":
+            return self._add_interaction(state, context)
+        if operation.type == "activate_memory":
+            k = operation.get("k", self.k)
+            form = operation.get("form", "auto")
+            if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+                raise ValueError(f"activate_memory: k must be a whole number ≥ 0, got {k!r}")
+            if form not in _FORMS:
+                raise ValueError(f"activate_memory: form must be one of {', '.join(map(repr, _FORMS))}, got {form!r}")
+            return self._activate(state, context, k, form)
+        raise NotImplementedError(f"SCM has no update for {operation.type!r}")  # pragma: no cover
+
+    def _add_interaction(self, state: State, context: Context) -> Transition:
+        space = self.space
+        t = context.t
+        stream = self._stream(context)
+        current = self._row(context.step, context)
+        window: list[tuple[int, Any]] = [(t, current)]
+        for i in range(min(t, len(stream)) - 1, max(-1, t - self.flash_size), -1):
+            window.append((i, stream[i][1]))
+        room = space.v_max
+        chosen: list[Element] = []
+        for i, row in window:  # newest first: the current interaction has the first claim on V_max
+            if row is None:
+                continue
+            element = self._element(i, row, "flash", "full", context)
+            if element is None or space.measure(element) > room:
+                summary = self._element(i, row, "flash", "summary", context)
+                if summary is not None and space.measure(summary) <= room and (
+                    element is None or space.measure(summary) < space.measure(element)
+                ):
+                    element = summary
+                elif i == t and element is not None:
+                    element = fit_text(space, element, room)
+                else:
+                    element = None
+            if element is None or space.measure(element) > room:
+                continue
+            chosen.append(element)
+            room -= space.measure(element)
+        new = State(chosen)
+        reasons: dict[Element, str] = {}
+        for e in state.elements - new.elements:
+            index = e.meta.get("index")
+            if e.type == "flash":
+                if isinstance(index, int) and index <= t - self.flash_size:
+                    reasons[e] = f"left flash memory: interaction {index} is older than the newest flash_size = {self.flash_size}"
+                else:
+                    reasons[e] = f"flash memory re-fitted to V_max = {_num(space.v_max)}"
+            else:
+                reasons[e] = f"activation memory is re-ranked for the observation of step {t}"
+        return Transition(new, reasons)
+
+    def _activate(self, state: State, context: Context, k: int, form: str) -> Transition:
+        space = self.space
+        t = context.t
+        stream = self._stream(context)
+        in_state = {e.meta.get("index") for e in state.elements}
+        last = min(len(stream), t - self.flash_size + 1)  # candidates: 0 … t − flash_size
+        if k == 0 or last <= 0:
+            return Transition(state)
+        query_text = context.observation or interaction_text(context.step)[1]
+        query = self._embedding(query_text, context) if query_text else None
+        ranked = self._rank(stream, last, query, t, k, in_state)
+        if not ranked:
+            return Transition(state)
+        room = space.free(state)
+        picks: list[list[Any]] = []  # [index, row, form, element]
+        for i in ranked:
+            row = stream[i][1]
+            want = "summary" if form == "summary" else "full"
+            element = self._element(i, row, "activation", want, context)
+            picks.append([i, row, want, element])
+        total = sum(space.measure(p[3]) for p in picks if p[3] is not None)
+        picks = [p for p in picks if p[3] is not None]
+        while picks and total > room:
+            switch = None
+            if form == "auto":
+                for p in reversed(picks):  # the lowest-ranked full text gives way to its summary first
+                    if p[2] == "full":
+                        summary = self._element(p[0], p[1], "activation", "summary", context)
+                        p[2] = "summary-tried"
+                        if summary is not None and space.measure(summary) < space.measure(p[3]):
+                            switch = (p, summary)
+                            break
+            if switch is not None:
+                p, summary = switch
+                total += space.measure(summary) - space.measure(p[3])
+                p[2], p[3] = "summary", summary
+                continue
+            dropped = picks.pop()
+            total -= space.measure(dropped[3])
+        return Transition(state | [p[3] for p in picks])
+
+    def _rank(self, stream: list[Any], last: int, query: tuple[float, ...] | None, t: int, k: int, skip: set) -> list[int]:
+        """The indices of the top-k candidates 0 … last−1 by recency_weight·recency + relevance_weight·cosine."""
+        rw, lw, decay = self.recency_weight, self.relevance_weight, self.recency_decay
+        try:
+            import numpy as np
+        except ImportError:  # pragma: no cover - numpy ships with the figure stack
+            np = None
+        if np is not None and last > 64:
+            qvec = np.asarray(query, dtype=float) if query else None
+            qnorm = float(np.sqrt(qvec @ qvec)) if qvec is not None else 0.0
+            cache = self._cache
+            rows = stream
+            dim = len(query) if query else None
+            matrix = cache.norms
+            if matrix is None or matrix[0].shape[0] < last or (dim is not None and matrix[0].shape[1] != dim):
+                width = dim or len(next((r[1][2] for r in rows if r[1] is not None), (0.0,)))
+                size = max(last, 2 * (matrix[0].shape[0] if matrix is not None else 0), 256)
+                data = np.zeros((size, width))
+                valid = np.zeros(size, dtype=bool)
+                for i in range(min(len(rows), size)):
+                    row = rows[i][1]
+                    if row is not None:
+                        data[i] = _unit(row[2], width)
+                        valid[i] = True
+                cache.norms = matrix = (data, valid, min(len(rows), size))
+            data, valid, filled = matrix
+            if filled < last:
+                for i in range(filled, min(len(rows), data.shape[0])):
+                    row = rows[i][1]
+                    if row is not None:
+                        data[i] = _unit(row[2], data.shape[1])
+                        valid[i] = True
+                cache.norms = matrix = (data, valid, min(len(rows), data.shape[0]))
+            index = np.arange(last)
+            powers = cache.powers
+            if powers is None or powers[0] != decay or powers[1].shape[0] <= t:
+                powers = cache.powers = (decay, np.power(decay, np.arange(max(2 * t + 2, 1024), dtype=float)))
+            ages = powers[1][t - last + 1 : t + 1]  # decay ** age for the ages t − i of i = last−1 … 0
+            score = rw * ages[::-1]
+            if query and qnorm > 0:
+                if len(query) != data.shape[1]:
+                    raise ValueError(f"embed returned vectors of {len(query)} and {data.shape[1]} dimensions")
+                score = score + lw * (data[:last] @ (qvec / qnorm))
+            score = np.where(valid[:last], score, -np.inf)
+            for i in skip:
+                if isinstance(i, int) and 0 <= i < last:
+                    score[i] = -np.inf
+            m = min(k, last)
+            if m <= 8:  # a few argmax passes beat a partition for small k
+                work = score.copy() if m > 1 else score
+                backwards = work[::-1]  # argmax takes the first maximum: read backwards so ties go to the newest
+                top = []
+                for _ in range(m):
+                    i = last - 1 - int(np.argmax(backwards))
+                    if work[i] == -np.inf:
+                        break
+                    top.append(i)
+                    work[i] = -np.inf
+            else:
+                top = [int(i) for i in (np.argpartition(-score, m - 1)[:m] if m < last else index)]
+            order = sorted((i for i in top if score[i] > -np.inf), key=lambda i: (-float(score[i]), -i))
+            return order[:k]
+        qnorm = math.sqrt(sum(v * v for v in query)) if query else 0.0
+        scored = []
+        for i in range(last):
+            row = stream[i][1]
+            if row is None or i in skip:
+                continue
+            relevance = _cosine(query, row[2], qnorm) if query else 0.0
+            scored.append((-(rw * decay ** (t - i) + lw * relevance), -i))
+        scored.sort()
+        return [-i for _, i in scored[:k]]
+
+    def project(self, state: State) -> ModelInput:
+        """The projection π : Ω → X of SCM: input fusion — activated memories, then flash memory ending with the current interaction.
+
+        Activated memories are system messages, flash memory user messages, in interaction order.
+        """
+        return ModelInput(
+            Message("system" if e.type == "activation" else "user", e.content) for e in _fused(state)
+        )
+
+    def projection_size(self, state: State) -> int:
+        """|π(ω)| in tokens: the sum of the messages' token counts (cached per text)."""
+        count = self.count_tokens
+        total = 0
+        for e in state.elements:
+            if not isinstance(e.content, str):
+                return super().projection_size(state)
+            total += count(e.content)
+        return total
+
+
+def _cache_step(cache: _Cache, i: int) -> Any:
+    return cache.rows[i][0]
+
+
+def _fused(state: State) -> list[Element]:
+    activations = [e for e in state if e.type == "activation"]
+    return activations + [e for e in state if e.type != "activation"]
+
+
+def _unit(vector: Sequence[float], width: int) -> Any:
+    import numpy as np
+
+    if len(vector) != width:
+        raise ValueError(f"embed returned vectors of {len(vector)} and {width} dimensions; they must all match")
+    array = np.asarray(vector, dtype=float)
+    norm = float(np.sqrt(array @ array))
+    return array / norm if norm > 0 else array
+
+
+def _cosine(a: Sequence[float], b: Sequence[float], anorm: float) -> float:
+    if len(a) != len(b):
+        raise ValueError(f"embed returned vectors of {len(a)} and {len(b)} dimensions; they must all match")
+    bnorm = math.sqrt(sum(v * v for v in b))
+    if anorm == 0 or bnorm == 0:
+        return 0.0
+    return sum(x * y for x, y in zip(a, b)) / (anorm * bnorm)
+
+
+def _whole(name: str, value: Any, minimum: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(f"{name} must be a whole number ≥ {minimum}, got {value!r}")
+

@@ -1,0 +1,410 @@
+"""Tests of SCM, the Self-Controlled Memory framework, as Section 4 of the paper describes it."""
+
+from __future__ import annotations
+
+import json
+import random
+from types import SimpleNamespace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from stmviz import (
+    SCM,
+    AgentStep,
+    Context,
+    FIFOWindow,
+    ModelInput,
+    Operation,
+    State,
+    StateSpace,
+    Trace,
+    UpdateFailedError,
+    check_mechanism,
+    run,
+    sizes,
+)
+from stmviz.core.operation import History
+from stmviz.mechanisms.scm import interaction_text
+from stmviz.text import OpenAIEmbedder, OpenAISummarizer, cosine, embed, summarize
+
+TOPICS = [
+    "The weather in Lisbon is sunny and warm today.",
+    "Pasta with tomato sauce is ready for dinner.",
+    "The train to Porto leaves from platform four.",
+    "Jazz music plays softly in the cafe downstairs.",
+    "The garden roses need watering every morning.",
+    "A new chess club opens near the library.",
+    "Football practice moves to Thursday evening.",
+    "The museum exhibits ancient pottery this month.",
+]
+
+
+def probe_dialogue(n: int = 40, seed: int = 0) -> list[AgentStep]:
+    """A fact at step 2, filler chatter, and a probe about the fact at step n."""
+    rng = random.Random(seed)
+    steps = []
+    for t in range(n):
+        if t == 2:
+            steps.append(AgentStep(observation="My locker code is 7391.", thought="Noted, your locker code is 7391."))
+        else:
+            topic = rng.choice(TOPICS)
+            steps.append(AgentStep(observation=f"Tell me something. {topic}", thought=f"Sure. {rng.choice(TOPICS)}"))
+    steps.append(AgentStep(observation="What is my locker code?", thought="Let me check."))
+    return steps
+
+
+def tokens_space(v_max: int = 300) -> StateSpace:
+    return StateSpace(sizes.tokens(), v_max)
+
+
+# -- the paper's example: E, O, C, U, π ---------------------------------------------------
+
+
+def test_paper_example_elements_E_is_I_times_D():
+    scm = SCM(tokens_space(), k=2, flash_size=2)
+    trace = run(scm, probe_dialogue(12))
+    for state in trace.states():
+        assert state in scm.space  # V_max bounds activation + flash memory
+        for e in state:
+            # D: interaction index, embedding, type (activation / flash); plus form and the sort key
+            assert e.type in ("activation", "flash")
+            assert e.meta["index"] == e.t == e.meta["step"]
+            assert e.meta["form"] in ("full", "summary")
+            assert isinstance(e.meta["embedding"], tuple) and len(e.meta["embedding"]) == 64
+    final = trace.final
+    flash = final.where(type="flash")
+    assert [e.meta["index"] for e in flash] == [11, 12]  # the newest flash_size interactions, current included
+    # I: (observation, response) in full form, as the interaction's text
+    full, raw = interaction_text(trace[12].context.step)
+    assert flash[-1].text == full and flash[-1].meta["embedding"] == embed(raw)
+    assert len(final.where(type="activation")) == 2
+
+
+def test_paper_example_operations_O_and_controller():
+    scm = SCM(tokens_space(), k=3, flash_size=2)
+    assert set(scm.operations.types) == {"add_interaction", "activate_memory"}
+    trace = run(scm, probe_dialogue(6))
+    # memory activation: only once there is memory older than flash memory
+    assert [o.type for o in trace[0].operations] == ["add_interaction"]
+    assert [o.type for o in trace[1].operations] == ["add_interaction"]
+    assert [str(o) for o in trace[2].operations] == ["add_interaction", "activate_memory(k=3, form=auto)"]
+    # k = 0 disables activation memory
+    assert all(len(s.operations) == 1 for s in run(SCM(tokens_space(), k=0), probe_dialogue(6)))
+
+
+def test_paper_example_context_C_observation_and_embedding_ranks_memory():
+    steps = probe_dialogue(40)
+    scm = SCM(tokens_space(), k=1, flash_size=2)
+    trace = run(scm, steps)
+    (activated,) = trace.final.where(type="activation")
+    assert activated.meta["index"] == 2  # the most relevant to the current observation
+    # relevance is cosine(embed(current observation), embed(interaction))
+    query = embed(steps[-1].observation)
+    fact = cosine(query, embed(interaction_text(steps[2])[1]))
+    others = [cosine(query, embed(interaction_text(s)[1])) for i, s in enumerate(steps[:-3]) if i != 2]
+    assert fact > max(others)
+
+
+def test_paper_example_update_U_ranks_by_recency_plus_relevance():
+    steps = probe_dialogue(40)
+    # with recency alone, the newest interactions older than flash memory win
+    recent = run(SCM(tokens_space(600), k=3, relevance_weight=0), steps)
+    assert [e.meta["index"] for e in recent.final.where(type="activation")] == [36, 37, 38]
+    # with relevance alone, the fact wins
+    relevant = run(SCM(tokens_space(600), k=3, recency_weight=0), steps)
+    assert 2 in [e.meta["index"] for e in relevant.final.where(type="activation")]
+
+
+def test_paper_example_update_U_summarizes_when_full_text_does_not_fit():
+    long_steps = [AgentStep(observation=("Fact %d. " % t) + "Lots of detail here. " * 30, thought="ok") for t in range(8)]
+    scm = SCM(tokens_space(400), k=3, flash_size=1, summary_budget=16)
+    trace = run(scm, long_steps)
+    forms = {e.meta["form"] for s in trace.states() for e in s.where(type="activation")}
+    assert "summary" in forms
+    for state in trace.states():
+        assert state in scm.space
+        for e in state.where(form="summary"):
+            assert sizes.count_tokens(e.text) <= 16
+
+
+def test_paper_example_projection_pi_is_input_fusion():
+    scm = SCM(tokens_space(), k=2, flash_size=2)
+    trace = run(scm, probe_dialogue(40))
+    x = scm.project(trace.final)
+    assert isinstance(x, ModelInput)
+    roles = [m.role for m in x]
+    assert roles == ["system", "system", "user", "user"]  # activated memories, then flash memory
+    # the model input ends with the current observation's interaction
+    assert x[-1].content.startswith("Observation: What is my locker code?")
+    assert scm.projection_size(trace.final) == sum(sizes.count_tokens(m.content) for m in x)
+    assert trace.final_input_size == scm.projection_size(trace.final)
+
+
+def test_early_fact_retrievable_where_fifo_lost_it():
+    hits_scm = hits_fifo = 0
+    for seed in range(5):
+        steps = probe_dialogue(40, seed=seed)
+        scm_trace = run(SCM(tokens_space(300)), steps)
+        fifo_trace = run(FIFOWindow(tokens_space(300)), steps)
+        hits_scm += "7391" in SCM(tokens_space(300)).project(scm_trace.final).text()
+        hits_fifo += "7391" in fifo_trace.project(len(fifo_trace)).text()
+    assert hits_fifo == 0
+    assert hits_scm >= 4
+
+
+# -- options and pluggable helpers ---------------------------------------------------------------
+
+
+def test_flash_window_slides_with_reasons():
+    scm = SCM(tokens_space(), k=0, flash_size=2)
+    trace = run(scm, probe_dialogue(5))
+    assert [e.meta["index"] for e in trace.final] == [4, 5]
+    step = trace[4]
+    assert [e.meta["index"] for e in step.removed] == [2]
+    assert step.reasons == ("left flash memory: interaction 2 is older than the newest flash_size = 2",)
+
+
+def test_activation_reason_when_re_ranked():
+    scm = SCM(tokens_space(), k=1, flash_size=1)
+    trace = run(scm, probe_dialogue(10))
+    reasons = [r for s in trace for e, r in s.why.items() if e.type == "activation"]
+    assert reasons and all(r.startswith("activation memory is re-ranked") for r in reasons)
+
+
+def test_form_parameter_full_and_summary():
+    scm = SCM(tokens_space(), k=2, flash_size=1)
+    trace = run(scm, probe_dialogue(6))
+    state, ctx = trace.state_at(6), trace[5].context
+    base = scm.apply(state, Operation("add_interaction"), ctx).state
+    summ = scm.apply(base, Operation("activate_memory", {"k": 2, "form": "summary"}), ctx).state
+    assert {e.meta["form"] for e in summ.where(type="activation")} == {"summary"}
+    full = scm.apply(base, Operation("activate_memory", {"k": 2, "form": "full"}), ctx).state
+    assert {e.meta["form"] for e in full.where(type="activation")} == {"full"}
+    with pytest.raises(ValueError, match="form must be one of"):
+        scm.apply(base, Operation("activate_memory", {"form": "half"}), ctx)
+    with pytest.raises(ValueError, match="k must be a whole number"):
+        scm.apply(base, Operation("activate_memory", {"k": -1}), ctx)
+
+
+def test_custom_summarize_and_embed_are_used_and_cached():
+    calls = {"summarize": 0, "embed": 0}
+
+    def my_summarize(texts, budget):
+        calls["summarize"] += 1
+        return "S: " + texts[0][:20]
+
+    def my_embed(text):
+        calls["embed"] += 1
+        return [float(text.count(c)) for c in "aeiou"]
+
+    steps = [AgentStep(observation="x " * 300 + str(t), thought="ok") for t in range(6)]
+    scm = SCM(tokens_space(420), k=2, flash_size=1, summarize=my_summarize, embed=my_embed)
+    trace = run(scm, steps)
+    assert calls["summarize"] >= 1
+    assert all(len(e.meta["embedding"]) == 5 for s in trace.states() for e in s)
+    assert any(e.text.startswith("S: ") for s in trace.states() for e in s)
+    n = calls["embed"]
+    run(scm, steps)  # a second run reuses the caches
+    assert calls["embed"] == n
+
+
+def test_summarizer_that_raises_leaves_state_untouched():
+    def broken(texts, budget):
+        raise RuntimeError("model offline")
+
+    steps = [AgentStep(observation="y " * 300 + str(t), thought="ok") for t in range(6)]
+    scm = SCM(tokens_space(420), k=2, flash_size=1, summarize=broken)
+    with pytest.raises(UpdateFailedError) as info:
+        run(scm, steps)
+    error = info.value
+    assert error.step is not None and f"step {error.step}" in str(error) and "model offline" in str(error)
+    assert isinstance(error.__cause__, RuntimeError)
+    before = error.trace
+    assert len(before) == error.step
+    good = run(SCM(tokens_space(420), k=2, flash_size=1, summarize=lambda t, b: "short"), steps[: error.step])
+    assert before.final == good.final
+
+
+def test_embedder_that_raises_names_the_step():
+    def broken(text):
+        raise ConnectionError("no embeddings today")
+
+    with pytest.raises(UpdateFailedError, match="step 0: .*no embeddings today"):
+        run(SCM(tokens_space(), embed=broken), probe_dialogue(3))
+
+
+class _FakeOpenAI:
+    """A stand-in for an OpenAI SDK client: .chat.completions.create and .embeddings.create."""
+
+    def __init__(self):
+        self.chat_calls = []
+        self.embedding_calls = []
+        self.chat = SimpleNamespace(completions=SimpleNamespace(create=self._chat))
+        self.embeddings = SimpleNamespace(create=self._embed)
+
+    def _chat(self, *, model, messages, **options):
+        self.chat_calls.append((model, messages))
+        text = messages[-1]["content"]
+        first = text.split("\n\n", 1)[1].split(".")[0]
+        return SimpleNamespace(choices=[SimpleNamespace(message=SimpleNamespace(content=f" Summary: {first}. "))])
+
+    def _embed(self, *, model, input, **options):
+        self.embedding_calls.append((model, input))
+        vector = [float(len(input) % 7), float(input.count("e")), 1.0, float("locker" in input)]
+        return SimpleNamespace(data=[SimpleNamespace(embedding=vector)])
+
+
+def test_openai_compatible_client_as_summarize_and_embed():
+    client = _FakeOpenAI()
+    steps = [AgentStep(observation=f"Fact {t}. " + "filler words " * 120, thought="ok") for t in range(6)]
+    scm = SCM(
+        tokens_space(700),
+        k=2,
+        flash_size=1,
+        summarize=OpenAISummarizer(client, "gpt-test"),
+        embed=OpenAIEmbedder(client, "embed-test"),
+    )
+    trace = run(scm, steps)
+    assert client.embedding_calls and all(m == "embed-test" for m, _ in client.embedding_calls)
+    assert client.chat_calls and all(m == "gpt-test" for m, _ in client.chat_calls)
+    summaries = [e for s in trace.states() for e in s.where(form="summary")]
+    assert summaries and all(e.text.startswith("Summary: Fact") for e in summaries)
+    assert all(len(e.meta["embedding"]) == 4 for s in trace.states() for e in s)
+    assert all(s in scm.space for s in trace.states())
+
+
+# -- bad inputs ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"k": -1}, ValueError, "k must be a whole number ≥ 0"),
+        ({"k": 2.5}, ValueError, "k must be a whole number"),
+        ({"k": True}, ValueError, "k must be a whole number"),
+        ({"flash_size": 0}, ValueError, "flash_size must be a whole number ≥ 1"),
+        ({"summary_budget": 0}, ValueError, "summary_budget must be a whole number ≥ 1"),
+        ({"recency_weight": -0.1}, ValueError, "recency_weight must be a finite number ≥ 0"),
+        ({"relevance_weight": float("nan")}, ValueError, "relevance_weight must be a finite number"),
+        ({"recency_weight": 0, "relevance_weight": 0}, ValueError, "both 0"),
+        ({"recency_decay": 0}, ValueError, r"recency_decay must be a number in \(0, 1\]"),
+        ({"recency_decay": 1.5}, ValueError, "recency_decay"),
+        ({"summarize": "extractive"}, TypeError, "summarize must be a callable"),
+        ({"embed": 3}, TypeError, "embed must be a callable"),
+    ],
+)
+def test_bad_arguments(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        SCM(tokens_space(), **kwargs)
+
+
+def test_bad_embedding_vectors():
+    with pytest.raises(UpdateFailedError, match="embed returned"):
+        run(SCM(tokens_space(), embed=lambda text: []), probe_dialogue(2))
+    sizes_ = iter(range(2, 1000))
+    with pytest.raises(UpdateFailedError, match="dimensions"):
+        run(SCM(tokens_space(), k=1, flash_size=1, embed=lambda text: [1.0] * next(sizes_)), probe_dialogue(4))
+
+
+def test_summarizer_must_return_text():
+    steps = [AgentStep(observation="z " * 300 + str(t), thought="ok") for t in range(4)]
+    with pytest.raises(UpdateFailedError, match="summarize returned int"):
+        run(SCM(tokens_space(420), k=2, flash_size=1, summarize=lambda texts, budget: 5), steps)
+
+
+# -- contract, properties, determinism, JSON -------------------------------------------------------
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"k": 0}, {"flash_size": 1, "k": 5}, {"recency_weight": 0}])
+def test_check_mechanism_passes(kwargs):
+    report = check_mechanism(SCM(tokens_space(500), **kwargs))
+    assert report, str(report)
+
+
+def test_params_json_and_round_trip():
+    scm = SCM(tokens_space(), k=2, flash_size=3, recency_weight=0.25, relevance_weight=1, summary_budget=32)
+    json.dumps(scm.params())
+    assert SCM(tokens_space(), **scm.params()).params() == scm.params()
+    trace = run(scm, probe_dialogue(20))
+    loaded = Trace.from_json(trace.to_json())
+    assert loaded == trace
+    assert isinstance(loaded.mechanism, SCM) and loaded.mechanism.params() == scm.params()
+    assert loaded.project(15) == trace.project(15)
+
+
+def test_two_runs_are_equal_and_history_of_another_kind_gives_the_same_result():
+    steps = probe_dialogue(30, seed=3)
+    a = run(SCM(tokens_space()), steps)
+    b = run(SCM(tokens_space()), steps)
+    assert a == b and a.to_json() == b.to_json()
+    # U is a function of (ω, o, c): a fresh mechanism and a fresh history list give the same ω
+    scm = SCM(tokens_space())
+    t = 20
+    ctx = Context(t=t, step=steps[t], history=History(list(steps[:t])))
+    state = a.state_at(t)
+    for op in scm.choose(state, ctx):
+        state = scm.apply(state, op, ctx).state
+    assert state == a.state_at(t + 1)
+
+
+def test_long_run_uses_the_vectorized_ranking_consistently():
+    rng = random.Random(7)
+    steps = [AgentStep(observation=rng.choice(TOPICS), thought=rng.choice(TOPICS) + f" {t}") for t in range(150)]
+    steps[5] = AgentStep(observation="My locker code is 7391.", thought="Noted.")
+    steps.append(AgentStep(observation="What is my locker code?", thought="Checking."))
+    for rw, lw in ((0.5, 0.5), (0.0, 1.0), (1.0, 0.2)):
+        scm = SCM(tokens_space(300), k=3, recency_weight=rw, relevance_weight=lw)
+        trace = run(scm, steps)
+        t = len(steps) - 1
+        query = embed(steps[t].observation)
+        expected = sorted(
+            range(t - scm.flash_size + 1),
+            key=lambda i: (-(rw * 0.99 ** (t - i) + lw * cosine(query, embed(interaction_text(steps[i])[1]))), -i),
+        )[:3]
+        got = [e.meta["index"] for e in trace.final.where(type="activation")]
+        assert sorted(got) == sorted(expected)
+        if rw == 0:
+            assert 5 in got
+        assert all(s in scm.space for s in trace.states())
+
+
+_step = st.builds(
+    AgentStep,
+    thought=st.sampled_from(["", "ok", "I think so. " * 5, "Let me search."]),
+    action=st.sampled_from(["", "", "search(x)"]),
+    observation=st.sampled_from(["", "The code is 12.", "long text here " * 30, "What was the code?"]),
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    steps=st.lists(_step, max_size=14),
+    v_max=st.integers(1, 300),
+    k=st.integers(0, 4),
+    flash=st.integers(1, 3),
+)
+def test_streams_never_leave_omega(steps, v_max, k, flash):
+    scm = SCM(tokens_space(v_max), k=k, flash_size=flash, summary_budget=16)
+    trace = run(scm, steps)
+    for t, state in enumerate(trace.states()):
+        assert state in scm.space
+        assert len(state.where(type="activation")) <= k
+        assert all(e.meta["index"] < max(t, 1) for e in state)
+        x = scm.project(state)
+        assert len(x) == len(state)
+
+
+def test_state_given_by_hand_is_accepted():
+    scm = SCM(tokens_space(), k=1, flash_size=1)
+    out = scm.apply(State(), Operation("add_interaction"), Context(t=0, step=AgentStep(observation="hi")))
+    assert [e.type for e in out.state] == ["flash"]
+
+
+@pytest.mark.parametrize("n", [20, 120])
+def test_ties_go_to_the_newest_interactions(n):
+    steps = [AgentStep(observation="same words here", thought="same reply") for _ in range(n)]
+    scm = SCM(tokens_space(300), k=3, flash_size=2, recency_weight=0, relevance_weight=1)
+    trace = run(scm, steps)
+    assert [e.meta["index"] for e in trace.final.where(type="activation")] == [n - 5, n - 4, n - 3]
