@@ -170,7 +170,11 @@ class State:
             return new
         ordered = self._ordered
         if ordered is not None:
-            new._ordered = tuple(e for e in ordered if e not in items)
+            cut = len(mine) - len(new._elements)
+            if all(e in items for e in ordered[:cut]):
+                new._ordered = ordered[cut:]  # the oldest left (a FIFO's cut): a slice, not a rebuild
+            else:
+                new._ordered = tuple(e for e in ordered if e not in items)
         new._sized = _shifted(self._sized, [e for e in items if e in mine], -1)
         return new
 

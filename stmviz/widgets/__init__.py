@@ -1,0 +1,17 @@
+"""Widgets of stmviz: the only part of the package that imports ipywidgets.
+
+- :class:`TracePlayer` — replay one run t = 0 … n: ``Play`` and an ``IntSlider``
+  move through the states ω_t; the occupancy figure, the state bar, the
+  operation that produced ω_t, π(ω_t) as tokens and (for AgentFold and
+  HiAgent) the hierarchy of ω_t follow, updated in place.
+- :func:`compare_player` — several runs of one scenario stepped together by
+  one slider.
+
+Both render in JupyterLab and Voila; where no kernel runs (nbconvert,
+nbviewer) they fall back to a static HTML view.
+"""
+
+from .compare import ComparePlayer, compare_player
+from .player import TracePlayer, TraceView, step_html
+
+__all__ = ["TracePlayer", "TraceView", "ComparePlayer", "compare_player", "step_html"]

@@ -1,0 +1,571 @@
+"""Step through a run t = 0 … n: the loop of Figure 1 replayed, one state ω_t at a time.
+
+:class:`TracePlayer` is an ipywidgets layout: a ``Play`` button and an
+``IntSlider`` joined by ``jslink`` choose t; the occupancy figure marks t,
+the state bar shows ω_t, a label says which operation o_{t−1} produced ω_t
+and why elements left, the projection π(ω_t) is shown as coloured tokens,
+and for AgentFold and HiAgent traces the hierarchy of ω_t is drawn. Moving
+the slider updates every ``go.FigureWidget`` in place inside
+``batch_update()``; nothing is recreated.
+
+Where no kernel runs (nbconvert, nbviewer), the widget view cannot render;
+the display bundle then carries a static HTML version of the same view.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import ipywidgets as widgets
+import plotly.graph_objects as go
+
+from ..core.trace import Trace
+from ..viz._common import escape, fmt, hover_text, shorten
+from ..viz.hierarchy import _figure_title, _node_arrays, hierarchy_figure, hierarchy_graph, hierarchy_kind
+from ..viz.occupancy import occupancy_data, occupancy_figure
+from ..viz.state import LEAVING_PATTERN, NEW_LINE, state_bar, state_bar_traces, state_figure
+from ..viz.tokens import tokens_html
+
+__all__ = ["TracePlayer", "TraceView", "step_html"]
+
+#: The colour of the step marker in the occupancy figure.
+MARKER_COLOR = "#d62728"
+#: Above this many steps the hierarchy of an AgentFold trace shows only depth ≤ 2.
+HIERARCHY_FULL_STEPS = 300
+#: Above this many steps the static HTML fallback shows no figures (they would be large).
+STATIC_FIGURE_STEPS = 2000
+#: The one row (y category) of the state bar in the player.
+STATE_ROW = "ω_t"
+#: How many token views of π(ω_t) a player keeps (recently seen t).
+TOKEN_CACHE = 64
+
+_BOX = "font-family:var(--jp-ui-font-family, sans-serif);font-size:13px;line-height:1.45"
+
+
+def _check_trace(trace: Any, where: str) -> Trace:
+    if not isinstance(trace, Trace):
+        raise TypeError(
+            f"{where} needs a Trace (the record of run(mechanism, steps)), got {type(trace).__name__}; "
+            f"e.g. {where}(run(mechanism, steps))"
+        )
+    return trace
+
+
+def step_html(trace: Trace, t: int, *, max_items: int = 8) -> str:
+    """What produced ω_t: the operation o_{t−1} of step t − 1, what it added and removed, and why.
+
+    Every string from the trace is shortened and escaped.
+
+    Parameters
+    ----------
+    trace : Trace
+    t : int
+        The state ω_t, 0 ≤ t ≤ n.
+    max_items : int
+        Show at most this many added / removed elements.
+
+    Returns
+    -------
+    str
+        An HTML fragment.
+
+    Examples
+    --------
+    >>> from stmviz import StateSpace, run, sizes
+    >>> from stmviz.core.mechanism import _Example
+    >>> trace = run(_Example(StateSpace(sizes.words, v_max=4)), ["<b>one</b> two", "three", "four five"])
+    >>> html = step_html(trace, 3)
+    >>> "oldest element" in html, "<b>one" in html, "&lt;b&gt;one" in html
+    (True, False, True)
+    """
+    n = len(trace)
+    if not 0 <= t <= n:
+        raise IndexError(f"the trace has states ω_0 … ω_{n}; there is no ω_{t}")
+    size = trace.size_at(t)
+    head = (
+        f"<b>ω<sub>{t}</sub></b> · Σμ = {escape(fmt(size))} of V<sub>max</sub> = {escape(fmt(trace.v_max))} "
+        f"({100 * size / trace.v_max:.0f}%)"
+    )
+    if t == 0:
+        lines = [head, "the initial state ω<sub>0</sub>, before the first step"]
+    else:
+        step = trace[t - 1]
+        ops = "; ".join(escape(shorten(str(o), 60)) for o in step.operations) or "—"
+        why_ops = "; ".join(dict.fromkeys(escape(shorten(o.reason, 80)) for o in step.operations if o.reason))
+        lines = [head, f"ω<sub>{t}</sub> = U(ω<sub>{t - 1}</sub>, o, c<sub>{t - 1}</sub>) with o = <code>{ops}</code>"
+                 + (f" — {why_ops}" if why_ops else "")]
+        if step.added:
+            shown = ", ".join(escape(e.label(30)) for e in step.added[:max_items])
+            more = f" … (+{len(step.added) - max_items})" if len(step.added) > max_items else ""
+            lines.append(f"<span style='color:#2ca02c'>added</span>: {shown}{more}")
+        if step.removed:
+            items = [
+                f"{escape(e.label(30))} — <i>{escape(shorten(why, 90))}</i>"
+                for e, why in list(zip(step.removed, step.reasons))[:max_items]
+            ]
+            more = f"<br>… (+{len(step.removed) - max_items})" if len(step.removed) > max_items else ""
+            lines.append("<span style='color:#d62728'>removed</span>:<br>&nbsp;&nbsp;" + "<br>&nbsp;&nbsp;".join(items) + more)
+        if not step.added and not step.removed:
+            lines.append("ω unchanged")
+    if t < n:
+        nxt = "; ".join(escape(shorten(str(o), 60)) for o in trace[t].operations) or "—"
+        lines.append(f"<span style='color:#777'>next: step {t} applies <code>{nxt}</code></span>")
+    return f"<div class='stmviz-step' style='{_BOX}'>" + "<br>".join(lines) + "</div>"
+
+
+def _plain(value: Any) -> dict[str, Any]:
+    data = value.to_plotly_json() if hasattr(value, "to_plotly_json") else dict(value)
+    data.pop("type", None)
+    data.pop("uid", None)
+    return data
+
+
+class TraceView:
+    """The figures of one trace at one state ω_t, each a ``go.FigureWidget`` updated in place.
+
+    Used by :class:`TracePlayer` (every view) and by
+    :func:`~stmviz.widgets.compare_player` (occupancy, state bar and label per trace).
+
+    Parameters
+    ----------
+    trace : Trace
+    t : int
+        The first state shown.
+    tokens, hierarchy : bool
+        Whether to build the token view of π(ω_t) and the hierarchy figure
+        (``hierarchy=None``: only for AgentFold and HiAgent traces).
+    max_tokens : int
+        At most this many tokens of π(ω_t) are shown.
+    name : str, optional
+        A name for the figures' titles (default: the mechanism's name).
+    height : int, optional
+        The occupancy figure's height in pixels.
+
+    Notes
+    -----
+    On a trace longer than :data:`HIERARCHY_FULL_STEPS` steps the hierarchy
+    shows depth ≤ 2 only (ω_t, its elements, and what each block merged last),
+    so that it stays readable and quick to update.
+
+    Attributes
+    ----------
+    occupancy : plotly.graph_objects.FigureWidget
+        Σμ(ω_t) over t; a vertical line (layout shape named ``"step"``) and a
+        marker trace (``meta={"role": "marker"}``) sit at t.
+    state : plotly.graph_objects.FigureWidget
+        The state bar of ω_t (:func:`~stmviz.viz.state_figure`).
+    info : ipywidgets.HTML
+        :func:`step_html` of ω_t.
+    tokens : ipywidgets.HTML or None
+        :func:`~stmviz.viz.tokens_html` of π(ω_t).
+    hierarchy : plotly.graph_objects.FigureWidget or None
+        :func:`~stmviz.viz.hierarchy_figure` of ω_t.
+    """
+
+    def __init__(
+        self,
+        trace: Trace,
+        t: int = 0,
+        *,
+        tokens: bool = True,
+        hierarchy: bool | None = None,
+        max_tokens: int = 1500,
+        name: str | None = None,
+        height: int | None = None,
+    ) -> None:
+        self.trace = _check_trace(trace, "TraceView")
+        self.n = len(trace)
+        self.t = self._clamp(t)
+        self.max_tokens = max_tokens
+        self.name = name or trace.name
+        data = occupancy_data(trace)
+        self._totals = data.total
+        occupancy = occupancy_figure(trace, names=[self.name])
+        occupancy.add_shape(
+            type="line", x0=self.t, x1=self.t, y0=0, y1=1, xref="x", yref="paper",
+            line={"color": MARKER_COLOR, "width": 2}, name="step",
+        )
+        occupancy.add_trace(
+            go.Scatter(
+                x=[self.t], y=[self._totals[self.t]], mode="markers", name="ω_t",
+                marker={"color": MARKER_COLOR, "size": 11, "symbol": "circle-open", "line": {"width": 3}},
+                hovertemplate="ω_%{x}: Σμ = %{y}<extra></extra>", showlegend=False, meta={"role": "marker"},
+            )
+        )
+        if height:
+            occupancy.update_layout(height=height)
+        self.occupancy = go.FigureWidget(occupancy)
+        self._marker_index = len(self.occupancy.data) - 1
+        self._shape_index = len(self.occupancy.layout.shapes) - 1
+        # the state bar: one trace per element type of the whole trace, so the list never changes
+        self._types = list(dict.fromkeys(e.type for e in trace.sizes))
+        self._state_signatures: dict[int, tuple] = {}
+        self.state = go.FigureWidget(state_figure(trace, self.t))
+        self._sync_state(self.t)
+        self.info = widgets.HTML(value=step_html(trace, self.t))
+        self._token_cache: dict[int, str] = {}
+        self.tokens = widgets.HTML(value=self._tokens_cached(self.t)) if tokens else None
+        self.tokens_t = self.t
+        kind = hierarchy_kind(trace)
+        show_hierarchy = kind in ("agentfold", "hiagent") if hierarchy is None else bool(hierarchy)
+        self._depth = None if self.n <= HIERARCHY_FULL_STEPS else 2
+        self.hierarchy = go.FigureWidget(hierarchy_figure(self._graph(self.t))) if show_hierarchy else None
+
+    # -- per-t data --------------------------------------------------------------
+    def _clamp(self, t: int) -> int:
+        if isinstance(t, bool) or not isinstance(t, int):
+            raise TypeError(f"t must be a whole number of steps, got {t!r}")
+        return max(0, min(t, self.n))
+
+    def _graph(self, t: int):
+        return hierarchy_graph(self.trace, t, max_depth=self._depth)
+
+    def _tokens(self, t: int) -> str:
+        try:
+            x = self.trace.project(t)
+        except Exception as exc:  # π may need the mechanism, absent from a loaded trace
+            return f"<div style='{_BOX}'>π(ω_{t}) unavailable: {escape(shorten(str(exc), 120))}</div>"
+        return tokens_html(x, max_tokens=self.max_tokens)
+
+    def _sync_state(self, t: int) -> None:
+        """Update the state bar to ω_t in one ``plotly_update`` message.
+
+        The values are those :func:`~stmviz.viz.state.state_bar_traces` gives
+        (one trace per element type of the trace, then the free space), written
+        straight into the figure: re-validating hundreds of colours through the
+        graph objects on every move would cost tens of milliseconds.
+        """
+        bar = state_bar(self.trace, t)
+        fig = self.state
+        groups: dict[str, list[Any]] = {kind: [] for kind in self._types}
+        for block in bar.blocks:
+            if block.type not in groups:  # an element type the figure has no trace for: rebuild once
+                self._types.append(block.type)
+                groups[block.type] = []
+            groups[block.type].append(block)
+        if len(fig.data) != len(self._types) + 1:
+            with fig.batch_update():
+                fig.data = ()
+                fig.add_traces(state_bar_traces(bar, self._types, y=STATE_ROW))
+            self._state_signatures = {}
+        # one constant category: the bar's row keeps its place, and a type whose blocks did not
+        # change (the query, the tools, a pinned system prompt) needs no update at all
+        category = STATE_ROW
+        new_color, new_width = NEW_LINE["color"], NEW_LINE["width"]
+        restyle: dict[str, list[Any]] = {
+            key: []
+            for key in ("x", "base", "y", "text", "hovertext", "marker.line.color", "marker.line.width", "marker.pattern.shape")
+        }
+        changed: list[int] = []
+        signatures = self._state_signatures
+        for i, kind in enumerate(self._types):
+            blocks = groups[kind]
+            signature = tuple((b.element, b.start, b.new, b.leaving) for b in blocks)
+            if signatures.get(i) == signature:
+                continue
+            signatures[i] = signature
+            changed.append(i)
+            restyle["x"].append([b.size for b in blocks])
+            restyle["base"].append([b.start for b in blocks])
+            restyle["y"].append([category] * len(blocks))
+            restyle["text"].append([escape(shorten(b.element.text, 30)) for b in blocks])
+            restyle["hovertext"].append([b.hover() for b in blocks])
+            restyle["marker.line.color"].append([new_color if b.new else "white" for b in blocks])
+            restyle["marker.line.width"].append([new_width if b.new else 1 for b in blocks])
+            restyle["marker.pattern.shape"].append([LEAVING_PATTERN if b.leaving else "" for b in blocks])
+        free = bar.free
+        restyle["x"].append([free])
+        restyle["base"].append([bar.used])
+        restyle["y"].append([category])
+        restyle["text"].append([f"free {fmt(free)}" if free else ""])
+        restyle["hovertext"].append([hover_text(f"free space V_max − Σμ = {fmt(free)}")])
+        changed.append(len(self._types))
+        free_marker = fig.data[-1].marker  # the free-space block keeps its own style
+        restyle["marker.line.color"].append(free_marker.line.color)
+        restyle["marker.line.width"].append(free_marker.line.width)
+        restyle["marker.pattern.shape"].append(free_marker.pattern.shape)
+        cap = bar.v_max
+        title = f"{bar.label}: Σμ = {fmt(bar.used)}"
+        if cap is not None:
+            title += f" of V_max = {fmt(cap)} ({100 * bar.used / cap:.0f}%), {len(bar.blocks)} elements"
+        upper = max(cap or 0, bar.used) or 1
+        with fig.batch_update():
+            fig.plotly_update(
+                restyle_data=restyle,
+                relayout_data={"title.text": escape(title), "xaxis.range": [0, upper * 1.02]},
+                trace_indexes=changed,
+            )
+
+    def _sync_hierarchy(self, t: int) -> None:
+        fig = self.hierarchy
+        if fig is None:
+            return
+        graph = self._graph(t)
+        arrays = _node_arrays(graph)
+        if set(arrays["types"]) - {tr.name for tr in fig.data[2:]}:
+            fresh = hierarchy_figure(graph)  # a type the legend lacks: rebuild the traces (rare)
+            with fig.batch_update():
+                fig.data = ()
+                fig.add_traces(fresh.data)
+                fig.layout.update(fresh.layout)
+            return
+        depth = arrays["depth"]
+        restyle = {
+            "x": [arrays["edge_x"], arrays["x"]],
+            "y": [arrays["edge_y"], arrays["y"]],
+            "mode": ["lines", arrays["mode"]],
+            "text": [None, arrays["text"]],
+            "hovertext": [None, arrays["hovertext"]],
+            "marker.size": [None, arrays["size"]],
+            "marker.color": [None, arrays["color"]],
+            "marker.opacity": [None, arrays["opacity"]],
+            "marker.line.color": [None, arrays["line_color"]],
+        }
+        relayout = {
+            "title.text": _figure_title(graph.graph.get("kind", "flat"), t),
+            "yaxis.tickvals": list(range(depth + 1)),
+            "yaxis.ticktext": ["ω_t"] + [str(d) for d in range(1, depth + 1)],
+        }
+        with fig.batch_update():
+            fig.plotly_update(restyle_data=restyle, relayout_data=relayout, trace_indexes=[0, 1])
+
+    def _tokens_cached(self, t: int) -> str:
+        cache = self._token_cache
+        html = cache.pop(t, None)
+        if html is None:
+            html = self._tokens(t)
+            if len(cache) >= TOKEN_CACHE:
+                cache.pop(next(iter(cache)))
+        cache[t] = html  # most recently used last
+        return html
+
+    def show(self, t: int, *, tokens: bool = True) -> None:
+        """Show ω_t: move the occupancy marker, update the state bar, label, tokens and hierarchy in place.
+
+        With ``tokens=False`` the token view keeps its old value (the players
+        skip it while playing and catch up when paused).
+        """
+        t = self._clamp(t)
+        self.t = t
+        occ = self.occupancy
+        k = self._shape_index
+        with occ.batch_update():
+            occ.plotly_update(
+                restyle_data={"x": [[t]], "y": [[self._totals[t]]]},
+                relayout_data={f"shapes[{k}].x0": t, f"shapes[{k}].x1": t},
+                trace_indexes=[self._marker_index],
+            )
+        self._sync_state(t)
+        self.info.value = step_html(self.trace, t)
+        if self.tokens is not None and tokens:
+            self.tokens.value = self._tokens_cached(t)
+            self.tokens_t = t
+        self._sync_hierarchy(t)
+
+    def catch_up(self) -> None:
+        """Bring the token view up to the current t (after ``show(t, tokens=False)``)."""
+        if self.tokens is not None and self.tokens_t != self.t:
+            self.tokens.value = self._tokens_cached(self.t)
+            self.tokens_t = self.t
+
+    # -- static ------------------------------------------------------------------
+    def figures(self) -> list[go.FigureWidget]:
+        """The FigureWidgets of this view."""
+        return [f for f in (self.occupancy, self.state, self.hierarchy) if f is not None]
+
+    def static_html(self, include_plotlyjs: str | bool = "cdn", figures: bool | None = None) -> str:
+        """A static HTML version of the view at its current t (for nbconvert / nbviewer)."""
+        if figures is None:
+            figures = self.n <= STATIC_FIGURE_STEPS
+        parts = [f"<h4 style='{_BOX}'>{escape(shorten(self.name, 80))} at t = {self.t} of {self.n}</h4>", self.info.value]
+        if figures:
+            first = True
+            for fig in self.figures():
+                parts.append(
+                    go.Figure(fig).to_html(full_html=False, include_plotlyjs=include_plotlyjs if first else False)
+                )
+                first = False
+        if self.tokens is not None:
+            parts.append(self.tokens.value)
+        return "<div class='stmviz-static'>" + "\n".join(parts) + "</div>"
+
+
+def _controls(n: int, t: int, interval: int) -> tuple[widgets.Play, widgets.IntSlider, widgets.Button, widgets.Button]:
+    play = widgets.Play(value=t, min=0, max=n, step=1, interval=interval, description="play", show_repeat=False)
+    slider = widgets.IntSlider(
+        value=t, min=0, max=n, step=1, description="t", continuous_update=True,
+        layout=widgets.Layout(width="min(600px, 60%)"),
+    )
+    widgets.jslink((play, "value"), (slider, "value"))
+    back = widgets.Button(description="◀ step", tooltip="previous state ω_{t−1}", layout=widgets.Layout(width="80px"))
+    forward = widgets.Button(description="step ▶", tooltip="next state ω_{t+1}", layout=widgets.Layout(width="80px"))
+    return play, slider, back, forward
+
+
+class _Stepping:
+    """Shared behaviour of the players: one slider, two buttons, a static fallback."""
+
+    slider: widgets.IntSlider
+    back_button: widgets.Button
+    next_button: widgets.Button
+    n: int
+
+    def _wire(self) -> None:
+        self.back_button.on_click(lambda _b: self.step(-1))
+        self.next_button.on_click(lambda _b: self.step(+1))
+        self.slider.observe(self._on_value, names="value")
+        self._update_buttons(self.slider.value)
+
+    def step(self, delta: int) -> int:
+        """Move the slider by ``delta`` steps, clamped to 0 … n; returns the new t."""
+        value = max(0, min(self.slider.value + int(delta), self.n))
+        self.slider.value = value
+        return value
+
+    def _update_buttons(self, t: int) -> None:
+        self.back_button.disabled = t <= 0
+        self.next_button.disabled = t >= self.n
+
+    def _on_value(self, change: dict[str, Any]) -> None:
+        t = change["new"]
+        self._show(t)
+        self._update_buttons(t)
+
+    def _show(self, t: int) -> None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    @property
+    def t(self) -> int:
+        """The state ω_t shown now."""
+        return int(self.slider.value)
+
+    @t.setter
+    def t(self, value: int) -> None:
+        self.slider.value = max(0, min(int(value), self.n))
+
+    def static_html(self, include_plotlyjs: str | bool = "cdn") -> str:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        """The widget view, and for front ends without a kernel a static HTML fallback.
+
+        JupyterLab and Voila render the widget view; nbconvert's HTML export
+        (without stored widget state) and nbviewer fall back to ``text/html``.
+        """
+        data = widgets.VBox._repr_mimebundle_(self, **kwargs) or {}  # type: ignore[arg-type]
+        data["text/plain"] = repr(self)
+        try:
+            data["text/html"] = self.static_html()
+        except Exception as exc:  # the fallback must never break the live view
+            data["text/html"] = f"<pre>{escape(repr(self))}: no static view ({escape(type(exc).__name__)})</pre>"
+        return data
+
+
+class TracePlayer(_Stepping, widgets.VBox):
+    """Replay a run step by step: ω_t, the operation that produced it, π(ω_t) and its hierarchy.
+
+    Parameters
+    ----------
+    trace : Trace
+        The run to replay (``run(mechanism, steps)``).
+    t : int
+        The first state shown (default ω_0).
+    interval : int
+        Milliseconds between steps while playing.
+    tokens : bool
+        Show π(ω_t) as coloured tokens.
+    hierarchy : bool, optional
+        Show the hierarchy graph (default: for AgentFold and HiAgent traces).
+    max_tokens : int
+        Show at most this many tokens of π(ω_t).
+
+    Notes
+    -----
+    Moving the slider updates the FigureWidgets in place, one
+    ``plotly_update`` message per figure inside ``batch_update()``; the
+    token view, the slowest part, is skipped while ``Play`` runs and caught up
+    when it stops (the last 64 token views are cached). In JupyterLab and
+    Voila the widget view renders; where no kernel runs, the display bundle's
+    ``text/html`` is a static copy of the view at the current t (figures load
+    plotly.js from its CDN; none for traces over 2,000 steps).
+
+    Attributes
+    ----------
+    play : ipywidgets.Play
+    slider : ipywidgets.IntSlider
+        The state index t; ``jslink``-ed to ``play`` in the front end.
+    back_button, next_button : ipywidgets.Button
+        One step back / forward, clamped to 0 … n.
+    occupancy, state, hierarchy : plotly.graph_objects.FigureWidget
+        Updated in place (see :class:`TraceView`); ``hierarchy`` is ``None``
+        when not shown.
+    info, tokens : ipywidgets.HTML
+        The step label and the token view of π(ω_t).
+
+    Examples
+    --------
+    >>> from stmviz import StateSpace, run, sizes
+    >>> from stmviz.core.mechanism import _Example
+    >>> trace = run(_Example(StateSpace(sizes.words, v_max=4)), ["one two", "three", "four five"])
+    >>> player = TracePlayer(trace)
+    >>> player.next_button.click(); player.t
+    1
+    >>> player.slider.value = 3
+    >>> list(player.occupancy.data[-1].x), player.next_button.disabled
+    ([3], True)
+    """
+
+    def __init__(
+        self,
+        trace: Trace,
+        t: int = 0,
+        *,
+        interval: int = 400,
+        tokens: bool = True,
+        hierarchy: bool | None = None,
+        max_tokens: int = 1500,
+    ) -> None:
+        trace = _check_trace(trace, "TracePlayer")
+        self.trace = trace
+        self.n = len(trace)
+        self.view = TraceView(trace, t, tokens=tokens, hierarchy=hierarchy, max_tokens=max_tokens)
+        t = self.view.t
+        self.play, self.slider, self.back_button, self.next_button = _controls(self.n, t, interval)
+        v = self.view
+        self.occupancy, self.state, self.hierarchy = v.occupancy, v.state, v.hierarchy
+        self.info, self.tokens = v.info, v.tokens
+        controls = widgets.HBox([self.play, self.back_button, self.slider, self.next_button])
+        children: list[widgets.Widget] = [controls, self.info, self.occupancy, self.state]
+        if self.hierarchy is not None:
+            children.append(self.hierarchy)
+        if self.tokens is not None:
+            children.append(
+                widgets.VBox(
+                    [widgets.HTML("<b>π(ω<sub>t</sub>)</b>, the model input, token by token"), self.tokens],
+                    layout=widgets.Layout(max_height="320px", overflow="auto", border="1px solid #ddd", padding="4px"),
+                )
+            )
+        super().__init__(children)
+        self._wire()
+        self.play.observe(self._on_playing, names="playing")
+
+    def _show(self, t: int) -> None:
+        # while Play runs, skip the token view (the slowest part) and catch up when it stops
+        self.view.show(t, tokens=not self.play.playing)
+
+    def _on_playing(self, change: dict[str, Any]) -> None:
+        if not change["new"]:
+            self.view.catch_up()
+
+    def __repr__(self) -> str:
+        return f"TracePlayer({escape(shorten(self.trace.name, 40))}: ω_{self.view.t} of ω_0 … ω_{self.n})"
+
+    def static_html(self, include_plotlyjs: str | bool = "cdn") -> str:
+        """The view at the current t as static HTML (figures load plotly.js as ``include_plotlyjs`` says)."""
+        return self.view.static_html(include_plotlyjs)
+
+    @property
+    def figure_widgets(self) -> Sequence[go.FigureWidget]:
+        """The FigureWidgets (occupancy, state bar, hierarchy if shown)."""
+        return self.view.figures()

@@ -1,0 +1,76 @@
+"""Tests of stmviz.widgets.compare: several traces of one scenario stepped together."""
+
+from __future__ import annotations
+
+import pytest
+
+from stmviz import StateSpace, run, sizes
+from stmviz.core.mechanism import _Example
+from stmviz.widgets import ComparePlayer, compare_player
+
+PAYLOAD = "<script>alert(1)</script>"
+
+
+def traces(n=8, payload=None):
+    steps = [payload or f"step {i} " + "w " * (i % 3) for i in range(n)]
+    return {
+        "V_max = 6": run(_Example(StateSpace(sizes.words, v_max=6)), steps),
+        "V_max = 20": run(_Example(StateSpace(sizes.words, v_max=20)), steps),
+    }
+
+
+def marker_x(view):
+    (m,) = [d for d in view.occupancy.data if (d.meta or {}).get("role") == "marker"]
+    return list(m.x)
+
+
+def test_one_slider_moves_every_panel():
+    runs = traces()
+    board = compare_player(runs)
+    assert isinstance(board, ComparePlayer) and board.names == list(runs)
+    ids = [(id(v.occupancy), id(v.state)) for v in board.views]
+    board.slider.value = 5
+    for view, trace in zip(board.views, runs.values()):
+        assert marker_x(view) == [5]
+        assert view.state.layout.title.text.startswith("ω_5")
+        assert f"{trace.size_at(5):g}" in view.state.layout.title.text
+    assert [(id(v.occupancy), id(v.state)) for v in board.views] == ids
+    # the two panels really differ: the small window has evicted
+    sizes_5 = [sum(sum(d.x) for d in v.state.data if d.name != "free") for v in board.views]
+    assert sizes_5[0] < sizes_5[1]
+
+
+def test_buttons_and_clamping_with_different_lengths():
+    short = run(_Example(StateSpace(sizes.words, v_max=6)), ["a", "b", "c"])
+    long = run(_Example(StateSpace(sizes.words, v_max=6)), ["a", "b", "c", "d", "e", "f"])
+    board = ComparePlayer([short, long])
+    assert board.names == ["example", "example (2)"] and board.slider.max == 6
+    for _ in range(10):
+        board.next_button.click()
+    assert board.t == 6 and board.next_button.disabled
+    assert [v.t for v in board.views] == [3, 6]  # the short run stays at its final state
+    board.back_button.click()
+    assert [v.t for v in board.views] == [3, 5]
+
+
+def test_escaping_and_static_fallback():
+    board = compare_player(traces(4, PAYLOAD))
+    board.slider.value = 3
+    for view in board.views:
+        assert "<script>" not in view.info.value
+        assert "<script>" not in view.state.to_json()
+    bundle = board._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert "<script>alert" not in bundle["text/html"] and bundle["text/html"].count("cdn.plot.ly") == 1
+
+
+def test_bad_inputs():
+    runs = traces(3)
+    with pytest.raises(TypeError, match="several traces"):
+        compare_player(runs["V_max = 6"])
+    with pytest.raises(ValueError, match="at least one"):
+        compare_player([])
+    with pytest.raises(TypeError, match="not a Trace"):
+        compare_player({"a": runs["V_max = 6"], "b": 3})
+    with pytest.raises(ValueError, match="columns"):
+        compare_player(runs, columns=0)

@@ -1,0 +1,225 @@
+"""Tests of stmviz.widgets.player: TracePlayer driven from Python (slider, buttons, in-place updates)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import ipywidgets as widgets
+import plotly.graph_objects as go
+import pytest
+
+from stmviz import StateSpace, run, sizes
+from stmviz.core.mechanism import _Example
+from stmviz.viz._common import escape, shorten
+from stmviz.viz.state import state_figure
+from stmviz.widgets import TracePlayer, TraceView, step_html
+
+_spec = importlib.util.spec_from_file_location("_stmviz_hierarchy_fixtures", Path(__file__).parents[1] / "viz" / "test_hierarchy.py")
+fixtures = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(fixtures)
+
+PAYLOAD = fixtures.PAYLOAD
+DANGEROUS = ("<script>alert", "<img src=x", 'onerror="alert')
+
+
+def fifo_trace(n=12, payload=None):
+    steps = [payload or f"message {i} " + "word " * (i % 4) for i in range(n)]
+    return run(_Example(StateSpace(sizes.words, v_max=10)), steps)
+
+
+def marker(player):
+    data = [d for d in player.occupancy.data if (d.meta or {}).get("role") == "marker"]
+    assert len(data) == 1
+    return data[0]
+
+
+def step_shape(player):
+    (shape,) = [s for s in player.occupancy.layout.shapes if s.name == "step"]
+    return shape
+
+
+def test_layout_and_controls():
+    trace = fifo_trace()
+    player = TracePlayer(trace)
+    assert isinstance(player, widgets.VBox)
+    assert isinstance(player.play, widgets.Play) and isinstance(player.slider, widgets.IntSlider)
+    assert (player.slider.min, player.slider.max, player.play.max) == (0, len(trace), len(trace))
+    for fig in (player.occupancy, player.state):
+        assert isinstance(fig, go.FigureWidget)
+    assert player.hierarchy is None  # a FIFO trace has no hierarchy
+    assert isinstance(player.info, widgets.HTML) and isinstance(player.tokens, widgets.HTML)
+    # every part is a descendant of the layout
+    def walk(w):
+        yield w
+        for c in getattr(w, "children", ()):
+            yield from walk(c)
+    inside = list(walk(player))
+    for part in (player.play, player.slider, player.back_button, player.next_button, player.occupancy, player.state, player.info, player.tokens):
+        assert any(part is w for w in inside)
+
+
+def test_slider_moves_marker_and_state_in_place():
+    trace = fifo_trace()
+    player = TracePlayer(trace)
+    ids = [id(player.occupancy), id(player.state), id(player.info), id(player.tokens)]
+    ids_traces = [id(player.occupancy.data[0])]
+    for t in (5, 12, 0, 7):
+        player.slider.value = t
+        assert list(marker(player).x) == [t] and list(marker(player).y) == [trace.size_at(t)]
+        assert step_shape(player).x0 == t == step_shape(player).x1
+        assert player.state.layout.title.text.startswith(f"ω_{t}: Σμ = ")
+        assert [id(player.occupancy), id(player.state), id(player.info), id(player.tokens)] == ids
+        assert id(player.occupancy.data[0]) == ids_traces[0]
+        assert f"ω<sub>{t}</sub>" in player.info.value
+        shown = {txt for d in player.state.data if d.name != "free" for txt in (d.text or ())}
+        assert shown == {escape(shorten(e.text, 30)) for e in trace.state_at(t)}
+
+
+def test_state_bar_matches_state_figure_after_moves():
+    """The in-place update writes what state_figure(trace, t) would draw."""
+    trace = fixtures.hiagent_trace()
+    player = TracePlayer(trace)
+    for t in (3, 8, 1, 5):
+        player.slider.value = t
+        want = {d.name: d for d in state_figure(trace, t).data}
+        got = {d.name: d for d in player.state.data}
+        for name, d in want.items():
+            g = got[name]
+            assert set(g.y) <= {"ω_t"}  # the player keeps one row; the title names ω_t
+            for key in ("x", "base", "text", "hovertext"):
+                assert list(getattr(g, key)) == list(getattr(d, key)), (t, name, key)
+            if name != "free":
+                assert list(g.marker.line.color) == list(d.marker.line.color)
+                assert list(g.marker.pattern.shape) == list(d.marker.pattern.shape)
+        # types absent from ω_t have empty traces
+        for name, g in got.items():
+            if name not in want:
+                assert len(g.x) == 0
+        assert player.state.layout.title.text == state_figure(trace, t).layout.title.text
+
+
+def test_buttons_move_one_step_and_clamp():
+    trace = fifo_trace(5)
+    player = TracePlayer(trace)
+    assert player.back_button.disabled and not player.next_button.disabled
+    player.back_button.click()
+    assert player.slider.value == 0
+    for expected in (1, 2, 3, 4, 5, 5, 5):
+        player.next_button.click()
+        assert player.slider.value == expected
+        assert list(marker(player).x) == [expected]
+    assert player.next_button.disabled
+    player.back_button.click()
+    assert player.slider.value == 4 and not player.next_button.disabled
+    player.t = 99  # the t property clamps too
+    assert player.t == 5
+    assert player.step(-2) == 3
+
+
+def test_info_shows_operation_and_reasons():
+    trace = fifo_trace(12)
+    t = next(i + 1 for i, s in enumerate(trace) if s.removed)
+    player = TracePlayer(trace, t=t)
+    assert "oldest element" in player.info.value and "removed" in player.info.value
+    assert "append" in player.info.value
+    player.slider.value = 0
+    assert "initial state" in player.info.value
+    with pytest.raises(IndexError):
+        step_html(trace, len(trace) + 1)
+
+
+def test_payloads_are_escaped_everywhere():
+    for trace in (fifo_trace(6, PAYLOAD), fixtures.fold_trace([None, None, 0, None], payload=PAYLOAD), fixtures.hiagent_trace(PAYLOAD)):
+        player = TracePlayer(trace)
+        for t in range(len(trace) + 1):
+            player.slider.value = t
+            for html in (player.info.value, player.tokens.value):
+                assert not any(bad in html for bad in DANGEROUS), html
+            for fig in player.figure_widgets:
+                blob = json.dumps(fig.to_plotly_json(), default=str)
+                assert not any(bad in blob for bad in DANGEROUS)
+        static = player.static_html(include_plotlyjs=False)
+        assert not any(bad in static for bad in DANGEROUS)
+
+
+def test_hierarchy_updates_in_place_for_agentfold_and_hiagent():
+    trace = fixtures.fold_trace([None, None, None, None, 1, None, 0])
+    player = TracePlayer(trace)
+    fig = player.hierarchy
+    assert isinstance(fig, go.FigureWidget)
+    before = id(fig), id(fig.data[1])
+    seen = set()
+    for t in range(len(trace) + 1):
+        player.slider.value = t
+        nodes = fig.data[1]
+        g = fixtures.hierarchy_graph(trace, t)
+        assert len(nodes.x) == g.number_of_nodes()
+        assert f"ω_{t}" in fig.layout.title.text
+        seen.add(len(nodes.x))
+        assert (id(fig), id(fig.data[1])) == before
+    assert len(seen) > 2  # the data did change
+    assert TracePlayer(fixtures.hiagent_trace()).hierarchy is not None
+    assert TracePlayer(fifo_trace(), hierarchy=True).hierarchy is not None  # forced: a flat graph
+
+
+def test_playing_skips_tokens_then_catches_up():
+    trace = fifo_trace(8)
+    player = TracePlayer(trace)
+    first = player.tokens.value
+    player.play.playing = True
+    player.slider.value = 6
+    assert player.tokens.value == first and list(marker(player).x) == [6]
+    player.play.playing = False
+    assert player.tokens.value != first and player.view.tokens_t == 6
+
+
+def test_mimebundle_has_widget_view_and_static_fallback():
+    player = TracePlayer(fifo_trace(4))
+    player.slider.value = 2
+    bundle = player._repr_mimebundle_()
+    assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == player.model_id
+    assert bundle["text/plain"] == repr(player) and "ω_2" in bundle["text/plain"]
+    html = bundle["text/html"]
+    assert "t = 2 of 4" in html and "plotly" in html.lower() and "stmviz-token" in html
+    assert html.count("cdn.plot.ly") == 1  # plotly.js loaded once, from the CDN, for every figure
+    assert "cdn.plot.ly" not in player.static_html(include_plotlyjs=False)
+
+
+def test_bad_inputs():
+    with pytest.raises(TypeError, match="TracePlayer needs a Trace"):
+        TracePlayer([1, 2, 3])
+    with pytest.raises(TypeError, match="whole number"):
+        TracePlayer(fifo_trace(3), t=1.5)
+    assert TracePlayer(fifo_trace(3), t=50).t == 3  # clamped
+    empty = run(_Example(StateSpace(sizes.words, v_max=10)), [])
+    player = TracePlayer(empty)
+    assert player.slider.max == 0 and player.next_button.disabled
+
+
+def test_trace_view_alone_and_loaded_trace():
+    trace = fifo_trace(6)
+    view = TraceView(trace, 2, tokens=False)
+    view.show(4)
+    assert view.t == 4 and view.tokens is None
+    loaded = type(trace).from_json(trace.to_json())
+    player = TracePlayer(loaded)
+    player.slider.value = 3
+    assert list(marker(player).x) == [3]
+
+
+@pytest.mark.parametrize("name", ["AgentFold", "HiAgent"])
+def test_real_mechanisms(name):
+    mechanisms = pytest.importorskip("stmviz.mechanisms")
+    if not hasattr(mechanisms, name):
+        pytest.skip(f"stmviz.mechanisms.{name} is not written yet")
+    from stmviz.core.mechanism import sample_steps
+
+    trace = run(getattr(mechanisms, name)(StateSpace(sizes.words, 5000)), sample_steps(30), query="q", tools=("search",))
+    player = TracePlayer(trace)
+    assert player.hierarchy is not None
+    for t in (10, 30, 3):
+        player.slider.value = t
+        assert list(marker(player).x) == [t]
+        assert len(player.hierarchy.data[1].x) == fixtures.hierarchy_graph(trace, t).number_of_nodes()
