@@ -284,3 +284,650 @@ mechanism.input(trace.final).to_messages()
 * Next: **03 · The context window as FIFO**, the simplest mechanism of Section 4.
 """),
     ]
+
+
+@notebook("00_start_here")
+def _():
+    return [
+        md(r"""
+# stmviz — how an LLM agent's short-term memory works
+
+An agent calls a language model again and again. Between the calls it must decide what to keep
+in front of the model: the user's request, what the tools returned, its own plans. The paper
+*"Short-term memory of an LLM-based agent: a formal definition"* (Rafikov, Poptsov, Vyatkin,
+Stolyarova; MIPT, 2026) gives this short-term memory (STM) a precise shape. It separates
+
+1. the **carrier** — the current state $\omega$, a set of memory elements whose total size stays
+   within a capacity $V_{max}$ (**Definition 1**), from
+2. the **mechanism** $(O, E, \Omega_{STM}, C, U, X, \pi)$ — the operations that change the state
+   and the projection $\pi$ that turns it into the model's input (**Definition 2**).
+
+Unlike long-term memory, *everything* in the current state is used at every step: there is no
+retrieval inside STM; selection happens in the update $U$.
+"""),
+        md(r"""
+## The loop (the paper's Figure 1)
+
+$$\omega_t \xrightarrow{\;\pi\;} x_t \xrightarrow{\text{LLM}} \text{output} \longrightarrow c_t
+\xrightarrow{\;U(\omega_t,\,o_t,\,c_t)\;} \omega_{t+1}$$
+
+## The notebooks
+
+| notebook | what it shows |
+|---|---|
+| [01 · Definition 1](01_definition1_state_space.ipynb) | elements $(i, d)$, metadata, $\mu$, $V_{max}$, membership in $\Omega_{STM}$ |
+| [02 · Definition 2](02_definition2_mechanism.ipynb) | $O$, $C$, $U$, $X$, $\pi$; the loop; a mechanism in a few lines |
+| [03 · FIFO context window](03_fifo_context_window.ipynb) | the usual context window as a FIFO queue with identity $\pi$ |
+| [04 · SCM](04_scm.ipynb) | Self-Controlled Memory: activation and flash memory, recency + relevance |
+| [05 · HiAgent](05_hiagent.ipynb) | subgoals, summarized finished subgoals, trajectory retrieval |
+| [06 · AgentFold](06_agentfold.ipynb) | summary blocks $s_{x,y}$, granular condensation, deep consolidation |
+| [07 · Compare](07_compare.ipynb) | one scenario, four mechanisms, the same $V_{max}$ |
+| [08 · Build your own](08_build_your_own.ipynb) | an exercise: a priority-based mechanism |
+| [09 · Your own logs](09_your_own_logs.ipynb) | replay an OpenAI-style chat log through every mechanism |
+
+## The paper's symbols in stmviz
+
+| paper | stmviz |
+|---|---|
+| $e = (i, d) \in E = I \times D$ | `Element(content, meta)` |
+| $\mu : E \to \mathbb{R}^+$ | `sizes.tokens()`, `sizes.chars`, `sizes.words`, `sizes.image_tokens` |
+| $V_{max}$, $\Omega_{STM}$ | `StateSpace(μ, v_max)` |
+| $\omega$ | `State` |
+| $O = \bigcup_{a\in\tau} O_a$ | `Operation(type, params)`, `Mechanism.operations` |
+| $C$ | `Context` |
+| $U$ | `Mechanism.update(state, operation, context)` |
+| $X$, $\pi$ | `ModelInput`, `Mechanism.project(state)` |
+| Figure 1 | `run(mechanism, steps) → Trace` |
+"""),
+        md(r"""
+## A first look
+
+A web-research agent answers a question in 34 steps. AgentFold keeps its context small by
+*folding* finished steps into summary blocks. Press ▶ to watch the state change; the chart shows
+the occupancy $\sum\mu$ against $V_{max}$, the bar shows $\omega_t$ itself, and below you see
+exactly what the model reads at step $t$.
+"""),
+        code("""
+from stmviz import AgentFold, StateSpace, load_scenario, run, sizes
+from stmviz.widgets import TracePlayer
+
+scenario = load_scenario("web_research")
+agentfold = AgentFold(StateSpace(sizes.tokens(), v_max=scenario.v_max))
+trace = run(agentfold, scenario)
+trace
+"""),
+        code("""
+TracePlayer(trace)
+"""),
+        md(r"""
+Next: **[01 · Definition 1](01_definition1_state_space.ipynb)**.
+"""),
+    ]
+
+
+@notebook("03_fifo_context_window")
+def _():
+    return [
+        md(r"""
+# 3 · The context window as a FIFO queue
+
+The paper's first example of Section 4 shows that the formalism contains the usual view of STM.
+The store is a **first-in-first-out queue** of chat messages; when it overflows, the beginning is
+cut off; and the projection is the **identity**, $\pi(\omega) = \omega$, because the context
+window is both the carrier and the model input.
+
+| | FIFO window |
+|---|---|
+| $E = I \times D$ | a chat message; $D$ = time, role, tool-call id, pinned flag |
+| $\mu$, $V_{max}$ | tokens; the window size |
+| $O$ | `append` (cutting off the beginning on overflow), `evict_oldest` |
+| $U$ | the queue discipline |
+| $\pi$ | the identity: the ordered messages |
+"""),
+        code("""
+from stmviz import AgentStep, CapacityError, FIFOWindow, StateSpace, load_scenario, run, sizes
+from stmviz.viz import occupancy_figure
+from stmviz.widgets import TracePlayer
+
+scenario = load_scenario("tool_chat")
+print(scenario.title, "—", len(scenario.steps), "steps,", scenario.token_count(), "tokens, V_max =", scenario.v_max)
+"""),
+        md(r"""
+A customer-support chat with tool calls, about 3.6 times larger than the window. We pin a system
+prompt, which must never be evicted.
+"""),
+        code("""
+window = FIFOWindow(StateSpace(sizes.tokens(), v_max=scenario.v_max),
+                    system="You are a courteous support agent for a parcel company.")
+trace = run(window, scenario)
+print(trace.table(width=0, limit=12))
+"""),
+        md(r"""
+## Identity projection
+
+$\pi$ returns the window's messages in order — exactly what a chat API would receive:
+"""),
+        code("""
+for message in window.project(trace.state_at(8))[:4]:
+    print(f"{message.role:9}| {message.text[:70]}")
+"""),
+        md(r"""
+## Occupancy against $V_{max}$
+
+The window fills up, then stays just under $V_{max}$: every new message pushes the oldest out.
+Markers show the steps where messages were evicted (hover for what and why).
+"""),
+        code("""
+occupancy_figure(trace)
+"""),
+        md(r"""
+## The pinned system prompt
+
+Pinned elements are never evicted, so the system prompt is in every state $\omega_t$:
+"""),
+        code("""
+system_prompt = window.pins[0]
+all(system_prompt in state for state in trace.states())
+"""),
+        md(r"""
+## Tool calls and their results stay together
+
+A tool result without its call would confuse the model (and chat APIs reject it). With
+`keep_tool_pairs=True` (the default) a call is evicted together with its result:
+"""),
+        code("""
+paired = [(t, why) for t, step in enumerate(trace) for why in step.reasons if "keep_tool_pairs" in why]
+paired[:3]
+"""),
+        md(r"""
+## A message larger than the window
+
+What should happen to a message that alone exceeds $V_{max}$? The user decides: raise an error
+(the default), skip it, or truncate it to fit.
+"""),
+        code("""
+huge = [AgentStep(observation="Here is the full log: " + "error 503 " * 400)]
+small = StateSpace(sizes.tokens(), v_max=200)
+try:
+    run(FIFOWindow(small), huge)
+except CapacityError as error:
+    print(error)
+"""),
+        code("""
+cut = run(FIFOWindow(small, oversize="truncate"), huge)
+[(e.meta["truncated"], e.meta["original_size"], small.measure(e)) for e in cut.final]
+"""),
+        md(r"""
+## Watch it
+
+Step through the run: the bar is $\omega_t$ (block width = $\mu(e)$), the text below is $\pi(\omega_t)$.
+"""),
+        code("""
+TracePlayer(trace)
+"""),
+    ]
+
+
+@notebook("04_scm")
+def _():
+    return [
+        md(r"""
+# 4 · SCM — Self-Controlled Memory
+
+SCM (Wang et al., 2023) keeps a memory stream of all past interactions and, at every step, lets a
+memory controller decide what to put in front of the model. In the paper's terms:
+
+| | SCM |
+|---|---|
+| $E = I \times D$ | $I$ = (observation, response, summary); $D$ = interaction index, embedding, type |
+| type | **flash** memory (the most recent turns, in full) / **activation** memory (older turns brought back) |
+| $\mu$, $V_{max}$ | tokens; the limit on activation + flash memory |
+| $\omega$ | the elements fed to the model at the current step |
+| $O$ | memory activation, top-$k$ retrieval, full text or summary |
+| $C$ | the current observation and its embedding |
+| $U$ | rank by recency + relevance, summarize, add the current interaction |
+| $\pi$ | the selected memories concatenated with the observation |
+
+The stream itself is the step history in $C$, so $U$ stays a pure function of $(\omega, o, c)$.
+Summaries and embeddings here are offline and deterministic (an extractive summarizer and a hashing
+embedder); any callable can replace them, e.g. an OpenAI-compatible client.
+"""),
+        code("""
+from collections import Counter
+from stmviz import SCM, FIFOWindow, StateSpace, load_scenario, metrics, run, sizes
+from stmviz.tables import table
+from stmviz.viz import occupancy_figure
+from stmviz.widgets import TracePlayer
+
+scenario = load_scenario("long_dialogue")
+space = StateSpace(sizes.tokens(), v_max=scenario.v_max)
+scm = SCM(space, k=3, flash_size=2)
+trace = run(scm, scenario)
+trace
+"""),
+        md(r"""
+## Activation and flash memory
+
+Late in the dialogue, $\omega_t$ holds the newest turns in full (flash) and a few older turns that
+the controller activated because they are relevant to the current message — in full if they fit,
+else as their summary:
+"""),
+        code("""
+t = 40
+Counter((e.type, e.meta.get("form")) for e in trace.state_at(t))
+"""),
+        code("""
+for e in trace.state_at(t):
+    print(f"{e.type:10} #{e.meta.get('index')!s:3} {e.meta.get('form', ''):8} {e.text[:60]!r}")
+"""),
+        md(r"""
+## Recency + relevance
+
+The controller ranks each older interaction by `recency_weight · recency + relevance_weight ·
+cosine(embed(observation), embed(interaction))`. The operations it chose at step $t$:
+"""),
+        code("""
+trace[t].operation
+"""),
+        code("""
+occupancy_figure(trace)
+"""),
+        md(r"""
+## Retention of early facts, compared with FIFO
+
+The scenario carries **probes**: questions asked late whose answers were stated early. A probe
+counts as retained when its answer is still in $\pi(\omega_t)$. At the same $V_{max}$ a FIFO
+window has long forgotten the first turns; SCM brings them back:
+"""),
+        code("""
+table(metrics.compare([FIFOWindow, SCM], scenario),
+      ["mechanism", "v_max", "mean_occupancy", "total_prompt_tokens", "evictions", "retained", "probes"])
+"""),
+        code("""
+for result in metrics.retention(trace, scenario.probes):
+    print("✓" if result.retained else "✗", result.probe.question)
+"""),
+        code("""
+TracePlayer(trace)
+"""),
+    ]
+
+
+@notebook("05_hiagent")
+def _():
+    return [
+        md(r"""
+# 5 · HiAgent — hierarchical working memory
+
+HiAgent (Hu et al., 2024) organises working memory around **subgoals**. Only the current subgoal
+keeps its raw action–observation pairs; when a subgoal is finished its pairs are replaced by a
+summary. On request, a finished subgoal's trajectory can be brought back.
+
+| | HiAgent |
+|---|---|
+| $E = I \times D$ | subgoals and action–observation pairs; $D$ = subgoal id, time, current-subgoal flag |
+| $\omega$ | the task, summaries of finished subgoals, the current subgoal and its pairs |
+| $\mu$, $V_{max}$ | tokens; the context limit |
+| $O$ | replace a finished subgoal by its summary, select relevant pairs, trajectory retrieval |
+| $C$ | the current request and the step history |
+| $U$ | the hierarchical update |
+| $\pi$ | task, summaries, current subgoal and its pairs, assembled into the input |
+"""),
+        code("""
+from collections import Counter
+from stmviz import HiAgent, StateSpace, load_scenario, run, sizes
+from stmviz.viz import hierarchy_figure, occupancy_figure
+from stmviz.widgets import TracePlayer
+
+scenario = load_scenario("household")
+hiagent = HiAgent(StateSpace(sizes.tokens(), v_max=scenario.v_max))
+trace = run(hiagent, scenario)
+print(scenario.title, "—", len(trace), "steps; subgoals:", len(scenario.subgoals))
+"""),
+        md(r"""
+## Finished subgoals become summaries
+
+Count the kinds of elements over time: pairs come and go with each subgoal, summaries accumulate.
+"""),
+        code("""
+for t in (5, 15, 25, len(trace)):
+    print(t, dict(Counter(e.type for e in trace.state_at(t))))
+"""),
+        md(r"""
+## Trajectory retrieval
+
+When the agent needs details of an earlier subgoal, it asks for them (in the scenario, a
+`retrieve` request in the step's metadata). The finished subgoal's pairs come back as
+*retrieved* elements, until the next subgoal switch.
+"""),
+        code("""
+retrievals = [t for t, step in enumerate(trace) if any(e.type == "retrieved" for e in step.added)]
+retrievals, trace[retrievals[0]].operation if retrievals else None
+"""),
+        md(r"""
+## The hierarchy as a graph
+
+Task → subgoals → action–observation pairs. Finished subgoals are collapsed to their summary;
+the current (and any retrieved) subgoal is expanded.
+"""),
+        code("""
+hierarchy_figure(trace, retrievals[0] + 1 if retrievals else len(trace))
+"""),
+        code("""
+occupancy_figure(trace)
+"""),
+        code("""
+TracePlayer(trace)
+"""),
+    ]
+
+
+@notebook("06_agentfold")
+def _():
+    return [
+        md(r"""
+# 6 · AgentFold — folding the context
+
+AgentFold (2025) is the paper's running example. At step $t$ the agent's context is the tuple
+$(Q, T, S_{t-2}, I_{t-1})$: the user query $Q$, the tools $T$, the multi-scale summaries
+$S_{t-2}$ and the latest interaction $I_{t-1}$.
+
+**Definition 1.** $E$ holds summary blocks $s_{x,y}$ (content: the summary text; metadata: the
+step range $(x, y)$ and the type "block") and one element "latest interaction" (the full record of
+step $t-1$: explanation, action, observation). $\mu$ counts tokens, $V_{max}$ is the context limit.
+
+**Definition 2.** $O$ holds *granular condensation* (fold the latest interaction into a block
+$s_{t,t}$) and *deep consolidation* (merge a chain of blocks, ending at the latest step, into one).
+$C$ = query, tools, current state. Following the agent's folding directive, $U$ adds a block or
+replaces a chain by one summary. $\pi$ renders $(Q, T, S, I)$ as text.
+"""),
+        code("""
+from collections import Counter
+from stmviz import AgentFold, StateSpace, load_scenario, run, sizes
+from stmviz.viz import hierarchy_figure, occupancy_figure
+from stmviz.widgets import TracePlayer
+
+scenario = load_scenario("web_research")
+agentfold = AgentFold(StateSpace(sizes.tokens(), v_max=scenario.v_max))
+trace = run(agentfold, scenario)
+print(scenario.query)
+"""),
+        md(r"""
+## Definition 1: the state at step $t$
+
+$\omega_t$ is a set of elements: $Q$, $T$, the blocks $s_{x,y}$ with their ranges, and the latest
+interaction.
+"""),
+        code("""
+t = 20
+for e in trace.state_at(t):
+    print(f"{e.type:7} {str(e.meta.get('range', '')):9} μ={trace.sizes[e]:4}  {e.text[:55]!r}")
+"""),
+        md(r"""
+## Definition 2: condensation and consolidation
+
+Each step either condenses the previous interaction into its own block, or consolidates a chain
+of blocks into one. The trace says which, and why blocks left the state:
+"""),
+        code("""
+Counter(op.type for step in trace for op in step.operations)
+"""),
+        code("""
+merge = next(t for t, step in enumerate(trace) if any(op.type == "consolidate" for op in step.operations))
+print(trace[merge].operation)
+for why in dict.fromkeys(trace[merge].reasons):
+    print(" -", why)
+"""),
+        md(r"""
+## $\pi$: the model input $(Q, T, S, I)$
+
+Each block is labelled by the steps it covers:
+"""),
+        code("""
+print(agentfold.project(trace.state_at(t))[:900])
+"""),
+        md(r"""
+## The fold tree
+
+Blocks are nodes over the steps they cover; a deep consolidation is the parent of the blocks it
+merged. The leaves always cover the folded steps in order, without overlap.
+"""),
+        code("""
+hierarchy_figure(trace, len(trace))
+"""),
+        code("""
+occupancy_figure(trace)
+"""),
+        md(r"""
+Play the run and watch the tree grow and fold:
+"""),
+        code("""
+TracePlayer(trace)
+"""),
+    ]
+
+
+@notebook("07_compare")
+def _():
+    return [
+        md(r"""
+# 7 · One scenario, four mechanisms, the same $V_{max}$
+
+The paper proposes comparing memory methods *within one formal model*, and leaves the choice of
+metrics open. stmviz fills that gap with a few honest ones, computed from the trace:
+
+* **occupancy** $\sum\mu(\omega_t) / V_{max}$ — how full the memory is;
+* **prompt tokens** $|\pi(\omega_t)|$ summed over steps — what the run would be billed;
+* **evictions** — elements that left $\omega$, with their reasons;
+* **summarizer calls** — steps that produced a new summary;
+* **retention** — whether each probe's answer is still in $\pi(\omega_t)$ when it is asked.
+"""),
+        code("""
+from stmviz import AgentFold, FIFOWindow, HiAgent, SCM, load_scenario, metrics, run
+from stmviz.tables import table
+from stmviz.viz import occupancy_figure
+from stmviz.widgets import compare_player
+
+scenario = load_scenario("long_dialogue")
+mechanisms = [FIFOWindow, SCM, HiAgent, AgentFold]
+results = metrics.compare(mechanisms, scenario)
+table(results, ["mechanism", "mean_occupancy", "max_occupancy", "total_prompt_tokens",
+                "evictions", "summarizer_calls", "retained", "probes"])
+"""),
+        md(r"""
+Every mechanism stays within $V_{max}$ — that is Definition 1 — but they spend it differently:
+"""),
+        code("""
+traces = {cls.__name__: run(cls(scenario.space()), scenario) for cls in mechanisms}
+occupancy_figure(traces, layout="side")
+"""),
+        md(r"""
+## Which facts survive?
+
+One row per probe, one column per mechanism:
+"""),
+        code("""
+rows = []
+for probe in scenario.probes:
+    row = {"t": probe.t, "question": probe.question}
+    for name, trace in traces.items():
+        row[name] = metrics.retention(trace, [probe])[0].retained
+    rows.append(row)
+table(rows)
+"""),
+        md(r"""
+Step all four together:
+"""),
+        code("""
+compare_player(traces)
+"""),
+    ]
+
+
+@notebook("08_build_your_own")
+def _():
+    return [
+        md(r"""
+# 8 · Build your own mechanism: priority from metadata
+
+The paper's example of metadata: $D_1 = \{low, medium, high\}$ (priority) and
+$D_2 = \{user, model, api\}$ (source). Metadata is what lets a mechanism be smarter than FIFO
+*without changing the definition* — the paper's "scalability" property.
+
+**Exercise.** Write a mechanism whose update $U$
+
+1. adds each observation as one element whose metadata keeps the step's `priority` and `source`
+   (and a time `t`);
+2. when $\sum\mu > V_{max}$, removes elements with the **lowest priority first**, and within a
+   priority the **oldest first**;
+
+and whose projection $\pi$ lists the high-priority facts first. Then run the check cell.
+"""),
+        code("""
+from stmviz import Element, Mechanism, StateSpace, Transition, run, sizes
+from stmviz.exercises import PRIORITY_STEPS, check_priority_memory
+
+for step in PRIORITY_STEPS:
+    print(f"{step.meta['priority']:6} {step.meta['source']:5} {step.observation}")
+"""),
+        md(r"""
+## A first attempt
+
+This one is a plain FIFO: it ignores the priority. Run the check and read what fails.
+"""),
+        code("""
+class FirstAttempt(Mechanism):
+    operations = {"append": "add the observation, drop the oldest on overflow"}
+
+    def update(self, state, operation, context):
+        new = Element(context.observation, {"t": context.t, **context.step.meta})
+        state = state | {new}
+        while state not in self.space:
+            state = state - {state.ordered()[0]}
+        return state
+
+print(check_priority_memory(FirstAttempt))
+"""),
+        md(r"""
+## Your turn
+
+Edit `PriorityMemory` below until every line of the check shows ✓. (One possible answer is
+already filled in — cover it up and write your own first.)
+"""),
+        code("""
+RANK = {"low": 0, "medium": 1, "high": 2}
+
+class PriorityMemory(Mechanism):
+    operations = {"append": "add the observation; on overflow drop the lowest priority, oldest first"}
+
+    def update(self, state, operation, context):
+        new = Element(context.observation, {"t": context.t, **context.step.meta})
+        state = state | {new}
+        reasons = {}
+        for victim in sorted(state, key=lambda e: (RANK[e.meta["priority"]], e.meta["t"])):
+            if state in self.space:
+                break
+            state = state - {victim}
+            reasons[victim] = f"priority {victim.meta['priority']}, oldest of its priority"
+        return Transition(state, reasons)
+
+    def project(self, state):
+        ranked = sorted(state, key=lambda e: (-RANK[e.meta["priority"]], e.meta["t"]))
+        return "\\n".join(f"[{e.meta['priority']}/{e.meta['source']}] {e.text}" for e in ranked)
+"""),
+        code("""
+print(check_priority_memory(PriorityMemory))
+"""),
+        md(r"""
+What the model sees at the end, and why each element left:
+"""),
+        code("""
+mechanism = PriorityMemory(StateSpace(sizes.words, v_max=24))
+trace = run(mechanism, PRIORITY_STEPS)
+print(mechanism.project(trace.final))
+print()
+print(trace.table(width=0))
+"""),
+        md(r"""
+### Going further
+
+* Make the source matter too: never evict a `user` fact while an `api` fact of the same priority
+  remains.
+* Summarize instead of evicting: `stmviz.text.summarize(texts, budget)` is an offline summarizer.
+"""),
+    ]
+
+
+@notebook("09_your_own_logs")
+def _():
+    return [
+        md(r"""
+# 9 · Your own logs
+
+You probably have agent transcripts already, as OpenAI-style chat messages: roles `system`,
+`user`, `assistant` and `tool`, assistant `tool_calls`, tool results with `tool_call_id`. stmviz
+turns them into steps of the Figure 1 loop — a user message and the reply it got become one step;
+an assistant tool call and its result become another — and replays them through any mechanism.
+"""),
+        code("""
+import json
+import tempfile
+from pathlib import Path
+
+from stmviz import AgentFold, FIFOWindow, HiAgent, SCM, metrics, run
+from stmviz.scenarios import from_openai_messages, load_chat_log
+from stmviz.tables import table
+
+messages = [
+    {"role": "system", "content": "You are a travel assistant."},
+    {"role": "user", "content": "I'm Ada. I need a hotel in Lisbon for May 3-6, under 150 EUR a night."},
+    {"role": "assistant", "content": "Let me search.", "tool_calls": [
+        {"id": "call_1", "type": "function",
+         "function": {"name": "search_hotels", "arguments": "{\\"city\\": \\"Lisbon\\", \\"max_price\\": 150}"}}]},
+    {"role": "tool", "tool_call_id": "call_1",
+     "content": "Casa Azul 120 EUR (Alfama, 4.6 stars); Hotel Tejo 145 EUR (Baixa, 4.4 stars)"},
+    {"role": "assistant", "content": "Casa Azul in Alfama is 120 EUR a night and rated 4.6."},
+    {"role": "user", "content": "Book Casa Azul, and remember I'm vegetarian for the dinner tips."},
+    {"role": "assistant", "content": "Booked Casa Azul for May 3-6. Noted: vegetarian."},
+]
+scenario = from_openai_messages(messages, name="lisbon")
+for t, step in enumerate(scenario.steps):
+    print(t, "| obs:", step.observation[:45], "| thought:", step.thought[:35], "| action:", step.action[:40])
+"""),
+        md(r"""
+The system message became the query $Q$. Logs also load from a JSON file (a list, or
+`{"messages": [...]}`) or a JSONL file with one message per line:
+"""),
+        code("""
+folder = Path(tempfile.mkdtemp())
+(folder / "chat.jsonl").write_text("\\n".join(json.dumps(m) for m in messages))
+from_file = load_chat_log(folder / "chat.jsonl")
+len(from_file.steps) == len(scenario.steps), from_file.query
+"""),
+        md(r"""
+Malformed logs fail with a message that says which line and which field:
+"""),
+        code("""
+(folder / "broken.jsonl").write_text('{"role": "user", "content": "hi"}\\n{"role": "robot", "content": 3}\\n')
+try:
+    load_chat_log(folder / "broken.jsonl")
+except Exception as error:
+    print(type(error).__name__, ":", str(error).replace(str(folder), "<folder>"))
+"""),
+        md(r"""
+## Replay through every mechanism
+
+A small $V_{max}$ makes the mechanisms differ even on a short log. Does the model, at the end,
+still see the price limit Ada gave in her first message?
+"""),
+        code("""
+small = scenario.space(v_max=100)
+rows = []
+for cls in (FIFOWindow, SCM, HiAgent, AgentFold):
+    trace = run(cls(small), scenario)
+    rows.append({"mechanism": cls.__name__, **{k: v for k, v in metrics.summary(trace).items()
+                 if k in ("mean_occupancy", "total_prompt_tokens", "evictions")},
+                 "still knows the 150 EUR limit": "150 EUR" in trace.project(len(trace)).text()})
+table(rows)
+"""),
+    ]

@@ -167,7 +167,7 @@ class FIFOWindow(Mechanism):
     [('system', 'Be brief.'), ('user', 'Which is best?'), ('assistant', 'Cats, then.')]
     """
 
-    name = "fifo"
+    name = "FIFOWindow"
     operations = {
         "append": "add the step's messages at the end of the window, cutting off the beginning on overflow",
         "evict_oldest": "cut off the oldest messages (never a pinned one) to make room",

@@ -148,7 +148,7 @@ class SCM(Mechanism):
     'add_interaction; activate_memory(k=1, form=auto)'
     """
 
-    name = "scm"
+    name = "SCM"
     operations = {
         "add_interaction": "add the current interaction in full to flash memory; clear activation memory",
         "activate_memory": (
