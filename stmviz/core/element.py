@@ -78,6 +78,13 @@ class Meta(Mapping[str, Any]):
     def __iter__(self) -> Iterator[str]:
         return iter(self._data)
 
+    def get(self, key: str, default: Any = None) -> Any:
+        """d[key] if the component is present, else ``default`` (a direct dict lookup: this is hot)."""
+        return self._data.get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._data
+
     def __len__(self) -> int:
         return len(self._data)
 

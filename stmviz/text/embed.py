@@ -13,6 +13,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
+from functools import lru_cache
 
 from .summarize import STOPWORDS
 
@@ -22,6 +23,7 @@ DIMENSIONS = 64
 _WORD = re.compile(r"[a-z0-9]+")
 
 
+@lru_cache(maxsize=1 << 16)
 def _stem(word: str) -> str:
     for suffix in ("ingly", "edly", "ing", "ies", "ed", "es", "s"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:

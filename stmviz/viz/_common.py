@@ -117,7 +117,7 @@ def color_for(element_type: object) -> str:
 
 
 def escape(text: object) -> str:
-    """Escape a string from agent content for HTML (``html.escape`` with quotes).
+    """Escape a string from agent content for HTML and for plotly's text (``html.escape`` with quotes).
 
     Parameters
     ----------
@@ -128,14 +128,17 @@ def escape(text: object) -> str:
     -------
     str
         The text with ``& < > " '`` replaced by entities, safe inside HTML
-        text and attribute values.
+        text and attribute values. The double quote becomes the numeric
+        ``&#34;``, not ``&quot;``: plotly.js decodes numeric entities in
+        labels and hovers but only a few named ones, and would show
+        ``&quot;`` literally.
 
     Examples
     --------
     >>> escape('<img src=x onerror="alert(1)">')
-    '&lt;img src=x onerror=&quot;alert(1)&quot;&gt;'
+    '&lt;img src=x onerror=&#34;alert(1)&#34;&gt;'
     """
-    return html.escape(text if isinstance(text, str) else str(text), quote=True)
+    return html.escape(text if isinstance(text, str) else str(text), quote=True).replace("&quot;", "&#34;")
 
 
 def shorten(text: object, n: int = 60) -> str:

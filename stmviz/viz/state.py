@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import plotly.graph_objects as go
@@ -25,6 +26,13 @@ __all__ = ["Block", "StateBar", "state_bar", "state_bar_dicts", "state_bar_trace
 #: Outline of the elements new in ω_t, and hatch pattern of those about to be removed.
 NEW_LINE = {"color": "#111111", "width": 3}
 LEAVING_PATTERN = "/"
+
+
+@lru_cache(maxsize=1 << 16)
+def _escaped_lines(element: Element, size: float, content_width: int, width: int) -> tuple[str, str]:
+    """The escaped head and content lines of an element's hover, cached: players redraw the same elements often."""
+    head, content = element_lines(element, size, content_width)
+    return hover_text(head, width=width), hover_text(content, width=width)
 
 
 @dataclass(frozen=True)
@@ -44,15 +52,15 @@ class Block:
 
     def hover(self, content_width: int = 80) -> str:
         """The escaped hover text: label, type, μ, what happens to it, and its shortened content."""
-        head, content = element_lines(self.element, self.size, content_width)
+        width = max(content_width, 60)
+        head, content = _escaped_lines(self.element, self.size, content_width, width)
         status = []
         if self.new:
             status.append("new in this state")
         if self.leaving:
             status.append("removed by this step")
-        lines = [head, f"[{fmt(self.start)}, {fmt(self.start + self.size)})" + (f" · {', '.join(status)}" if status else "")]
-        lines.append(content)
-        return hover_text(*lines, width=max(content_width, 60))
+        where = f"[{fmt(self.start)}, {fmt(self.start + self.size)})" + (f" · {', '.join(status)}" if status else "")
+        return f"{head}<br>{hover_text(where, width=width)}<br>{content}"
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from ..core.operation import Message, ModelInput
-from ..core.sizes import get_encoding
+from ..core.sizes import count_tokens, get_encoding
 from ._common import TOKEN_COLORS, escape
 
 __all__ = ["TokenPiece", "token_pieces", "tokens_html", "TokensHTML"]
@@ -72,6 +73,22 @@ def token_pieces(text: str, encoding: str = "cl100k_base") -> list[TokenPiece]:
     return pieces
 
 
+def _span(piece: TokenPiece, index: int) -> str:
+    """One token as an escaped span; colours alternate by the token's index within its message."""
+    color = TOKEN_COLORS[index % len(TOKEN_COLORS)]
+    ids = " ".join(str(i) for i in piece.ids)
+    return (
+        f'<span class="stmviz-token" style="background:{color};border-radius:2px" '
+        f'title="token {escape(ids)}">{escape(piece.text)}</span>'
+    )
+
+
+@lru_cache(maxsize=4096)
+def _spans(text: str, encoding: str) -> str:
+    """All tokens of a text as spans (cached per text)."""
+    return "".join(_span(piece, index) for index, piece in enumerate(token_pieces(text, encoding)))
+
+
 def _messages(value: Any) -> tuple[list[Message], bool]:
     """The messages of a model input, and whether it was a bare string (no role headers)."""
     if isinstance(value, str):
@@ -118,29 +135,27 @@ class TokensHTML:
         parts: list[str] = []
         total = 0
         shown = 0
-        index = 0  # colour index, over all tokens
         budget = max_tokens
         for message in messages:
-            pieces = token_pieces(message.text, encoding)
-            count = sum(len(p.ids) for p in pieces)
-            total += count
             if budget is not None and budget <= 0:
+                total += count_tokens(message.text, encoding)  # not shown: count only (cached), no spans
                 continue
-            spans: list[str] = []
-            for piece in pieces:
-                if budget is not None and budget <= 0:
-                    break
-                color = TOKEN_COLORS[index % len(TOKEN_COLORS)]
-                index += 1
-                ids = " ".join(str(i) for i in piece.ids)
-                spans.append(
-                    f'<span class="stmviz-token" style="background:{color};border-radius:2px" '
-                    f'title="token {escape(ids)}">{escape(piece.text)}</span>'
-                )
-                shown += len(piece.ids)
+            count = count_tokens(message.text, encoding)
+            total += count
+            if budget is None or count <= budget:
+                body = _spans(message.text, encoding)  # the whole message: cached, players redraw it often
+                shown += count
                 if budget is not None:
+                    budget -= count
+            else:
+                spans: list[str] = []
+                for index, piece in enumerate(token_pieces(message.text, encoding)):
+                    if budget <= 0:
+                        break
+                    spans.append(_span(piece, index))
+                    shown += len(piece.ids)
                     budget -= len(piece.ids)
-            body = "".join(spans)
+                body = "".join(spans)
             if bare:
                 parts.append(f'<div class="stmviz-message" style="{_WRAP}">{body}</div>')
             else:

@@ -104,7 +104,7 @@ def test_hover_has_label_type_size_and_shortened_escaped_content():
     blob = fig.to_json()
     for bad in DANGEROUS:
         assert bad not in blob
-    assert any("&lt;script&gt;" in t or "&lt;img" in t or "&lt;svg" in t or "&quot;" in t for t in texts)
+    assert any("&lt;script&gt;" in t or "&lt;img" in t or "&lt;svg" in t or "&#34;" in t for t in texts)
 
 
 def test_long_content_is_shortened_in_hover_and_labels():

@@ -188,7 +188,7 @@ def test_real_mechanism_projections(name):
 def test_common_escape_and_shorten():
     from stmviz.viz._common import escape, hover_text, shorten
 
-    assert escape("<a href=\"x\">'") == "&lt;a href=&quot;x&quot;&gt;&#x27;"
+    assert escape("<a href=\"x\">'") == "&lt;a href=&#34;x&#34;&gt;&#x27;"
     assert escape(3) == "3"
     assert shorten("a\n\n b   c", 10) == "a b c"
     assert shorten("abcdefghij", 5) == "abcd…" and len(shorten("x" * 100, 7)) == 7
