@@ -19,6 +19,15 @@ def test_quickstart_runs_as_written(capsys):
     assert "She lives in Riga." in out
 
 
+def test_every_python_example_in_the_readme_runs(capsys):
+    blocks = re.findall(r"```python\n(.*?)```", README, re.S)
+    assert len(blocks) >= 2
+    for k, block in enumerate(blocks):
+        exec(compile(block, f"README.md python block {k}", "exec"), {})
+    out = capsys.readouterr().out
+    assert "retained" in out and "AgentFold" in out
+
+
 def test_ci_runs_the_readme_test_command():
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "test-command" in ci  # .ci/run extracts the command from the README markers
