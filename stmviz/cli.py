@@ -162,7 +162,11 @@ def lab(args: argparse.Namespace, extra: Sequence[str]) -> int:
     print("stmviz: starting", " ".join(command))
     if args.dry_run:
         return 0
-    try:
+    sys.stdout.flush()
+    if os.name == "posix":
+        # become JupyterLab: Ctrl-C and signals reach it directly, and no orphan server outlives us
+        os.execv(sys.executable, command)
+    try:  # pragma: no cover - Windows
         return subprocess.call(command)
     except KeyboardInterrupt:  # pragma: no cover - interactive
         return 0
