@@ -296,6 +296,7 @@ class Element:
     _hash: int = field(default=0, init=False, repr=False, compare=False)
     _id: str = field(default="", init=False, repr=False, compare=False)
     _key: tuple = field(default=(), init=False, repr=False, compare=False)
+    _type: str = field(default="element", init=False, repr=False, compare=False)
 
     def __init__(self, content: Content, meta: Mapping[str, Any] | None = None) -> None:
         content = _check_content(content)
@@ -315,6 +316,8 @@ class Element:
         object.__setattr__(self, "_hash", hash((content, frozen)))
         object.__setattr__(self, "_id", "")
         object.__setattr__(self, "_key", ())
+        kind = frozen._data.get("type", "element")
+        object.__setattr__(self, "_type", kind if isinstance(kind, str) else str(kind))
 
     def __hash__(self) -> int:
         return self._hash
@@ -364,9 +367,8 @@ class Element:
 
     @property
     def type(self) -> str:
-        """The element's kind, ``meta['type']`` (``'element'`` when absent)."""
-        value = self.meta.get("type", "element")
-        return value if isinstance(value, str) else str(value)
+        """The element's kind, ``meta['type']`` (``'element'`` when absent); read once, at construction."""
+        return self._type
 
     @property
     def t(self) -> float | None:
