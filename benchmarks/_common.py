@@ -419,3 +419,8 @@ def import_or_none(module: str, name: str) -> Any:
     except Exception as exc:  # noqa: BLE001 - report any import failure
         print(f"skipping {module}.{name}: not importable yet ({type(exc).__name__}: {exc})", file=sys.stderr)
         return None
+
+
+#: The query Q and tools T of the synthetic agent streams (mechanisms.py, scaling.py).
+AGENT_QUERY = "Find the cheapest refundable flight and hotel for the Lisbon meeting and write a short report."
+AGENT_TOOLS = ["search(query)", "open_page(url)", "read_file(path)", "run_python(code)", "sql(query)", "http_get(url)"]

@@ -43,8 +43,8 @@ common.warm_up()
 from stmviz import AgentStep, StateSpace, run, sizes  # noqa: E402
 
 V_MAX = 8192
-QUERY = "Find the cheapest refundable flight and hotel for the Lisbon meeting and write a short report."
-TOOLS = ["search(query)", "open_page(url)", "read_file(path)", "run_python(code)", "sql(query)", "http_get(url)"]
+QUERY = common.AGENT_QUERY
+TOOLS = common.AGENT_TOOLS
 SHORT = {"thought_tokens": (5, 20), "observation_tokens": (10, 60)}
 
 
