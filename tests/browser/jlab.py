@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import uuid
 
 KERNEL_IDLE = """() => {
   const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
@@ -29,7 +30,13 @@ CELL_REPORT = """() => {
 
 
 def open_notebook(page, base: str, relpath: str, timeout: float = 90_000) -> None:
-    page.goto(f"{base}/lab/tree/{relpath}", wait_until="domcontentloaded")
+    """Open a notebook in a fresh JupyterLab workspace and wait for its kernel.
+
+    A new workspace each time: the default one would restore every notebook
+    opened before (each starting a kernel again) and hide this one behind them.
+    """
+    workspace = f"test-{uuid.uuid4().hex[:12]}"
+    page.goto(f"{base}/lab/workspaces/{workspace}/tree/{relpath}", wait_until="domcontentloaded")
     page.wait_for_selector(".jp-NotebookPanel .jp-Notebook", timeout=timeout)
     page.wait_for_function(KERNEL_IDLE, timeout=timeout)
     dismiss_toasts(page)
@@ -63,3 +70,141 @@ def close_all(page) -> None:
         "() => { const w = window.jupyterapp.shell.currentWidget;"
         " return w && w.sessionContext ? w.sessionContext.shutdown() : null; }"
     )
+
+
+# -- the TracePlayer in the browser (used by test_lab_player, test_voila, test_security) -------------
+
+#: The output area holding a TracePlayer (its Play widget); works in JupyterLab and in Voila.
+PLAYER = ".jp-OutputArea-output:has(.widget-play)"
+
+#: What the browser shows of a TracePlayer, read from its DOM and its plotly elements.
+PLAYER_STATE = """(root) => {
+  const plots = root.querySelectorAll('.js-plotly-plot');
+  const occ = plots[0], state = plots[1];
+  const shape = occ && occ.layout ? (occ.layout.shapes || []).find(s => s.name === 'step') : null;
+  const marker = occ && occ.data ? occ.data.find(d => d.meta && d.meta.role === 'marker') : null;
+  const readout = root.querySelector('.widget-slider .widget-readout');
+  const info = root.querySelector('.stmviz-step');
+  const tokens = root.querySelectorAll('.stmviz-token');
+  const title = state && state.layout && state.layout.title ? state.layout.title.text : null;
+  return {
+    plots: plots.length,
+    readout: readout ? parseInt(readout.textContent.trim(), 10) : null,
+    shape_x: shape ? Number(shape.x0) : null,
+    marker_x: marker ? Number(Array.from(marker.x)[0]) : null,
+    marker_y: marker ? Number(Array.from(marker.y)[0]) : null,
+    info: info ? info.innerText : null,
+    tokens: tokens.length,
+    tokens_text: Array.from(tokens, s => s.textContent).join(''),
+    state_title: title,
+  };
+}"""
+
+
+def player_root(page, timeout: float = 90_000):
+    """The (first) rendered TracePlayer's output area, scrolled into view, once its figures are drawn."""
+    root = page.locator(PLAYER).first
+    root.wait_for(state="attached", timeout=timeout)
+    root.scroll_into_view_if_needed(timeout=timeout)
+    root.locator(".js-plotly-plot").nth(1).wait_for(state="attached", timeout=timeout)
+    page.wait_for_function(
+        "(r) => { const p = r.querySelectorAll('.js-plotly-plot');"
+        " return p.length >= 2 && !!p[0].data && !!p[1].data && !!r.querySelector('.widget-readout'); }",
+        arg=root.element_handle(),
+        timeout=timeout,
+    )
+    return root
+
+
+def player_state(root) -> dict:
+    """The player's readout t, occupancy marker (shape x0, marker trace x, y), step label, tokens, state title."""
+    return root.evaluate(PLAYER_STATE)
+
+
+def wait_player_at(root, t: int | None = None, timeout: float = 60_000, tokens: int | None = None) -> dict:
+    """Wait until readout, step marker and step label all show the same t (``t`` if given); returns the state.
+
+    With ``tokens`` also wait for the token view to hold that many tokens.
+    """
+    condition = (
+        "([root, [t, tokens]]) => {"
+        " const r = root.querySelector('.widget-slider .widget-readout');"
+        " const occ = root.querySelector('.js-plotly-plot');"
+        " if (!r || !occ || !occ.layout) return false;"
+        " const v = parseInt(r.textContent.trim(), 10);"
+        " const shape = (occ.layout.shapes || []).find(s => s.name === 'step');"
+        " const marker = occ.data.find(d => d.meta && d.meta.role === 'marker');"
+        " const info = root.querySelector('.stmviz-step');"
+        " if (!shape || !marker || !info) return false;"
+        " if (t !== null && v !== t) return false;"
+        " if (tokens !== null && root.querySelectorAll('.stmviz-token').length !== tokens) return false;"
+        " return Number(shape.x0) === v && Number(Array.from(marker.x)[0]) === v"
+        "   && info.innerText.startsWith('ω' + v + ' ');"
+        "}"
+    )
+    handle = root.element_handle()
+    root.page.wait_for_function(condition, arg=[handle, [t, tokens]], timeout=timeout)
+    return player_state(root)
+
+
+def put_notebook(base: str, relpath: str, notebook: dict) -> None:
+    """Write a notebook into the served folder through the server's contents API (``PUT /api/contents/…``)."""
+    import json
+    import urllib.request
+
+    body = json.dumps({"type": "notebook", "format": "json", "content": notebook}).encode("utf-8")
+    request = urllib.request.Request(
+        f"{base}/api/contents/{relpath}", data=body, method="PUT", headers={"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        if response.status not in (200, 201):
+            raise RuntimeError(f"PUT {relpath}: HTTP {response.status}")
+
+
+# -- the exported HTML page (stmviz.export_html), opened from disk with the network blocked -------
+
+#: The current frame of an exported page as it shows it: the cursor line's t, the slider's active step, the title.
+EXPORT_FRAME = """() => {
+  const gd = document.getElementById('stmviz-trace');
+  const cursor = gd.data.find(d => d.meta && d.meta.role === 'cursor');
+  const slider = gd._fullLayout.sliders[0];
+  return {
+    cursor: Number(Array.from(cursor.x)[0]),
+    active: slider.active,
+    label: slider.steps[slider.active].label,
+    title: gd.layout.title.text,
+    frames: gd._transitionData._frames.length,
+  };
+}"""
+
+
+def open_offline(browser, path):
+    """Open an exported page from disk with the network blocked (only file:// loads).
+
+    Returns ``(context, page, blocked)``: close the context when done; ``blocked`` lists every
+    non-file request the page attempted; ``page.dialogs`` / ``page.page_errors`` record dialogs and errors.
+    """
+    context = browser.new_context(viewport={"width": 1300, "height": 950})
+    blocked: list[str] = []
+
+    def guard(route):
+        if route.request.url.startswith("file://"):
+            route.continue_()
+        else:
+            blocked.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", guard)
+    page = context.new_page()
+    page.dialogs, page.page_errors = [], []
+    page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
+    page.on("pageerror", lambda e: page.page_errors.append(str(e)))
+    page.on("request", lambda r: None if r.url.startswith(("file://", "data:", "blob:")) else blocked.append(r.url))
+    page.goto(path.resolve().as_uri(), wait_until="load")
+    page.wait_for_function(
+        "() => { const gd = document.getElementById('stmviz-trace');"
+        " return gd && gd._fullLayout && gd._fullLayout.sliders && gd._transitionData"
+        " && gd._transitionData._frames.length > 0; }",
+        timeout=60_000,
+    )
+    return context, page, blocked
