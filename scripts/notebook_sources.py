@@ -202,35 +202,31 @@ c = Context(t=4, step=AgentStep(thought="The user wants dinner.", action="search
 c.observation, c.model_output, c["user"]
 """),
         md(r"""
-## A mechanism in a few lines: keep high priority longest
+## A mechanism in a few lines: a sliding window
 
-Here is a complete mechanism. $U$ adds the observation as an element whose metadata holds the
-step's priority, then — while $\sum\mu > V_{max}$ — drops the lowest-priority, oldest element and
-says why. $\pi$ renders the state as text, high priority first. The framework checks every
-result of $U$ against $\Omega_{STM}$.
+Here is a complete mechanism. $U$ adds the observation as an element stamped with its time, then —
+while $\sum\mu > V_{max}$ — drops the oldest element and says why. $\pi$ renders the state as
+numbered lines, oldest first. The framework checks every result of $U$ against $\Omega_{STM}$.
+(Notebook 08 asks you to write a smarter one that uses metadata.)
 """),
         code("""
-RANK = {"low": 0, "medium": 1, "high": 2}
-
-class KeepImportant(Mechanism):
-    operations = {"append": "add the observation; on overflow drop the lowest priority, oldest"}
+class SlidingWindow(Mechanism):
+    operations = {"append": "add the observation; on overflow drop the oldest"}
 
     def update(self, state, operation, context):
-        new = Element(context.observation, {"t": context.t, "priority": context.step.meta.get("priority", "low")})
-        state = state | {new}
+        state = state | {Element(context.observation, {"t": context.t})}
         reasons = {}
-        for victim in sorted(state, key=lambda e: (RANK[e.meta["priority"]], e.meta["t"])):
+        for oldest in list(state):  # canonical order: by time
             if state in self.space:
                 break
-            state = state - {victim}
-            reasons[victim] = f"{victim.meta['priority']} priority, oldest; Σμ > V_max"
+            state = state - {oldest}
+            reasons[oldest] = f"oldest (t = {oldest.meta['t']}); Σμ > V_max"
         return Transition(state, reasons)
 
     def project(self, state):
-        ranked = sorted(state, key=lambda e: -RANK[e.meta["priority"]])
-        return "\\n".join(f"[{e.meta['priority']}] {e.text}" for e in ranked)
+        return "\\n".join(f"{k}. {e.text}" for k, e in enumerate(state, 1))
 
-mechanism = KeepImportant(StateSpace(sizes.tokens(), v_max=30))
+mechanism = SlidingWindow(StateSpace(sizes.tokens(), v_max=30))
 """),
         md(r"""
 `check_mechanism` is the contract test a student runs on their own mechanism: $U$ stays in
@@ -250,11 +246,11 @@ stream of steps and records a `Trace`.
 """),
         code("""
 steps = [
-    AgentStep(observation="The user is allergic to peanuts.", meta={"priority": "high"}),
-    AgentStep(observation="It is raining in Riga today.", meta={"priority": "low"}),
-    AgentStep(observation="The user prefers Italian food.", meta={"priority": "medium"}),
-    AgentStep(observation="The API returned 42 restaurants near the old town.", meta={"priority": "low"}),
-    AgentStep(observation="Booking must be for 19:30 on Friday.", meta={"priority": "high"}),
+    "The user is allergic to peanuts.",
+    "It is raining in Riga today.",
+    "The user prefers Italian food.",
+    "The API returned 42 restaurants near the old town.",
+    "Booking must be for 19:30 on Friday.",
 ]
 trace = run(mechanism, steps)
 print(trace.table(width=0))
@@ -281,6 +277,7 @@ mechanism.input(trace.final).to_messages()
 
 * Break the contract on purpose — e.g. make `update` forget the eviction loop — and read what
   `check_mechanism` says.
+* The window just forgot the allergy. Notebook 08 asks you to fix that with metadata.
 * Next: **03 · The context window as FIFO**, the simplest mechanism of Section 4.
 """),
     ]
