@@ -38,7 +38,7 @@ from ..core.mechanism import Mechanism, Transition
 from ..core.operation import AgentStep, Context, Operation
 from ..core.space import State, StateSpace, _num
 from ..text import summarize as default_summarize
-from .hiagent import _ELLIPSIS, Summarizer, _by_type, _Cache, _check_budget, _range_label, _shrink, _SummaryCache
+from ._shared import _ELLIPSIS, Summarizer, _by_type, _Cache, _check_budget, _range_label, _shrink, _SummaryCache
 
 __all__ = ["AgentFold"]
 
