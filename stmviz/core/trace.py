@@ -665,7 +665,9 @@ def run(
             if isinstance(exc, UpdateFailedError):
                 exc.trace = trace
                 raise
-            error = type(exc)(f"step {t}: {exc}")
+            message = str(exc)
+            prefix = f"step {t}: "
+            error = type(exc)(message if message.startswith(prefix) else prefix + message)
             error.step = t  # type: ignore[attr-defined]
             error.trace = trace  # type: ignore[attr-defined]
             raise error from exc

@@ -165,3 +165,24 @@ def test_trace_order_does_not_depend_on_the_hash_seed(tmp_path):
         for seed in ("1", "2", "3")
     }
     assert len(outputs) == 1
+
+
+def test_an_error_that_already_names_its_step_is_not_prefixed_twice():
+    from stmviz import make_mechanism
+
+    def update(m, state, operation, context):
+        if context.t == 2:
+            raise ScenarioFormatError(f"step {context.t}: the scenario asks for something impossible")
+        return state
+
+    def update_unnamed(m, state, operation, context):
+        if context.t == 1:
+            raise ScenarioFormatError("nothing named here")
+        return state
+
+    for fn, expected in ((update, "step 2: the scenario"), (update_unnamed, "step 1: nothing named here")):
+        mechanism = make_mechanism(StateSpace(sizes.words, 10), operations=["keep"], update=fn)
+        with pytest.raises(ScenarioFormatError) as info:
+            run(mechanism, ["a", "b", "c"])
+        assert str(info.value).startswith(expected)
+        assert str(info.value).count(expected[:7]) == 1
