@@ -145,6 +145,8 @@ class Mechanism:
     def choose(self, state: State, context: Context) -> tuple[Operation, ...]:
         """The controller's choice, checked: a tuple of declared operations."""
         chosen = self.controller(state, context)
+        if type(chosen) is Operation and chosen.type in self.operations._types:
+            return (chosen,)  # the usual case, checked without building the error messages' arguments
         if isinstance(chosen, Operation):
             ops: tuple[Operation, ...] = (chosen,)
         elif isinstance(chosen, (list, tuple)) and all(isinstance(o, Operation) for o in chosen):
@@ -160,7 +162,8 @@ class Mechanism:
 
     def apply(self, state: State, operation: Operation, context: Context) -> Transition:
         """U(ω, o, c), checked: o's type is declared, the result is a State in Ω_STM."""
-        self.operations.require(operation, owner=str(self))
+        if type(operation) is not Operation or operation.type not in self.operations._types:
+            self.operations.require(operation, owner=str(self))
         result = self.update(state, operation, context)
         if isinstance(result, Transition):
             transition = result

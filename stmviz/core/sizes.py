@@ -222,11 +222,24 @@ class _TokenCounter:
     def __init__(self, encoding: str) -> None:
         self.encoding_name = encoding
         self.encoding = get_encoding(encoding)
+        core = getattr(self.encoding, "_core_bpe", None)
+        fast = getattr(core, "encode_ordinary", None)
         encode = self.encoding.encode_ordinary
+        if fast is None:  # pragma: no cover - a tiktoken without the Rust core object
 
-        @lru_cache(maxsize=1 << 16)
-        def count(text: str) -> int:
-            return len(encode(text))
+            @lru_cache(maxsize=1 << 16)
+            def count(text: str) -> int:
+                return len(encode(text))
+
+        else:
+
+            @lru_cache(maxsize=1 << 16)
+            def count(text: str) -> int:
+                # Encoding.encode_ordinary's own body, without its Python frame: the count is the hot path
+                try:
+                    return len(fast(text))
+                except UnicodeEncodeError:  # lone surrogates: tiktoken's wrapper repairs them the same way
+                    return len(encode(text))
 
         self.count = count
 

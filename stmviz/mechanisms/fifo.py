@@ -39,6 +39,7 @@ OVERSIZE_POLICIES = ("error", "skip", "truncate")
 
 _ROLES = ("system", "user", "assistant", "tool")
 _PIN_ROLES = ("system", "user", "assistant")
+_APPEND = Operation("append")
 
 
 def fit_text(space: StateSpace, element: Element, room: float) -> Element | None:
@@ -343,6 +344,8 @@ class FIFOWindow(Mechanism):
         stays in τ for controllers that want to make room explicitly.
         """
         _, notes = self._incoming(context)
+        if not notes:
+            return _APPEND  # immutable: one object serves every step that cut nothing
         params: dict[str, Any] = {}
         if notes:
             params["skipped"] = sum(1 for n in notes if n.startswith("skipped"))

@@ -95,3 +95,10 @@ def test_mu_is_evaluated_once_per_element():
     for _ in range(5):
         space.measure(e)
     assert len(calls) == 1
+
+
+@pytest.mark.parametrize("text", ["hello world", "", "a\ud800b lone surrogate", "naïve café 😀 " * 5, "<|endoftext|> as text"])
+def test_count_tokens_equals_tiktoken_encode_ordinary(text):
+    from stmviz.core.sizes import count_tokens, get_encoding
+
+    assert count_tokens(text) == len(get_encoding("cl100k_base").encode_ordinary(text))
