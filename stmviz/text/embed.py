@@ -21,6 +21,13 @@ __all__ = ["embed", "HashingEmbedder", "cosine", "DIMENSIONS"]
 
 DIMENSIONS = 64
 _WORD = re.compile(r"[a-z0-9]+")
+#: bytes.translate table of ASCII text: A–Z lower-cased, a–z and 0–9 kept, every other byte a
+#: space, so that ``.split()`` yields the matches of _WORD in ``text.lower()``
+_ASCII_WORDS = bytes(
+    c + 32 if 65 <= c <= 90 else c if (97 <= c <= 122 or 48 <= c <= 57) else 32 for c in range(256)
+)
+#: 1 + log(tf) for small tf, the dampened count (the same floats math.log gives)
+_DAMPED = [0.0] + [1.0 + math.log(tf) for tf in range(1, 64)]
 
 
 @lru_cache(maxsize=1 << 16)
@@ -40,6 +47,9 @@ class HashingEmbedder:
         self.dimensions = dimensions
         self.digits = digits
         self._buckets: dict[str, tuple[int, float]] = {}
+        # word -> its stem ("" for a stop word); ASCII texts' words are looked up as bytes
+        self._stems: dict[str, str] = {}
+        self._ascii_stems: dict[bytes, str] = {}
 
     def __repr__(self) -> str:
         return f"HashingEmbedder(dimensions={self.dimensions})"
@@ -54,16 +64,49 @@ class HashingEmbedder:
                 self._buckets[word] = hit
         return hit
 
+    def _stems_of(self, words: list, table: dict) -> list[str]:
+        """The stem of each word ("" for a stop word), memoized in ``table`` (bounded)."""
+        out = []
+        for key in words:
+            stem = table.get(key)
+            if stem is None:
+                word = key.decode("ascii") if isinstance(key, bytes) else key
+                stem = "" if word in STOPWORDS else _stem(word)
+                if stem and stem not in self._buckets:
+                    self._bucket(stem)
+                if len(table) < 200_000:
+                    table[key] = stem
+            out.append(stem)
+        return out
+
     def __call__(self, text: str) -> tuple[float, ...]:
+        if text.isascii():  # the same words as the regex, found by C string methods
+            words = text.encode("ascii").translate(_ASCII_WORDS).split()
+            table = self._ascii_stems
+        else:
+            words = _WORD.findall(text.lower())
+            table = self._stems
+        # tf per stem, in the order the stems first occur (the order they are added to a bucket)
+        tf = Counter(map(table.get, words))
+        if None in tf:  # a word not seen before
+            tf = Counter(self._stems_of(words, table))
+        tf.pop("", None)  # stop words
         vector = [0.0] * self.dimensions
-        words = [_stem(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
-        for word, tf in Counter(words).items():
-            index, sign = self._bucket(word)
-            vector[index] += sign * (1.0 + math.log(tf))
-        norm = math.sqrt(sum(v * v for v in vector))
+        buckets = self._buckets
+        touched = set()
+        for stem, count in tf.items():
+            hit = buckets.get(stem)
+            index, sign = hit if hit is not None else self._bucket(stem)
+            vector[index] += sign * (_DAMPED[count] if count < 64 else 1.0 + math.log(count))
+            touched.add(index)
+        norm = math.sqrt(sum([v * v for v in vector]))
         if norm == 0:
             return tuple(vector)
-        return tuple(round(v / norm, self.digits) for v in vector)
+        digits = self.digits
+        out = [round(0.0, digits)] * self.dimensions  # = round(0.0 / norm, digits): only touched buckets are computed
+        for index in touched:
+            out[index] = round(vector[index] / norm, digits)
+        return tuple(out)
 
 
 _default = HashingEmbedder()

@@ -15,6 +15,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
+from functools import lru_cache
 
 from ..core.errors import InvalidSizeError
 from ..core.sizes import count_tokens, get_encoding
@@ -61,6 +62,52 @@ def truncate_to_tokens(text: str, budget: int, encoding: str = "cl100k_base") ->
     return "…"
 
 
+_DIGIT = re.compile(r"\d")
+_NAME = re.compile(r"\b[A-Z][a-z]+")
+_PIECES = re.compile(r"[A-Za-z]+|[0-9]{1,3}")
+# every match of _MACHINERY holds one of these characters: a cheap exact pre-test
+_MACHINERY_CHARS = ("(", "/", "|")
+# encodings whose pre-tokenizer splits every run of letters and every 3 digits into pieces of their own
+_RUN_SPLITTING = frozenset({"cl100k_base"})
+
+
+class _Sentence:
+    """One sentence of a text and what scoring it needs (immutable once built)."""
+
+    __slots__ = ("text", "words", "wordset", "norm", "digit", "name", "machinery", "floor")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        ascii = text.isascii()
+        if ascii:  # lowercasing first is the same then (not for all Unicode: "K" (Kelvin) becomes "k")
+            words = [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
+        else:
+            words = [w for w in (m.lower() for m in _WORD.findall(text)) if w not in STOPWORDS]
+        self.words = tuple(words)
+        self.wordset = frozenset(words)
+        self.norm = len(words) ** 0.5 if words else 0.0
+        self.digit = _DIGIT.search(text) is not None
+        self.name = _NAME.search(text[1:]) is not None
+        self.machinery = any(c in text for c in _MACHINERY_CHARS) and _MACHINERY.search(text) is not None
+        # a lower bound on its cl100k_base tokens: each letter run and each 3 digits is a piece of ≥ 1 token
+        # (exact only for ASCII text, where \p{L} and \p{N} are [A-Za-z] and [0-9]; 0 otherwise)
+        self.floor = len(_PIECES.findall(text)) if ascii else 0
+
+
+_sentence = lru_cache(maxsize=1 << 15)(_Sentence)  # sentences recur: a summary is made of its sources' sentences
+
+
+@lru_cache(maxsize=4096)
+def _analyze(text: str) -> tuple[tuple[_Sentence, ...], frozenset[str], int]:
+    """The sentences of a text, its content words and a lower bound on its tokens (cached: texts recur)."""
+    sentences = tuple(map(_sentence, split_sentences(text)))
+    words = frozenset().union(*(s.wordset for s in sentences))
+    return sentences, words, sum(s.floor for s in sentences)
+
+
+_EMPTY: tuple[tuple[_Sentence, ...], frozenset[str], int] = ((), frozenset(), 0)
+
+
 class ExtractiveSummarizer:
     """``summarize(texts, budget) -> str``: pick the most informative sentences within ``budget`` tokens.
 
@@ -81,58 +128,68 @@ class ExtractiveSummarizer:
             texts = [texts]
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
             raise InvalidSizeError(f"a summary budget is a whole number of tokens ≥ 1, got {budget!r}")
-        count = lambda s: count_tokens(s, self.encoding)  # noqa: E731
-        joined = " ".join(t.strip() for t in texts if t and t.strip())
-        if not joined:
+        encoding = self.encoding
+        count = lambda s: count_tokens(s, encoding)  # noqa: E731
+        parts = [t.strip() for t in texts if t and t.strip()]
+        if not parts:
             return ""
-        if count(joined) <= budget:
-            return joined
-        sentences: list[tuple[int, int, str]] = []  # (text index, position, sentence)
-        for i, text in enumerate(texts):
-            for j, sentence in enumerate(split_sentences(text or "")):
-                sentences.append((i, j, sentence))
+        analyses = [_analyze(t) if t else _EMPTY for t in texts]
+        # the sentences hold all of the joined text's letters and digits, so their token floors bound it below
+        bounded = encoding in _RUN_SPLITTING
+        if not (bounded and sum(a[2] for a in analyses) > budget):
+            joined = " ".join(parts)
+            if count(joined) <= budget:
+                return joined
+        sentences: list[_Sentence] = []
+        firsts: list[bool] = []  # whether the sentence opens its text
         freq: Counter[str] = Counter()  # in how many sentences a word occurs
         df: Counter[str] = Counter()  # in how many of the texts a word occurs
-        words_of = []
-        for _, _, sentence in sentences:
-            words = [w.lower() for w in _WORD.findall(sentence) if w.lower() not in STOPWORDS]
-            words_of.append(words)
-            freq.update(set(words))
-        for i, text in enumerate(texts):
-            df.update({w.lower() for w in _WORD.findall(text or "")})
-        n_texts = max(1, sum(1 for t in texts if t and t.strip()))
+        for text_sentences, words, _ in analyses:
+            for j, sentence in enumerate(text_sentences):
+                sentences.append(sentence)
+                firsts.append(j == 0)
+                freq.update(sentence.wordset)
+            df.update(words)  # a text's words are its sentences' words: splitting cuts only at whitespace
+        n_texts = len(parts)
         # a word that recurs is a topic (tf), unless it recurs in every text: boilerplate (idf)
         weight = {w: freq[w] * math.log(1.0 + n_texts / max(1, df[w])) for w in freq}
         scored = []
-        for k, ((i, j, sentence), words) in enumerate(zip(sentences, words_of)):
+        for k, sentence in enumerate(sentences):
+            words = sentence.words
             if not words:
                 score = 0.0
             else:
-                score = sum(weight[w] for w in words) / (len(words) ** 0.5)
-            if j == 0:
+                score = sum(weight[w] for w in words) / sentence.norm
+            if firsts[k]:
                 score *= 1.5
-            if re.search(r"\d", sentence):
+            if sentence.digit:
                 score *= 1.3
-            if re.search(r"\b[A-Z][a-z]+", sentence[1:]):
+            if sentence.name:
                 score *= 1.1
-            if _MACHINERY.search(sentence):
+            if sentence.machinery:
                 score *= 0.5  # a tool call, a URL or a result-list line: little a later step needs verbatim
             scored.append((-score, k))
         scored.sort()
         chosen: list[int] = []
         used = 0
         for _, k in scored:
-            cost = count(sentences[k][2]) + (1 if chosen else 0)
+            room = budget - used - (1 if chosen else 0)
+            if room < 1:  # every sentence has at least one token
+                break
+            sentence = sentences[k]
+            if bounded and sentence.floor > room:
+                continue
+            cost = count(sentence.text) + (1 if chosen else 0)
             if used + cost <= budget:
                 chosen.append(k)
                 used += cost
         if not chosen:
             best = scored[0][1]
-            return truncate_to_tokens(sentences[best][2], budget, self.encoding)
+            return truncate_to_tokens(sentences[best].text, budget, encoding)
         chosen.sort()
-        summary = " ".join(sentences[k][2] for k in chosen)
+        summary = " ".join(sentences[k].text for k in chosen)
         if count(summary) > budget:  # joining can merge tokens differently; stay within budget
-            summary = truncate_to_tokens(summary, budget, self.encoding)
+            summary = truncate_to_tokens(summary, budget, encoding)
         return summary
 
 
