@@ -404,11 +404,9 @@ class SCM(Mechanism):
     def _rank(self, stream: list[Any], last: int, query: tuple[float, ...] | None, t: int, k: int, skip: set) -> list[int]:
         """The indices of the top-k candidates 0 … last−1 by recency_weight·recency + relevance_weight·cosine."""
         rw, lw, decay = self.recency_weight, self.relevance_weight, self.recency_decay
-        try:
+        if last > 64:  # a matrix–vector product over the memory stream (numpy is imported only here)
             import numpy as np
-        except ImportError:  # pragma: no cover - numpy ships with the figure stack
-            np = None
-        if np is not None and last > 64:
+
             qvec = np.asarray(query, dtype=float) if query else None
             qnorm = float(np.sqrt(qvec @ qvec)) if qvec is not None else 0.0
             cache = self._cache
@@ -434,35 +432,60 @@ class SCM(Mechanism):
                         data[i] = _unit(row[2], data.shape[1])
                         valid[i] = True
                 cache.norms = matrix = (data, valid, min(len(rows), data.shape[0]))
-            index = np.arange(last)
             powers = cache.powers
             if powers is None or powers[0] != decay or powers[1].shape[0] <= t:
                 powers = cache.powers = (decay, np.power(decay, np.arange(max(2 * t + 2, 1024), dtype=float)))
-            ages = powers[1][t - last + 1 : t + 1]  # decay ** age for the ages t − i of i = last−1 … 0
-            score = rw * ages[::-1]
-            if query and qnorm > 0:
+            recency = powers[1]  # recency[a] = decay ** a
+            relevant = bool(query) and qnorm > 0
+            if relevant:
                 if len(query) != data.shape[1]:
                     raise ValueError(f"embed returned vectors of {len(query)} and {data.shape[1]} dimensions")
-                score = score + lw * (data[:last] @ (qvec / qnorm))
-            score = np.where(valid[:last], score, -np.inf)
-            for i in skip:
-                if isinstance(i, int) and 0 <= i < last:
-                    score[i] = -np.inf
+                unit = qvec / qnorm
+
+            def scores(lo: int, hi: int) -> Any:
+                """The scores of candidates lo … hi−1 (−inf where there is no interaction or it is in ω)."""
+                score = rw * recency[t - hi + 1 : t - lo + 1][::-1]  # decay ** (t − i) for i = lo … hi−1
+                if relevant:
+                    score = score + lw * _dots(np, data, lo, hi, unit)
+                score = np.where(valid[lo:hi], score, -np.inf)
+                for i in skip:
+                    if isinstance(i, int) and lo <= i < hi:
+                        score[i - lo] = -np.inf
+                return score
+
             m = min(k, last)
+            # Score the newest candidates first, older ones only while they could still make the
+            # top m: a candidate of age ≥ a scores at most rw·decay**a + lw (cosine ≤ 1), so once
+            # the m-th best score so far beats that bound (with a margin for rounding), no older
+            # candidate can enter the top m or tie with it. Blocks start at multiples of 64 rows,
+            # so every score is bit-for-bit the one the whole matrix–vector product gives.
+            lo = max(0, (last - 256) // 64 * 64)
+            score = scores(lo, last)
+            while lo > 0:
+                n = score.shape[0]
+                if n >= m:
+                    kth = np.partition(score, n - m)[n - m]
+                    bound = (rw * recency[t - lo + 1] + (lw if relevant else 0.0)) * (1 + 1e-9) + 1e-12
+                    if kth > bound and (m <= 8 or np.count_nonzero(score >= kth) == m):
+                        break  # (a tie at the m-th place is left to the partition over all candidates)
+                older = max(0, (lo - 2 * (last - lo)) // 64 * 64)
+                score = np.concatenate([scores(older, lo), score])
+                lo = older
+            n = score.shape[0]
             if m <= 8:  # a few argmax passes beat a partition for small k
-                work = score.copy() if m > 1 else score
+                work = score.copy()
                 backwards = work[::-1]  # argmax takes the first maximum: read backwards so ties go to the newest
                 top = []
                 for _ in range(m):
-                    i = last - 1 - int(np.argmax(backwards))
+                    i = n - 1 - int(np.argmax(backwards))
                     if work[i] == -np.inf:
                         break
                     top.append(i)
                     work[i] = -np.inf
             else:
-                top = [int(i) for i in (np.argpartition(-score, m - 1)[:m] if m < last else index)]
+                top = [int(i) for i in (np.argpartition(-score, m - 1)[:m] if m < n else np.arange(n))]
             order = sorted((i for i in top if score[i] > -np.inf), key=lambda i: (-float(score[i]), -i))
-            return order[:k]
+            return [lo + i for i in order[:k]]
         qnorm = math.sqrt(sum(v * v for v in query)) if query else 0.0
         scored = []
         for i in range(last):
@@ -501,6 +524,25 @@ def _cache_step(cache: _Cache, i: int) -> Any:
 def _fused(state: State) -> list[Element]:
     activations = [e for e in state if e.type == "activation"]
     return activations + [e for e in state if e.type != "activation"]
+
+
+#: The most matrix cells one BLAS matrix–vector product gets: below OpenBLAS's threading
+#: threshold, so that the products are computed by one thread. Threaded gemv was ~10× slower
+#: here (2 shared cores) and its last bits depended on the thread count; single-threaded
+#: products split at multiples of 64 rows give bit-for-bit the unsplit single-threaded result.
+_CHUNK_CELLS = 1 << 18
+
+
+def _dots(np: Any, data: Any, lo: int, hi: int, vector: Any) -> Any:
+    """``data[lo:hi] @ vector``, in row blocks small enough for a single-threaded BLAS call."""
+    rows = max(64, _CHUNK_CELLS // max(1, data.shape[1]) // 64 * 64)
+    if hi - lo <= rows:
+        return data[lo:hi] @ vector
+    out = np.empty(hi - lo)
+    for start in range(lo, hi, rows):
+        stop = min(start + rows, hi)
+        np.matmul(data[start:stop], vector, out=out[start - lo : stop - lo])
+    return out
 
 
 def _unit(vector: Sequence[float], width: int) -> Any:

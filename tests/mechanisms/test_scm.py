@@ -408,3 +408,23 @@ def test_ties_go_to_the_newest_interactions(n):
     scm = SCM(tokens_space(300), k=3, flash_size=2, recency_weight=0, relevance_weight=1)
     trace = run(scm, steps)
     assert [e.meta["index"] for e in trace.final.where(type="activation")] == [n - 5, n - 4, n - 3]
+
+
+@pytest.mark.parametrize(("rw", "lw", "decay"), [(0.5, 0.5, 0.99), (0.9, 0.1, 0.9), (1.0, 0.0, 0.95), (0.3, 0.7, 1.0)])
+def test_ranking_over_a_long_stream_equals_brute_force(rw, lw, decay):
+    """Past 256 interactions the ranking scores the newest first and stops early; it must pick what scoring all picks."""
+    rng = random.Random(11)
+    steps = [
+        AgentStep(observation=f"{rng.choice(TOPICS)} {rng.choice(TOPICS)}", thought=f"{rng.choice(TOPICS)} ({t})")
+        for t in range(700)
+    ]
+    scm = SCM(tokens_space(4000), k=4, flash_size=2, recency_weight=rw, relevance_weight=lw, recency_decay=decay)
+    trace = run(scm, steps)
+    embeddings = [embed(interaction_text(s)[1]) for s in steps]
+    for t in (257, 300, 450, 511, 512, 640, 699):
+        query = embed(steps[t].observation)
+        candidates = range(t - scm.flash_size + 1)
+        score = {i: rw * decay ** (t - i) + lw * cosine(query, embeddings[i]) for i in candidates}
+        expected = sorted(candidates, key=lambda i: (-score[i], -i))[:4]
+        got = {e.meta["index"] for e in trace.state_at(t + 1).where(type="activation")}
+        assert got == set(expected), (t, sorted(got), sorted(expected))
