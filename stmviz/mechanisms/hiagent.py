@@ -33,14 +33,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..core.element import Element
+from ..core.element import Element, order_key
 from ..core.errors import InvalidOperationError, ScenarioFormatError, shorten
 from ..core.mechanism import Mechanism, Transition
 from ..core.operation import AgentStep, Context, Operation
 from ..core.space import State, StateSpace, _num
 from ..text import cosine, embed
 from ..text import summarize as default_summarize
-from ._shared import Summarizer, _by_type, _Cache, _check_budget, _range_label, _shrink, _SummaryCache
+from ._shared import Summarizer, _Cache, _check_budget, _range_label, _shrink, _SummaryCache
 
 __all__ = ["HiAgent"]
 
@@ -48,6 +48,136 @@ __all__ = ["HiAgent"]
 # a summary takes the place of the subgoal it replaces, retrieved pairs follow it.
 _T_SUBGOAL, _T_SUMMARY, _T_PAIR, _T_RETRIEVED = 0.1, 0.2, 0.5, 0.6
 _SUBGOAL_LINE = re.compile(r"^\s*subgoal\s*:\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
+
+
+# --------------------------------------------------------------------------- derived views of ω
+
+_IDS = ("subgoal", "summary")  # the kinds whose subgoal ids decide the next id
+
+
+class _View:
+    """Facts derived from one ω: its elements grouped by ``type`` (each group in canonical order), the current subgoal."""
+
+    __slots__ = ("elements", "groups", "current", "_top")
+
+    def __init__(self, elements: frozenset, groups: dict[str, tuple[Element, ...]], current: Any = False) -> None:
+        self.elements = elements
+        self.groups = groups
+        if current is False:
+            current = next((e for e in groups.get("subgoal", ()) if e.meta.get("current")), None)
+        self.current: Element | None = current
+        self._top: int | None = None  # the largest subgoal id of a subgoal or summary, once known
+
+    @classmethod
+    def build(cls, state: State) -> "_View":
+        groups: dict[str, list[Element]] = {}
+        for e in sorted(state.elements, key=order_key):  # canonical order, not cached on ω (see _without)
+            groups.setdefault(e.type, []).append(e)
+        return cls(state.elements, {kind: tuple(members) for kind, members in groups.items()})
+
+    def top(self) -> int | None:
+        """max{d["subgoal"] | e ∈ ω of type "subgoal" or "summary"}, or ``None`` when ω holds none."""
+        if self._top is None:
+            groups = self.groups
+            self._top = max((e.meta["subgoal"] for kind in _IDS for e in groups.get(kind, ())), default=None)
+        return self._top
+
+    def derive(self, elements: frozenset, added: frozenset, removed: frozenset) -> "_View":
+        """The view of ``elements`` = this view's ω − ``removed`` ∪ ``added``, group by group."""
+        groups = dict(self.groups)
+        gone: dict[str, int] = {}
+        for e in removed:
+            gone[e.type] = gone.get(e.type, 0) + 1
+        for kind, n in gone.items():
+            members = groups[kind]
+            if all(e in removed for e in members[:n]):
+                kept = members[n:]  # the oldest of their kind left (the overflow rule's order): a slice
+            else:
+                kept = tuple(e for e in members if e not in removed)
+            if kept:
+                groups[kind] = kept
+            else:
+                del groups[kind]
+        fresh: dict[str, list[Element]] = {}
+        for e in added:
+            fresh.setdefault(e.type, []).append(e)
+        for kind, new in fresh.items():
+            if len(new) > 1:
+                new.sort(key=order_key)
+            old = groups.get(kind, ())
+            if not old or order_key(new[0]) > order_key(old[-1]):
+                groups[kind] = old + tuple(new)  # the usual case: the newest of its kind
+            else:
+                groups[kind] = tuple(sorted(old + tuple(new), key=order_key))
+        same = groups.get("subgoal") is self.groups.get("subgoal")
+        view = _View(elements, groups, self.current if same else False)
+        top = self._top
+        if top is not None:  # carry the largest id when the change shows it
+            gone = max((e.meta["subgoal"] for e in removed if e.type in _IDS), default=None)
+            new_top = max((e.meta["subgoal"] for e in added if e.type in _IDS), default=None)
+            if new_top is not None and new_top >= top:
+                view._top = new_top
+            elif gone is None or gone < top:
+                view._top = top
+        return view
+
+
+class _Index:
+    """A bounded memo of :class:`_View` per ω, each derived from the previous one when few elements changed.
+
+    Views are pure functions of ω's elements; the memo keeps its identity, so
+    filling it is no change of a mechanism (``check_mechanism``'s purity snapshots).
+    """
+
+    __slots__ = ("maxsize", "_memo", "_last")
+
+    def __init__(self, maxsize: int = 64) -> None:
+        self.maxsize = maxsize
+        self._memo: dict[frozenset, _View] = {}
+        self._last: _View | None = None
+
+    def __call__(self, state: State) -> _View:
+        elements = state.elements
+        memo = self._memo
+        view = memo.get(elements)
+        if view is None:
+            last = self._last
+            if last is not None:
+                added, removed = elements - last.elements, last.elements - elements
+                if len(added) + len(removed) <= 8:
+                    view = last.derive(elements, added, removed)
+            if view is None:
+                view = _View.build(state)
+            if len(memo) >= self.maxsize:
+                memo.clear()
+            memo[elements] = view
+        self._last = view
+        return view
+
+
+class _Tally:
+    """Σ over ω of a per-element cost, carried from the previous ω by the elements that changed (kept out of purity snapshots)."""
+
+    __slots__ = ("_elements", "_total")
+
+    def __init__(self) -> None:
+        self._elements: frozenset = frozenset()
+        self._total = 0
+
+    def __call__(self, elements: frozenset, cost: Any) -> int:
+        last = self._elements
+        if elements is last:
+            return self._total
+        added, removed = elements - last, last - elements
+        if len(added) + len(removed) < len(elements):
+            total = self._total + sum(map(cost, added)) - sum(map(cost, removed))
+        else:
+            total = sum(map(cost, elements))
+        self._elements, self._total = elements, total
+        return total
+
+
+_VIEWS = _Index()
 
 
 # --------------------------------------------------------------------------- HiAgent
@@ -110,8 +240,9 @@ class HiAgent(Mechanism):
     6. ``retrieve`` if ``step.meta["retrieve"]`` names a finished subgoal (by id
        or by its text, case-insensitively). The pairs are rebuilt from the step
        history, typed "retrieved", and dropped at the next subgoal switch. A
-       request for the current subgoal is a no-op (its pairs are in ω); an
-       unknown subgoal raises :class:`~stmviz.errors.ScenarioFormatError` (the
+       request for the current subgoal is a no-op (its pairs are in ω), and so
+       is one for a finished subgoal whose summary overflow dropped earlier (the
+       operation's reason says so); a subgoal that never finished raises :class:`~stmviz.errors.ScenarioFormatError` (the
        controller checks the request against ω_t; U itself treats a target that
        an earlier overflow of the same step dropped as a no-op).
 
@@ -170,6 +301,7 @@ class HiAgent(Mechanism):
         self._summaries = _SummaryCache(summarize or default_summarize)
         self._embeddings = _Cache()
         self._line_tokens = _Cache()
+        self._projection_tokens = _Tally()
 
     def params(self) -> dict[str, Any]:
         """The JSON-ready constructor parameters (the summarizer is not recorded)."""
@@ -180,16 +312,13 @@ class HiAgent(Mechanism):
     @staticmethod
     def current_subgoal(state: State) -> Element | None:
         """The element of the active subgoal (type "subgoal", ``current``), or ``None``."""
-        for e in _by_type(state).get("subgoal", ()):
-            if e.meta.get("current"):
-                return e
-        return None
+        return _VIEWS(state).current
 
     @staticmethod
     def _next_id(state: State, context: Context) -> int:
-        ids = [e.meta["subgoal"] for e in state.elements if e.type in ("subgoal", "summary")]
-        if ids:
-            return max(ids) + 1
+        top = _VIEWS(state).top()
+        if top is not None:
+            return top + 1
         # Nothing of earlier subgoals survived (only under extreme overflow): the step index is
         # still larger than every earlier id, since at most one subgoal starts per step.
         return context.t
@@ -237,15 +366,24 @@ class HiAgent(Mechanism):
                 if ops[0].type == "subgoal" or ops[0].type == "summarize":
                     count = 1
                 else:
-                    count = 1 + len(_by_type(state).get("pair", ()))
+                    count = 1 + len(_VIEWS(state).groups.get("pair", ()))
                 if count > self.keep_pairs:
                     ops.append(Operation("select", {"keep": self.keep_pairs}, reason=f"more than {self.keep_pairs} pairs"))
         if step.subgoal_done:
             ops.append(Operation("summarize", reason=f"subgoal_done at step {t}"))
         if "retrieve" in step.meta:
             target = step.meta["retrieve"]
-            self._find_summary(state, target, context, error=ScenarioFormatError)  # validate early
-            ops.append(Operation("retrieve", {"subgoal": target}, reason=f"retrieval requested at step {t}"))
+            why = f"retrieval requested at step {t}"
+            try:
+                self._find_summary(state, target, context, error=ScenarioFormatError)  # validate early
+            except ScenarioFormatError:
+                if not self._was_evicted(state, target, context):
+                    raise
+                why += (
+                    f", but subgoal {target!r} finished earlier and its summary was dropped from ω for lack of "
+                    f"space (Σμ > V_max): nothing is retrieved"
+                )
+            ops.append(Operation("retrieve", {"subgoal": target}, reason=why))
         return ops
 
     # ------------------------------------------------------------------ U
@@ -278,11 +416,13 @@ class HiAgent(Mechanism):
         if self.current_subgoal(state) is not None:
             state = self._summarize(state, context, reasons, f"a new subgoal starts at step {context.t}")
         k = self._next_id(state, context)
-        for e in state.where(type="retrieved"):
+        retrieved = _VIEWS(state).groups.get("retrieved", ())
+        for e in retrieved:
             reasons[e] = (
                 f"retrieved pair (step {e.meta['step']}) of subgoal {e.meta['subgoal']} dropped at the switch to subgoal {k}"
             )
-        state = state - [e for e in state.elements if e.type == "retrieved"]
+        if retrieved:
+            state = _without(state, retrieved)
         subgoal = Element(
             text.strip(),
             {
@@ -294,6 +434,7 @@ class HiAgent(Mechanism):
                 "source": str(operation.get("source", "operation")),
             },
         )
+        self.space.measure(subgoal)  # μ known before the union, so Σμ is carried, not re-summed
         return state | {subgoal}
 
     def _observe(self, state: State, context: Context, reasons: dict[Element, str]) -> State:
@@ -309,6 +450,7 @@ class HiAgent(Mechanism):
             text,
             {"t": context.t + _T_PAIR, "type": "pair", "subgoal": current.meta["subgoal"], "current": True, "step": context.t},
         )
+        self.space.measure(pair)
         return state | {pair}
 
     def _summarize(self, state: State, context: Context, reasons: dict[Element, str], why: str) -> State:
@@ -316,7 +458,7 @@ class HiAgent(Mechanism):
         if current is None:
             return state  # nothing open: a documented no-op
         k, start = current.meta["subgoal"], current.meta["step"]
-        pairs = [e for e in _by_type(state).get("pair", ()) if e.meta.get("subgoal") == k]
+        pairs = [e for e in _VIEWS(state).groups.get("pair", ()) if e.meta.get("subgoal") == k]
         end = max([start] + [e.meta["step"] for e in pairs])
         texts = [text for s in range(start, end + 1) if (text := pair_text(_step_at(context, s)))]
         summary_text = self._summaries(texts, self.summary_budget) if texts else "(no actions)"
@@ -336,7 +478,8 @@ class HiAgent(Mechanism):
         reasons[current] = label
         for e in pairs:
             reasons[e] = f"pair (step {e.meta['step']}) of {label}"
-        return state.replace([current, *pairs], [summary])
+        self.space.measure(summary)
+        return _without(state, [current, *pairs]) | {summary}
 
     def _select(self, state: State, operation: Operation, reasons: dict[Element, str]) -> State:
         keep = operation.get("keep", self.keep_pairs)
@@ -344,7 +487,11 @@ class HiAgent(Mechanism):
             raise InvalidOperationError(f"select(keep=…) needs a whole number ≥ 1 of pairs, got {keep!r}")
         current = self.current_subgoal(state)
         pairs = sorted(
-            (e for e in state.elements if e.type == "pair" and (current is None or e.meta["subgoal"] == current.meta["subgoal"])),
+            (
+                e
+                for e in _VIEWS(state).groups.get("pair", ())
+                if current is None or e.meta["subgoal"] == current.meta["subgoal"]
+            ),
             key=lambda e: e.meta["t"],
         )
         if len(pairs) <= keep:
@@ -362,12 +509,12 @@ class HiAgent(Mechanism):
                 f"pair (step {e.meta['step']}) not among the {keep} pairs most relevant to the current subgoal "
                 f"(cosine {scores[e]:.2f})"
             )
-        return state - dropped
+        return _without(state, dropped)
 
     def _find_summary(self, state: State, target: Any, context: Context, error: type[Exception]) -> Element | None:
         """The summary element a retrieval request names; ``None`` for the current subgoal (a no-op)."""
-        summaries = state.where(type="summary")
-        current = self.current_subgoal(state)
+        view = _VIEWS(state)
+        summaries, current = view.groups.get("summary", ()), view.current
         if isinstance(target, bool) or not isinstance(target, (int, str)):
             raise error(
                 f"step {context.t}: meta['retrieve'] must be a subgoal id (int) or a subgoal's text, got {shorten(repr(target))}"
@@ -391,6 +538,32 @@ class HiAgent(Mechanism):
             f"id or text (finished subgoals in ω: {known}); name one of them in meta['retrieve']"
         )
 
+    def _was_evicted(self, state: State, target: Any, context: Context) -> bool:
+        """Whether a retrieval target names a subgoal that finished before ω's current subgoal (so its summary was dropped).
+
+        Subgoal ids count up as subgoals start, so an id below the newest one in ω
+        belonged to an earlier subgoal; a text counts if an earlier step opened a
+        subgoal with it by marker or ``Subgoal:`` line.
+        """
+        top = _VIEWS(state).top()
+        if isinstance(target, bool) or top is None:
+            return False
+        if isinstance(target, int):
+            return 0 <= target < top
+        if isinstance(target, str):
+            wanted = target.strip().casefold()
+            current = _VIEWS(state).current
+            before = current.meta["step"] if current is not None else context.t
+            for s in range(min(before, len(context.history))):
+                step = context.history[s]
+                text = step.subgoal.strip() if step.subgoal is not None and step.subgoal.strip() else None
+                if text is None:
+                    match = _SUBGOAL_LINE.search(step.thought)
+                    text = match.group(1) if match else None
+                if text is not None and text.casefold() == wanted:
+                    return True
+        return False
+
     def _retrieve(self, state: State, operation: Operation, context: Context) -> State:
         target = operation.get("subgoal")
         try:
@@ -406,7 +579,7 @@ class HiAgent(Mechanism):
         k = summary.meta["subgoal"]
         start, end = summary.meta["range"]
         room = self.space.free(state)
-        present = {e.meta["step"] for e in state.elements if e.type == "retrieved" and e.meta["subgoal"] == k}
+        present = {e.meta["step"] for e in _VIEWS(state).groups.get("retrieved", ()) if e.meta["subgoal"] == k}
         added = []
         for s in range(end, start - 1, -1):  # newest first, while they fit
             if s in present:
@@ -433,24 +606,31 @@ class HiAgent(Mechanism):
         def over() -> str:
             return f"Σμ = {_num(total)} > V_max = {_num(v_max)}"
 
-        ordered = state.ordered()
-        pairs = [e for e in ordered if e.type == "pair"]
-        summaries = [e for e in ordered if e.type == "summary"]
+        groups = _VIEWS(state).groups
+        pairs = groups.get("pair", ())
+        summaries = groups.get("summary", ())
         candidates = (
-            [(e, f"retrieved pair (step {e.meta['step']}) dropped") for e in ordered if e.type == "retrieved"]
-            + [(e, f"pair (step {e.meta['step']}) dropped") for e in pairs[:-1]]
-            + [(e, f"summary of subgoal {e.meta['subgoal']} dropped") for e in summaries[:-1]]
+            (groups.get("retrieved", ()), "retrieved pair"),
+            (pairs[:-1], "pair"),
+            (summaries[:-1], "summary"),
         )
         drop = []
-        for e, what in candidates:
-            if total <= v_max:
-                break
-            reasons[e] = f"{what}: {over()}"
-            total -= space.measure(e)
-            drop.append(e)
-        state = state - drop
+        for members, kind in candidates:
+            for e in members:
+                if total <= v_max:
+                    break
+                if kind == "summary":
+                    what = f"summary of subgoal {e.meta['subgoal']} dropped"
+                else:
+                    what = f"{kind} (step {e.meta['step']}) dropped"
+                reasons[e] = f"{what}: {over()}"
+                total -= space.measure(e)
+                drop.append(e)
+        if drop:
+            state = _without(state, drop)
         # last resort: cut texts, newest pair first
-        shrinkable = pairs[-1:] + summaries[-1:] + [e for e in ordered if e.type in ("subgoal", "task")]
+        heads = sorted(groups.get("subgoal", ()) + groups.get("task", ()), key=order_key)  # canonical order
+        shrinkable = pairs[-1:] + summaries[-1:] + tuple(heads)
         for e in shrinkable:
             if total <= v_max:
                 break
@@ -458,10 +638,10 @@ class HiAgent(Mechanism):
             cut = _shrink(space, e, size - (total - v_max))
             reasons[e] = f"{e.type} (step {e.meta.get('step', '–')}) cut to fit: {over()}"
             if cut is None:
-                state = state - {e}
+                state = _without(state, (e,))
                 total -= size
             else:
-                state = state.replace([e], [cut])
+                state = _without(state, (e,)) | {cut}
                 total += space.measure(cut) - size
         return state
 
@@ -497,7 +677,26 @@ class HiAgent(Mechanism):
             return count(label) + count(text)
 
         cache = self._line_tokens
-        return sum(cache.get(e, lambda e=e: tokens(e)) for e in state.elements) + max(0, len(state) - 1)
+
+        def cost(e: Element) -> int:
+            return cache.get(e, lambda: tokens(e))
+
+        return self._projection_tokens(state.elements, cost) + max(0, len(state) - 1)
+
+
+def _without(state: State, gone: Any) -> State:
+    """ω ∖ gone.
+
+    ``State.__sub__`` carries Σμ (cheap) and, if ω's canonical order is cached,
+    keeps that order up to date too: a Python pass over ω whenever the elements
+    that leave are not the oldest. U of HiAgent never reads the order (it groups
+    ω itself, see :class:`_View`), so a state with a cached order is rebuilt once
+    as a plain set; the states derived from it then carry Σμ and no order.
+    (This reads State's private order slot: a speed hint only, never a result.)
+    """
+    if getattr(state, "_ordered", None) is None:
+        return state - gone
+    return State(state.elements.difference(gone))
 
 
 def _step_at(context: Context, s: int) -> AgentStep:

@@ -378,3 +378,24 @@ def test_direct_operations_are_checked():
     with pytest.raises(Exception, match="select"):
         m.apply(state, Operation("select", {"keep": 0}), ctx)
     assert m.apply(State(), Operation("summarize"), ctx).state == State()  # nothing open: no-op
+
+
+def test_retrieval_of_subgoal_evicted_for_overflow_is_a_recorded_noop():
+    from stmviz.scenarios import load_scenario
+
+    trace = run(HiAgent(StateSpace(sizes.tokens(), v_max=300)), load_scenario("household"))
+    ops = [op for step in trace for op in step.operations if op.type == "retrieve"]
+    evicted = [op for op in ops if "dropped from ω for lack of space" in op.reason]
+    assert evicted, [op.reason for op in ops]
+    for step in trace:
+        if any(op in evicted for op in step.operations):
+            assert not any(e.type == "retrieved" for e in step.added)
+
+
+def test_retrieval_of_a_subgoal_that_never_existed_still_raises():
+    steps = [
+        {"subgoal": "a", "action": "x()", "observation": "X", "subgoal_done": True},
+        {"subgoal": "b", "action": "y()", "observation": "Y", "meta": {"retrieve": 7}},
+    ]
+    with pytest.raises(ScenarioFormatError):
+        run(HiAgent(StateSpace(sizes.tokens(), v_max=500)), steps)
