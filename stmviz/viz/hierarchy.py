@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import weakref
+from functools import lru_cache
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -506,6 +507,26 @@ def _marker_sizes(graph: nx.DiGraph, order: list[Any]) -> list[float]:
 
 
 def _hover(data: Mapping[str, Any]) -> str:
+    key = (
+        data.get("label", ""), data["type"], data.get("size"), data.get("range"), data.get("step"),
+        bool(data.get("in_state", True)), data.get("content"),
+    )
+    try:
+        return _hover_cached(key)
+    except TypeError:  # an unhashable attribute of a hand-built graph
+        return _hover_text(data)
+
+
+@lru_cache(maxsize=1 << 16)
+def _hover_cached(key: tuple) -> str:
+    """:func:`_hover_text` of the attributes in ``key`` (cached: a player redraws the same nodes often)."""
+    label, kind, size, r, step, in_state, content = key
+    return _hover_text(
+        {"label": label, "type": kind, "size": size, "range": r, "step": step, "in_state": in_state, "content": content}
+    )
+
+
+def _hover_text(data: Mapping[str, Any]) -> str:
     lines = [f"<b>{escape(data.get('label', ''))}</b> · {escape(data['type'])}"]
     size = data.get("size")
     if size is not None:
@@ -554,6 +575,14 @@ def _node_arrays(graph: nx.DiGraph, labels: bool | None = None) -> dict[str, Any
         "mode": "markers+text" if show else "markers",
         "depth": max((nodes[n]["depth"] for n in order), default=0),
         "types": list(dict.fromkeys(nodes[n]["type"] for n in order if n != ROOT)),
+    }
+
+
+def _node_marker(arrays: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``marker`` of the node trace from :func:`_node_arrays`."""
+    return {
+        "size": arrays["size"], "color": arrays["color"], "opacity": arrays["opacity"],
+        "line": {"color": arrays["line_color"], "width": 1},
     }
 
 
@@ -624,10 +653,7 @@ def hierarchy_figure(
             x=arrays["x"], y=arrays["y"], mode=arrays["mode"], name="nodes",
             text=arrays["text"], textposition="top center", textfont={"size": 10},
             hovertext=arrays["hovertext"], hoverinfo="text",
-            marker={
-                "size": arrays["size"], "color": arrays["color"], "opacity": arrays["opacity"],
-                "line": {"color": arrays["line_color"], "width": 1},
-            },
+            marker=_node_marker(arrays),
             showlegend=False,
         )
     )

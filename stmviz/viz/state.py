@@ -60,7 +60,9 @@ class Block:
         if self.leaving:
             status.append("removed by this step")
         where = f"[{fmt(self.start)}, {fmt(self.start + self.size)})" + (f" · {', '.join(status)}" if status else "")
-        return f"{head}<br>{hover_text(where, width=width)}<br>{content}"
+        # a short one-line text needs no shortening (hover_text would return it escaped as it is)
+        line = escape(where) if len(where) <= width else hover_text(where, width=width)
+        return f"{head}<br>{line}<br>{content}"
 
 
 @dataclass(frozen=True)
@@ -183,6 +185,28 @@ def state_bar(
     return StateBar(label, tuple(blocks), offset, cap)
 
 
+@lru_cache(maxsize=1 << 16)
+def block_text(element: Element) -> str:
+    """The escaped text written inside an element's block (cached: players redraw the same elements often)."""
+    return escape(shorten(element.text, 30))
+
+
+def block_marker(kind: str, blocks: Sequence[Block]) -> dict[str, Any]:
+    """The ``marker`` of the bar trace of one element type: its colour, outlines of new blocks, hatching of leaving ones."""
+    return {
+        "color": color_for(kind),
+        "line": {
+            "color": [NEW_LINE["color"] if b.new else "white" for b in blocks],
+            "width": [NEW_LINE["width"] if b.new else 1 for b in blocks],
+        },
+        "pattern": {
+            "shape": [LEAVING_PATTERN if b.leaving else "" for b in blocks],
+            "fgcolor": "#222222",
+            "solidity": 0.35,
+        },
+    }
+
+
 def state_bar_dicts(
     bar: StateBar, types: Sequence[str] | None = None, *, y: str | None = None, showlegend: bool = True
 ) -> list[dict[str, Any]]:
@@ -199,7 +223,6 @@ def state_bar_dicts(
     traces: list[dict[str, Any]] = []
     for kind in kinds:
         blocks = [b for b in bar.blocks if b.type == kind]
-        color = color_for(kind)
         traces.append(
             dict(
                 type="bar",
@@ -208,19 +231,8 @@ def state_bar_dicts(
                 y=[category] * len(blocks),
                 orientation="h",
                 name=escape(kind),
-                marker={
-                    "color": color,
-                    "line": {
-                        "color": [NEW_LINE["color"] if b.new else "white" for b in blocks],
-                        "width": [NEW_LINE["width"] if b.new else 1 for b in blocks],
-                    },
-                    "pattern": {
-                        "shape": [LEAVING_PATTERN if b.leaving else "" for b in blocks],
-                        "fgcolor": "#222222",
-                        "solidity": 0.35,
-                    },
-                },
-                text=[escape(shorten(b.element.text, 30)) for b in blocks],
+                marker=block_marker(kind, blocks),
+                text=[block_text(b.element) for b in blocks],
                 textposition="inside",
                 insidetextanchor="start",
                 hovertext=[b.hover() for b in blocks],

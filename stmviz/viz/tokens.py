@@ -83,10 +83,124 @@ def _span(piece: TokenPiece, index: int) -> str:
     )
 
 
-@lru_cache(maxsize=4096)
-def _spans(text: str, encoding: str) -> str:
-    """All tokens of a text as spans (cached per text)."""
-    return "".join(_span(piece, index) for index, piece in enumerate(token_pieces(text, encoding)))
+class _Renderer:
+    """Token ids → spans for one encoding, with the spans of single tokens cached.
+
+    A player redraws π(ω_t) for every t; most of its tokens were drawn before,
+    so the span of a token that is a whole character sequence on its own is
+    kept per (token id, colour). The caches are bounded (cleared when full).
+    """
+
+    #: cached spans (token, colour) at most; the cache is emptied when it grows past this
+    MAX_SPANS = 1 << 17
+
+    def __init__(self, encoding: str) -> None:
+        self.encoding = get_encoding(encoding)
+        self._text: dict[int, str | None] = {}  # token → its text, None if it is not valid UTF-8 alone
+        self._spans: dict[tuple[int, int], str] = {}
+
+    def encode(self, text: str) -> list[int]:
+        return self.encoding.encode_ordinary(text)
+
+    def _token_text(self, token: int) -> str | None:
+        try:
+            return self._text[token]
+        except KeyError:
+            pass
+        try:
+            text: str | None = self.encoding.decode_single_token_bytes(token).decode("utf-8")
+        except UnicodeDecodeError:
+            text = None
+        if len(self._text) >= self.MAX_SPANS:
+            self._text.clear()
+        self._text[token] = text
+        return text
+
+    def render(self, ids: Sequence[int], budget: int | None = None) -> tuple[str, int]:
+        """The spans of the pieces of ``ids`` (as :func:`token_pieces` groups them) and the tokens shown.
+
+        With a ``budget``, pieces are added while fewer than ``budget`` tokens are shown.
+        """
+        n_colors = len(TOKEN_COLORS)
+        spans = self._spans
+        out: list[str] = []
+        shown = 0
+        index = 0
+        position = 0
+        count = len(ids)
+        while position < count:
+            if budget is not None and shown >= budget:
+                break
+            token = ids[position]
+            text = self._token_text(token)
+            if text is not None:  # the common case: one token, one piece
+                key = (token, index % n_colors)
+                span = spans.get(key)
+                if span is None:
+                    span = _span(TokenPiece(text, (token,)), index)
+                    if len(spans) >= self.MAX_SPANS:
+                        spans.clear()
+                    spans[key] = span
+                out.append(span)
+                position += 1
+                shown += 1
+            else:  # a character split across tokens: gather tokens until the bytes decode
+                buffer = b""
+                group: list[int] = []
+                piece = None
+                while position < count:
+                    buffer += self.encoding.decode_single_token_bytes(ids[position])
+                    group.append(ids[position])
+                    position += 1
+                    try:
+                        piece = buffer.decode("utf-8")
+                    except UnicodeDecodeError:
+                        continue
+                    break
+                if piece is None:  # pragma: no cover - encode_ordinary of a str ends on a character boundary
+                    piece = buffer.decode("utf-8", errors="replace")
+                out.append(_span(TokenPiece(piece, tuple(group)), index))
+                shown += len(group)
+            index += 1
+        return "".join(out), shown
+
+
+@lru_cache(maxsize=None)
+def _renderer(encoding: str) -> _Renderer:
+    return _Renderer(encoding)
+
+
+#: How many messages shown whole a process keeps the spans of (players redraw the same messages often).
+WHOLE_CACHE = 4096
+_WHOLE: dict[tuple[str, str], tuple[str, int]] = {}
+
+
+def _message(text: str, encoding: str, budget: int | None) -> tuple[str, int, int]:
+    """The spans of one message within a token budget: (html, tokens of the text, tokens shown).
+
+    A message shown whole is cached per text (bounded by :data:`WHOLE_CACHE`,
+    oldest first out); a message cut by the budget is encoded once and only
+    its first tokens are turned into spans.
+    """
+    key = (text, encoding)
+    hit = _WHOLE.get(key)
+    renderer = _renderer(encoding)
+    if hit is not None:
+        body, count = hit
+        if budget is None or count <= budget:
+            return body, count, count
+        ids = renderer.encode(text)
+    else:
+        ids = renderer.encode(text)
+        count = len(ids)
+        if budget is None or count <= budget:
+            body = renderer.render(ids)[0]
+            if len(_WHOLE) >= WHOLE_CACHE:
+                del _WHOLE[next(iter(_WHOLE))]
+            _WHOLE[key] = (body, count)
+            return body, count, count
+    body, seen = renderer.render(ids, budget)
+    return body, count, seen
 
 
 def _messages(value: Any) -> tuple[list[Message], bool]:
@@ -137,25 +251,15 @@ class TokensHTML:
         shown = 0
         budget = max_tokens
         for message in messages:
+            text = message.text
             if budget is not None and budget <= 0:
-                total += count_tokens(message.text, encoding)  # not shown: count only (cached), no spans
+                total += count_tokens(text, encoding)  # not shown: count only (cached), no spans
                 continue
-            count = count_tokens(message.text, encoding)
+            body, count, seen = _message(text, encoding, budget)
             total += count
-            if budget is None or count <= budget:
-                body = _spans(message.text, encoding)  # the whole message: cached, players redraw it often
-                shown += count
-                if budget is not None:
-                    budget -= count
-            else:
-                spans: list[str] = []
-                for index, piece in enumerate(token_pieces(message.text, encoding)):
-                    if budget <= 0:
-                        break
-                    spans.append(_span(piece, index))
-                    shown += len(piece.ids)
-                    budget -= len(piece.ids)
-                body = "".join(spans)
+            shown += seen
+            if budget is not None:
+                budget -= seen
             if bare:
                 parts.append(f'<div class="stmviz-message" style="{_WRAP}">{body}</div>')
             else:

@@ -22,9 +22,9 @@ import plotly.graph_objects as go
 
 from ..core.trace import Trace
 from ..viz._common import escape, fmt, hover_text, shorten
-from ..viz.hierarchy import _figure_title, _node_arrays, hierarchy_figure, hierarchy_graph, hierarchy_kind
+from ..viz.hierarchy import _figure_title, _node_arrays, _node_marker, hierarchy_figure, hierarchy_graph, hierarchy_kind
 from ..viz.occupancy import occupancy_data, occupancy_figure
-from ..viz.state import LEAVING_PATTERN, NEW_LINE, state_bar, state_bar_traces, state_figure
+from ..viz.state import block_marker, block_text, state_bar, state_bar_traces, state_figure
 from ..viz.tokens import tokens_html
 
 __all__ = ["TracePlayer", "TraceView", "step_html"]
@@ -39,6 +39,8 @@ STATIC_FIGURE_STEPS = 2000
 STATE_ROW = "ω_t"
 #: How many token views of π(ω_t) a player keeps (recently seen t).
 TOKEN_CACHE = 64
+
+_UNSET = object()
 
 _BOX = "font-family:var(--jp-ui-font-family, sans-serif);font-size:13px;line-height:1.45"
 
@@ -198,10 +200,13 @@ class TraceView:
         self.occupancy = go.FigureWidget(occupancy)
         self._marker_index = len(self.occupancy.data) - 1
         self._shape_index = len(self.occupancy.layout.shapes) - 1
+        self._shapes = [shape.to_plotly_json() for shape in self.occupancy.layout.shapes]
         # the state bar: one trace per element type of the whole trace, so the list never changes
         self._types = list(dict.fromkeys(e.type for e in trace.sizes))
         self._state_signatures: dict[int, tuple] = {}
+        self._state_layout: dict[str, Any] = {}
         self.state = go.FigureWidget(state_figure(trace, self.t))
+        self._free_marker = self.state.data[-1].marker.to_plotly_json()
         self._sync_state(self.t)
         self.info = widgets.HTML(value=step_html(trace, self.t))
         self._token_cache: dict[int, str] = {}
@@ -210,7 +215,11 @@ class TraceView:
         kind = hierarchy_kind(trace)
         show_hierarchy = kind in ("agentfold", "hiagent") if hierarchy is None else bool(hierarchy)
         self._depth = None if self.n <= HIERARCHY_FULL_STEPS else 2
+        self._hierarchy_layout: dict[str, Any] = {}
+        self._hierarchy_depth: int | None = None
         self.hierarchy = go.FigureWidget(hierarchy_figure(self._graph(self.t))) if show_hierarchy else None
+        if self.hierarchy is not None:
+            self._hierarchy_depth = len(self.hierarchy.layout.yaxis.tickvals or ()) - 1
 
     # -- per-t data --------------------------------------------------------------
     def _clamp(self, t: int) -> int:
@@ -231,32 +240,34 @@ class TraceView:
     def _sync_state(self, t: int) -> None:
         """Update the state bar to ω_t in one ``plotly_update`` message.
 
-        The values are those :func:`~stmviz.viz.state.state_bar_traces` gives
+        The values are those :func:`~stmviz.viz.state.state_bar_dicts` gives
         (one trace per element type of the trace, then the free space), written
-        straight into the figure: re-validating hundreds of colours through the
-        graph objects on every move would cost tens of milliseconds.
+        straight into the figure under top-level keys only (``x``, ``marker``,
+        ``title`` …): plotly parses a dotted path such as ``marker.line.color``
+        on every update, and re-validating hundreds of colours through the
+        graph objects would cost tens of milliseconds. A type whose blocks did
+        not change (the query, the tools, a pinned system prompt) is not sent.
         """
         bar = state_bar(self.trace, t)
         fig = self.state
         groups: dict[str, list[Any]] = {kind: [] for kind in self._types}
         for block in bar.blocks:
-            if block.type not in groups:  # an element type the figure has no trace for: rebuild once
+            group = groups.get(block.type)
+            if group is None:  # an element type the figure has no trace for: rebuild once
                 self._types.append(block.type)
-                groups[block.type] = []
-            groups[block.type].append(block)
+                group = groups[block.type] = []
+            group.append(block)
         if len(fig.data) != len(self._types) + 1:
             with fig.batch_update():
                 fig.data = ()
                 fig.add_traces(state_bar_traces(bar, self._types, y=STATE_ROW))
             self._state_signatures = {}
-        # one constant category: the bar's row keeps its place, and a type whose blocks did not
-        # change (the query, the tools, a pinned system prompt) needs no update at all
+            self._state_layout = {}
+            self._free_marker = fig.data[-1].marker.to_plotly_json()
+        # one constant category: the bar's row keeps its place
         category = STATE_ROW
-        new_color, new_width = NEW_LINE["color"], NEW_LINE["width"]
-        restyle: dict[str, list[Any]] = {
-            key: []
-            for key in ("x", "base", "y", "text", "hovertext", "marker.line.color", "marker.line.width", "marker.pattern.shape")
-        }
+        keys = ("x", "base", "y", "text", "hovertext", "marker")
+        restyle: dict[str, list[Any]] = {key: [] for key in keys}
         changed: list[int] = []
         signatures = self._state_signatures
         for i, kind in enumerate(self._types):
@@ -269,33 +280,41 @@ class TraceView:
             restyle["x"].append([b.size for b in blocks])
             restyle["base"].append([b.start for b in blocks])
             restyle["y"].append([category] * len(blocks))
-            restyle["text"].append([escape(shorten(b.element.text, 30)) for b in blocks])
+            restyle["text"].append([block_text(b.element) for b in blocks])
             restyle["hovertext"].append([b.hover() for b in blocks])
-            restyle["marker.line.color"].append([new_color if b.new else "white" for b in blocks])
-            restyle["marker.line.width"].append([new_width if b.new else 1 for b in blocks])
-            restyle["marker.pattern.shape"].append([LEAVING_PATTERN if b.leaving else "" for b in blocks])
+            restyle["marker"].append(block_marker(kind, blocks))
         free = bar.free
-        restyle["x"].append([free])
-        restyle["base"].append([bar.used])
-        restyle["y"].append([category])
-        restyle["text"].append([f"free {fmt(free)}" if free else ""])
-        restyle["hovertext"].append([hover_text(f"free space V_max − Σμ = {fmt(free)}")])
-        changed.append(len(self._types))
-        free_marker = fig.data[-1].marker  # the free-space block keeps its own style
-        restyle["marker.line.color"].append(free_marker.line.color)
-        restyle["marker.line.width"].append(free_marker.line.width)
-        restyle["marker.pattern.shape"].append(free_marker.pattern.shape)
+        signature = (free, bar.used)
+        if signatures.get(-1) != signature:
+            signatures[-1] = signature
+            changed.append(len(self._types))
+            restyle["x"].append([free])
+            restyle["base"].append([bar.used])
+            restyle["y"].append([category])
+            restyle["text"].append([f"free {fmt(free)}" if free else ""])
+            restyle["hovertext"].append([hover_text(f"free space V_max − Σμ = {fmt(free)}")])
+            restyle["marker"].append(self._free_marker)  # the free-space block keeps its own style
         cap = bar.v_max
         title = f"{bar.label}: Σμ = {fmt(bar.used)}"
         if cap is not None:
             title += f" of V_max = {fmt(cap)} ({100 * bar.used / cap:.0f}%), {len(bar.blocks)} elements"
         upper = max(cap or 0, bar.used) or 1
-        with fig.batch_update():
-            fig.plotly_update(
-                restyle_data=restyle,
-                relayout_data={"title.text": escape(title), "xaxis.range": [0, upper * 1.02]},
-                trace_indexes=changed,
-            )
+        relayout = self._changed_layout({"title": {"text": escape(title)}, "xaxis.range": [0, upper * 1.02]}, self._state_layout)
+        if changed or relayout:
+            with fig.batch_update():
+                fig.plotly_update(
+                    restyle_data=restyle if changed else None, relayout_data=relayout, trace_indexes=changed or None
+                )
+
+    @staticmethod
+    def _changed_layout(values: dict[str, Any], last: dict[str, Any]) -> dict[str, Any]:
+        """The layout values that differ from those last sent (and remember them)."""
+        out = {}
+        for key, value in values.items():
+            if last.get(key, _UNSET) != value:
+                last[key] = value
+                out[key] = value
+        return out
 
     def _sync_hierarchy(self, t: int) -> None:
         fig = self.hierarchy
@@ -309,24 +328,27 @@ class TraceView:
                 fig.data = ()
                 fig.add_traces(fresh.data)
                 fig.layout.update(fresh.layout)
+            self._hierarchy_layout = {}
+            self._hierarchy_depth = arrays["depth"]
             return
-        depth = arrays["depth"]
+        # top-level keys only (plotly parses dotted paths on every update); the edges trace gets
+        # None for the node-only keys, as it has none of them
         restyle = {
             "x": [arrays["edge_x"], arrays["x"]],
             "y": [arrays["edge_y"], arrays["y"]],
             "mode": ["lines", arrays["mode"]],
             "text": [None, arrays["text"]],
             "hovertext": [None, arrays["hovertext"]],
-            "marker.size": [None, arrays["size"]],
-            "marker.color": [None, arrays["color"]],
-            "marker.opacity": [None, arrays["opacity"]],
-            "marker.line.color": [None, arrays["line_color"]],
+            "marker": [None, _node_marker(arrays)],
         }
-        relayout = {
-            "title.text": _figure_title(graph.graph.get("kind", "flat"), t),
-            "yaxis.tickvals": list(range(depth + 1)),
-            "yaxis.ticktext": ["ω_t"] + [str(d) for d in range(1, depth + 1)],
-        }
+        depth = arrays["depth"]
+        relayout = self._changed_layout(
+            {"title": {"text": _figure_title(graph.graph.get("kind", "flat"), t)}}, self._hierarchy_layout
+        )
+        if depth != self._hierarchy_depth:
+            self._hierarchy_depth = depth
+            relayout["yaxis.tickvals"] = list(range(depth + 1))
+            relayout["yaxis.ticktext"] = ["ω_t"] + [str(d) for d in range(1, depth + 1)]
         with fig.batch_update():
             fig.plotly_update(restyle_data=restyle, relayout_data=relayout, trace_indexes=[0, 1])
 
@@ -349,11 +371,13 @@ class TraceView:
         t = self._clamp(t)
         self.t = t
         occ = self.occupancy
-        k = self._shape_index
+        shapes = [dict(shape) for shape in self._shapes]  # the whole list under one key: no path parsing
+        shapes[self._shape_index].update(x0=t, x1=t)
+        self._shapes = shapes
         with occ.batch_update():
             occ.plotly_update(
                 restyle_data={"x": [[t]], "y": [[self._totals[t]]]},
-                relayout_data={f"shapes[{k}].x0": t, f"shapes[{k}].x1": t},
+                relayout_data={"shapes": shapes},
                 trace_indexes=[self._marker_index],
             )
         self._sync_state(t)
