@@ -50,6 +50,10 @@ def frame_indices(n_states: int, max_frames: int = DEFAULT_MAX_FRAMES) -> list[i
     return sorted({round(i * last / (max_frames - 1)) for i in range(max_frames)})
 
 
+#: The animate arguments of the pause button: plotly.js stops at once (a redraw here rejects an "undefined" promise).
+_PAUSE = {"mode": "immediate", "transition": {"duration": 0}, "frame": {"duration": 0, "redraw": False}}
+
+
 def _frame_title(trace: Trace, t: int) -> str:
     n = len(trace)
     size = trace.size_at(t)
@@ -152,7 +156,7 @@ def animation_dict(trace: Trace, *, max_frames: int = DEFAULT_MAX_FRAMES) -> dic
                         "args": [None, {"frame": {"duration": 250, "redraw": True}, "fromcurrent": True,
                                         "transition": {"duration": 0}}],
                     },
-                    {"label": "❚❚ pause", "method": "animate", "args": [[None], animate]},
+                    {"label": "❚❚ pause", "method": "animate", "args": [[None], _PAUSE]},
                 ],
             }
         ],

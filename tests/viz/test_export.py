@@ -145,3 +145,15 @@ def test_trace_to_html_and_top_level_export_html(tmp_path):
     assert a.exists() and b.exists()
     assert "&lt;script&gt;alert(1)" in text  # the payload is there, as escaped text
     assert "<script>alert(1)" not in text
+
+
+def test_pause_button_stops_without_redraw():
+    """plotly.js rejects an 'undefined' promise when pause asks for a redraw; it must not."""
+    fig = trace_animation(chat_trace(6))
+    layout = fig["layout"] if isinstance(fig, dict) else fig.layout.to_plotly_json()
+    buttons = [b for menu in layout["updatemenus"] for b in menu["buttons"]]
+    (pause,) = [b for b in buttons if "pause" in b["label"]]
+    assert pause["method"] == "animate"
+    assert pause["args"] == [
+        [None], {"mode": "immediate", "transition": {"duration": 0}, "frame": {"duration": 0, "redraw": False}}
+    ]
