@@ -94,7 +94,7 @@ def state_at_latency(trace: Any, samples: int, seed: int) -> tuple[float, float]
     return statistics.median(times), times[int(0.95 * (len(times) - 1))]
 
 
-def bench(n: int, repeat: int, seed: int, samples: int) -> dict[str, Any]:
+def bench(n: int, repeat: int, seed: int, samples: int, only: Sequence[str] = ()) -> dict[str, Any]:
     records = common.agent_stream(n, seed=seed)
     steps = steps_of(records)
     markers = sum(1 for r in records if r.subgoal)
@@ -102,6 +102,8 @@ def bench(n: int, repeat: int, seed: int, samples: int) -> dict[str, Any]:
     print(f"\n{n:,} agent steps, {markers} subgoal markers, {consolidations} consolidate directives; V_max = {V_MAX}")
     rows: list[dict[str, Any]] = []
     for name, module in MECHANISMS:
+        if only and name not in only:
+            continue
         cls = common.mechanism_class(name, module)
         if cls is None:
             print(f"  {name}: skipped (not importable yet)")
@@ -163,11 +165,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--samples", type=int, default=2000, help="random t for state_at")
     parser.add_argument("--quick", action="store_true", help="300 steps, 1 run (a smoke test)")
+    parser.add_argument(
+        "--only", nargs="+", default=(), choices=[name for name, _ in MECHANISMS], metavar="NAME",
+        help="measure only these mechanisms (FIFOWindow, SCM, HiAgent, AgentFold)",
+    )
     args = parser.parse_args(argv)
     if args.quick:
         args.steps, args.repeat, args.samples = 300, 1, 200
     started = time.perf_counter()
-    result = bench(args.steps, args.repeat, args.seed, args.samples)
+    result = bench(args.steps, args.repeat, args.seed, args.samples, args.only)
     print(f"\n{common.machine_line()}\n")
     print(common.table(result["rows"], COLUMNS, title=f"{args.steps:,} agent steps, V_max = {V_MAX}"))
     for row in result["rows"]:
