@@ -40,19 +40,16 @@ class Meta(Mapping[str, Any]):
     __slots__ = ("_data", "_hash")
 
     def __init__(self, data: Mapping[str, Any] | None = None, /, **kwargs: Any) -> None:
+        if (
+            not kwargs
+            and type(data) is dict
+            and _STR_KEYS.issuperset(map(type, data))
+            and _FAST_SCALARS.issuperset(map(type, data.values()))
+        ):  # fast path, checked in C: string keys and scalar values need no freezing, a copy will do
+            _set(self, "_data", data.copy())
+            _set(self, "_hash", None)
+            return
         items: dict[str, Any] = {}
-        if not kwargs and type(data) is dict:
-            # fast path: string keys and scalar values need no freezing
-            for key, value in data.items():
-                if type(key) is str and type(value) in _FAST_SCALARS:
-                    items[key] = value
-                else:
-                    break
-            else:
-                object.__setattr__(self, "_data", items)
-                object.__setattr__(self, "_hash", None)
-                return
-            items = {}
         for source in (data or {}), kwargs:
             if not isinstance(source, Mapping):
                 raise InvalidElementError(
@@ -121,6 +118,8 @@ class Meta(Mapping[str, Any]):
 
 _SCALARS = (str, int, float, bool, type(None))
 _FAST_SCALARS = frozenset(_SCALARS)
+_STR_KEYS = frozenset((str,))
+_set = object.__setattr__  # frozen, slotted objects are built through it
 
 
 def freeze(value: Any, where: str = "value") -> Any:
@@ -266,6 +265,9 @@ def _json_content(content: Content) -> Any:
     return [_json_content(p) for p in content]
 
 
+_NO_META = Meta()  # the metadata of an element built without any (immutable, so shared)
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class Element:
     """A memory element e = (i, d) ∈ E = I × D.
@@ -299,9 +301,15 @@ class Element:
     _type: str = field(default="element", init=False, repr=False, compare=False)
 
     def __init__(self, content: Content, meta: Mapping[str, Any] | None = None) -> None:
-        content = _check_content(content)
-        if meta is None:
-            frozen = Meta()
+        if type(content) is not str:
+            content = _check_content(content)
+        kind = type(meta)
+        if kind is dict:
+            frozen = Meta(meta)
+        elif kind is Meta:
+            frozen = meta
+        elif meta is None:
+            frozen = _NO_META
         elif isinstance(meta, Meta):
             frozen = meta
         elif isinstance(meta, Mapping):
@@ -311,13 +319,17 @@ class Element:
                 f"meta d must be a mapping (e.g. a dict), got {type(meta).__name__} "
                 f"{shorten(repr(meta))}; pass meta={{'t': 0}}"
             )
-        object.__setattr__(self, "content", content)
-        object.__setattr__(self, "meta", frozen)
-        object.__setattr__(self, "_hash", hash((content, frozen)))
-        object.__setattr__(self, "_id", "")
-        object.__setattr__(self, "_key", ())
+        _set(self, "content", content)
+        _set(self, "meta", frozen)
+        h = frozen._hash  # Meta.__hash__, inlined: elements are built on every step
+        if h is None:
+            h = hash(frozenset(frozen._data.items()))
+            _set(frozen, "_hash", h)
+        _set(self, "_hash", hash((content, h)))
+        _set(self, "_id", "")
+        _set(self, "_key", ())
         kind = frozen._data.get("type", "element")
-        object.__setattr__(self, "_type", kind if isinstance(kind, str) else str(kind))
+        _set(self, "_type", kind if type(kind) is str else str(kind))
 
     def __hash__(self) -> int:
         return self._hash

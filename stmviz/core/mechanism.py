@@ -51,7 +51,8 @@ class Transition:
 
     def __init__(self, state: State, reasons: Mapping[Element, str] | None = None) -> None:
         self.state = state
-        self.reasons = dict(reasons or {})
+        # a fresh dict from U is taken as it is (U builds it per call); anything else is copied
+        self.reasons = reasons if type(reasons) is dict else dict(reasons or {})
 
     def __repr__(self) -> str:
         return f"Transition({self.state!r}, {len(self.reasons)} reasons)"

@@ -134,27 +134,36 @@ class State:
         return (State, (tuple(self.ordered()),))
 
     # -- building new states (ω itself never changes) --------------------
-    def _other(self, other: Iterable[Element]) -> frozenset:
+    @staticmethod
+    def _other(other: Iterable[Element]) -> frozenset:
+        kind = type(other)
+        if kind is State:
+            return other._elements  # type: ignore[attr-defined]
+        if kind is Element:
+            return frozenset((other,))
         if isinstance(other, State):
             return other._elements
         if isinstance(other, Element):
             return frozenset((other,))
         items = frozenset(other)
-        _check_elements(items)
+        if not _ELEMENT_TYPES.issuperset(map(type, items)):  # checked in C; subclasses and strays below
+            _check_elements(items)
         return items
 
     def __or__(self, other: Iterable[Element]) -> "State":
         items = self._other(other)
         mine = self._elements
-        new = State._trusted(mine | items)
-        if len(new._elements) == len(mine):
+        union = mine | items
+        new = State._trusted(union)
+        grown = len(union) - len(mine)
+        if not grown:
             new._ordered, new._sized = self._ordered, self._sized
             return new
         # keep the canonical order and Σμ incrementally (the usual append costs O(|new|), not O(|ω|))
-        fresh = [e for e in items if e not in mine]
+        fresh = list(items) if grown == len(items) else [e for e in items if e not in mine]
         ordered = self._ordered
         if ordered is not None:
-            if len(fresh) > 1:
+            if grown > 1:
                 fresh.sort(key=order_key)
             if not ordered or order_key(fresh[0]) > order_key(ordered[-1]):
                 new._ordered = ordered + tuple(fresh)
@@ -164,18 +173,20 @@ class State:
     def __sub__(self, other: Iterable[Element]) -> "State":
         items = self._other(other)
         mine = self._elements
-        new = State._trusted(mine - items)
-        if len(new._elements) == len(mine):
+        rest = mine - items
+        new = State._trusted(rest)
+        cut = len(mine) - len(rest)
+        if not cut:
             new._ordered, new._sized = self._ordered, self._sized
             return new
+        gone = items if cut == len(items) else items & mine
         ordered = self._ordered
         if ordered is not None:
-            cut = len(mine) - len(new._elements)
-            if all(e in items for e in ordered[:cut]):
+            if gone.issuperset(ordered[:cut]):
                 new._ordered = ordered[cut:]  # the oldest left (a FIFO's cut): a slice, not a rebuild
             else:
-                new._ordered = tuple(e for e in ordered if e not in items)
-        new._sized = _shifted(self._sized, [e for e in items if e in mine], -1)
+                new._ordered = tuple(e for e in ordered if e not in gone)
+        new._sized = _shifted(self._sized, gone, -1)
         return new
 
     def __and__(self, other: Iterable[Element]) -> "State":
@@ -196,8 +207,45 @@ class State:
         return self - elements
 
     def replace(self, old: Iterable[Element], new: Iterable[Element]) -> "State":
-        """(ω ∖ old) ∪ new (a new state)."""
-        return (self - old) | new
+        """(ω ∖ old) ∪ new (a new state), with the canonical order and Σμ carried in one pass.
+
+        >>> a, b, c = (Element(x, {"t": i}) for i, x in enumerate("abc"))
+        >>> [e.text for e in State([a, b]).replace([a], [c])]
+        ['b', 'c']
+        """
+        gone = self._other(old)
+        items = self._other(new)
+        mine = self._elements
+        rest = mine - gone if gone else mine
+        result = State._trusted(rest | items if items else rest)
+        left = gone & mine if gone else gone  # the elements of ω that "old" names
+        if items:
+            left = left - items  # named in both: they stay
+            fresh = items - mine
+        else:
+            fresh = items
+        if not left and not fresh:
+            result._ordered, result._sized = self._ordered, self._sized
+            return result
+        ordered = self._ordered
+        if ordered is not None:
+            cut = len(left)
+            if not cut:
+                kept: tuple[Element, ...] | None = ordered
+            elif left.issuperset(ordered[:cut]):
+                kept = ordered[cut:]  # the oldest left: a slice, not a rebuild
+            else:
+                kept = tuple(e for e in ordered if e not in left)
+            if fresh:
+                added = sorted(fresh, key=order_key) if len(fresh) > 1 else list(fresh)
+                if not kept or order_key(added[0]) > order_key(kept[-1]):
+                    kept = kept + tuple(added)
+                else:
+                    kept = None  # the new elements fall inside the order: sorted again when asked
+            result._ordered = kept
+        sized = _shifted(self._sized, left, -1) if left else self._sized
+        result._sized = _shifted(sized, fresh, 1) if fresh else sized
+        return result
 
     def filter(self, predicate: Callable[[Element], bool]) -> "State":
         """{e ∈ ω | predicate(e)}."""
@@ -222,7 +270,10 @@ class State:
         return matches[0]
 
 
-def _shifted(sized: tuple | None, changed: list, sign: int) -> tuple | None:
+_ELEMENT_TYPES = frozenset((Element,))
+
+
+def _shifted(sized: tuple | None, changed: Iterable[Element], sign: int) -> tuple | None:
     """(space, Σμ) after adding (sign 1) or removing (sign −1) elements whose μ is already cached."""
     if sized is None:
         return None

@@ -15,7 +15,7 @@ import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from .element import Element, Meta, thaw
+from .element import Element, Meta, order_key, thaw
 from .errors import CapacityError, STMError, TraceFormatError, UpdateFailedError, shorten
 from .mechanism import Mechanism
 from .operation import AgentStep, Context, History, ModelInput, Operation
@@ -509,7 +509,7 @@ def _load(data: Any, mechanism: Mechanism | None, source: str) -> Trace:
             t=t, step=agent_step, query=query, tools=tuple(tools), history=History(history, t), meta=trace.meta, extra=extra
         )
         step = Step(
-            t, operations, context, tuple(sorted(added, key=_key)), tuple(removed), tuple(reasons), sb, sa, xs
+            t, operations, context, tuple(sorted(added, key=order_key)), tuple(removed), tuple(reasons), sb, sa, xs
         )
         trace._append(step, frozenset(current))
         history.append(agent_step)
@@ -544,12 +544,6 @@ def _space_from_name(size_name: str, v_max: float) -> StateSpace | None:
         except STMError:
             return None
     return None
-
-
-def _key(e: Element):
-    from .element import order_key
-
-    return order_key(e)
 
 
 def run(
@@ -644,7 +638,7 @@ def run(
     history: list[AgentStep] = []
     size = space.size(state)
     for t, raw in enumerate(steps):
-        step = AgentStep.coerce(raw, where=f"step {t}")
+        step = raw if type(raw) is AgentStep else AgentStep.coerce(raw, where=f"step {t}")
         context = Context._trusted(t, step, query, tools, History(history, t), frozen_meta, _NO_EXTRA)
         input_size = mechanism.projection_size(state)
         before = state.elements
@@ -680,32 +674,26 @@ def run(
             ) from exc
         after = state.elements
         if after is before:
-            added: tuple[Element, ...] = ()
-            removed: tuple[Element, ...] = ()
+            step_record = Step(t, operations, context, (), (), (), size, size, input_size)
         else:
             added_set = after - before
             removed_set = before - after
-            added = tuple(sorted(added_set, key=_key)) if len(added_set) > 1 else tuple(added_set)
-            removed = tuple(sorted(removed_set, key=_key)) if len(removed_set) > 1 else tuple(removed_set)
+            added = tuple(sorted(added_set, key=order_key)) if len(added_set) > 1 else tuple(added_set)
+            removed = tuple(sorted(removed_set, key=order_key)) if len(removed_set) > 1 else tuple(removed_set)
             for element in added:  # in canonical order, so trace.sizes is ordered the same in every process
                 if element not in sizes:
                     sizes[element] = measure(element)
-            if single and removed:
-                _explain(mechanism, removed, last_transition, last_operation, reasons)
-        new_size = size - sum(sizes[e] for e in removed) + sum(sizes[e] for e in added)
-        step_record = Step(
-            t,
-            operations,
-            context,
-            added,
-            removed,
-            tuple(reasons.get(e, "removed") for e in removed),
-            size,
-            new_size,
-            input_size,
-        )
+            if removed:
+                if single:
+                    _explain(mechanism, removed, last_transition, last_operation, reasons)
+                why = tuple([reasons.get(e, "removed") for e in removed])
+                new_size = size - sum(map(sizes.__getitem__, removed)) + sum(map(sizes.__getitem__, added))
+            else:
+                why = ()
+                new_size = size + sum(map(sizes.__getitem__, added))
+            step_record = Step(t, operations, context, added, removed, why, size, new_size, input_size)
+            size = new_size
         trace._append(step_record, after)
         history.append(step)
-        size = new_size
     trace.final_input_size = mechanism.projection_size(state)
     return trace

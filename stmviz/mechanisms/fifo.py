@@ -223,6 +223,7 @@ class FIFOWindow(Mechanism):
             )
         #: V_max − Σμ(pinned): the room of the window for the conversation.
         self.room = space.v_max - pin_size
+        self._counts_tokens = space.counts_tokens  # then π (the identity) has |π(ω)| = Σμ(ω)
         self._memo = _Memo()
 
     # -- the seven-tuple ------------------------------------------------------
@@ -333,9 +334,10 @@ class FIFOWindow(Mechanism):
     def _made(
         self, state: State, size: float, order: tuple[Element, ...], new: list[Element], removed: Mapping[Element, str]
     ) -> State:
-        """ω′ = (ω ∪ new) ∖ removed."""
-        result = state | new if new else state
-        return result - removed.keys() if removed else result
+        """ω′ = (ω ∪ new) ∖ removed, in one pass (a new message evicted at once is never added)."""
+        if not removed:
+            return state | new if new else state
+        return state.replace(removed.keys(), [e for e in new if e not in removed])
 
     def controller(self, state: State, context: Context) -> Operation:
         """Choose o: ``append`` (which cuts off the beginning on overflow), noting what the ``oversize`` policy cut.
@@ -455,8 +457,8 @@ class FIFOWindow(Mechanism):
 
     def projection_size(self, state: State) -> int:
         """|π(ω)| in tokens: Σμ(ω) when μ counts tokens (π is the identity), else the counted input."""
-        if self.space.counts_tokens:
-            total, _ = self._info(state)
+        if self._counts_tokens:
+            total = self.space.size(state)
             return int(total) if float(total).is_integer() else total  # type: ignore[return-value]
         return super().projection_size(state)
 

@@ -122,3 +122,40 @@ def test_incremental_order_and_size_caches_agree_with_a_fresh_computation(ops):
         fresh = State(state.elements)
         assert list(state) == list(fresh)
         assert space.size(state) == StateSpace(sizes.words, 10**6).size(fresh)
+
+
+_pool = st.lists(st.tuples(st.integers(0, 12), texts), min_size=1, max_size=12)
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    _pool,
+    st.lists(
+        st.tuples(st.sampled_from(["|", "-", "replace"]), st.sets(st.integers(0, 11)), st.sets(st.integers(0, 11)), st.booleans()),
+        min_size=1,
+        max_size=25,
+    ),
+)
+def test_many_element_updates_carry_order_and_size_exactly(pool, ops):
+    """|, − and replace with several elements (overlapping, absent, not yet measured) keep the canonical order and Σμ right."""
+    space = StateSpace(sizes.words, 10**6)
+    elements = [Element(text, {"t": t}) for t, text in pool]
+    state = State()
+    space.size(state)
+    list(state)
+    for op, first, second, measured in ops:
+        a = [elements[i % len(elements)] for i in first]
+        b = [elements[i % len(elements)] for i in second]
+        if measured:
+            for e in a + b:
+                space.measure(e)
+        if op == "|":
+            state, expected = state | a, state.elements | set(a)
+        elif op == "-":
+            state, expected = state - a, state.elements - set(a)
+        else:
+            state, expected = state.replace(a, b), (state.elements - set(a)) | set(b)
+        assert state.elements == expected
+        fresh = State(expected)
+        assert list(state) == list(fresh)
+        assert space.size(state) == StateSpace(sizes.words, 10**6).size(fresh)
