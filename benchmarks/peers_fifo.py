@@ -241,6 +241,11 @@ def run_sampled(
 # ----------------------------------------------------------------- comparing windows
 
 
+def _article(word: str) -> str:
+    """'a user', 'an assistant'."""
+    return f"{'an' if word[:1] in 'aeiou' else 'a'} {word}"
+
+
 def compare(window: Window, reference: Window, roles: dict[str, str]) -> tuple[bool, str]:
     """Whether a window equals the reference, and if not, how it differs."""
     if window == reference:
@@ -249,10 +254,10 @@ def compare(window: Window, reference: Window, roles: dict[str, str]) -> tuple[b
         return False, "empty window"
     if reference[-len(window):] == window and len(window) < len(reference):
         dropped = reference[: len(reference) - len(window)]
-        first = roles.get(dropped[0], "?")
+        first = _article(roles.get(dropped[0], "?"))
         return False, (
             f"drops the {len(dropped)} oldest message(s) of the reference window "
-            f"(the reference starts with a {first} message; this window starts with a {roles.get(window[0], '?')} one)"
+            f"(the reference starts with {first} message; this window starts with {_article(roles.get(window[0], '?'))} one)"
         )
     if window[-len(reference):] == reference and len(window) > len(reference):
         return False, f"keeps {len(window) - len(reference)} older message(s) more than the reference"

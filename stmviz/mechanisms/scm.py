@@ -35,6 +35,7 @@ identity never changes (results do not depend on the cache).
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -62,16 +63,21 @@ def interaction_text(step: AgentStep) -> tuple[str, str]:
     >>> interaction_text(AgentStep(thought="Noted.", observation="My code is 7391."))
     ('Observation: My code is 7391.\\nResponse: Noted.', 'My code is 7391.\\nNoted.')
     """
+    parts = _parts(step)
+    full = "\n".join(f"{label}: {text}" for label, text in parts)
+    raw = "\n".join(text for _, text in parts)
+    return full, raw
+
+
+def _parts(step: AgentStep) -> list[tuple[str, str]]:
+    """The labelled, non-empty parts (response, observation) of one interaction, in the order they happened."""
     response = step.model_output
     observation = step.observation
     if step.action:
         parts = [("Response", response), ("Observation", observation)]
     else:
         parts = [("Observation", observation), ("Response", response)]
-    parts = [(label, text) for label, text in parts if text]
-    full = "\n".join(f"{label}: {text}" for label, text in parts)
-    raw = "\n".join(text for _, text in parts)
-    return full, raw
+    return [(label, text) for label, text in parts if text]
 
 
 class _Cache:
@@ -81,16 +87,33 @@ class _Cache:
     a function of its key, so results never depend on it.
     """
 
-    __slots__ = ("embeddings", "summaries", "elements", "stream", "rows", "norms", "powers", "limit")
+    __slots__ = (
+        "embeddings",
+        "summaries",
+        "elements",
+        "stream",
+        "rows",
+        "current",
+        "norms",
+        "powers",
+        "embedder",
+        "hashing",
+        "frequencies",
+        "limit",
+    )
 
     def __init__(self, limit: int = 1 << 16) -> None:
         self.embeddings: OrderedDict[str, tuple[float, ...]] = OrderedDict()
         self.summaries: OrderedDict[tuple[str, int], str] = OrderedDict()
         self.elements: OrderedDict[tuple[Any, ...], Element | None] = OrderedDict()
         self.stream: Any = None  # the step list the rows were computed from
-        self.rows: list[Any] = []  # per interaction: (full, raw, embedding) or None when empty
-        self.norms: Any = None
-        self.powers: Any = None  # (decay, array of decay ** age for age = 0, 1, …)
+        self.rows: list[Any] = []  # per interaction: (step, (full, raw, embedding) or None when empty)
+        self.current: Any = None  # (step, row) of the step whose interaction was added last
+        self.norms: Any = None  # (unit rows of the embeddings, indices of empty interactions, rows filled)
+        self.powers: Any = None  # (decay, recency_weight, decay ** age, recency_weight · decay ** age; age = 0, 1, …)
+        self.embedder: Any = None  # the embed callable ``hashing`` was resolved for
+        self.hashing: Any = None  # the HashingEmbedder that embed is, or None
+        self.frequencies: OrderedDict[str, dict[str, int]] = OrderedDict()  # the latest texts' term frequencies
         self.limit = limit
 
     def __repr__(self) -> str:
@@ -221,19 +244,54 @@ class SCM(Mechanism):
             step=context.t,
         )
 
-    def _embedding(self, raw: str, context: Context) -> tuple[float, ...]:
+    def _embedding(self, raw: str, context: Context, parts: Sequence[str] = ()) -> tuple[float, ...]:
+        """embed(raw), cached per text; ``parts``, if given, are texts whose ``"\\n".join`` is raw."""
         cache = self._cache
         hit = cache.embeddings.get(raw)
         if hit is not None:
             return hit
+        hashing = self._hashing()
         try:
-            vector = tuple(map(float, self.embed(raw)))
+            if hashing is not None:
+                # The built-in embedder: embed(raw) from the term frequencies of raw's parts. The
+                # current observation is a part of the current interaction and then, alone, the
+                # query of memory activation: its words are read once for both.
+                if len(parts) > 1:
+                    from ..text.embed import joined_frequencies
+
+                    tf = joined_frequencies([self._frequencies(hashing, part) for part in parts])
+                else:
+                    tf = self._frequencies(hashing, raw)
+                vector = hashing.from_frequencies(tf)  # floats, of unit length or all 0: nothing to check
+            else:
+                vector = tuple(map(float, self.embed(raw)))
         except Exception as exc:
             raise self._fail(context, f"embed {shorten(raw)!r} with {self.embed!r}", exc) from exc
-        if not vector or not math.isfinite(math.fsum(map(abs, vector))):
+        if hashing is None and (not vector or not math.isfinite(math.fsum(map(abs, vector)))):
             raise self._fail(context, "use the embedding", ValueError(f"embed returned {shorten(repr(vector))}"))
         cache.put(cache.embeddings, raw, vector, cache.limit)
         return vector
+
+    def _hashing(self) -> Any:
+        """The :class:`~stmviz.text.HashingEmbedder` that ``self.embed`` is (or calls), else None."""
+        cache = self._cache
+        embed = self.embed
+        if cache.embedder is not embed:  # resolved once per embed callable
+            from ..text.embed import hashing_embedder
+
+            cache.hashing = hashing_embedder(embed)
+            cache.embedder = embed
+            cache.frequencies.clear()
+        return cache.hashing
+
+    def _frequencies(self, hashing: Any, text: str) -> dict[str, int]:
+        """The term frequencies of a text, kept for the few latest texts (the current observation's)."""
+        table = self._cache.frequencies
+        tf = table.get(text)
+        if tf is None:
+            tf = hashing.frequencies(text)
+            _Cache.put(table, text, tf, 8)
+        return tf
 
     def _summary(self, raw: str, context: Context, index: int) -> str:
         cache = self._cache
@@ -253,10 +311,14 @@ class SCM(Mechanism):
         return summary
 
     def _row(self, step: AgentStep, context: Context) -> tuple[str, str, tuple[float, ...]] | None:
-        full, raw = interaction_text(step)
-        if not full:
+        """(full text, raw text, embedding) of one interaction; None if it has no text."""
+        parts = _parts(step)
+        if not parts:
             return None
-        return full, raw, self._embedding(raw, context)
+        full = "\n".join(f"{label}: {text}" for label, text in parts)
+        texts = [text for _, text in parts]
+        raw = "\n".join(texts)
+        return full, raw, self._embedding(raw, context, texts)
 
     def _stream(self, context: Context) -> list[Any]:
         """The memory stream's rows (full text, raw text, embedding) for steps 0 … t−1, computed once per step."""
@@ -273,7 +335,8 @@ class SCM(Mechanism):
             cache.norms = None
         while len(rows) < n:
             step = history[len(rows)]
-            rows.append((step, self._row(step, context)))
+            current = cache.current  # the row of the interaction the previous step added, usually
+            rows.append((step, current[1] if current is not None and current[0] is step else self._row(step, context)))
         return rows
 
     def _element(self, index: int, row: tuple[str, str, tuple[float, ...]], kind: str, form: str, context: Context) -> Element | None:
@@ -324,6 +387,7 @@ class SCM(Mechanism):
         t = context.t
         stream = self._stream(context)
         current = self._row(context.step, context)
+        self._cache.current = (context.step, current)  # the next step's memory stream ends with it
         window: list[tuple[int, Any]] = [(t, current)]
         for i in range(min(t, len(stream)) - 1, max(-1, t - self.flash_size), -1):
             window.append((i, stream[i][1]))
@@ -401,6 +465,40 @@ class SCM(Mechanism):
             total -= space.measure(dropped[3])
         return Transition(state | [p[3] for p in picks])
 
+    def _matrix(self, np: Any, rows: list[Any], last: int, dim: int | None) -> tuple[Any, list[int]]:
+        """The memory stream's embeddings as unit rows (filled at least up to row last − 1), and the empty interactions.
+
+        Kept between steps: each step adds the rows of the interactions new to the stream.
+        """
+        cache = self._cache
+        matrix = cache.norms
+        if matrix is None or matrix[0].shape[0] < last or (dim is not None and matrix[0].shape[1] != dim):
+            width = dim or len(next((r[1][2] for r in rows if r[1] is not None), (0.0,)))
+            size = max(last, 2 * (matrix[0].shape[0] if matrix is not None else 0), 256)
+            matrix = (np.zeros((size, width)), [], 0)
+        data, empty, filled = matrix
+        if filled < last:
+            for i in range(filled, min(len(rows), data.shape[0])):
+                row = rows[i][1]
+                if row is None:
+                    empty.append(i)  # in increasing order: the ranking bisects it
+                else:
+                    data[i] = _unit(row[2], data.shape[1])
+            matrix = (data, empty, min(len(rows), data.shape[0]))
+        cache.norms = matrix
+        return data, empty
+
+    def _recency(self, np: Any, rw: float, decay: float, t: int) -> tuple[Any, Any]:
+        """Arrays of decay ** age and of rw · decay ** age, for every age 0 … t at least."""
+        cache = self._cache
+        powers = cache.powers
+        if powers is None or powers[0] != decay or powers[2].shape[0] <= t:
+            recency = np.power(decay, np.arange(max(2 * t + 2, 1024), dtype=float))
+            powers = cache.powers = (decay, rw, recency, rw * recency)
+        elif powers[1] != rw:
+            powers = cache.powers = (decay, rw, powers[2], rw * powers[2])
+        return powers[2], powers[3]
+
     def _rank(self, stream: list[Any], last: int, query: tuple[float, ...] | None, t: int, k: int, skip: set) -> list[int]:
         """The indices of the top-k candidates 0 … last−1 by recency_weight·recency + relevance_weight·cosine."""
         rw, lw, decay = self.recency_weight, self.relevance_weight, self.recency_decay
@@ -409,48 +507,29 @@ class SCM(Mechanism):
 
             qvec = np.asarray(query, dtype=float) if query else None
             qnorm = float(np.sqrt(qvec @ qvec)) if qvec is not None else 0.0
-            cache = self._cache
-            rows = stream
-            dim = len(query) if query else None
-            matrix = cache.norms
-            if matrix is None or matrix[0].shape[0] < last or (dim is not None and matrix[0].shape[1] != dim):
-                width = dim or len(next((r[1][2] for r in rows if r[1] is not None), (0.0,)))
-                size = max(last, 2 * (matrix[0].shape[0] if matrix is not None else 0), 256)
-                data = np.zeros((size, width))
-                valid = np.zeros(size, dtype=bool)
-                for i in range(min(len(rows), size)):
-                    row = rows[i][1]
-                    if row is not None:
-                        data[i] = _unit(row[2], width)
-                        valid[i] = True
-                cache.norms = matrix = (data, valid, min(len(rows), size))
-            data, valid, filled = matrix
-            if filled < last:
-                for i in range(filled, min(len(rows), data.shape[0])):
-                    row = rows[i][1]
-                    if row is not None:
-                        data[i] = _unit(row[2], data.shape[1])
-                        valid[i] = True
-                cache.norms = matrix = (data, valid, min(len(rows), data.shape[0]))
-            powers = cache.powers
-            if powers is None or powers[0] != decay or powers[1].shape[0] <= t:
-                powers = cache.powers = (decay, np.power(decay, np.arange(max(2 * t + 2, 1024), dtype=float)))
-            recency = powers[1]  # recency[a] = decay ** a
+            data, empty = self._matrix(np, stream, last, len(query) if query else None)
+            recency, weighted = self._recency(np, rw, decay, t)  # decay ** age, rw · decay ** age
             relevant = bool(query) and qnorm > 0
             if relevant:
                 if len(query) != data.shape[1]:
                     raise ValueError(f"embed returned vectors of {len(query)} and {data.shape[1]} dimensions")
                 unit = qvec / qnorm
+            inf = math.inf
 
             def scores(lo: int, hi: int) -> Any:
                 """The scores of candidates lo … hi−1 (−inf where there is no interaction or it is in ω)."""
-                score = rw * recency[t - hi + 1 : t - lo + 1][::-1]  # decay ** (t − i) for i = lo … hi−1
-                if relevant:
-                    score = score + lw * _dots(np, data, lo, hi, unit)
-                score = np.where(valid[lo:hi], score, -np.inf)
+                by_recency = weighted[t - hi + 1 : t - lo + 1][::-1]  # rw · decay ** (t − i) for i = lo … hi−1
+                if relevant:  # rw·recency + lw·cosine, computed in place in the fresh product
+                    score = _dots(np, data, lo, hi, unit)
+                    np.multiply(score, lw, out=score)
+                    np.add(score, by_recency, out=score)
+                else:
+                    score = by_recency.copy()
+                for i in empty[bisect_left(empty, lo) : bisect_left(empty, hi)]:
+                    score[i - lo] = -inf
                 for i in skip:
                     if isinstance(i, int) and lo <= i < hi:
-                        score[i - lo] = -np.inf
+                        score[i - lo] = -inf
                 return score
 
             m = min(k, last)
@@ -461,29 +540,25 @@ class SCM(Mechanism):
             # so every score is bit-for-bit the one the whole matrix–vector product gives.
             lo = max(0, (last - 256) // 64 * 64)
             score = scores(lo, last)
-            while lo > 0:
+            while True:
                 n = score.shape[0]
+                kth = float(np.partition(score, n - m)[n - m]) if n >= m else -inf  # the m-th best score
+                if lo == 0:
+                    break
                 if n >= m:
-                    kth = np.partition(score, n - m)[n - m]
                     bound = (rw * recency[t - lo + 1] + (lw if relevant else 0.0)) * (1 + 1e-9) + 1e-12
                     if kth > bound and (m <= 8 or np.count_nonzero(score >= kth) == m):
                         break  # (a tie at the m-th place is left to the partition over all candidates)
                 older = max(0, (lo - 2 * (last - lo)) // 64 * 64)
                 score = np.concatenate([scores(older, lo), score])
                 lo = older
-            n = score.shape[0]
-            if m <= 8:  # a few argmax passes beat a partition for small k
-                work = score.copy()
-                backwards = work[::-1]  # argmax takes the first maximum: read backwards so ties go to the newest
-                top = []
-                for _ in range(m):
-                    i = n - 1 - int(np.argmax(backwards))
-                    if work[i] == -np.inf:
-                        break
-                    top.append(i)
-                    work[i] = -np.inf
-            else:
-                top = [int(i) for i in (np.argpartition(-score, m - 1)[:m] if m < n else np.arange(n))]
+            if m <= 8:
+                # The first m in the order (score descending, newest first on ties) all score ≥ the
+                # m-th best score: sort just those (usually m of them) in that order.
+                at = np.flatnonzero(score >= kth)
+                best = sorted((-v, -i) for v, i in zip(score[at].tolist(), at.tolist()) if v > -inf)
+                return [lo - i for _, i in best[:m]]
+            top = [int(i) for i in (np.argpartition(-score, m - 1)[:m] if m < n else np.arange(n))]
             order = sorted((i for i in top if score[i] > -np.inf), key=lambda i: (-float(score[i]), -i))
             return [lo + i for i in order[:k]]
         qnorm = math.sqrt(sum(v * v for v in query)) if query else 0.0

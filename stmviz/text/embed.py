@@ -80,17 +80,29 @@ class HashingEmbedder:
         return out
 
     def __call__(self, text: str) -> tuple[float, ...]:
+        return self.from_frequencies(self.frequencies(text))
+
+    def frequencies(self, text: str) -> dict[str, int]:
+        """tf: the count of each content stem of ``text``, in the order the stems first occur.
+
+        The order matters: it is the order in which :meth:`from_frequencies` adds the stems'
+        weights to their buckets. Texts joined by a separator without word characters
+        (``"\n".join(parts)``) have the frequencies of :func:`joined_frequencies` of theirs.
+        """
         if text.isascii():  # the same words as the regex, found by C string methods
             words = text.encode("ascii").translate(_ASCII_WORDS).split()
             table = self._ascii_stems
         else:
             words = _WORD.findall(text.lower())
             table = self._stems
-        # tf per stem, in the order the stems first occur (the order they are added to a bucket)
         tf = Counter(map(table.get, words))
         if None in tf:  # a word not seen before
             tf = Counter(self._stems_of(words, table))
         tf.pop("", None)  # stop words
+        return tf
+
+    def from_frequencies(self, tf: dict[str, int]) -> tuple[float, ...]:
+        """The embedding of a text whose stems have the frequencies ``tf`` (see :meth:`frequencies`)."""
         vector = [0.0] * self.dimensions
         buckets = self._buckets
         touched = set()
@@ -107,6 +119,37 @@ class HashingEmbedder:
         for index in touched:
             out[index] = round(vector[index] / norm, digits)
         return tuple(out)
+
+
+def joined_frequencies(parts: Sequence[dict[str, int]]) -> dict[str, int]:
+    """The frequencies of texts joined by a separator without word characters, from each text's.
+
+    A word never spans the separator (it is not in [a-z0-9], and lower-casing it changes nothing),
+    so the joined text's stems are the parts' stems one after the other: the counts add up, and a
+    stem first occurs where it first occurs in the earliest part that has it.
+    """
+    if len(parts) == 1:
+        return parts[0]
+    merged = dict(parts[0])
+    for tf in parts[1:]:
+        for stem, count in tf.items():
+            merged[stem] = merged.get(stem, 0) + count
+    return merged
+
+
+def hashing_embedder(embedder: object) -> HashingEmbedder | None:
+    """The :class:`HashingEmbedder` an ``embed`` callable is (or, for :func:`embed`, calls), else None.
+
+    Lets a caller that embeds texts built from parts (SCM's interactions) reuse the parts'
+    :meth:`~HashingEmbedder.frequencies`; any other embedder is called as it is.
+    """
+    if embedder is embed:
+        return _default
+    if isinstance(embedder, HashingEmbedder) and type(embedder).__call__ is HashingEmbedder.__call__:
+        kind = type(embedder)
+        if kind.frequencies is HashingEmbedder.frequencies and kind.from_frequencies is HashingEmbedder.from_frequencies:
+            return embedder
+    return None
 
 
 _default = HashingEmbedder()
