@@ -243,7 +243,7 @@ def run_sampled(
 
 def _article(word: str) -> str:
     """'a user', 'an assistant'."""
-    return f"{'an' if word[:1] in 'aeiou' else 'a'} {word}"
+    return f"{'an' if word[:1] in 'aeio' else 'a'} {word}"  # roles: system, user, assistant, tool
 
 
 def compare(window: Window, reference: Window, roles: dict[str, str]) -> tuple[bool, str]:
