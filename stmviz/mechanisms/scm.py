@@ -45,6 +45,7 @@ from ..core.errors import UpdateFailedError, shorten
 from ..core.mechanism import Mechanism, Transition
 from ..core.operation import AgentStep, Context, History, Message, ModelInput, Operation
 from ..core.space import State, StateSpace, _num
+from ..text.embed import hashing_embedder, joined_frequencies
 from .fifo import fit_text
 
 __all__ = ["SCM", "interaction_text"]
@@ -99,6 +100,7 @@ class _Cache:
         "embedder",
         "hashing",
         "frequencies",
+        "operations",
         "limit",
     )
 
@@ -114,6 +116,7 @@ class _Cache:
         self.embedder: Any = None  # the embed callable ``hashing`` was resolved for
         self.hashing: Any = None  # the HashingEmbedder that embed is, or None
         self.frequencies: OrderedDict[str, dict[str, int]] = OrderedDict()  # the latest texts' term frequencies
+        self.operations: Any = None  # (k, the controller's two operations for that k)
         self.limit = limit
 
     def __repr__(self) -> str:
@@ -257,8 +260,6 @@ class SCM(Mechanism):
                 # current observation is a part of the current interaction and then, alone, the
                 # query of memory activation: its words are read once for both.
                 if len(parts) > 1:
-                    from ..text.embed import joined_frequencies
-
                     tf = joined_frequencies([self._frequencies(hashing, part) for part in parts])
                 else:
                     tf = self._frequencies(hashing, raw)
@@ -277,8 +278,6 @@ class SCM(Mechanism):
         cache = self._cache
         embed = self.embed
         if cache.embedder is not embed:  # resolved once per embed callable
-            from ..text.embed import hashing_embedder
-
             cache.hashing = hashing_embedder(embed)
             cache.embedder = embed
             cache.frequencies.clear()
@@ -327,9 +326,9 @@ class SCM(Mechanism):
         cache = self._cache
         source = getattr(history, "_steps", None) if isinstance(history, History) else None
         rows = cache.rows
-        if source is None or source is not cache.stream or len(rows) > n or (
-            rows and n and history[len(rows) - 1] is not _cache_step(cache, len(rows) - 1)
-        ):
+        m = len(rows)
+        # the rows hold while the history is the same growing list, with the same step where they end
+        if source is None or source is not cache.stream or m > n or (m and source[m - 1] is not rows[m - 1][0]):
             cache.stream = source
             cache.rows = rows = []
             cache.norms = None
@@ -357,10 +356,15 @@ class SCM(Mechanism):
     # -- the seven-tuple ----------------------------------------------------------
     def controller(self, state: State, context: Context) -> list[Operation]:
         """The memory controller: add the interaction, and activate memory when there is older memory to rank."""
-        ops = [Operation("add_interaction")]
-        if self.k > 0 and context.t - self.flash_size >= 0:
-            ops.append(Operation("activate_memory", {"k": self.k, "form": "auto"}))
-        return ops
+        k = self.k
+        cache = self._cache
+        built = cache.operations
+        if built is None or type(built[0]) is not type(k) or built[0] != k:  # operations are immutable: built once per k
+            cache.operations = (k, Operation("add_interaction"), Operation("activate_memory", {"k": k, "form": "auto"}))
+        _, add, activate = cache.operations
+        if k > 0 and context.t - self.flash_size >= 0:
+            return [add, activate]
+        return [add]
 
     def update(self, state: State, operation: Operation, context: Context) -> Transition:
         """The update U : Ω × O × C → Ω of SCM: adding the interaction (flash) or activating memory.
@@ -413,6 +417,7 @@ class SCM(Mechanism):
             room -= space.measure(element)
         new = State(chosen)
         reasons: dict[Element, str] = {}
+        re_ranked = ""
         for e in state.elements - new.elements:
             index = e.meta.get("index")
             if e.type == "flash":
@@ -421,7 +426,7 @@ class SCM(Mechanism):
                 else:
                     reasons[e] = f"flash memory re-fitted to V_max = {_num(space.v_max)}"
             else:
-                reasons[e] = f"activation memory is re-ranked for the observation of step {t}"
+                reasons[e] = re_ranked = re_ranked or f"activation memory is re-ranked for the observation of step {t}"
         return Transition(new, reasons)
 
     def _activate(self, state: State, context: Context, k: int, form: str) -> Transition:
@@ -438,14 +443,15 @@ class SCM(Mechanism):
         if not ranked:
             return Transition(state)
         room = space.free(state)
-        picks: list[list[Any]] = []  # [index, row, form, element]
+        picks: list[list[Any]] = []  # [index, row, form, element], best-ranked first
+        total = 0
+        want = "summary" if form == "summary" else "full"
         for i in ranked:
             row = stream[i][1]
-            want = "summary" if form == "summary" else "full"
             element = self._element(i, row, "activation", want, context)
-            picks.append([i, row, want, element])
-        total = sum(space.measure(p[3]) for p in picks if p[3] is not None)
-        picks = [p for p in picks if p[3] is not None]
+            if element is not None:
+                picks.append([i, row, want, element])
+                total += space.measure(element)
         while picks and total > room:
             switch = None
             if form == "auto":
@@ -472,10 +478,20 @@ class SCM(Mechanism):
         """
         cache = self._cache
         matrix = cache.norms
-        if matrix is None or matrix[0].shape[0] < last or (dim is not None and matrix[0].shape[1] != dim):
+        if matrix is not None and matrix[2] >= last and (dim is None or dim == matrix[0].shape[1]):
+            return matrix[0], matrix[1]  # the rows filled at an earlier step reach the last candidate
+        if matrix is not None and dim is not None and matrix[0].shape[1] != dim:
+            matrix = None
+        if matrix is None or matrix[0].shape[0] < last:
             width = dim or len(next((r[1][2] for r in rows if r[1] is not None), (0.0,)))
             size = max(last, 2 * (matrix[0].shape[0] if matrix is not None else 0), 256)
-            matrix = (np.zeros((size, width)), [], 0)
+            data = np.zeros((size, width))
+            if matrix is None:
+                matrix = (data, [], 0)
+            else:  # grown: the rows filled so far are copied, not normalized again
+                old, empty, filled = matrix
+                data[:filled] = old[:filled]
+                matrix = (data, empty, filled)
         data, empty, filled = matrix
         if filled < last:
             for i in range(filled, min(len(rows), data.shape[0])):
@@ -483,20 +499,24 @@ class SCM(Mechanism):
                 if row is None:
                     empty.append(i)  # in increasing order: the ranking bisects it
                 else:
-                    data[i] = _unit(row[2], data.shape[1])
+                    data[i] = _unit(row[2], data.shape[1], np)
             matrix = (data, empty, min(len(rows), data.shape[0]))
         cache.norms = matrix
         return data, empty
 
     def _recency(self, np: Any, rw: float, decay: float, t: int) -> tuple[Any, Any]:
-        """Arrays of decay ** age and of rw · decay ** age, for every age 0 … t at least."""
+        """decay ** age for every age 0 … t at least, and rw · decay ** age, oldest age first.
+
+        The second array, read forwards from index len − 1 − t, gives candidate 0, 1, …'s weighted
+        recency at step t.
+        """
         cache = self._cache
         powers = cache.powers
         if powers is None or powers[0] != decay or powers[2].shape[0] <= t:
             recency = np.power(decay, np.arange(max(2 * t + 2, 1024), dtype=float))
-            powers = cache.powers = (decay, rw, recency, rw * recency)
+            powers = cache.powers = (decay, rw, recency, (rw * recency)[::-1].copy())
         elif powers[1] != rw:
-            powers = cache.powers = (decay, rw, powers[2], rw * powers[2])
+            powers = cache.powers = (decay, rw, powers[2], (rw * powers[2])[::-1].copy())
         return powers[2], powers[3]
 
     def _rank(self, stream: list[Any], last: int, query: tuple[float, ...] | None, t: int, k: int, skip: set) -> list[int]:
@@ -505,10 +525,11 @@ class SCM(Mechanism):
         if last > 64:  # a matrix–vector product over the memory stream (numpy is imported only here)
             import numpy as np
 
-            qvec = np.asarray(query, dtype=float) if query else None
+            qvec = np.fromiter(query, float, len(query)) if query else None
             qnorm = float(np.sqrt(qvec @ qvec)) if qvec is not None else 0.0
             data, empty = self._matrix(np, stream, last, len(query) if query else None)
-            recency, weighted = self._recency(np, rw, decay, t)  # decay ** age, rw · decay ** age
+            recency, weighted = self._recency(np, rw, decay, t)
+            now = weighted.shape[0] - 1 - t  # weighted[now + i] = rw · decay ** (t − i)
             relevant = bool(query) and qnorm > 0
             if relevant:
                 if len(query) != data.shape[1]:
@@ -518,7 +539,7 @@ class SCM(Mechanism):
 
             def scores(lo: int, hi: int) -> Any:
                 """The scores of candidates lo … hi−1 (−inf where there is no interaction or it is in ω)."""
-                by_recency = weighted[t - hi + 1 : t - lo + 1][::-1]  # rw · decay ** (t − i) for i = lo … hi−1
+                by_recency = weighted[now + lo : now + hi]  # rw · decay ** (t − i) for i = lo … hi−1
                 if relevant:  # rw·recency + lw·cosine, computed in place in the fresh product
                     score = _dots(np, data, lo, hi, unit)
                     np.multiply(score, lw, out=score)
@@ -555,7 +576,7 @@ class SCM(Mechanism):
             if m <= 8:
                 # The first m in the order (score descending, newest first on ties) all score ≥ the
                 # m-th best score: sort just those (usually m of them) in that order.
-                at = np.flatnonzero(score >= kth)
+                at = (score >= kth).nonzero()[0]
                 best = sorted((-v, -i) for v, i in zip(score[at].tolist(), at.tolist()) if v > -inf)
                 return [lo - i for _, i in best[:m]]
             top = [int(i) for i in (np.argpartition(-score, m - 1)[:m] if m < n else np.arange(n))]
@@ -592,10 +613,6 @@ class SCM(Mechanism):
         return total
 
 
-def _cache_step(cache: _Cache, i: int) -> Any:
-    return cache.rows[i][0]
-
-
 def _fused(state: State) -> list[Element]:
     activations = [e for e in state if e.type == "activation"]
     return activations + [e for e in state if e.type != "activation"]
@@ -620,12 +637,10 @@ def _dots(np: Any, data: Any, lo: int, hi: int, vector: Any) -> Any:
     return out
 
 
-def _unit(vector: Sequence[float], width: int) -> Any:
-    import numpy as np
-
+def _unit(vector: Sequence[float], width: int, np: Any) -> Any:
     if len(vector) != width:
         raise ValueError(f"embed returned vectors of {len(vector)} and {width} dimensions; they must all match")
-    array = np.asarray(vector, dtype=float)
+    array = np.fromiter(vector, float, width)
     norm = float(np.sqrt(array @ array))
     return array / norm if norm > 0 else array
 

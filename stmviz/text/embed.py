@@ -28,6 +28,28 @@ _ASCII_WORDS = bytes(
 )
 #: 1 + log(tf) for small tf, the dampened count (the same floats math.log gives)
 _DAMPED = [0.0] + [1.0 + math.log(tf) for tf in range(1, 64)]
+#: −(1 + log(tf)) = −1.0 · _DAMPED[tf], the weight of a word hashed to the negative sign
+_NEGATED = [-d for d in _DAMPED]
+#: 10 ** digits, for the digits whose rounding from_frequencies does by arithmetic: for |x| ≤ 1,
+#: the float x · 10 ** digits (≤ 1e4) is within 1e-10 of the exact product
+_FAST_DIGITS = 4
+_SCALES = [float(10**d) for d in range(_FAST_DIGITS + 1)]
+
+
+@lru_cache(maxsize=_FAST_DIGITS + 1)
+def _rounded(digits: int) -> list[float]:
+    """The floats r / 10**digits for r = −10**digits … 10**digits, at index r (negative r from the end).
+
+    An embedding's coordinates are rounded to these values: built once, they are shared by every
+    vector (less memory) and found by an index instead of a division.
+    """
+    n = 10**digits
+    scale = float(n)
+    return [r / scale for r in range(n + 1)] + [r / scale for r in range(-n, 0)]
+
+
+#: how many words, stems and buckets an embedder memoizes at most
+_MEMO = 200_000
 
 
 @lru_cache(maxsize=1 << 16)
@@ -46,7 +68,8 @@ class HashingEmbedder:
             raise ValueError(f"dimensions must be a whole number ≥ 2, got {dimensions!r}")
         self.dimensions = dimensions
         self.digits = digits
-        self._buckets: dict[str, tuple[int, float]] = {}
+        # stem -> (bucket, sign, sign · (1 + log tf) for tf < 64)
+        self._buckets: dict[str, tuple[int, float, list[float]]] = {}
         # word -> its stem ("" for a stop word); ASCII texts' words are looked up as bytes
         self._stems: dict[str, str] = {}
         self._ascii_stems: dict[bytes, str] = {}
@@ -54,30 +77,24 @@ class HashingEmbedder:
     def __repr__(self) -> str:
         return f"HashingEmbedder(dimensions={self.dimensions})"
 
-    def _bucket(self, word: str) -> tuple[int, float]:
+    def _bucket(self, word: str) -> tuple[int, float, list[float]]:
         hit = self._buckets.get(word)
         if hit is None:
             digest = hashlib.blake2b(word.encode("utf-8"), digest_size=8).digest()
             value = int.from_bytes(digest, "little")
-            hit = (value % self.dimensions, 1.0 if (value >> 63) & 1 else -1.0)
-            if len(self._buckets) < 200_000:
+            positive = (value >> 63) & 1
+            hit = (value % self.dimensions, 1.0 if positive else -1.0, _DAMPED if positive else _NEGATED)
+            if len(self._buckets) < _MEMO:
                 self._buckets[word] = hit
         return hit
 
-    def _stems_of(self, words: list, table: dict) -> list[str]:
-        """The stem of each word ("" for a stop word), memoized in ``table`` (bounded)."""
-        out = []
-        for key in words:
-            stem = table.get(key)
-            if stem is None:
-                word = key.decode("ascii") if isinstance(key, bytes) else key
-                stem = "" if word in STOPWORDS else _stem(word)
-                if stem and stem not in self._buckets:
-                    self._bucket(stem)
-                if len(table) < 200_000:
-                    table[key] = stem
-            out.append(stem)
-        return out
+    def _stem_of(self, key: str | bytes) -> str:
+        """The stem of a word ("" for a stop word); its bucket is computed now, so that embedding finds it."""
+        word = key.decode("ascii") if isinstance(key, bytes) else key
+        stem = "" if word in STOPWORDS else _stem(word)
+        if stem and stem not in self._buckets:
+            self._bucket(stem)
+        return stem
 
     def __call__(self, text: str) -> tuple[float, ...]:
         return self.from_frequencies(self.frequencies(text))
@@ -96,8 +113,14 @@ class HashingEmbedder:
             words = _WORD.findall(text.lower())
             table = self._stems
         tf = Counter(map(table.get, words))
-        if None in tf:  # a word not seen before
-            tf = Counter(self._stems_of(words, table))
+        if None in tf:  # words not seen before: stem each new word once, then count again
+            for key in set(words).difference(table):
+                if len(table) >= _MEMO:  # the memo is full: stem word by word
+                    tf = Counter([table.get(w) or self._stem_of(w) for w in words])
+                    break
+                table[key] = self._stem_of(key)
+            else:
+                tf = Counter(map(table.get, words))
         tf.pop("", None)  # stop words
         return tf
 
@@ -105,19 +128,41 @@ class HashingEmbedder:
         """The embedding of a text whose stems have the frequencies ``tf`` (see :meth:`frequencies`)."""
         vector = [0.0] * self.dimensions
         buckets = self._buckets
-        touched = set()
-        for stem, count in tf.items():
-            hit = buckets.get(stem)
-            index, sign = hit if hit is not None else self._bucket(stem)
-            vector[index] += sign * (_DAMPED[count] if count < 64 else 1.0 + math.log(count))
-            touched.add(index)
+        try:  # every stem's bucket is known and every tf < 64 (the usual case)
+            for stem, count in tf.items():
+                index, _, weights = buckets[stem]
+                vector[index] += weights[count]  # sign · (1 + log tf)
+        except (KeyError, IndexError):
+            vector = [0.0] * self.dimensions
+            for stem, count in tf.items():
+                index, sign, weights = self._bucket(stem)
+                vector[index] += weights[count] if count < 64 else sign * (1.0 + math.log(count))
         norm = math.sqrt(sum([v * v for v in vector]))
         if norm == 0:
             return tuple(vector)
         digits = self.digits
-        out = [round(0.0, digits)] * self.dimensions  # = round(0.0 / norm, digits): only touched buckets are computed
-        for index in touched:
-            out[index] = round(vector[index] / norm, digits)
+        zero = round(0.0, digits)  # = round(0.0 / norm, digits); a bucket's sum is never −0.0
+        if type(digits) is not int or not 0 <= digits <= _FAST_DIGITS:
+            return tuple([round(v / norm, digits) if v else zero for v in vector])
+        # round(v / norm, digits) formats and parses a decimal string; arithmetic finds the same
+        # float. It is the double nearest to r / 10**digits, r being the exact x · 10**digits
+        # (x = v / norm, |x| ≤ 1) rounded half to even. y = x · 10**digits is within 1e-10 of that
+        # product, so unless y lies within 1e-6 of a tie (then round() decides), r = round(y);
+        # the float r / 10**digits is then taken from a table (an x < 0 that rounds to 0 is −0.0).
+        scale = _SCALES[digits]
+        values = _rounded(digits)
+        out = []
+        append = out.append
+        for v in vector:
+            if v:
+                y = v / norm * scale
+                r = round(y)
+                if -0.499999 < y - r < 0.499999:
+                    append(values[r] if r else (-0.0 if v < 0 else 0.0))
+                else:
+                    append(round(v / norm, digits))
+            else:
+                append(zero)
         return tuple(out)
 
 
@@ -128,12 +173,13 @@ def joined_frequencies(parts: Sequence[dict[str, int]]) -> dict[str, int]:
     so the joined text's stems are the parts' stems one after the other: the counts add up, and a
     stem first occurs where it first occurs in the earliest part that has it.
     """
-    if len(parts) == 1:
-        return parts[0]
-    merged = dict(parts[0])
+    merged = dict(parts[0]) if parts else {}
     for tf in parts[1:]:
-        for stem, count in tf.items():
-            merged[stem] = merged.get(stem, 0) + count
+        shared = merged.keys() & tf.keys()
+        before = {stem: merged[stem] for stem in shared}
+        merged.update(tf)  # new stems go after the earlier ones, in their order; a shared stem keeps its place
+        for stem in shared:
+            merged[stem] += before[stem]
     return merged
 
 
