@@ -1,7 +1,9 @@
 """The fast offline summarizer and embedder give exactly what their plain definitions give.
 
-``stmviz.text`` takes shortcuts for speed (cached sentence analyses, a lower bound on
-a sentence's tokens that skips counting it, an ASCII path through ``bytes.translate``).
+``stmviz.text`` takes shortcuts for speed (cached text analyses, the analysis of a summary
+derived from its sentences', a lower bound on a sentence's tokens that skips counting it,
+all of a text's sentences analysed in one pass through ``bytes.translate``, equivalent
+regular expressions that let the engine skip ahead).
 The reference implementations below are the plain definitions, written the obvious
 way; hypothesis feeds both the same texts, including mixed case, digits, tool-call
 syntax, non-ASCII letters and the Kelvin sign (which lower-cases to ASCII "k").
@@ -12,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+import sys
 from collections import Counter
 
 from hypothesis import given, settings
@@ -124,3 +127,81 @@ def test_summary_of_recurring_sentences_is_the_same_every_time():
     first = [summarize(texts, b) for b in range(1, 30)]
     assert [summarize(texts, b) for b in range(1, 30)] == first
     assert first == [reference_summarize(texts, b) for b in range(1, 30)]
+
+
+# --------------------------------------------------------------------------- the summarizer's shortcuts, one by one
+
+_S = sys.modules["stmviz.text.summarize"]  # the module (``stmviz.text.summarize`` names the function)
+# any text: control characters (the sentence separator \x01 and \x1c, which str.split() but not the tokenizer
+# counts as whitespace), line breaks, non-ASCII letters and digits, the Kelvin sign, tool-call syntax
+_ANY = st.one_of(
+    _text,
+    st.text(max_size=120),
+    st.text(
+        alphabet=st.sampled_from(list("aZk.!? \n\t\"'([)=/|:-_0") + ["\x01", "\x1c", "\u212a", "é", "٣", "\u2028"]),
+        max_size=60,
+    ),
+)
+
+
+def reference_split(text: str) -> list[str]:
+    return [s.strip() for s in re.split(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])|\n+", text) if s and s.strip()]
+
+
+def reference_sentence(sentence: str) -> tuple:
+    """What scoring needs of one sentence, by the defining expressions."""
+    words = [w.lower() for w in _WORD.findall(sentence) if w.lower() not in STOPWORDS]
+    return (
+        [w.encode("ascii") for w in words],
+        re.search(r"\d", sentence) is not None,
+        re.search(r"\b[A-Z][a-z]+", sentence[1:]) is not None,
+        _MACHINERY.search(sentence) is not None,
+    )
+
+
+@settings(max_examples=500, deadline=None)
+@given(_ANY)
+def test_split_sentences_equals_its_definition(text):
+    assert split_sentences(text) == reference_split(text)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_ANY)
+def test_text_analysis_equals_the_definitions_sentence_by_sentence(text):
+    analysis = _S._analyze_text(text)
+    assert analysis.sentences == reference_split(text)
+    for k, sentence in enumerate(analysis.sentences):
+        words, digit, name, machinery = reference_sentence(sentence)
+        assert analysis.words[k] == words
+        assert analysis.norms[k] == (len(words) ** 0.5 if words else 1.0)
+        assert (analysis.digit[k], analysis.name[k], analysis.machinery[k]) == (
+            1.3 if digit else 1.0, 1.1 if name else 1.0, 0.5 if machinery else 1.0
+        )
+        assert analysis.floors[k] <= count_tokens(sentence)  # a lower bound, so skipping a sentence is exact
+    assert analysis.floor <= count_tokens(" ".join(analysis.sentences))
+    assert analysis.tf == Counter(w for words in analysis.words for w in set(words))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_ANY, min_size=1, max_size=4), st.integers(min_value=1, max_value=60))
+def test_summarizer_equals_its_reference_on_any_text(texts, budget):
+    assert summarize(texts, budget) == reference_summarize(texts, budget)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_text, min_size=1, max_size=4), st.integers(min_value=1, max_value=60))
+def test_the_analysis_filed_for_a_summary_is_its_own(texts, budget):
+    summary = summarize(texts, budget)
+    filed = _S._analyze._data.get(summary)
+    if filed is not None:
+        fresh = _S._analyze_text(summary)
+        for field in _S._Analysis.__slots__:
+            assert getattr(filed, field) == getattr(fresh, field), field
+    # and summarizing it again gives what the reference gives
+    assert summarize([summary, *texts[:1]], budget) == reference_summarize([summary, *texts[:1]], budget)
+
+
+def test_machinery_expression_equals_its_definition_on_tool_calls():
+    for text in ["search(query=\"x\")", "open('a')", "f(\\\"a\")", "see https://a.b", "http://x", "docs.python.org/3",
+                 "a | b", "a |b", "x.y/ z", "f (x=1)", "(=)", "ftp://x", "a.b/", "k(\u212a=1)"]:
+        assert (_S._MACHINERY_FAST.search(text) is not None) == (_MACHINERY.search(text) is not None), text

@@ -1,4 +1,4 @@
-"""Helpers shared by the summarizing mechanisms (HiAgent, AgentFold): caches kept out of purity snapshots, cutting to fit."""
+"""Helpers shared by the summarizing mechanisms (HiAgent, AgentFold): caches kept out of purity snapshots, views of ω, cutting to fit."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..core.element import Element
+from ..core.element import Element, order_key
 from ..core.errors import InvalidOperationError, shorten
 from ..core.sizes import count_tokens
 from ..core.space import State, StateSpace
@@ -76,20 +76,139 @@ class _Cache:
         data[key] = value
         return value
 
+    def lookup(self, key: Any, compute: Callable[[Any], Any]) -> Any:
+        """``compute(key)``, memoized: :meth:`get` without building a closure per call (for hot paths)."""
+        data = self._data
+        try:
+            return data[key]
+        except KeyError:
+            pass
+        value = compute(key)
+        if len(data) >= self.maxsize:
+            data.clear()
+        data[key] = value
+        return value
 
-_KINDS = _Cache(256)
 
+class _View:
+    """Facts derived from one ω: its elements grouped by ``type``, each group in canonical order.
 
-def _by_type(state: State) -> dict[str, list[Element]]:
-    """The elements of ω grouped by ``type``, each group in canonical order (cached per state)."""
+    A view is a pure function of ω's elements; :class:`_Index` derives each one
+    from the previous when few elements changed, so that a mechanism reads its
+    blocks, pairs or subgoals without a pass over ω. Subclasses carry more facts
+    through :meth:`_carry`.
+    """
 
-    def group() -> dict[str, list[Element]]:
+    __slots__ = ("elements", "groups")
+
+    def __init__(
+        self, elements: frozenset, groups: dict[str, tuple[Element, ...]], parent: "_View | None" = None
+    ) -> None:
+        # parent: the view this one is derived from, if any (subclasses carry facts from it)
+        self.elements = elements
+        self.groups = groups
+
+    @classmethod
+    def build(cls, elements: frozenset) -> "_View":
         groups: dict[str, list[Element]] = {}
-        for e in state.ordered():
+        # canonical order, sorted here: an order cached on ω (state.ordered()) would be kept up to date by
+        # every later State operation, a pass over ω whenever an element other than the oldest leaves
+        for e in sorted(elements, key=order_key):
             groups.setdefault(e.type, []).append(e)
-        return groups
+        return cls(elements, {kind: tuple(members) for kind, members in groups.items()})
 
-    return _KINDS.get(state.elements, group)
+    def derive(self, elements: frozenset, added: frozenset, removed: frozenset) -> "_View":
+        """The view of ``elements`` = this view's ω − ``removed`` ∪ ``added``, group by group."""
+        groups = dict(self.groups)
+        if removed:
+            gone: dict[str, int] = {}
+            for e in removed:
+                gone[e.type] = gone.get(e.type, 0) + 1
+            for kind, n in gone.items():
+                members = groups[kind]
+                if removed.issuperset(members[:n]):
+                    kept = members[n:]  # the oldest of their kind left (an overflow rule's order): a slice
+                else:
+                    kept = tuple(e for e in members if e not in removed)
+                if kept:
+                    groups[kind] = kept
+                else:
+                    del groups[kind]
+        if len(added) == 1:  # the usual step: one new element
+            fresh: dict[str, list[Element]] = {e.type: [e] for e in added}
+        else:
+            fresh = {}
+            for e in added:
+                fresh.setdefault(e.type, []).append(e)
+        for kind, new in fresh.items():
+            if len(new) > 1:
+                new.sort(key=order_key)
+            old = groups.get(kind, ())
+            if not old or order_key(new[0]) > order_key(old[-1]):
+                groups[kind] = old + tuple(new)  # the usual case: the newest of its kind
+            else:
+                groups[kind] = tuple(sorted(old + tuple(new), key=order_key))
+        return self._carry(type(self)(elements, groups, self), added, removed)
+
+    def _carry(self, view: "_View", added: frozenset, removed: frozenset) -> "_View":
+        """The derived ``view``, with whatever facts of this view the change leaves valid carried over."""
+        return view
+
+
+class _Index:
+    """A bounded memo of views (:class:`_View` or a subclass) per ω, each derived from the previous one when few elements changed.
+
+    Views are pure functions of ω's elements; the memo keeps its identity, so
+    filling it is no change of a mechanism (``check_mechanism``'s purity snapshots).
+    """
+
+    __slots__ = ("view", "maxsize", "_memo", "_last")
+
+    def __init__(self, view: type[_View] = _View, maxsize: int = 64) -> None:
+        self.view = view
+        self.maxsize = maxsize
+        self._memo: dict[frozenset, _View] = {}
+        self._last: _View | None = None
+
+    def __call__(self, state: State) -> _View:
+        elements = state.elements
+        memo = self._memo
+        view = memo.get(elements)
+        if view is None:
+            last = self._last
+            if last is not None:
+                added, removed = elements - last.elements, last.elements - elements
+                if len(added) + len(removed) <= 8:
+                    view = last.derive(elements, added, removed)
+            if view is None:
+                view = self.view.build(elements)
+            if len(memo) >= self.maxsize:
+                memo.clear()
+            memo[elements] = view
+        self._last = view
+        return view
+
+
+class _Tally:
+    """Σ over ω of a per-element cost, carried from the previous ω by the elements that changed (kept out of purity snapshots)."""
+
+    __slots__ = ("_elements", "_total")
+
+    def __init__(self) -> None:
+        self._elements: frozenset = frozenset()
+        self._total = 0
+
+    def __call__(self, elements: frozenset, cost: Callable[[Element], Any]) -> Any:
+        last = self._elements
+        if elements is last:
+            return self._total
+        added, removed = elements - last, last - elements
+        if len(added) + len(removed) < len(elements):
+            total = self._total + sum(map(cost, added)) - sum(map(cost, removed))
+        else:
+            total = sum(map(cost, elements))
+        self._elements, self._total = elements, total
+        return total
 
 
 def _shrink(space: StateSpace, element: Element, room: float) -> Element | None:

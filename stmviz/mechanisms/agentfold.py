@@ -38,11 +38,23 @@ from ..core.mechanism import Mechanism, Transition
 from ..core.operation import AgentStep, Context, Operation
 from ..core.space import State, StateSpace, _num
 from ..text import summarize as default_summarize
-from ._shared import _ELLIPSIS, Summarizer, _by_type, _Cache, _check_budget, _range_label, _shrink, _SummaryCache
+from ._shared import (
+    _ELLIPSIS,
+    Summarizer,
+    _Cache,
+    _check_budget,
+    _Index,
+    _range_label,
+    _shrink,
+    _SummaryCache,
+    _Tally,
+)
 
 __all__ = ["AgentFold"]
 
 _RULES = ("share", "count", "condense")
+_VIEWS = _Index()  # ω grouped by type (query, tools, block, latest), derived from the previous ω's grouping
+_NONE: tuple[Element, ...] = ()
 
 
 def interaction_text(step: AgentStep) -> str:
@@ -171,6 +183,7 @@ class AgentFold(Mechanism):
             raise TypeError(f"summarize must be a callable (texts, budget) -> str, got {type(summarize).__name__}")
         self._summaries = _SummaryCache(summarize or default_summarize)
         self._line_tokens = _Cache()
+        self._projection_tokens = _Tally()
         minimal = 2 * space.measure(Element(_ELLIPSIS, {"type": "block", "t": 0, "range": (0, 0)}))
         if minimal > space.v_max:
             raise CapacityError(
@@ -192,12 +205,12 @@ class AgentFold(Mechanism):
     @staticmethod
     def blocks(state: State) -> list[Element]:
         """The summary sequence S: the blocks of ω ordered by their step range."""
-        return list(_by_type(state).get("block", ()))  # canonical order: t = x, the range's start
+        return list(_VIEWS(state).groups.get("block", _NONE))  # canonical order: t = x, the range's start
 
     @staticmethod
     def latest(state: State) -> Element | None:
         """The latest interaction I of ω, or ``None`` (before the first step)."""
-        found = _by_type(state).get("latest")
+        found = _VIEWS(state).groups.get("latest")
         return found[0] if found else None
 
     # ------------------------------------------------------------------ ω_0 and the controller
@@ -274,8 +287,9 @@ class AgentFold(Mechanism):
     def update(self, state: State, operation: Operation, context: Context) -> Transition:
         """The update U : Ω × O × C → Ω of AgentFold: fold I_{t−1} as directed, add I_t, keep Σμ ≤ V_max."""
         reasons: dict[Element, str] = {}
-        latest = self.latest(state)
-        blocks = self.blocks(state)
+        groups = _VIEWS(state).groups
+        found = groups.get("latest")
+        latest = found[0] if found else None
         new = state
         if latest is not None:
             y = latest.meta["step"]
@@ -288,7 +302,7 @@ class AgentFold(Mechanism):
                     raise InvalidOperationError(
                         f"consolidate(from=x) needs a step index 0 ≤ x ≤ {y}, got {shorten(repr(x))}"
                     )
-                chain = [b for b in blocks if b.meta["range"][1] >= x]
+                chain = [b for b in groups.get("block", _NONE) if b.meta["range"][1] >= x]
                 how = "deep consolidation"
             new = self._fold(new, chain, latest, how, operation.reason or "directive", reasons)
         elif operation.type == "consolidate":
@@ -296,6 +310,7 @@ class AgentFold(Mechanism):
         incoming = Element(
             interaction_text(context.step), {"t": context.t, "type": "latest", "step": context.t}
         )
+        self.space.measure(incoming)  # μ known before the union, so Σμ is carried, not re-summed
         new = new | {incoming}
         new = self._fit(new, reasons)
         return Transition(new, {e: why for e, why in reasons.items() if e in state.elements})
@@ -335,6 +350,7 @@ class AgentFold(Mechanism):
             text = f"I_{latest.meta['step']} condensed into {name} by {how} ({why})"
         for e in [*chain, latest]:
             reasons[e] = text
+        self.space.measure(block)  # μ known before the union, so Σμ is carried, not re-summed
         return state.replace([*chain, latest], [block])
 
     def _fit(self, state: State, reasons: dict[Element, str]) -> State:
@@ -342,7 +358,7 @@ class AgentFold(Mechanism):
         total = space.size(state)
         if total <= v_max:
             return state
-        blocks = self.blocks(state)
+        blocks = _VIEWS(state).groups.get("block", _NONE)
         # 1. consolidate more: merge the newest block with 1, 2, 4, … older blocks until it fits.
         if len(blocks) >= 2:
             newest, k = blocks[-1], 1
@@ -351,6 +367,7 @@ class AgentFold(Mechanism):
                 x, y = older[0].meta["range"][0], newest.meta["range"][1]
                 text = self._summaries([b.text for b in older] + [newest.text], self.budget_for(x, y))
                 merged = Element(text, {"t": x, "type": "block", "range": (x, y), "step": newest.meta["step"]})
+                space.measure(merged)  # μ known before the union, so Σμ is carried, not re-summed
                 candidate = state.replace([*older, newest], [merged])
                 size = space.size(candidate)
                 if size <= v_max or k == len(blocks) - 1:
@@ -366,8 +383,9 @@ class AgentFold(Mechanism):
                 reasons.setdefault(b, why)
             state, total = candidate, size
         # 2.–4. cut the oldest block, then the latest interaction, the tools, the query.
-        order = self.blocks(state)[:1] + [e for e in state.elements if e.type == "latest"]
-        order += [e for e in state.elements if e.type == "tools"] + [e for e in state.elements if e.type == "query"]
+        groups = _VIEWS(state).groups
+        order = [*groups.get("block", _NONE)[:1], *groups.get("latest", _NONE)]
+        order += [*groups.get("tools", _NONE), *groups.get("query", _NONE)]
         for e in order:
             if total <= v_max:
                 break
@@ -418,20 +436,27 @@ class AgentFold(Mechanism):
         return "\n".join(self._lines(state))
 
     def projection_size(self, state: State) -> int:
-        """|π(ω)| in tokens, counted per label and text plus one per line break: within about two tokens per line of the whole-text count."""
+        """|π(ω)| in tokens, counted per label and text plus one per line break: within about two tokens per line of the whole-text count.
+
+        The per-element counts are cached, and their sum over ω is carried from
+        one ω to the next by the elements that changed.
+        """
+        groups = _VIEWS(state).groups
+        has_blocks, has_latest = "block" in groups, "latest" in groups
+        lines = len(state) + has_blocks + has_latest
+        headers = self.count_tokens("Summaries:") if has_blocks else 0
+        return self._projection_tokens(state.elements, self._element_tokens) + headers + max(0, lines - 1)
+
+    def _element_tokens(self, e: Element) -> int:
+        """The tokens of an element's line(s) in π(ω): its label and its text (cached per element)."""
+        return self._line_tokens.lookup(e, self._count_element)
+
+    def _count_element(self, e: Element) -> int:
         count = self.count_tokens
-
-        def tokens(e: Element) -> int:
-            if e.type == "block":
-                x, y = e.meta["range"]
-                return count(f"[{_range_label(x, y)}] ") + count(e.text)
-            if e.type == "latest":
-                return count(f"Latest interaction (step {e.meta['step']}):") + count(e.text)
-            label = {"query": "Question: ", "tools": "Tools: "}.get(e.type, "")
-            return count(label) + count(e.text)
-
-        cache = self._line_tokens
-        groups = _by_type(state)
-        lines = len(state) + (1 if groups.get("block") else 0) + (1 if groups.get("latest") else 0)
-        headers = count("Summaries:") if groups.get("block") else 0
-        return sum(cache.get(e, lambda e=e: tokens(e)) for e in state.elements) + headers + max(0, lines - 1)
+        if e.type == "block":
+            x, y = e.meta["range"]
+            return count(f"[{_range_label(x, y)}] ") + count(e.text)
+        if e.type == "latest":
+            return count(f"Latest interaction (step {e.meta['step']}):") + count(e.text)
+        label = {"query": "Question: ", "tools": "Tools: "}.get(e.type, "")
+        return count(label) + count(e.text)

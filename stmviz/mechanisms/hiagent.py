@@ -40,7 +40,7 @@ from ..core.operation import AgentStep, Context, Operation
 from ..core.space import State, StateSpace, _num
 from ..text import cosine, embed
 from ..text import summarize as default_summarize
-from ._shared import Summarizer, _Cache, _check_budget, _range_label, _shrink, _SummaryCache
+from ._shared import Summarizer, _Cache, _check_budget, _Index, _range_label, _shrink, _SummaryCache, _Tally, _View
 
 __all__ = ["HiAgent"]
 
@@ -55,25 +55,22 @@ _SUBGOAL_LINE = re.compile(r"^\s*subgoal\s*:\s*(.+?)\s*$", re.IGNORECASE | re.MU
 _IDS = ("subgoal", "summary")  # the kinds whose subgoal ids decide the next id
 
 
-class _View:
-    """Facts derived from one ω: its elements grouped by ``type`` (each group in canonical order), the current subgoal."""
+class _SubgoalView(_View):
+    """A view of ω (:class:`_View`) that also knows the current subgoal and the largest subgoal id."""
 
-    __slots__ = ("elements", "groups", "current", "_top")
+    __slots__ = ("current", "_top")
 
-    def __init__(self, elements: frozenset, groups: dict[str, tuple[Element, ...]], current: Any = False) -> None:
-        self.elements = elements
-        self.groups = groups
-        if current is False:
-            current = next((e for e in groups.get("subgoal", ()) if e.meta.get("current")), None)
+    def __init__(
+        self, elements: frozenset, groups: dict[str, tuple[Element, ...]], parent: "_SubgoalView | None" = None
+    ) -> None:
+        super().__init__(elements, groups)
+        subgoals = groups.get("subgoal", ())
+        if parent is not None and subgoals is parent.groups.get("subgoal", ()):
+            current = parent.current  # the same subgoals: the same current one
+        else:
+            current = next((e for e in subgoals if e.meta.get("current")), None)
         self.current: Element | None = current
         self._top: int | None = None  # the largest subgoal id of a subgoal or summary, once known
-
-    @classmethod
-    def build(cls, state: State) -> "_View":
-        groups: dict[str, list[Element]] = {}
-        for e in sorted(state.elements, key=order_key):  # canonical order, not cached on ω (see _without)
-            groups.setdefault(e.type, []).append(e)
-        return cls(state.elements, {kind: tuple(members) for kind, members in groups.items()})
 
     def top(self) -> int | None:
         """max{d["subgoal"] | e ∈ ω of type "subgoal" or "summary"}, or ``None`` when ω holds none."""
@@ -82,39 +79,11 @@ class _View:
             self._top = max((e.meta["subgoal"] for kind in _IDS for e in groups.get(kind, ())), default=None)
         return self._top
 
-    def derive(self, elements: frozenset, added: frozenset, removed: frozenset) -> "_View":
-        """The view of ``elements`` = this view's ω − ``removed`` ∪ ``added``, group by group."""
-        groups = dict(self.groups)
-        gone: dict[str, int] = {}
-        for e in removed:
-            gone[e.type] = gone.get(e.type, 0) + 1
-        for kind, n in gone.items():
-            members = groups[kind]
-            if all(e in removed for e in members[:n]):
-                kept = members[n:]  # the oldest of their kind left (the overflow rule's order): a slice
-            else:
-                kept = tuple(e for e in members if e not in removed)
-            if kept:
-                groups[kind] = kept
-            else:
-                del groups[kind]
-        fresh: dict[str, list[Element]] = {}
-        for e in added:
-            fresh.setdefault(e.type, []).append(e)
-        for kind, new in fresh.items():
-            if len(new) > 1:
-                new.sort(key=order_key)
-            old = groups.get(kind, ())
-            if not old or order_key(new[0]) > order_key(old[-1]):
-                groups[kind] = old + tuple(new)  # the usual case: the newest of its kind
-            else:
-                groups[kind] = tuple(sorted(old + tuple(new), key=order_key))
-        same = groups.get("subgoal") is self.groups.get("subgoal")
-        view = _View(elements, groups, self.current if same else False)
+    def _carry(self, view: "_SubgoalView", added: frozenset, removed: frozenset) -> "_SubgoalView":
         top = self._top
         if top is not None:  # carry the largest id when the change shows it
-            gone = max((e.meta["subgoal"] for e in removed if e.type in _IDS), default=None)
-            new_top = max((e.meta["subgoal"] for e in added if e.type in _IDS), default=None)
+            gone = max((e.meta["subgoal"] for e in removed if e.type in _IDS), default=None) if removed else None
+            new_top = max((e.meta["subgoal"] for e in added if e.type in _IDS), default=None) if added else None
             if new_top is not None and new_top >= top:
                 view._top = new_top
             elif gone is None or gone < top:
@@ -122,62 +91,7 @@ class _View:
         return view
 
 
-class _Index:
-    """A bounded memo of :class:`_View` per ω, each derived from the previous one when few elements changed.
-
-    Views are pure functions of ω's elements; the memo keeps its identity, so
-    filling it is no change of a mechanism (``check_mechanism``'s purity snapshots).
-    """
-
-    __slots__ = ("maxsize", "_memo", "_last")
-
-    def __init__(self, maxsize: int = 64) -> None:
-        self.maxsize = maxsize
-        self._memo: dict[frozenset, _View] = {}
-        self._last: _View | None = None
-
-    def __call__(self, state: State) -> _View:
-        elements = state.elements
-        memo = self._memo
-        view = memo.get(elements)
-        if view is None:
-            last = self._last
-            if last is not None:
-                added, removed = elements - last.elements, last.elements - elements
-                if len(added) + len(removed) <= 8:
-                    view = last.derive(elements, added, removed)
-            if view is None:
-                view = _View.build(state)
-            if len(memo) >= self.maxsize:
-                memo.clear()
-            memo[elements] = view
-        self._last = view
-        return view
-
-
-class _Tally:
-    """Σ over ω of a per-element cost, carried from the previous ω by the elements that changed (kept out of purity snapshots)."""
-
-    __slots__ = ("_elements", "_total")
-
-    def __init__(self) -> None:
-        self._elements: frozenset = frozenset()
-        self._total = 0
-
-    def __call__(self, elements: frozenset, cost: Any) -> int:
-        last = self._elements
-        if elements is last:
-            return self._total
-        added, removed = elements - last, last - elements
-        if len(added) + len(removed) < len(elements):
-            total = self._total + sum(map(cost, added)) - sum(map(cost, removed))
-        else:
-            total = sum(map(cost, elements))
-        self._elements, self._total = elements, total
-        return total
-
-
-_VIEWS = _Index()
+_VIEWS = _Index(_SubgoalView)
 
 
 # --------------------------------------------------------------------------- HiAgent
@@ -669,19 +583,20 @@ class HiAgent(Mechanism):
         return "\n".join(label + text for label, text in map(self._line, state))
 
     def projection_size(self, state: State) -> int:
-        """|π(ω)| in tokens, counted per label and text plus one per line break: within about two tokens per line of the whole-text count."""
-        count = self.count_tokens
+        """|π(ω)| in tokens, counted per label and text plus one per line break: within about two tokens per line of the whole-text count.
 
-        def tokens(e: Element) -> int:
-            label, text = self._line(e)
-            return count(label) + count(text)
+        The per-element counts are cached, and their sum over ω is carried from
+        one ω to the next by the elements that changed.
+        """
+        return self._projection_tokens(state.elements, self._element_tokens) + max(0, len(state) - 1)
 
-        cache = self._line_tokens
+    def _element_tokens(self, e: Element) -> int:
+        """The tokens of an element's line in π(ω): its label and its text (cached per element)."""
+        return self._line_tokens.lookup(e, self._count_element)
 
-        def cost(e: Element) -> int:
-            return cache.get(e, lambda: tokens(e))
-
-        return self._projection_tokens(state.elements, cost) + max(0, len(state) - 1)
+    def _count_element(self, e: Element) -> int:
+        label, text = self._line(e)
+        return self.count_tokens(label) + self.count_tokens(text)
 
 
 def _without(state: State, gone: Any) -> State:

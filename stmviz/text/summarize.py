@@ -7,15 +7,25 @@ name), as in tf·idf. Sentences get a bonus for opening a text and for
 carrying numbers or names, and a penalty for tool-call syntax, URLs and
 result-list lines. The best sentences that fit in the budget are kept in their
 original order; a sentence longer than the whole budget is truncated.
+
+The definitions are the regular expressions ``_SENTENCE``, ``_WORD``,
+``_DIGIT``, ``_NAME`` and ``_MACHINERY`` applied sentence by sentence (see
+``tests/test_text_reference.py``). For speed, a text is analysed in a few passes
+over all of its sentences at once (:func:`_analyze_text`), with equivalent
+expressions that let the regex engine skip ahead to the characters a match
+must start with; analyses are kept for texts that recur, and the analysis of a
+summary is put together from its sentences' (a summary is often summarized
+again). None of this changes a result.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Sequence
-from functools import lru_cache
+from itertools import chain, filterfalse, repeat
+from operator import mul, neg, truediv
 
 from ..core.errors import InvalidSizeError
 from ..core.sizes import count_tokens, get_encoding
@@ -25,11 +35,17 @@ __all__ = ["summarize", "ExtractiveSummarizer", "split_sentences", "truncate_to_
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])|\n+")
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]*")
 _MACHINERY = re.compile(r"\b\w+\(\w*=|\w+\(\\?[\"'{]|https?://|\w+\.\w+/\S|\s\|\s")
+_DIGIT = re.compile(r"\d")
+_NAME = re.compile(r"\b[A-Z][a-z]+")
 STOPWORDS = frozenset(
     """a an and are as at be been but by can could did do does for from had has have he her his how i if in
     into is it its just me my no not of on or our she so some than that the their them then there these they
     this to too up us was we were what when where which who will with would you your i'm it's let's ok okay""".split()
 )
+
+# _SENTENCE, matching at the same places: every match starts with a whitespace character, so the
+# engine jumps from one to the next instead of trying the lookbehind at every position.
+_SENTENCE_FAST = re.compile(r"\s(?:(?<=[.!?]\s)\s*(?=[A-Z0-9\"'(\[])|(?<=\n)\n*)")
 
 
 def split_sentences(text: str) -> list[str]:
@@ -38,7 +54,7 @@ def split_sentences(text: str) -> list[str]:
     >>> split_sentences("First one. Second one! Third?")
     ['First one.', 'Second one!', 'Third?']
     """
-    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
+    return list(filter(None, map(str.strip, _SENTENCE_FAST.split(text))))
 
 
 def truncate_to_tokens(text: str, budget: int, encoding: str = "cl100k_base") -> str:
@@ -62,50 +78,237 @@ def truncate_to_tokens(text: str, budget: int, encoding: str = "cl100k_base") ->
     return "…"
 
 
-_DIGIT = re.compile(r"\d")
-_NAME = re.compile(r"\b[A-Z][a-z]+")
-_PIECES = re.compile(r"[A-Za-z]+|[0-9]{1,3}")
-# every match of _MACHINERY holds one of these characters: a cheap exact pre-test
-_MACHINERY_CHARS = ("(", "/", "|")
-# encodings whose pre-tokenizer splits every run of letters and every 3 digits into pieces of their own
+# ----------------------------------------------------------------------------- analysis of a text
+
+# Encodings whose pre-tokenizer never puts two of _WORD's matches in an ASCII text into one piece (a piece
+# holds one run of letters, up to 3 digits, or no letter or digit at all) and never joins non-whitespace
+# across whitespace (\s, Unicode's White_Space): there an ASCII sentence has at least as many tokens as
+# _WORD matches, and any sentence at least as many as whitespace-separated chunks (see _chunks).
 _RUN_SPLITTING = frozenset({"cl100k_base"})
 
+#: The separator put between the sentences of a text to analyse them in one pass (a text holding it is
+#: analysed sentence by sentence). It is neither a word character (\w) nor whitespace (\s).
+_SEP = "\x01"
+#: bytes.translate table: A–Z lower-cased, a–z, 0–9, ' and - (the characters of _WORD) kept, the
+#: separator kept, every other byte a space; so ``.split()`` of a sentence yields _WORD's runs of it
+_WORDS_TABLE = bytes(
+    c + 32 if 65 <= c <= 90 else c if (97 <= c <= 122 or 48 <= c <= 57 or c in b"'-\x01") else 32
+    for c in range(256)
+)
+#: the bytes an ASCII text keeps to show, sentence by sentence, whether it holds a digit
+_NOT_DIGIT_OR_SEP = bytes(c for c in range(256) if not (48 <= c <= 57 or c == 1))
+#: bytes.translate table of the shapes of ASCII text: upper-case letters "U", lower-case "l", other word
+#: characters (\w: digits, "_") "w", the separator kept, everything else a space; _NAME then matches the
+#: sentence without its first character where the shapes read " Ul", or "Ul" from its second character
+_SHAPES = bytes(
+    85 if 65 <= c <= 90 else 108 if 97 <= c <= 122 else 119 if (48 <= c <= 57 or c == 95) else 1 if c == 1 else 32
+    for c in range(256)
+)
+_STOP = frozenset(w.encode("ascii") for w in STOPWORDS)
+_STRIP = b"'-"
+# a run of _WORD's characters that starts with ' or - (its match starts at its first letter or digit), but
+# for the text's first run
+_LEADING_MARK = re.compile(rb"[ \x01]['-]")
+# Per-sentence flags of a non-ASCII text, found in one pass over its sentences joined by _SEP: each
+# expression matches either the separator or what the flag looks for, and never across a separator.
+_DIGIT_OR_SEP = re.compile(r"[\x01\d]")
+# _NAME on the sentence without its first character: an upper-case letter that is the sentence's second
+# character, or one that follows neither a word character nor the separator, then a lower-case letter
+_NAME_OR_SEP = re.compile(r"[\x01A-Z](?:(?<=\x01)|(?<=\x01.[A-Z])[a-z]|(?<![\w\x01][A-Z])[a-z])", re.DOTALL)
+# _MACHINERY, each alternative anchored on a character it must hold ("\w+(" holds "\w(", and so on), so
+# that the engine jumps from one such character to the next
+_MACHINERY_FAST = re.compile(
+    r"\((?<=\w\()(?:\w*=|\\?[\"'{])|/(?:(?<=https:/)|(?<=http:/))/|\.(?<=\w\.)\w+/\S|\|(?<=\s\|)\s"
+)
+_SEPARATORS = frozenset("\x1c\x1d\x1e\x1f")  # whitespace to str.split(), not to the tokenizer's \s
+# a sentence ends where one ending in . ! or ? meets one starting with one of these (see _SENTENCE)
+_OPENERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789\"'([")
 
-class _Sentence:
-    """One sentence of a text and what scoring it needs (immutable once built)."""
 
-    __slots__ = ("text", "words", "wordset", "norm", "digit", "name", "machinery", "floor")
+class _Norms(dict):
+    """√n, the norm of a sentence of n content words (1.0 for none: its score is 0 then), looked up in C."""
 
-    def __init__(self, text: str) -> None:
-        self.text = text
-        ascii = text.isascii()
-        if ascii:  # lowercasing first is the same then (not for all Unicode: "K" (Kelvin) becomes "k")
-            words = [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
-        else:
-            words = [w for w in (m.lower() for m in _WORD.findall(text)) if w not in STOPWORDS]
-        self.words = tuple(words)
-        self.wordset = frozenset(words)
-        self.norm = len(words) ** 0.5 if words else 0.0
-        self.digit = _DIGIT.search(text) is not None
-        self.name = _NAME.search(text[1:]) is not None
-        self.machinery = any(c in text for c in _MACHINERY_CHARS) and _MACHINERY.search(text) is not None
-        # a lower bound on its cl100k_base tokens: each letter run and each 3 digits is a piece of ≥ 1 token
-        # (exact only for ASCII text, where \p{L} and \p{N} are [A-Za-z] and [0-9]; 0 otherwise)
-        self.floor = len(_PIECES.findall(text)) if ascii else 0
+    def __missing__(self, n: int) -> float:
+        return n**0.5  # not stored: the table stays small
 
 
-_sentence = lru_cache(maxsize=1 << 15)(_Sentence)  # sentences recur: a summary is made of its sources' sentences
+_NORMS = _Norms({n: n**0.5 if n else 1.0 for n in range(256)})
+# the score factors of a sentence with and without a digit, a name, tool-call syntax
+_DIGIT_FACTOR = {True: 1.3, False: 1.0}.__getitem__
+_NAME_FACTOR = {True: 1.1, False: 1.0}.__getitem__
+_MACHINERY_FACTOR = {True: 0.5, False: 1.0}.__getitem__
 
 
-@lru_cache(maxsize=4096)
-def _analyze(text: str) -> tuple[tuple[_Sentence, ...], frozenset[str], int]:
-    """The sentences of a text, its content words and a lower bound on its tokens (cached: texts recur)."""
-    sentences = tuple(map(_sentence, split_sentences(text)))
-    words = frozenset().union(*(s.wordset for s in sentences))
-    return sentences, words, sum(s.floor for s in sentences)
+class _Analysis:
+    """The sentences of one text and, per sentence, what scoring it needs (immutable once built).
+
+    Per sentence: ``words``, its content words (_WORD's matches, lower-cased, stop words dropped) as
+    ASCII bytes; ``norms``, √len(words); ``digit``, ``name`` and ``machinery``, its score factors (1.3,
+    1.1, 0.5, or 1.0 when it lacks the feature); ``floors``, a lower bound on its tokens under the
+    encodings of _RUN_SPLITTING. ``floor`` is their sum, a lower bound on the text's tokens, and
+    ``tf`` counts in how many of the sentences each word occurs.
+    """
+
+    __slots__ = ("sentences", "words", "norms", "digit", "name", "machinery", "floors", "floor", "tf")
+
+    def __init__(self, sentences, words, norms, digit, name, machinery, floors) -> None:
+        self.sentences: list[str] = sentences
+        self.words: list[list[bytes]] = words
+        self.norms: list[float] = norms
+        self.digit: list[float] = digit
+        self.name: list[float] = name
+        self.machinery: list[float] = machinery
+        self.floors: list[int] = floors
+        self.floor = sum(floors)
+        self.tf: Counter[bytes] = Counter(chain.from_iterable(map(set, words)))
+
+    @classmethod
+    def of(cls, sentences: list[str], words: list[list[bytes]], digit, name, machinery, floors) -> "_Analysis":
+        """The analysis from each sentence's words, feature flags (truthy or not) and token floor."""
+        return cls(
+            sentences,
+            words,
+            list(map(_NORMS.__getitem__, map(len, words))),
+            list(map(_DIGIT_FACTOR, map(bool, digit))),
+            list(map(_NAME_FACTOR, map(bool, name))),
+            list(map(_MACHINERY_FACTOR, map(bool, machinery))),
+            list(floors),
+        )
+
+    @classmethod
+    def joining(cls, picked: Sequence[tuple["_Analysis", int]]) -> "_Analysis | None":
+        """The analysis of " ".join of the picked sentences (analysis, index), or ``None`` if it is not theirs.
+
+        The join splits back into exactly these sentences when each one ends in . ! or ?
+        and the next starts with one of _OPENERS (no sentence holds a place to split: it was
+        split off, and joining only adds the spaces in between). Everything else of a
+        sentence's analysis depends on the sentence alone.
+        """
+        for (a, i), (b, j) in zip(picked, picked[1:]):
+            if a.sentences[i][-1] not in ".!?" or b.sentences[j][0] not in _OPENERS:
+                return None
+        return cls(
+            [a.sentences[i] for a, i in picked],
+            [a.words[i] for a, i in picked],
+            [a.norms[i] for a, i in picked],
+            [a.digit[i] for a, i in picked],
+            [a.name[i] for a, i in picked],
+            [a.machinery[i] for a, i in picked],
+            [a.floors[i] for a, i in picked],
+        )
 
 
-_EMPTY: tuple[tuple[_Sentence, ...], frozenset[str], int] = ((), frozenset(), 0)
+_EMPTY = _Analysis.of([], [], [], [], [], [])
+
+
+class _Analyses:
+    """A bounded LRU of analyses per text (texts recur: a block is summarized again when blocks merge).
+
+    The summarizer also files the analysis of each summary it returns, derived from
+    its sentences' (:meth:`_Analysis.joining`), so a summary summarized again is not
+    analysed again. Every entry equals what :func:`_analyze_text` gives for its text.
+    """
+
+    __slots__ = ("maxsize", "_data")
+
+    def __init__(self, maxsize: int = 512) -> None:
+        self.maxsize = maxsize
+        self._data: OrderedDict[str, _Analysis] = OrderedDict()
+
+    def __call__(self, text: str) -> _Analysis:
+        data = self._data
+        hit = data.get(text)
+        if hit is not None:
+            data.move_to_end(text)
+            return hit
+        hit = _analyze_text(text)
+        self.file(text, hit)
+        return hit
+
+    def file(self, text: str, analysis: _Analysis) -> None:
+        """Remember the analysis of ``text`` (which must equal ``_analyze_text(text)``)."""
+        data = self._data
+        data[text] = analysis
+        if len(data) > self.maxsize:
+            data.popitem(last=False)
+
+    def cache_clear(self) -> None:
+        self._data.clear()
+
+
+def _analyze_text(text: str) -> _Analysis:
+    """The analysis of a text: its sentences and what scoring them needs."""
+    sentences = split_sentences(text)
+    if not sentences:
+        return _EMPTY
+    if _SEP in text:
+        return _analyze_each(sentences)
+    joined = _SEP.join(sentences)
+    # Every non-ASCII character becomes one "?", which no word holds: the words are _WORD's matches,
+    # and lower-casing only A–Z is what lower-casing each match does (unlike str.lower, which maps
+    # the Kelvin sign to "k").
+    data = joined.encode("ascii", "replace")
+    folded = data.translate(_WORDS_TABLE)
+    runs = list(map(bytes.split, folded.split(b"\x01")))
+    if (b"'" in folded or b"-" in folded) and (folded.startswith((b"'", b"-")) or _LEADING_MARK.search(folded)):
+        runs = [list(filter(None, map(bytes.lstrip, run, repeat(_STRIP)))) for run in runs]
+    words = list(map(list, map(filterfalse, repeat(_STOP.__contains__), runs)))
+    if text.isascii():
+        digit = data.translate(None, _NOT_DIGIT_OR_SEP).split(b"\x01")
+        name = [b" Ul" in shape or shape[1:3] == b"Ul" for shape in data.translate(_SHAPES).split(b"\x01")]
+        floors = map(len, runs)
+    else:  # \d and \w hold other scripts' digits and letters; only an ASCII sentence's runs bound its tokens
+        digit = _flags(_DIGIT_OR_SEP, joined)
+        name = _flags(_NAME_OR_SEP, _SEP + joined)[1:]  # the leading separator marks the first sentence's start
+        floors = [len(run) if s.isascii() else _chunks(s) for run, s in zip(runs, sentences)]
+    # every match of _MACHINERY holds "(", "/" or "|": a cheap exact pre-test, then the expression
+    if "(" in text or "/" in text or "|" in text:
+        search = _MACHINERY_FAST.search
+        machinery = [("(" in s or "/" in s or "|" in s) and search(s) is not None for s in sentences]
+    else:
+        machinery = repeat(False, len(sentences))
+    return _Analysis.of(sentences, words, digit, name, machinery, floors)
+
+
+_analyze = _Analyses()
+
+
+def _flags(pattern: re.Pattern, joined: str) -> list[str]:
+    """Per sentence of ``joined`` (sentences joined by _SEP), the text of the pattern's matches in it ("" for none)."""
+    return "".join(pattern.findall(joined)).split(_SEP)
+
+
+def _chunks(sentence: str) -> int:
+    """A lower bound on the tokens of a sentence: its whitespace-separated chunks (0 if str.split's whitespace differs)."""
+    if _SEPARATORS.isdisjoint(sentence):
+        return len(sentence.split())
+    return 0
+
+
+def _analyze_each(sentences: list[str]) -> _Analysis:
+    """The analysis of a text, sentence by sentence, with the defining expressions (for texts holding _SEP)."""
+    words, digit, name, machinery, floors = [], [], [], [], []
+    for s in sentences:
+        matches = [m.lower() for m in _WORD.findall(s)]
+        words.append([w.encode("ascii") for w in matches if w not in STOPWORDS])
+        digit.append(_DIGIT.search(s) is not None)
+        name.append(_NAME.search(s[1:]) is not None)
+        machinery.append(_MACHINERY.search(s) is not None)
+        floors.append(len(matches) if s.isascii() else _chunks(s))
+    return _Analysis.of(sentences, words, digit, name, machinery, floors)
+
+
+_LOG2 = math.log(1.0 + 1 / 1)  # the idf factor of a word when there is one text
+
+
+class _Multiples(dict):
+    """f · log 2, the weight of a word in f sentences of a single text (the same float as computed in place)."""
+
+    def __missing__(self, f: int) -> float:
+        return f * _LOG2  # not stored: the table stays small
+
+
+_SINGLE_TEXT_WEIGHT = _Multiples({f: f * _LOG2 for f in range(256)})
 
 
 class ExtractiveSummarizer:
@@ -133,64 +336,86 @@ class ExtractiveSummarizer:
         parts = [t.strip() for t in texts if t and t.strip()]
         if not parts:
             return ""
-        analyses = [_analyze(t) if t else _EMPTY for t in texts]
-        # the sentences hold all of the joined text's letters and digits, so their token floors bound it below
+        analyses = [_analyze(t) for t in texts if t]
+        # the sentences hold all of the joined text's words, so their token floors bound it below
         bounded = encoding in _RUN_SPLITTING
-        if not (bounded and sum(a[2] for a in analyses) > budget):
+        if not (bounded and sum(a.floor for a in analyses) > budget):
             joined = " ".join(parts)
             if count(joined) <= budget:
+                _file(joined, [(a, i) for a in analyses for i in range(len(a.sentences))])
                 return joined
-        sentences: list[_Sentence] = []
-        firsts: list[bool] = []  # whether the sentence opens its text
-        freq: Counter[str] = Counter()  # in how many sentences a word occurs
-        df: Counter[str] = Counter()  # in how many of the texts a word occurs
-        for text_sentences, words, _ in analyses:
-            for j, sentence in enumerate(text_sentences):
-                sentences.append(sentence)
-                firsts.append(j == 0)
-                freq.update(sentence.wordset)
-            df.update(words)  # a text's words are its sentences' words: splitting cuts only at whitespace
+        analyses = [a for a in analyses if a.sentences]  # one per text of ``parts``
         n_texts = len(parts)
-        # a word that recurs is a topic (tf), unless it recurs in every text: boilerplate (idf)
-        weight = {w: freq[w] * math.log(1.0 + n_texts / max(1, df[w])) for w in freq}
-        scored = []
-        for k, sentence in enumerate(sentences):
-            words = sentence.words
-            if not words:
-                score = 0.0
-            else:
-                score = sum(weight[w] for w in words) / sentence.norm
-            if firsts[k]:
-                score *= 1.5
-            if sentence.digit:
-                score *= 1.3
-            if sentence.name:
-                score *= 1.1
-            if sentence.machinery:
-                score *= 0.5  # a tool call, a URL or a result-list line: little a later step needs verbatim
-            scored.append((-score, k))
-        scored.sort()
+        # weight = freq · log(1 + n_texts / df), the same floats in the same order: a word that recurs in
+        # many sentences (freq) is a topic, unless it recurs in every text (df), like boilerplate
+        if n_texts == 1:  # df = 1: a word's weight is freq · log 2, looked up by freq
+            tf, single = analyses[0].tf.__getitem__, _SINGLE_TEXT_WEIGHT.__getitem__
+            words = map(map, repeat(single), map(map, repeat(tf), analyses[0].words))
+        else:
+            freq = dict(analyses[0].tf)
+            df = dict.fromkeys(freq, 1)
+            for a in analyses[1:]:  # one pass over each text's distinct words
+                for w, f in a.tf.items():
+                    if w in freq:
+                        freq[w] += f
+                        df[w] += 1
+                    else:
+                        freq[w] = f
+                        df[w] = 1
+            idf = {d: math.log(1.0 + n_texts / d) for d in set(df.values())}
+            weight = {w: f * idf[df[w]] for w, f in freq.items()}
+            words = map(map, repeat(weight.__getitem__), chain.from_iterable(a.words for a in analyses))
+        # score = Σ weights / √words, times 1.5 for a text's first sentence, 1.3 with a digit, 1.1 with a
+        # name and 0.5 for a tool call, a URL or a result-list line (little a later step needs verbatim);
+        # each factor is applied in turn (a factor of 1.0 changes no float), in C loops over the sentences
+        norms = chain.from_iterable(a.norms for a in analyses)
+        first = chain.from_iterable(chain((1.5,), repeat(1.0, len(a.sentences) - 1)) for a in analyses)
+        digit = chain.from_iterable(a.digit for a in analyses)
+        name = chain.from_iterable(a.name for a in analyses)
+        machinery = chain.from_iterable(a.machinery for a in analyses)
+        base = map(truediv, map(sum, words), norms)
+        scores = list(map(mul, map(mul, map(mul, map(mul, base, first), digit), name), machinery))
+        scored = sorted(zip(map(neg, scores), range(len(scores))))
+        if len(analyses) == 1:
+            sentences, floors = analyses[0].sentences, analyses[0].floors
+        else:
+            sentences = list(chain.from_iterable(a.sentences for a in analyses))
+            floors = list(chain.from_iterable(a.floors for a in analyses))
+        if not bounded:
+            floors = None
         chosen: list[int] = []
         used = 0
         for _, k in scored:
             room = budget - used - (1 if chosen else 0)
             if room < 1:  # every sentence has at least one token
                 break
-            sentence = sentences[k]
-            if bounded and sentence.floor > room:
+            if floors is not None and floors[k] > room:
                 continue
-            cost = count(sentence.text) + (1 if chosen else 0)
+            cost = count(sentences[k]) + (1 if chosen else 0)
             if used + cost <= budget:
                 chosen.append(k)
                 used += cost
         if not chosen:
             best = scored[0][1]
-            return truncate_to_tokens(sentences[best].text, budget, encoding)
+            return truncate_to_tokens(sentences[best], budget, encoding)
         chosen.sort()
-        summary = " ".join(sentences[k].text for k in chosen)
+        summary = " ".join(sentences[k] for k in chosen)
         if count(summary) > budget:  # joining can merge tokens differently; stay within budget
-            summary = truncate_to_tokens(summary, budget, encoding)
+            return truncate_to_tokens(summary, budget, encoding)
+        if len(analyses) == 1:
+            picked = [(analyses[0], k) for k in chosen]
+        else:
+            owners = [(a, i) for a in analyses for i in range(len(a.sentences))]
+            picked = [owners[k] for k in chosen]
+        _file(summary, picked)
         return summary
+
+
+def _file(summary: str, picked: list[tuple[_Analysis, int]]) -> None:
+    """File the analysis of a summary made of the picked sentences, if it is theirs: a summary is often summarized again."""
+    analysis = _Analysis.joining(picked)
+    if analysis is not None:
+        _analyze.file(summary, analysis)
 
 
 _default = ExtractiveSummarizer()

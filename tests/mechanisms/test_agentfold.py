@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 
 import pytest
@@ -149,6 +150,20 @@ def test_projection_size_close_to_exact_count():
     for t in range(len(trace) + 1):
         x = m.project(trace.state_at(t))
         assert abs(m.projection_size(trace.state_at(t)) - m.count_tokens(x)) <= 2 * (x.count("\n") + 1)
+
+
+
+def test_projection_size_and_grouping_do_not_depend_on_the_states_seen_before():
+    """|π(ω)| is carried from the previous ω and ω's grouping derived from the previous one: both equal fresh values."""
+    m = make(v_max=300)
+    trace = run(m, sample_steps(40), query=QUERY, tools=TOOLS)
+    order = list(range(len(trace) + 1))
+    random.Random(7).shuffle(order)
+    for t in order:
+        omega = trace.state_at(t)
+        assert m.projection_size(omega) == make(v_max=300).projection_size(omega)
+        assert AgentFold.blocks(omega) == [e for e in omega if e.type == "block"]
+        assert AgentFold.latest(omega) == next((e for e in omega if e.type == "latest"), None)
 
 
 # --------------------------------------------------------------------------- the rule-based controller

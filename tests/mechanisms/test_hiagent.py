@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 
 import pytest
@@ -10,6 +11,7 @@ from hypothesis import strategies as st
 
 from stmviz import (
     AgentStep,
+    Context,
     HiAgent,
     Operation,
     ScenarioFormatError,
@@ -127,6 +129,23 @@ def test_projection_size_close_to_exact_count():
         exact = m.count_tokens(m.project(omega))
         lines = m.project(omega).count("\n") + 1
         assert abs(m.projection_size(omega) - exact) <= 2 * lines  # label/text and line-break seams
+
+
+
+def test_projection_size_and_views_do_not_depend_on_the_states_seen_before():
+    """|π(ω)| is carried from the previous ω and ω's view derived from the previous one: both equal fresh values."""
+    m = make(v_max=300)
+    trace = run(m, kitchen() + sample_steps(30), query=QUERY)
+    order = list(range(len(trace) + 1))
+    random.Random(7).shuffle(order)
+    for t in order:
+        omega = trace.state_at(t)
+        assert m.projection_size(omega) == make(v_max=300).projection_size(omega)
+        current = [e for e in omega if e.type == "subgoal" and e.meta.get("current")]
+        assert HiAgent.current_subgoal(omega) == (current[0] if current else None)
+        ids = [e.meta["subgoal"] for e in omega if e.type in ("subgoal", "summary")]
+        context = Context(t=len(trace))
+        assert HiAgent._next_id(omega, context) == (max(ids) + 1 if ids else context.t)
 
 
 # --------------------------------------------------------------------------- trajectory retrieval
