@@ -134,6 +134,8 @@ def freeze(value: Any, where: str = "value") -> Any:
     if isinstance(value, (Meta, ImagePart, AudioPart, Element)):
         return value
     if isinstance(value, (list, tuple)):
+        if _FAST_SCALARS.issuperset(map(type, value)):  # plain scalars only (an embedding, a range): checked in C
+            return value if type(value) is tuple else tuple(value)
         return tuple(freeze(v, where=f"{where}[{i}]") for i, v in enumerate(value))
     if isinstance(value, Mapping):
         return Meta(value)

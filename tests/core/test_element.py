@@ -3,8 +3,11 @@
 import pickle
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from stmviz import AudioPart, Element, ImagePart, Meta
+from stmviz.core.element import freeze
 from stmviz.errors import InvalidElementError, STMError
 
 
@@ -100,3 +103,41 @@ def test_json_and_pickle_round_trip():
 def test_label_shortens_content():
     e = Element("word " * 100)
     assert len(e.label()) < 60 and e.label().startswith("e#")
+
+
+def _freeze_by_definition(value):
+    """freeze's definition, item by item: lists and tuples become tuples of frozen items."""
+    if isinstance(value, (list, tuple)):
+        return tuple(_freeze_by_definition(v) for v in value)
+    if isinstance(value, dict):
+        return Meta({k: _freeze_by_definition(v) for k, v in value.items()})
+    return value
+
+
+_scalar = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=5))
+_value = st.recursive(
+    _scalar,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.lists(inner, max_size=4).map(tuple),
+                            st.dictionaries(st.text(max_size=3), inner, max_size=3)),
+    max_leaves=12,
+)
+
+
+@given(_value)
+def test_freezing_a_sequence_of_scalars_takes_no_shortcut_in_meaning(value):
+    frozen = freeze(value)
+    assert frozen == _freeze_by_definition(value)
+    assert type(frozen) is type(_freeze_by_definition(value))
+    hash(frozen)
+
+
+def test_sequences_are_frozen_to_plain_tuples_and_their_bad_items_are_named():
+    from collections import namedtuple
+
+    point = namedtuple("point", "x y")(1, 2)
+    assert type(freeze(point)) is tuple and freeze(point) == (1, 2)
+    assert type(freeze([0.5, 1.5])) is tuple
+    embedding = (0.1, -0.2, 0.0)
+    assert freeze(embedding) is embedding  # already immutable: kept
+    with pytest.raises(InvalidElementError, match=r"meta\['v'\]\[2\]"):
+        Element("x", {"v": [1.0, 2.0, object()]})
