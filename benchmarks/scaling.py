@@ -61,8 +61,15 @@ def linear_fit(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float, 
     return a, b, 1 - ss_res / ss_tot if ss_tot else 1.0
 
 
-def run_once(cls: Any, steps: Sequence[AgentStep]) -> Any:
-    return run(cls(StateSpace(sizes.tokens(), v_max=V_MAX)), steps, query=QUERY, tools=TOOLS)
+def run_once(cls: Any, steps: Sequence[AgentStep], collect: bool = True) -> Any:
+    """One run; with ``collect=False`` the garbage collector is off during it (to see what the heap's size costs)."""
+    if collect:
+        return run(cls(StateSpace(sizes.tokens(), v_max=V_MAX)), steps, query=QUERY, tools=TOOLS)
+    gc.disable()
+    try:
+        return run(cls(StateSpace(sizes.tokens(), v_max=V_MAX)), steps, query=QUERY, tools=TOOLS)
+    finally:
+        gc.enable()
 
 
 def held_bytes(cls: Any, steps: Sequence[AgentStep]) -> tuple[int, Any]:
@@ -88,6 +95,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--runs-largest", type=int, default=2, help="runs at the largest N of each mechanism")
     parser.add_argument("--memory-max-n", type=int, nargs=2, metavar=("FIFO", "AGENTFOLD"), default=[10**9, 10**9],
                         help="largest N at which tracemalloc measures memory, per mechanism (a traced run is 2–3× slower)")
+    parser.add_argument("--no-gc", action="store_true",
+                        help="time the runs with the garbage collector off (memory is still traced with it on)")
     parser.add_argument("--quick", action="store_true", help="N = 500, 2000, 1 run (a smoke test)")
     args = parser.parse_args(argv)
     if args.quick:
@@ -113,7 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for n in ns:
             steps = all_steps[:n]
             repeat = args.repeat if n < max(ns) else max(1, min(args.repeat, args.runs_largest))
-            timing = common.timed(lambda: run_once(cls, steps), repeat, setup=common.reset_stmviz_caches)
+            timing = common.timed(lambda: run_once(cls, steps, not args.no_gc), repeat, setup=common.reset_stmviz_caches)
             changes = sum(len(s.added) + len(s.removed) for s in timing.result)
             timing.result = None
             gc.collect()
@@ -166,7 +175,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows,
         ["mechanism", "n", "runs", "per_step_us_best", "per_step_us_median", "calibration_us_per_step", "ratio_best",
          "changes", "held_mb", "bytes_per_change"],
-        title=f"Scaling, V_max = {V_MAX} (short texts)",
+        title=f"Scaling, V_max = {V_MAX} (short texts)" + (", garbage collector off during the timed runs" if args.no_gc else ""),
     ))
     print()
     summary = [
@@ -178,8 +187,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
     if summary:
         print(common.table(summary, list(summary[0])))
-    path = common.write_json("scaling", {"v_max": V_MAX, "texts": SHORT, "seed": args.seed, "results": results,
-                                         "elapsed_s": time.perf_counter() - started})
+    path = common.write_json("scaling_no_gc" if args.no_gc else "scaling",
+                             {"v_max": V_MAX, "texts": SHORT, "seed": args.seed, "gc": not args.no_gc, "results": results,
+                              "elapsed_s": time.perf_counter() - started})
     print(f"\nwrote {path}")
     return 0
 
