@@ -359,19 +359,9 @@ class Element:
         """
         ident = self._id
         if not ident:
-            content = self.content
-            digest = hashlib.sha1()
-            if isinstance(content, str):
-                digest.update(b"s\0")
-                digest.update(content.encode("utf-8", "surrogatepass"))
-            else:
-                digest.update(b"j\0")
-                digest.update(json.dumps(_json_content(content), sort_keys=True).encode("utf-8"))
-            digest.update(b"\0")
-            if self.meta:
-                digest.update(repr(_canonical(self.meta)).encode("utf-8", "surrogatepass"))
-            ident = digest.hexdigest()[:12]
-            object.__setattr__(self, "_id", ident)
+            key = self._key
+            ident = (key and key[2]._id) or _element_id(self.content, self.meta)  # found by a tie, or now
+            _set(self, "_id", ident)
         return ident
 
     @property
@@ -468,21 +458,51 @@ def order_key(element: Element) -> tuple:
 
 
 class _LazyId:
-    """The id part of an order key, computed only when two elements tie on ``t``."""
+    """The id part of an order key, computed only when two elements tie on ``t``.
 
-    __slots__ = ("element",)
+    It holds the element's content and metadata, not the element: a reference back
+    would put every element with an order key in a reference cycle (element → key →
+    element), so that a discarded element were freed only by the cyclic garbage
+    collector, not as soon as it is dropped.
+    """
+
+    __slots__ = ("content", "meta", "_id")
 
     def __init__(self, element: Element) -> None:
-        self.element = element
+        self.content = element.content
+        self.meta = element.meta
+        self._id = element._id
+
+    @property
+    def id(self) -> str:
+        ident = self._id
+        if not ident:
+            ident = self._id = _element_id(self.content, self.meta)
+        return ident
 
     def __lt__(self, other: "_LazyId") -> bool:
-        return self.element.id < other.element.id
+        return self.id < other.id
 
     def __gt__(self, other: "_LazyId") -> bool:
-        return self.element.id > other.element.id
+        return self.id > other.id
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, _LazyId) and self.element.id == other.element.id
+        return isinstance(other, _LazyId) and self.id == other.id
 
     def __hash__(self) -> int:
-        return hash(self.element.id)
+        return hash(self.id)
+
+
+def _element_id(content: Content, meta: Meta) -> str:
+    """:attr:`Element.id` of an element with this content and metadata."""
+    digest = hashlib.sha1()
+    if isinstance(content, str):
+        digest.update(b"s\0")
+        digest.update(content.encode("utf-8", "surrogatepass"))
+    else:
+        digest.update(b"j\0")
+        digest.update(json.dumps(_json_content(content), sort_keys=True).encode("utf-8"))
+    digest.update(b"\0")
+    if meta:
+        digest.update(repr(_canonical(meta)).encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()[:12]

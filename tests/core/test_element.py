@@ -141,3 +141,29 @@ def test_sequences_are_frozen_to_plain_tuples_and_their_bad_items_are_named():
     assert freeze(embedding) is embedding  # already immutable: kept
     with pytest.raises(InvalidElementError, match=r"meta\['v'\]\[2\]"):
         Element("x", {"v": [1.0, 2.0, object()]})
+
+
+def test_an_element_with_an_order_key_is_freed_without_the_cyclic_collector():
+    import gc
+
+    from stmviz.core.element import order_key
+
+    gc.collect()
+    gc.disable()
+    try:
+        for i in range(50):
+            a, b = Element(f"a{i}", {"t": 1}), Element(f"b{i}", {"t": 1})
+            assert sorted([b, a], key=order_key) == sorted([a, b], key=lambda e: e.id)  # a tie on t: by id
+        del a, b
+        assert gc.collect() == 0  # nothing was left in a reference cycle
+    finally:
+        gc.enable()
+
+
+def test_the_id_found_by_a_tie_is_the_elements_id():
+    from stmviz.core.element import _element_id, order_key
+
+    a, b = Element("same t", {"t": 3}), Element("same t too", {"t": 3})
+    assert order_key(a) < order_key(b) or order_key(b) < order_key(a)
+    assert order_key(a)[2].id == a.id == _element_id(a.content, a.meta)
+    assert Element("x", {"t": 1}).id == Element("x", {"t": 1.0}).id  # 1 and 1.0: one element, one id
