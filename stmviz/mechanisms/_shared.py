@@ -53,7 +53,7 @@ class _SummaryCache:
 
 
 class _Cache:
-    """A bounded memo for derived values (token counts, embeddings, groupings), kept out of purity snapshots.
+    """A bounded memo for derived values (token counts, embeddings), kept out of purity snapshots.
 
     When full it starts afresh: cheaper per lookup than an exact LRU, and values are pure functions of their keys.
     """
@@ -64,20 +64,8 @@ class _Cache:
         self.maxsize = maxsize
         self._data: dict[Any, Any] = {}
 
-    def get(self, key: Any, make: Callable[[], Any]) -> Any:
-        data = self._data
-        try:
-            return data[key]
-        except KeyError:
-            pass
-        value = make()
-        if len(data) >= self.maxsize:
-            data.clear()
-        data[key] = value
-        return value
-
     def lookup(self, key: Any, compute: Callable[[Any], Any]) -> Any:
-        """``compute(key)``, memoized: :meth:`get` without building a closure per call (for hot paths)."""
+        """``compute(key)``, memoized."""
         data = self._data
         try:
             return data[key]

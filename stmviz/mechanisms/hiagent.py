@@ -410,10 +410,10 @@ class HiAgent(Mechanism):
         )
         if len(pairs) <= keep:
             return state
-        goal = self._embeddings.get(current.text, lambda: embed(current.text)) if current is not None else None
+        goal = self._embeddings.lookup(current.text, embed) if current is not None else None
         older = pairs[:-1]  # the newest pair is always kept
         scores = {
-            e: cosine(goal, self._embeddings.get(e.text, lambda e=e: embed(e.text))) if goal is not None else 0.0
+            e: cosine(goal, self._embeddings.lookup(e.text, embed)) if goal is not None else 0.0
             for e in older
         }
         ranked = sorted(older, key=lambda e: (-scores[e], -e.meta["t"]))
