@@ -122,7 +122,7 @@ def player_state(root) -> dict:
 
 
 def wait_player_at(root, t: int | None = None, timeout: float = 60_000, tokens: int | None = None) -> dict:
-    """Wait until readout, step marker and step label all show the same t (``t`` if given); returns the state.
+    """Wait until readout, step marker, step label and state-bar title all show the same t (``t`` if given); returns the state.
 
     With ``tokens`` also wait for the token view to hold that many tokens.
     """
@@ -135,11 +135,13 @@ def wait_player_at(root, t: int | None = None, timeout: float = 60_000, tokens: 
         " const shape = (occ.layout.shapes || []).find(s => s.name === 'step');"
         " const marker = occ.data.find(d => d.meta && d.meta.role === 'marker');"
         " const info = root.querySelector('.stmviz-step');"
+        " const bar = root.querySelectorAll('.js-plotly-plot')[1];"
+        " const title = bar && bar.layout && bar.layout.title ? String(bar.layout.title.text || '') : '';"
         " if (!shape || !marker || !info) return false;"
         " if (t !== null && v !== t) return false;"
         " if (tokens !== null && root.querySelectorAll('.stmviz-token').length !== tokens) return false;"
         " return Number(shape.x0) === v && Number(Array.from(marker.x)[0]) === v"
-        "   && info.innerText.startsWith('ω' + v + ' ');"
+        "   && info.innerText.startsWith('ω' + v + ' ') && title.startsWith('ω_' + v + ':');"
         "}"
     )
     handle = root.element_handle()
