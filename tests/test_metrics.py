@@ -210,10 +210,7 @@ MECHANISMS = [("fifo", "FIFOWindow"), ("scm", "SCM"), ("hiagent", "HiAgent"), ("
 
 
 def _mechanism_class(module: str, name: str):
-    try:
-        return getattr(importlib.import_module(f"stmviz.mechanisms.{module}"), name)
-    except (ImportError, AttributeError) as exc:
-        pytest.skip(f"stmviz.mechanisms.{module}.{name} is not importable yet ({exc})")
+    return getattr(importlib.import_module(f"stmviz.mechanisms.{module}"), name)
 
 
 @pytest.mark.parametrize("scenario_name", ["household", "long_dialogue", "tool_chat", "web_research"])

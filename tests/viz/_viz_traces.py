@@ -118,13 +118,9 @@ REAL_MECHANISMS = ("FIFOWindow", "SCM", "HiAgent", "AgentFold")
 
 
 def real_trace(name: str, n: int = 24, v_max: float = 250, payload: bool = True):
-    """A run of one of the paper's mechanisms from stmviz.mechanisms; skips the test if it is not there yet."""
-    import pytest
+    """A run of one of the paper's mechanisms from stmviz.mechanisms."""
+    from stmviz import mechanisms
 
-    mechanisms = pytest.importorskip("stmviz.mechanisms")
-    cls = getattr(mechanisms, name, None)
-    if cls is None:
-        pytest.skip(f"stmviz.mechanisms.{name} is not written yet")
-    mechanism = cls(StateSpace(sizes.tokens(), v_max=v_max))
+    mechanism = getattr(mechanisms, name)(StateSpace(sizes.tokens(), v_max=v_max))
     query = "find the answer <script>alert(1)</script>" if payload else "find the answer"
     return run(mechanism, chat_steps(n, payload), query=query)
