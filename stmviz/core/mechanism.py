@@ -411,9 +411,15 @@ def sample_steps(n: int = 40, seed: int = 0) -> list[AgentStep]:
                 thought=f"Step {t}: I should look at source {t % 5}.",
                 action=f"search(query='item {t}')" if t % 2 == 0 else "",
                 observation=f"[{t}] {text}",
-                subgoal=f"subgoal {t // 6}" if t % 6 == 0 else None,
-                subgoal_done=t % 6 == 5,
-                fold=fold,
+                directives={
+                    key: value
+                    for key, value in (
+                        ("subgoal", f"subgoal {t // 6}" if t % 6 == 0 else None),
+                        ("subgoal_done", True if t % 6 == 5 else None),
+                        ("fold", fold),
+                    )
+                    if value is not None
+                },
                 meta={"priority": rng.choice(("low", "medium", "high")), "source": rng.choice(("user", "model", "api"))},
             )
         )

@@ -211,6 +211,9 @@ class OperationSet(Mapping[str, OperationType]):
 
 _STEP_FIELDS = ("thought", "action", "observation")
 
+#: Step-record keys read as directives: shorthand for ``{"directives": {...}}`` in scenario files.
+DIRECTIVE_SHORTHANDS = ("subgoal", "subgoal_done", "fold")
+
 
 @dataclass(frozen=True, slots=True)
 class AgentStep:
@@ -226,24 +229,24 @@ class AgentStep:
     observation : str
         What came back from outside: the result of the action, or, when there is
         no action, the user's message this step answers.
-    subgoal : str, optional
-        HiAgent: the subgoal this step starts (a subgoal marker).
-    subgoal_done : bool
-        HiAgent: whether this step finishes the current subgoal.
-    fold : mapping, optional
-        AgentFold: the folding directive, e.g. ``{"op": "condense"}`` or
-        ``{"op": "consolidate", "from": 4}``.
+    directives : mapping
+        What the model's output tells the memory mechanism's controller, by name:
+        e.g. HiAgent's ``subgoal`` (the text of a subgoal this step starts) and
+        ``subgoal_done``, AgentFold's ``fold`` (``{"op": "condense"}``). Each
+        mechanism declares the directives it reads (``Mechanism.directives``).
     meta : mapping
         Any further request metadata (``source``, ``priority``, ``tool``,
         ``role``, a ``retrieve`` request, ...).
+
+    >>> step = AgentStep.coerce({"observation": "Found it.", "subgoal": "find the file"})
+    >>> step.directives["subgoal"]
+    'find the file'
     """
 
     thought: str = ""
     action: str = ""
     observation: str = ""
-    subgoal: str | None = None
-    subgoal_done: bool = False
-    fold: Meta | None = None
+    directives: Meta = field(default_factory=Meta)
     meta: Meta = field(default_factory=Meta)
 
     def __post_init__(self) -> None:
@@ -255,20 +258,12 @@ class AgentStep:
                 raise ScenarioFormatError(
                     f"step field {name!r} must be text, got {type(value).__name__} {shorten(repr(value))}"
                 )
-        if self.subgoal is not None and not isinstance(self.subgoal, str):
-            raise ScenarioFormatError(f"step field 'subgoal' must be text, got {shorten(repr(self.subgoal))}")
-        if not isinstance(self.subgoal_done, bool):
-            raise ScenarioFormatError(f"step field 'subgoal_done' must be true or false, got {self.subgoal_done!r}")
-        if self.fold is not None and not isinstance(self.fold, Meta):
-            if not isinstance(self.fold, Mapping):
-                raise ScenarioFormatError(
-                    f"step field 'fold' must be an object like {{'op': 'condense'}}, got {shorten(repr(self.fold))}"
-                )
-            object.__setattr__(self, "fold", Meta(self.fold))
-        if not isinstance(self.meta, Meta):
-            if not isinstance(self.meta, Mapping):
-                raise ScenarioFormatError(f"step field 'meta' must be an object, got {shorten(repr(self.meta))}")
-            object.__setattr__(self, "meta", Meta(self.meta))
+        for name in ("directives", "meta"):
+            value = getattr(self, name)
+            if not isinstance(value, Meta):
+                if not isinstance(value, Mapping):
+                    raise ScenarioFormatError(f"step field {name!r} must be an object, got {shorten(repr(value))}")
+                object.__setattr__(self, name, Meta(value))
 
     @property
     def model_output(self) -> str:
@@ -286,23 +281,31 @@ class AgentStep:
     def coerce(cls, item: Any, where: str = "step") -> "AgentStep":
         """Turn a step record into an AgentStep.
 
-        Accepts an AgentStep, a mapping with the field names above, or a bare
-        string (taken as the observation).
+        Accepts an AgentStep, a mapping with the field names above (the keys
+        ``subgoal``, ``subgoal_done`` and ``fold`` are shorthand for the
+        directives of that name), or a bare string (taken as the observation).
         """
         if isinstance(item, AgentStep):
             return item
         if isinstance(item, str):
             return cls(observation=item)
         if isinstance(item, Mapping):
-            known = {"thought", "action", "observation", "subgoal", "subgoal_done", "fold", "meta"}
-            unknown = sorted(set(item) - known - {"t"})
+            known = {"thought", "action", "observation", "directives", "meta"}
+            unknown = sorted(set(item) - known - set(DIRECTIVE_SHORTHANDS) - {"t"})
             if unknown:
                 raise ScenarioFormatError(
                     f"{where}: unknown field(s) {', '.join(map(repr, unknown))}; a step has "
-                    f"{', '.join(sorted(known))}"
+                    f"{', '.join(sorted(known | set(DIRECTIVE_SHORTHANDS)))}"
                 )
+            fields = {k: item[k] for k in known if k in item}
+            shorthand = {k: item[k] for k in DIRECTIVE_SHORTHANDS if k in item and item[k] is not None}
+            if shorthand:
+                nested = item.get("directives") or {}
+                if not isinstance(nested, Mapping):
+                    raise ScenarioFormatError(f"{where}: 'directives' must be an object, got {shorten(repr(nested))}")
+                fields["directives"] = {**nested, **shorthand}
             try:
-                return cls(**{k: item[k] for k in known if k in item})
+                return cls(**fields)
             except ScenarioFormatError as exc:
                 raise ScenarioFormatError(f"{where}: {exc}") from None
             except Exception as exc:  # frozen metadata errors
@@ -317,12 +320,8 @@ class AgentStep:
         for name in _STEP_FIELDS:
             if getattr(self, name):
                 data[name] = getattr(self, name)
-        if self.subgoal is not None:
-            data["subgoal"] = self.subgoal
-        if self.subgoal_done:
-            data["subgoal_done"] = True
-        if self.fold is not None:
-            data["fold"] = thaw(self.fold)
+        if self.directives:
+            data["directives"] = thaw(self.directives)
         if self.meta:
             data["meta"] = thaw(self.meta)
         return data

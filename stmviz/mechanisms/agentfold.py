@@ -109,7 +109,7 @@ class AgentFold(Mechanism):
 
     Notes
     -----
-    **Directives.** ``step.fold = {"op": "condense"}`` or ``{"op":
+    **Directives.** ``step.directives["fold"] = {"op": "condense"}`` or ``{"op":
     "consolidate", "from": x}`` at step t folds I_{t−1}. Deep consolidation
     merges whole blocks: the chain is every block that holds a step ≥ x, so if x
     falls inside a block s_{a,b} the new block starts at a (the operation's
@@ -233,7 +233,7 @@ class AgentFold(Mechanism):
 
     def controller(self, state: State, context: Context) -> Operation:
         """The controller: the step's folding directive if any, else the documented rule."""
-        t, fold = context.t, context.step.fold
+        t, fold = context.t, context.step.directives.get("fold")
         latest = self.latest(state)
         if fold is not None:
             return self._directive(state, fold, t, latest)

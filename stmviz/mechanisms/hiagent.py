@@ -97,6 +97,12 @@ _VIEWS = _Index(_SubgoalView)
 # --------------------------------------------------------------------------- HiAgent
 
 
+def _marker(step: AgentStep) -> str | None:
+    """The subgoal a step's ``subgoal`` directive starts, stripped; ``None`` without one."""
+    marker = step.directives.get("subgoal")
+    return marker.strip() if isinstance(marker, str) and marker.strip() else None
+
+
 def pair_text(step: AgentStep) -> str:
     """The information i of an action–observation pair: ``"Action: …\\nObservation: …"``.
 
@@ -252,8 +258,9 @@ class HiAgent(Mechanism):
         ops: list[Operation] = []
         current = self.current_subgoal(state)
         text, source = None, None
-        if step.subgoal is not None and step.subgoal.strip():
-            text, source = step.subgoal.strip(), "marker"
+        marker = _marker(step)
+        if marker is not None:
+            text, source = marker, "marker"
         else:
             match = _SUBGOAL_LINE.search(step.thought)
             if match:
@@ -283,7 +290,7 @@ class HiAgent(Mechanism):
                     count = 1 + len(_VIEWS(state).groups.get("pair", ()))
                 if count > self.keep_pairs:
                     ops.append(Operation("select", {"keep": self.keep_pairs}, reason=f"more than {self.keep_pairs} pairs"))
-        if step.subgoal_done:
+        if step.directives.get("subgoal_done"):
             ops.append(Operation("summarize", reason=f"subgoal_done at step {t}"))
         if "retrieve" in step.meta:
             target = step.meta["retrieve"]
@@ -470,7 +477,7 @@ class HiAgent(Mechanism):
             before = current.meta["step"] if current is not None else context.t
             for s in range(min(before, len(context.history))):
                 step = context.history[s]
-                text = step.subgoal.strip() if step.subgoal is not None and step.subgoal.strip() else None
+                text = _marker(step)
                 if text is None:
                     match = _SUBGOAL_LINE.search(step.thought)
                     text = match.group(1) if match else None

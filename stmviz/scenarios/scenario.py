@@ -201,7 +201,7 @@ class Scenario:
     @property
     def subgoals(self) -> tuple[str, ...]:
         """The subgoal texts in the order of their markers; a subgoal's id is its index here."""
-        return tuple(s.subgoal for s in self.steps if s.subgoal)
+        return tuple(s.directives["subgoal"] for s in self.steps if s.directives.get("subgoal"))
 
     # -- JSON -----------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:

@@ -228,7 +228,9 @@ def _semantic(data: Mapping[str, Any]) -> list[tuple[str, str]]:
         texts.append(text)
         if not text.strip():
             found.append((where, "has no text: give it a thought, an action or an observation"))
-        fold = step.get("fold")
+        nested = step.get("directives")
+        directives = {**(nested if isinstance(nested, Mapping) else {}), **{k: step[k] for k in ("subgoal", "subgoal_done", "fold") if k in step}}
+        fold = directives.get("fold")
         if isinstance(fold, Mapping) and fold.get("op") == "consolidate":
             start = fold.get("from")
             if isinstance(start, int) and not isinstance(start, bool) and start >= t:
@@ -255,13 +257,13 @@ def _semantic(data: Mapping[str, Any]) -> list[tuple[str, str]]:
                     (f"{where}.meta.retrieve", f"{shorten(retrieve)!r} is not the text of a subgoal finished before this step; "
                      f"finished: {known}")
                 )
-        subgoal = step.get("subgoal")
+        subgoal = directives.get("subgoal")
         if isinstance(subgoal, str) and subgoal:
             if open_id is not None:
                 finished.add(open_id)  # a new subgoal marker ends the previous one
             subgoals.append(subgoal)
             open_id = len(subgoals) - 1
-        if step.get("subgoal_done") is True:
+        if directives.get("subgoal_done") is True:
             if open_id is None:
                 found.append(
                     (f"{where}.subgoal_done", "no subgoal is open here (no earlier 'subgoal' marker, or it is already done)")

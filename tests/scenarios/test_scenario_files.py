@@ -95,17 +95,19 @@ def test_web_research_shape():
     s = load_scenario("web_research")
     assert s.mechanism == "AgentFold" and len(s.steps) >= 30
     assert all(step.thought and step.action and step.observation for step in s.steps)
-    ops = [step.fold["op"] for step in s.steps if step.fold is not None]
+    folds = [step.directives.get("fold") for step in s.steps]
+    ops = [fold["op"] for fold in folds if fold is not None]
     assert ops.count("condense") > len(s.steps) / 2 and ops.count("consolidate") >= 3
     for t, step in enumerate(s.steps):
-        if step.fold is not None and step.fold["op"] == "consolidate":
-            assert 0 <= step.fold["from"] < t
+        fold = step.directives.get("fold")
+        if fold is not None and fold["op"] == "consolidate":
+            assert 0 <= fold["from"] < t
 
 
 def test_household_shape():
     s = load_scenario("household")
     assert s.mechanism == "HiAgent" and len(s.steps) >= 25 and len(s.subgoals) >= 4
-    assert sum(step.subgoal_done for step in s.steps) >= 4
+    assert sum(bool(step.directives.get("subgoal_done")) for step in s.steps) >= 4
     retrieves = [step.meta["retrieve"] for step in s.steps if "retrieve" in step.meta]
     assert retrieves and all(0 <= r < len(s.subgoals) for r in retrieves)
 

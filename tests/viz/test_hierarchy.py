@@ -51,7 +51,7 @@ class MiniFold(Mechanism):
     def controller(self, state, context):
         if not state.where(type="latest"):
             return Operation("start")
-        fold = context.step.fold or {}
+        fold = context.step.directives.get("fold") or {}
         if fold.get("op") == "consolidate":
             return Operation("consolidate", {"from": int(fold.get("from", 0))}, reason="deep consolidation")
         return Operation("condense", reason="granular condensation")
@@ -100,7 +100,7 @@ class MiniHiAgent(Mechanism):
         """The subgoal id of each step 0 … upto (ids count subgoal markers from 0)."""
         ids, current = [], -1
         for step in list(history)[:upto]:
-            if step.subgoal is not None:
+            if step.directives.get("subgoal") is not None:
                 current += 1
             ids.append(current)
         return ids
@@ -110,7 +110,7 @@ class MiniHiAgent(Mechanism):
         reasons = {}
         current = [e for e in state.where(type="subgoal") if e.meta.get("current")]
         ids = self._subgoal_ids(context.history, context.t)
-        sub_id = (ids[-1] if ids else -1) + (1 if step.subgoal is not None else 0)
+        sub_id = (ids[-1] if ids else -1) + (1 if step.directives.get("subgoal") is not None else 0)
 
         def finish(subgoal):
             nonlocal state
@@ -124,11 +124,11 @@ class MiniHiAgent(Mechanism):
                 reasons[e] = f"subgoal {sid} finished: replaced by its summary"
             state = state.replace([subgoal, *pairs], {summary})
 
-        if step.subgoal is not None:
+        if step.directives.get("subgoal") is not None:
             for subgoal in current:
                 finish(subgoal)
             state = state | {
-                Element(step.subgoal, {"t": context.t + 0.2, "type": "subgoal", "subgoal": sub_id, "current": True, "step": context.t})
+                Element(step.directives["subgoal"], {"t": context.t + 0.2, "type": "subgoal", "subgoal": sub_id, "current": True, "step": context.t})
             }
         if state.where(type="subgoal", current=True):
             state = state | {
@@ -141,7 +141,7 @@ class MiniHiAgent(Mechanism):
                     state = state | {
                         Element(old.text, {"t": context.t + 0.4 + k / 1e4, "type": "retrieved", "subgoal": want, "step": k})
                     }
-        if step.subgoal_done:
+        if step.directives.get("subgoal_done"):
             for subgoal in state.where(type="subgoal", current=True):
                 finish(subgoal)
         return Transition(state, reasons)
@@ -156,7 +156,7 @@ def fold_trace(directives, *, payload: str | None = None, query="Find the price.
     for t, k in enumerate(directives):
         fold = {"op": "consolidate", "from": k} if k is not None else {"op": "condense"}
         steps.append(
-            AgentStep(thought=f"thinking {t}", action=f"search({t})", observation=payload or f"result {t} " + "x" * (t % 7), fold=fold)
+            AgentStep(thought=f"thinking {t}", action=f"search({t})", observation=payload or f"result {t} " + "x" * (t % 7), directives={"fold": fold} if fold else {})
         )
     return run(MiniFold(StateSpace(sizes.chars, 10**7)), steps, query=query, tools=("search",))
 
@@ -165,12 +165,12 @@ def hiagent_trace(payload: str | None = None):
     """A HiAgent run: subgoals 0, 1, 2; subgoal 0 retrieved at step 7; subgoal 2 current at the end."""
     obs = payload or "observation"
     steps = [
-        AgentStep(thought="plan", action="search(a)", observation=f"{obs} 0", subgoal="find candidates"),
+        AgentStep(thought="plan", action="search(a)", observation=f"{obs} 0", directives={"subgoal": "find candidates"}),
         AgentStep(action="open(a)", observation=f"{obs} 1"),
-        AgentStep(action="open(b)", observation=f"{obs} 2", subgoal_done=True),
-        AgentStep(action="search(c)", observation=f"{obs} 3", subgoal="compare prices"),
+        AgentStep(action="open(b)", observation=f"{obs} 2", directives={"subgoal_done": True}),
+        AgentStep(action="search(c)", observation=f"{obs} 3", directives={"subgoal": "compare prices"}),
         AgentStep(action="open(c)", observation=f"{obs} 4"),
-        AgentStep(action="calc()", observation=f"{obs} 5", subgoal="write answer"),
+        AgentStep(action="calc()", observation=f"{obs} 5", directives={"subgoal": "write answer"}),
         AgentStep(action="draft()", observation=f"{obs} 6"),
         AgentStep(action="check()", observation=f"{obs} 7", meta={"retrieve": 0}),
     ]
