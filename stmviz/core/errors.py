@@ -7,6 +7,8 @@ their whole text.
 
 from __future__ import annotations
 
+from .formatting import shorten  # noqa: F401  (kept importable from here: messages are built with it)
+
 __all__ = [
     "STMError",
     "CapacityError",
@@ -23,16 +25,9 @@ __all__ = [
     "EncodingUnavailableError",
     "TraceFormatError",
     "ScenarioFormatError",
-    "shorten",
+    "InvalidArgumentError",
+    "InvalidIndexError",
 ]
-
-
-def shorten(text: object, width: int = 40) -> str:
-    """Return ``text`` as a one-line string of at most ``width`` characters."""
-    s = " ".join(str(text).split())
-    if len(s) <= width:
-        return s
-    return s[: max(1, width - 1)] + "…"
 
 
 class STMError(Exception):
@@ -98,6 +93,18 @@ class EncodingUnavailableError(STMError, ValueError):
 
 class TraceFormatError(STMError, ValueError):
     """A trace file is truncated, malformed, foreign, or of an unknown version."""
+
+
+class InvalidArgumentError(STMError, ValueError, TypeError):
+    """An argument of a public function is of the wrong kind or out of range; the message says which and how to fix it.
+
+    It is both a ``ValueError`` and a ``TypeError``, so code that caught either
+    from the plain errors stmviz raised before keeps working.
+    """
+
+
+class InvalidIndexError(STMError, IndexError):
+    """A time index t names no state ω_t or step of a trace."""
 
 
 class ScenarioFormatError(STMError, ValueError):

@@ -16,7 +16,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from .element import Element, Meta, order_key, thaw
-from .errors import CapacityError, STMError, TraceFormatError, UpdateFailedError, shorten
+from .errors import CapacityError, InvalidArgumentError, InvalidIndexError, STMError, TraceFormatError, UpdateFailedError
+from .formatting import shorten
 from .mechanism import Mechanism
 from .operation import AgentStep, Context, History, ModelInput, Operation
 from .space import State, StateSpace, _num
@@ -175,18 +176,39 @@ class Trace(Sequence[Step]):
         """ω_n, the state after the last step."""
         return State._trusted(self._current)
 
+    def resolve_t(self, t: object, *, states: bool = True, where: str = "trace") -> int:
+        """Check a time index t and return it as a non-negative int.
+
+        With ``states=True`` t indexes the states ω_0 … ω_n (0 ≤ t ≤ n); otherwise
+        the steps 0 … n − 1 (step t is ω_t → ω_{t+1}). Negative t counts from the
+        end, as for lists.
+
+        Raises
+        ------
+        InvalidArgumentError
+            if t is not a whole number.
+        InvalidIndexError
+            if t is out of range.
+        """
+        n = len(self._steps)
+        if isinstance(t, bool) or not isinstance(t, int):
+            raise InvalidArgumentError(f"{where}: t must be a whole number of steps, got {shorten(repr(t))}")
+        top = n if states else n - 1
+        if top < 0:
+            raise InvalidIndexError(f"{where}: the trace has no steps, so there is no step t = {t}")
+        resolved = t + top + 1 if t < 0 else t
+        if not 0 <= resolved <= top:
+            what = f"states ω_0 … ω_{n}" if states else f"steps 0 … {n - 1} (ω_t → ω_{{t+1}})"
+            raise InvalidIndexError(f"{where}: the trace has {what}; t = {t} is out of range")
+        return resolved
+
     def state_at(self, t: int) -> State:
         """ω_t, the state before step t (``state_at(len(trace))`` is the final state).
 
         Negative t counts from the end, as for lists: ``state_at(-1)`` is ω_n.
         """
+        t = self.resolve_t(t, where="state_at")
         n = len(self._steps)
-        if isinstance(t, bool) or not isinstance(t, int):
-            raise TypeError(f"t must be a whole number of steps, got {t!r}")
-        if t < 0:
-            t += n + 1
-        if not 0 <= t <= n:
-            raise IndexError(f"the trace has states ω_0 … ω_{n}; there is no ω_{t}")
         if t == n:
             return State._trusted(self._current)
         k = t // self._every
@@ -209,10 +231,9 @@ class Trace(Sequence[Step]):
             yield State._trusted(elements)
 
     def size_at(self, t: int) -> float:
-        """Σμ(ω_t)."""
+        """Σμ(ω_t), for 0 ≤ t ≤ n (negative t counts from the end)."""
+        t = self.resolve_t(t, where="size_at")
         n = len(self._steps)
-        if t < 0:
-            t += n + 1
         if t == n:
             return self._steps[-1].size_after if n else self.size_of(self.initial)
         return self._steps[t].size_before
