@@ -32,7 +32,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import ScenarioFormatError, shorten
+from ..core.errors import ScenarioFormatError
+from ..core.formatting import shorten
 from ..core.operation import AgentStep
 from .scenario import Scenario
 

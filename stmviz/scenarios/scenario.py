@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..core.element import Meta, thaw
-from ..core.errors import ScenarioFormatError, shorten
-from ..core.operation import AgentStep
+from ..core.errors import ScenarioFormatError
+from ..core.formatting import shorten
+from ..core.operation import DIRECTIVE_SHORTHANDS, AgentStep
 from ..core.sizes import count_tokens
 from ..core.space import StateSpace
 from .schema import FORMAT, VERSION, validate
@@ -218,7 +219,7 @@ class Scenario:
             data["mechanism"] = self.mechanism
         if self.meta:
             data["meta"] = thaw(self.meta)
-        data["steps"] = [step.to_json() for step in self.steps]
+        data["steps"] = [_step_record(step) for step in self.steps]
         if self.probes:
             data["probes"] = [probe.to_dict() for probe in self.probes]
         return data
@@ -274,6 +275,20 @@ class Scenario:
         except FileNotFoundError:
             raise UnknownScenarioError(f"{path}: no such file") from None
         return cls.from_json(raw, source=path.name)
+
+
+def _step_record(step: AgentStep) -> dict[str, Any]:
+    """A step as a scenario file writes it: the shorthand directives (``subgoal``, ``subgoal_done``, ``fold``) on the record itself."""
+    record: dict[str, Any] = {}
+    for key, value in step.to_json().items():
+        if key != "directives":
+            record[key] = value
+            continue
+        rest = dict(value)
+        record.update({name: rest.pop(name) for name in DIRECTIVE_SHORTHANDS if name in rest})
+        if rest:
+            record["directives"] = rest
+    return record
 
 
 def _stem(source: str) -> str:

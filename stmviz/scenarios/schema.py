@@ -1,9 +1,10 @@
-"""The JSON form of a scenario and its validation, without the ``jsonschema`` package.
+"""The JSON form of a scenario and its validation.
 
 A scenario file is a JSON object; its schema is ``stmviz/scenarios/schema.json``
 (JSON Schema 2020-12). :func:`validate` checks a decoded document against that
-very file with a small interpreter of the keywords it uses, then checks the
-rules a schema cannot state:
+very file with ``jsonschema`` (each of its errors told in plain words, at a
+path such as ``steps[12].fold.op``), then checks the rules a schema cannot
+state:
 
 - every step has some text (a thought, an action or an observation), so that
   μ(e) > 0 for whatever element a mechanism makes of it;
@@ -47,12 +48,13 @@ Each problem is reported as ``<file>: <where>: <what>``, e.g.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from ..core.errors import ScenarioFormatError, shorten
+from ..core.errors import ScenarioFormatError
+from ..core.formatting import shorten
 
 __all__ = ["SCHEMA_FILE", "json_schema", "validate", "problems", "FORMAT", "VERSION"]
 
@@ -75,7 +77,7 @@ def json_schema() -> dict[str, Any]:
     return json.loads(_schema_text())
 
 
-# --------------------------------------------------------------- JSON Schema subset
+# --------------------------------------------------------------- the schema's problems in plain words
 
 _TYPE_NAMES = {
     "string": "text (a JSON string)",
@@ -122,88 +124,77 @@ def _show(value: Any) -> str:
     return f"{kind} {shorten(json.dumps(value, default=repr), 30)}"
 
 
-def _join(path: str, key: str | int) -> str:
-    if isinstance(key, int):
-        return f"{path}[{key}]"
-    return f"{path}.{key}" if path else key
+def _position(data: Any, path: Sequence[str | int]) -> tuple[int, ...]:
+    """Where ``path`` lies in the document, as positions (the k-th key, the k-th item), to list problems in reading order."""
+    out = []
+    node = data
+    for key in path:
+        if isinstance(node, Mapping):
+            keys = list(node)
+            out.append(keys.index(key) if key in node else len(keys))
+        else:
+            out.append(key if isinstance(key, int) else 0)
+        node = node.get(key) if isinstance(node, Mapping) else (node[key] if isinstance(key, int) and key < len(node) else None)
+    return tuple(out)
 
 
-class _Checker:
-    """Applies the JSON Schema keywords used by ``schema.json`` and collects problems."""
+@lru_cache(maxsize=1)
+def _validator() -> Any:
+    """The validator of ``schema.json`` for the draft it declares (2020-12), built on first use.
 
-    def __init__(self, root: Mapping[str, Any]) -> None:
-        self.root = root
-        self.found: list[tuple[str, str]] = []
+    ``jsonschema`` is imported here, not at the top: where Jupyter's optional
+    format checkers are installed, importing it takes about a second, which
+    ``import stmviz`` should not pay. Arrays may also be tuples and objects any
+    mapping, so a document built in Python validates like its JSON text.
+    """
+    import jsonschema
 
-    def resolve(self, node: Mapping[str, Any]) -> Mapping[str, Any]:
-        while "$ref" in node:
-            ref = node["$ref"]
-            if not ref.startswith("#/"):  # pragma: no cover - schema.json only uses local refs
-                raise ValueError(f"unsupported $ref {ref!r}")
-            target: Any = self.root
-            for part in ref[2:].split("/"):
-                target = target[part]
-            node = target
-        return node
+    schema = json_schema()
+    draft = jsonschema.validators.validator_for(schema)
+    types = draft.TYPE_CHECKER.redefine_many(
+        {"array": lambda _, value: isinstance(value, (list, tuple)), "object": lambda _, value: isinstance(value, Mapping)}
+    )
+    return jsonschema.validators.extend(draft, type_checker=types)(schema)
 
-    def matches(self, value: Any, node: Mapping[str, Any]) -> bool:
-        sub = _Checker(self.root)
-        sub.check(value, node, "")
-        return not sub.found
 
-    def check(self, value: Any, node: Mapping[str, Any], path: str) -> None:
-        node = self.resolve(node)
-        report = self.found.append
-        where = path or "top level"
-        if "type" in node:
-            types = node["type"] if isinstance(node["type"], list) else [node["type"]]
-            if not any(_is_type(value, t) for t in types):
-                wanted = " or ".join(_TYPE_NAMES.get(t, t) for t in types)
-                report((where, f"expected {wanted}, got {_show(value)}"))
-                return
-        if "const" in node and not (value == node["const"] and _json_type(value) == _json_type(node["const"])):
-            report((where, f"expected {json.dumps(node['const'])}, got {_show(value)}"))
-            return
-        if "enum" in node and value not in node["enum"]:
-            shown = repr(value) if isinstance(value, str) else _show(value)
-            report((where, f"{shown} is not one of {', '.join(map(str, node['enum']))}"))
-            return
-        if isinstance(value, str) and "minLength" in node and len(value) < node["minLength"]:
-            report((where, "must not be empty" if node["minLength"] == 1 else f"needs ≥ {node['minLength']} characters"))
-        if _is_type(value, "number") and not isinstance(value, bool):
-            if "minimum" in node and value < node["minimum"]:
-                report((where, f"must be ≥ {node['minimum']}, got {value}"))
-            if "exclusiveMinimum" in node and value <= node["exclusiveMinimum"]:
-                report((where, f"must be > {node['exclusiveMinimum']}, got {value}"))
-        if isinstance(value, Mapping):
-            for key in node.get("required", ()):
-                if key not in value:
-                    report((where, f"missing required field {key!r}"))
-            props = node.get("properties", {})
-            extra = node.get("additionalProperties", True)
-            for key, item in value.items():
-                if key in props:
-                    self.check(item, props[key], _join(path, key))
-                elif extra is False:
-                    allowed = ", ".join(props)
-                    report((_join(path, key), f"unknown field {key!r}; allowed here: {allowed}"))
-        if isinstance(value, (list, tuple)):
-            if "minItems" in node and len(value) < node["minItems"]:
-                report((where, f"needs at least {node['minItems']} item(s), got {len(value)}"))
-            if "items" in node:
-                for i, item in enumerate(value):
-                    self.check(item, node["items"], _join(path, i))
-        for sub in node.get("allOf", ()):
-            self.check(value, sub, path)
-        if "if" in node and self.matches(value, node["if"]):
-            if "then" in node:
-                self.check(value, node["then"], path)
-        if "not" in node and self.matches(value, node["not"]):
-            banned = self.resolve(node["not"]).get("required")
-            if banned:
-                report((where, f"field {banned[0]!r} is not allowed here"))
-            else:  # pragma: no cover - schema.json uses `not` only with `required`
-                report((where, "matches a form that is not allowed"))
+def _explain(error: Any) -> list[tuple[list[str | int], str]]:
+    """One ``jsonschema`` error in plain words: ``(path, what)`` pairs (an unknown field names its own path)."""
+    path: list[str | int] = list(error.absolute_path)
+    keyword, wanted, value = error.validator, error.validator_value, error.instance
+    if keyword == "type":
+        names = wanted if isinstance(wanted, list) else [wanted]
+        return [(path, f"expected {' or '.join(_TYPE_NAMES.get(t, t) for t in names)}, got {_show(value)}")]
+    if keyword == "const":
+        return [(path, f"expected {json.dumps(wanted)}, got {_show(value)}")]
+    if keyword == "enum":
+        shown = repr(value) if isinstance(value, str) else _show(value)
+        return [(path, f"{shown} is not one of {', '.join(map(str, wanted))}")]
+    if keyword == "minLength":
+        return [(path, "must not be empty" if wanted == 1 else f"needs ≥ {wanted} characters")]
+    if keyword == "minimum":
+        return [(path, f"must be ≥ {wanted}, got {value}")]
+    if keyword == "exclusiveMinimum":
+        return [(path, f"must be > {wanted}, got {value}")]
+    if keyword == "minItems":
+        return [(path, f"needs at least {wanted} item(s), got {len(value)}")]
+    if keyword == "required":
+        return [(path, f"missing required field {key!r}") for key in wanted if key not in value]
+    if keyword == "additionalProperties":
+        allowed = list(error.schema.get("properties", {}))
+        return [([*path, key], f"unknown field {key!r}; allowed here: {', '.join(allowed)}") for key in value if key not in allowed]
+    if keyword == "not" and wanted.get("required"):
+        return [(path, f"field {wanted['required'][0]!r} is not allowed here")]
+    return [(path, error.message)]  # pragma: no cover - schema.json uses only the keywords above
+
+
+def _schema_problems(data: Any) -> list[tuple[str, str]]:
+    """The problems ``schema.json`` finds, in reading order, each once."""
+    found: dict[tuple[tuple[int, ...], str, str], None] = {}
+    for error in _validator().iter_errors(data):
+        for path, what in _explain(error):
+            where = "".join(f"[{key}]" if isinstance(key, int) else f".{key}" for key in path).lstrip(".")
+            found[(_position(data, path), where or "top level", what)] = None
+    return [(where, what) for _, where, what in sorted(found, key=lambda problem: problem[0])]
 
 
 # --------------------------------------------------------------- rules beyond the schema
@@ -305,11 +296,7 @@ def problems(data: Any) -> list[tuple[str, str]]:
     >>> problems({"steps": [{"observation": "hi"}]})
     []
     """
-    checker = _Checker(json_schema())
-    checker.check(data, checker.root, "")
-    if checker.found:
-        return checker.found
-    return _semantic(data)
+    return _schema_problems(data) or _semantic(data)
 
 
 def validate(data: Any, source: str = "scenario") -> None:
