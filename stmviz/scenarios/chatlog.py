@@ -34,6 +34,7 @@ from typing import Any
 
 from ..core.errors import ScenarioFormatError
 from ..core.formatting import shorten
+from ..core.jsonio import decode_json, decode_json_lines
 from ..core.operation import AgentStep
 from .scenario import Scenario
 
@@ -332,34 +333,15 @@ def load_chat_log(path: str | os.PathLike, name: str | None = None, **kwargs: An
     except FileNotFoundError:
         raise ScenarioFormatError(f"{path}: no such chat log file") from None
     source = path.name
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise _fail(source, "file", f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    if not text.strip():
-        raise _fail(source, "file", "the file is empty; a chat log is a JSON list of messages or one message per line")
     name = name or path.stem
     if path.suffix.lower() in (".jsonl", ".ndjson"):
-        messages, labels = [], []
-        for lineno, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                messages.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise _fail(source, f"line {lineno}", f"not valid JSON at column {exc.colno}: {exc.msg}") from None
-            labels.append(f"line {lineno}")
+        lines = decode_json_lines(raw, source, ScenarioFormatError, expected="a chat log file holds one message per line")
+        messages, labels = [document for _, document in lines], [f"line {lineno}" for lineno, _ in lines]
         return from_openai_messages(messages, name, source=source, _labels=labels, **kwargs)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        truncated = (
-            " (the file looks truncated)"
-            if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
-            else ""
-        )
-        hint = "; if it holds one message per line, name it .jsonl" if "Extra data" in exc.msg else ""
-        raise _fail(source, f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}{truncated}{hint}") from None
+    data = decode_json(
+        raw, source, ScenarioFormatError,
+        expected="a chat log is a JSON list of messages; if it holds one message per line, name it .jsonl",
+    )
     if isinstance(data, Mapping):
         if "messages" not in data:
             raise _fail(source, "top level", "expected a list of messages or an object with 'messages'")

@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 from ..core.element import Meta, thaw
 from ..core.errors import ScenarioFormatError
 from ..core.formatting import shorten
+from ..core.jsonio import decode_json
 from ..core.operation import DIRECTIVE_SHORTHANDS, AgentStep
 from ..core.sizes import count_tokens
 from ..core.space import StateSpace
@@ -297,24 +298,7 @@ def _stem(source: str) -> str:
 
 
 def _decode(text: str | bytes, source: str) -> Any:
-    if isinstance(text, bytes):
-        try:
-            text = text.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ScenarioFormatError(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    if not text.strip():
-        raise ScenarioFormatError(f"{source}: the file is empty; a scenario is a JSON object with 'steps'")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        truncated = (
-            " (the file looks truncated)"
-            if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
-            else ""
-        )
-        raise ScenarioFormatError(
-            f"{source}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}{truncated}"
-        ) from None
+    return decode_json(text, source, ScenarioFormatError, expected="a scenario is a JSON object with 'steps'")
 
 
 # --------------------------------------------------------------- bundled scenarios

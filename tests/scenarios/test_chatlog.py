@@ -135,7 +135,7 @@ def test_jsonl_errors_name_the_line(tmp_path):
     bad[4] = bad[4][:-5]
     path = tmp_path / "chat.jsonl"
     path.write_text("\n".join(bad), encoding="utf-8")
-    with pytest.raises(ScenarioFormatError, match=r"^chat\.jsonl: line 5: not valid JSON"):
+    with pytest.raises(ScenarioFormatError, match=r"^chat\.jsonl: not valid JSON at line 5, column \d+: .*truncated"):
         load_chat_log(path)
     bad = list(lines)
     bad[3] = json.dumps({"role": "narrator", "content": "x"})
@@ -153,7 +153,7 @@ def test_json_file_errors(tmp_path):
     path = tmp_path / "chat.json"
     text = json.dumps(conversation(), indent=1)
     path.write_text(text[:-40], encoding="utf-8")
-    with pytest.raises(ScenarioFormatError, match=r"^chat\.json: line \d+, column \d+: not valid JSON.*truncated"):
+    with pytest.raises(ScenarioFormatError, match=r"^chat\.json: not valid JSON at line \d+, column \d+: .*truncated"):
         load_chat_log(path)
     path.write_text("\n".join(json.dumps(m) for m in conversation()), encoding="utf-8")
     with pytest.raises(ScenarioFormatError, match="name it .jsonl"):
