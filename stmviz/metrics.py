@@ -42,7 +42,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .core.element import Element
+from .core.errors import InvalidArgumentError
 from .core.mechanism import Mechanism
+from .core.protocol import ElementType, declared_types
 from .core.trace import Trace, run
 
 __all__ = [
@@ -63,7 +65,7 @@ __all__ = [
 
 def _require_trace(trace: Any) -> Trace:
     if not isinstance(trace, Trace):
-        raise TypeError(f"metrics are computed from a Trace (the result of stmviz.run), got {type(trace).__name__}")
+        raise InvalidArgumentError(f"metrics are computed from a Trace (the result of stmviz.run), got {type(trace).__name__}")
     return trace
 
 
@@ -148,20 +150,32 @@ def evictions(trace: Trace) -> Evictions:
     return Evictions(sum(per_step), dict(reasons.most_common()), tuple(per_step))
 
 
-SUMMARY_TYPES = frozenset({"summary", "block"})
+def is_summary(element: Element, types: Mapping[str, ElementType] | Mechanism | None = None) -> bool:
+    """Whether an element e summarizes other elements, by its metadata and its declared type.
 
-
-def is_summary(element: Element) -> bool:
-    """Whether an element's metadata marks it as a summary.
-
-    The rule: ``meta["form"] == "summary"`` (SCM's summarized interactions)
-    or ``meta["type"]`` is ``"summary"`` (HiAgent) or ``"block"`` (AgentFold's
-    summary blocks s_{x,y}).
+    The rule: ``meta["form"] == "summary"`` (an element kept in summarized
+    form, as SCM's), or its type ``meta["type"]`` is declared with
+    ``summary=True`` (:class:`~stmviz.core.protocol.ElementType`): by
+    ``types`` (a mechanism or its ``element_types``) when given, else by any
+    mechanism class (HiAgent's ``summary``, AgentFold's blocks s_{x,y}).
 
     >>> is_summary(Element("the user likes tea", {"type": "block"})), is_summary(Element("hi", {"type": "user"}))
     (True, False)
     """
-    return element.meta.get("form") == "summary" or element.meta.get("type") in SUMMARY_TYPES
+    if element.meta.get("form") == "summary":
+        return True
+    declared = _declared_type(element.type, types)
+    return declared is not None and declared.summary
+
+
+def _declared_type(name: str, types: Mapping[str, ElementType] | Mechanism | None) -> ElementType | None:
+    if isinstance(types, Mechanism):
+        types = types.element_types
+    if types is not None:
+        own = types.get(name)
+        if own is not None:
+            return own
+    return declared_types().get(name)
 
 
 @dataclass(frozen=True)
@@ -190,11 +204,12 @@ def summarizer_calls(trace: Trace) -> SummarizerCalls:
     """
     trace = _require_trace(trace)
     seen: set[str] = {e.text for e in trace.initial}
+    types = trace.mechanism
     steps = []
     for step in trace:
         new_summary = False
         for element in step.added:
-            if is_summary(element) and element.text not in seen:
+            if is_summary(element, types) and element.text not in seen:
                 new_summary = True
         seen.update(e.text for e in step.added)
         if new_summary:
@@ -236,7 +251,7 @@ def retention(trace: Trace, probes: Iterable[Any]) -> list[ProbeResult]:
     for probe in probes:
         t = probe.t
         if not 0 <= t <= n:
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"probe {probe.question!r} is asked at t = {t}, but the trace has states ω_0 … ω_{n}; "
                 f"run the whole scenario, or drop probes after step {n}"
             )
@@ -281,14 +296,14 @@ def _instantiate(item: Any, scenario: Any) -> Mechanism:
     if isinstance(item, type) and issubclass(item, Mechanism):
         v_max = getattr(scenario, "v_max", None)
         if v_max is None:
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"cannot build {item.__name__} for a scenario without v_max; pass an instance, "
                 f"e.g. {item.__name__}(StateSpace(tokens(), v_max=4096))"
             )
         from .core.space import StateSpace
 
         return item(StateSpace("tokens", v_max))
-    raise TypeError(f"compare() takes Mechanism instances or subclasses, got {type(item).__name__} {item!r}")
+    raise InvalidArgumentError(f"compare() takes Mechanism instances or subclasses, got {type(item).__name__} {item!r}")
 
 
 def compare(mechanisms: Iterable[Any] | Mapping[str, Any], scenario: Any) -> list[dict[str, Any]]:

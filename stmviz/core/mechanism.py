@@ -35,6 +35,7 @@ from .errors import (
     shorten,
 )
 from .operation import AgentStep, Context, History, ModelInput, Operation, OperationSet
+from .protocol import ElementType, Hierarchy, directives_of, element_types_of, register_types
 from .sizes import _part_tokens, count_tokens
 from .space import State, StateSpace, _num
 
@@ -88,12 +89,39 @@ class Mechanism:
     operations: OperationSet = OperationSet()
     #: A readable name; defaults to the class name.
     name: str = ""
+    #: The element types e.meta["type"] it makes, name → ElementType (meaning, colour); the
+    #: figures, metrics and widgets read them. Also accepted: {name: (meaning, colour)}.
+    element_types: Mapping[str, ElementType] = element_types_of({})
+    #: The directives its controller reads from a step (keys of AgentStep.directives), name → meaning.
+    directives: Mapping[str, str] = directives_of({})
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         ops = cls.__dict__.get("operations")
         if ops is not None and not isinstance(ops, OperationSet):
             cls.operations = OperationSet(ops)
+        # the protocol (stmviz.core.protocol): friendly forms normalized once, when the class is defined
+        if "element_types" in cls.__dict__:
+            cls.element_types = element_types_of(cls.__dict__["element_types"], cls.__name__)
+            register_types(cls.element_types)
+        if "directives" in cls.__dict__:
+            cls.directives = directives_of(cls.__dict__["directives"], cls.__name__)
+
+    def hierarchy(self, state: State) -> Hierarchy | None:
+        """The hierarchy of ω: its elements as nodes and parent → child edges (``None``: ω is flat).
+
+        Override it when ω has a structure (HiAgent: task → subgoals → pairs);
+        see :class:`~stmviz.core.protocol.Hierarchy`.
+        """
+        return None
+
+    def folds(self, added: Sequence[Element], removed: Sequence[Element]) -> Mapping[Element, Sequence[Element]]:
+        """For one step: which elements it adds are the parents of which elements it removes (folding).
+
+        A folding mechanism (AgentFold) overrides it so the fold tree, with the
+        folded-away elements, can be drawn from a trace. Default: no folds.
+        """
+        return {}
 
     def __init__(self, space: StateSpace) -> None:
         if not isinstance(space, StateSpace):

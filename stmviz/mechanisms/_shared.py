@@ -7,7 +7,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..core.element import Element, order_key
-from ..core.errors import InvalidOperationError, shorten
+from ..core.formatting import shorten
+from ..core.errors import InvalidOperationError
 from ..core.sizes import count_tokens
 from ..core.space import State, StateSpace
 from ..text import truncate_to_tokens

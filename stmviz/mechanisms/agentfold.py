@@ -32,11 +32,14 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ..core.element import Element
-from ..core.errors import CapacityError, InvalidOperationError, ScenarioFormatError, shorten
+from ..core.element import Element, order_key
+from ..core.formatting import format_number, shorten
+from ..core.errors import CapacityError, InvalidOperationError, ScenarioFormatError
 from ..core.mechanism import Mechanism, Transition
-from ..core.operation import AgentStep, Context, Operation
-from ..core.space import State, StateSpace, _num
+from ..core.protocol import ElementType, Hierarchy
+from ..core.context import AgentStep, Context
+from ..core.operation import Operation
+from ..core.space import State, StateSpace
 from ..text import summarize as default_summarize
 from ._shared import (
     _ELLIPSIS,
@@ -157,6 +160,14 @@ class AgentFold(Mechanism):
         "condense": "granular condensation: the latest interaction I_{t−1} becomes one block s_{t−1,t−1}",
         "consolidate": "deep consolidation: the blocks from step x on and I_{t−1} become one block s_{x,t−1}",
     }
+    element_types = [
+        ElementType("query", "the user's question Q", "#393b79", label="query"),
+        ElementType("tools", "the available tools T", "#637939", label="tools"),
+        ElementType("block", "a summary block s_{x,y} of steps x…y", "#ad494a", summary=True,
+                    label="s[{range[0]},{range[1]}]"),
+        ElementType("latest", "the latest interaction I_{t−1} in full", "#ffbb78", label="I[{step}]"),
+    ]
+    directives = {"fold": "the folding directive: {'op': 'condense'} or {'op': 'consolidate', 'from': x}"}
 
     def __init__(
         self,
@@ -187,8 +198,8 @@ class AgentFold(Mechanism):
         minimal = 2 * space.measure(Element(_ELLIPSIS, {"type": "block", "t": 0, "range": (0, 0)}))
         if minimal > space.v_max:
             raise CapacityError(
-                f"AgentFold needs room for a block and the latest interaction: V_max = {_num(space.v_max)} < "
-                f"{_num(minimal)} (two elements of μ('…')); raise v_max"
+                f"AgentFold needs room for a block and the latest interaction: V_max = {format_number(space.v_max)} < "
+                f"{format_number(minimal)} (two elements of μ('…')); raise v_max"
             )
 
     def params(self) -> dict[str, Any]:
@@ -248,7 +259,7 @@ class AgentFold(Mechanism):
                 return Operation(
                     "consolidate",
                     {"from": x},
-                    reason=f"rule: blocks and I_{latest.meta['step']} take {_num(total)} > {self.share:g}·V_max = {_num(limit)}",
+                    reason=f"rule: blocks and I_{latest.meta['step']} take {format_number(total)} > {self.share:g}·V_max = {format_number(limit)}",
                 )
         elif self.controller_rule == "count":
             if len(blocks) + 1 > self.max_blocks:
@@ -375,7 +386,7 @@ class AgentFold(Mechanism):
                 k = min(2 * k, len(blocks) - 1)
             why = (
                 f"{', '.join(block_label(b) for b in [*older, newest])} merged into {block_label(merged)} by deep "
-                f"consolidation: Σμ = {_num(total)} > V_max = {_num(v_max)}"
+                f"consolidation: Σμ = {format_number(total)} > V_max = {format_number(v_max)}"
             )
             for e in list(reasons):
                 reasons[e] = f"{reasons[e]}; then {why}"
@@ -395,7 +406,7 @@ class AgentFold(Mechanism):
                 room = max(room, space.measure(Element(_ELLIPSIS, e.meta.set(truncated=True))))
             cut = _shrink(space, e, room)
             what = f"{block_label(e)}'s summary" if e.type == "block" else f"the {e.type}"
-            reasons[e] = f"{what} cut to fit: Σμ = {_num(total)} > V_max = {_num(v_max)}"
+            reasons[e] = f"{what} cut to fit: Σμ = {format_number(total)} > V_max = {format_number(v_max)}"
             if cut is None:
                 state = state - {e}
                 total -= size
@@ -431,6 +442,32 @@ class AgentFold(Mechanism):
             lines.append(latest.text)
         return lines
 
+    def hierarchy(self, state: State) -> Hierarchy:
+        """ω as AgentFold holds it, (Q, T, S, I) side by side; the fold tree comes from :meth:`folds`."""
+        return Hierarchy.flat(state, "folded summaries")
+
+    def folds(self, added: Sequence[Element], removed: Sequence[Element]) -> dict[Element, tuple[Element, ...]]:
+        """The fold tree of one step: a deep consolidation's new block is the parent of the blocks it merges.
+
+        A block the step adds whose range (x, y) covers blocks (and the latest
+        interaction) the same step removes merged them; a block made from the
+        latest interaction alone (granular condensation) is a leaf. Children
+        are in step order.
+        """
+        new_blocks = [(b, r) for b in added if b.type == "block" for r in (_range(b),) if r is not None]
+        if not new_blocks:
+            return {}
+        candidates = [(e, s) for e in removed if e.type in ("block", "latest") for s in (_span(e),) if s is not None]
+        taken: set[Element] = set()
+        children: dict[Element, tuple[Element, ...]] = {}
+        for block, (x, y) in new_blocks:
+            kids = [e for e, (a, b) in candidates if e not in taken and x <= a and b <= y]
+            if any(k.type == "block" for k in kids):
+                kids.sort(key=lambda e: (_span(e), order_key(e)))
+                children[block] = tuple(kids)
+                taken.update(kids)
+        return children
+
     def project(self, state: State) -> str:
         """The projection π : Ω → X of AgentFold: the tuple (Q, T, S, I) as text, blocks labelled by step range."""
         return "\n".join(self._lines(state))
@@ -460,3 +497,33 @@ class AgentFold(Mechanism):
             return count(f"Latest interaction (step {e.meta['step']}):") + count(e.text)
         label = {"query": "Question: ", "tools": "Tools: "}.get(e.type, "")
         return count(label) + count(e.text)
+
+
+def _whole(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
+def _range(element: Element) -> tuple[int, int] | None:
+    """meta ``range`` = (x, y) of a block as two whole numbers x ≤ y, or ``None``."""
+    value = element.meta.get("range")
+    if not isinstance(value, tuple) or len(value) != 2:
+        return None
+    x, y = _whole(value[0]), _whole(value[1])
+    if x is None or y is None or x > y:
+        return None
+    return (x, y)
+
+
+def _span(element: Element) -> tuple[int, int] | None:
+    """The steps an element covers: a block's range, else (step, step), else ``None``."""
+    r = _range(element)
+    if r is not None:
+        return r
+    s = _whole(element.meta.get("step"))
+    return (s, s) if s is not None else None

@@ -26,11 +26,14 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..core.element import Element
-from ..core.errors import CapacityError, STMError, shorten
+from ..core.formatting import format_number, shorten
+from ..core.errors import CapacityError, STMError
 from ..core.mechanism import Mechanism, Transition
-from ..core.operation import Context, Message, ModelInput, Operation
+from ..core.context import Context
+from ..core.model_input import Message, ModelInput
+from ..core.operation import Operation
 from ..core.sizes import words as _words_mu
-from ..core.space import State, StateSpace, _num
+from ..core.space import State, StateSpace
 
 __all__ = ["FIFOWindow", "OVERSIZE_POLICIES"]
 
@@ -173,6 +176,12 @@ class FIFOWindow(Mechanism):
         "append": "add the step's messages at the end of the window, cutting off the beginning on overflow",
         "evict_oldest": "cut off the oldest messages (never a pinned one) to make room",
     }
+    element_types = {
+        "system": ("the system prompt", "#7f7f7f"),
+        "user": ("a message of the user", "#1f77b4"),
+        "assistant": ("a reply or tool call of the model", "#ff7f0e"),
+        "tool": ("the result of a tool call", "#2ca02c"),
+    }
 
     def __init__(
         self,
@@ -218,7 +227,7 @@ class FIFOWindow(Mechanism):
         pin_size = space.size(pins)
         if pin_size > space.v_max:
             raise CapacityError(
-                f"the pinned messages alone have Σμ = {_num(pin_size)} > V_max = {_num(space.v_max)}; "
+                f"the pinned messages alone have Σμ = {format_number(pin_size)} > V_max = {format_number(space.v_max)}; "
                 f"no window state can hold them: shorten the system prompt or pins, or raise v_max"
             )
         #: V_max − Σμ(pinned): the room of the window for the conversation.
@@ -298,25 +307,25 @@ class FIFOWindow(Mechanism):
         self, element: Element, size: float, room: float, role: str, t: int, paired: bool, notes: list[str]
     ) -> Element | None:
         where = (
-            f"the room of the window (V_max = {_num(self.space.v_max)} − Σμ(pinned) = {_num(self.room)}"
-            + (f", less its tool call = {_num(room)})" if paired else ")")
+            f"the room of the window (V_max = {format_number(self.space.v_max)} − Σμ(pinned) = {format_number(self.room)}"
+            + (f", less its tool call = {format_number(room)})" if paired else ")")
         )
         if self.oversize == "error":
             raise CapacityError(
-                f"the {role} message {element.label()} of step {t} alone has μ = {_num(size)} > {_num(room)}, "
+                f"the {role} message {element.label()} of step {t} alone has μ = {format_number(size)} > {format_number(room)}, "
                 f"{where}; it can never fit: pass oversize='truncate' or 'skip', or raise v_max"
             )
         if self.oversize == "truncate":
             cut = fit_text(self.space, element, room)
             if cut is not None:
                 notes.append(
-                    f"truncated the {role} message of step {t} from μ = {_num(size)} to "
-                    f"{_num(self.space.measure(cut))} to fit {where}"
+                    f"truncated the {role} message of step {t} from μ = {format_number(size)} to "
+                    f"{format_number(self.space.measure(cut))} to fit {where}"
                 )
                 return cut
             notes.append(f"skipped the {role} message of step {t}: even truncated it does not fit {where}")
             return None
-        notes.append(f"skipped the {role} message of step {t}: μ = {_num(size)} > {_num(room)}, {where}")
+        notes.append(f"skipped the {role} message of step {t}: μ = {format_number(size)} > {format_number(room)}, {where}")
         return None
 
     def _incoming(self, context: Context) -> tuple[list[Element], list[str]]:
@@ -396,7 +405,7 @@ class FIFOWindow(Mechanism):
     def _evict(self, order: tuple[Element, ...], total: float, limit: float, count: int | None) -> dict[Element, str]:
         """Oldest-first eviction over ``order``: until ``total ≤ limit`` (count None) or ``count`` messages."""
         measure = self.space.measure
-        v_max = _num(self.space.v_max)
+        v_max = format_number(self.space.v_max)
         pairs = self.keep_tool_pairs
         removed: dict[Element, str] = {}
         n = len(order)
@@ -413,7 +422,7 @@ class FIFOWindow(Mechanism):
             if e in removed or e.meta.get("pinned"):
                 continue
             if count is None:
-                removed[e] = f"oldest message; Σμ = {_num(total)} > V_max = {v_max}"
+                removed[e] = f"oldest message; Σμ = {format_number(total)} > V_max = {v_max}"
             else:
                 removed[e] = f"oldest message (evict_oldest, count = {count})"
             total -= measure(e)

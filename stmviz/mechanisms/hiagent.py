@@ -34,10 +34,13 @@ import re
 from typing import Any
 
 from ..core.element import Element, order_key
-from ..core.errors import InvalidOperationError, ScenarioFormatError, shorten
+from ..core.formatting import format_number, shorten
+from ..core.errors import InvalidOperationError, ScenarioFormatError
 from ..core.mechanism import Mechanism, Transition
-from ..core.operation import AgentStep, Context, Operation
-from ..core.space import State, StateSpace, _num
+from ..core.protocol import ElementType, Hierarchy
+from ..core.context import AgentStep, Context
+from ..core.operation import Operation
+from ..core.space import State, StateSpace
 from ..text import cosine, embed
 from ..text import summarize as default_summarize
 from ._shared import Summarizer, _Cache, _check_budget, _Index, _range_label, _shrink, _SummaryCache, _Tally, _View
@@ -201,6 +204,19 @@ class HiAgent(Mechanism):
         "summarize": "replace the finished current subgoal and its pairs by a summarized observation",
         "select": "keep only the pairs most relevant to the current subgoal",
         "retrieve": "trajectory retrieval: bring a finished subgoal's pairs back from the step history",
+    }
+    element_types = [
+        ElementType("task", "the task q", "#8c564b", label="task"),
+        ElementType("subgoal", "the current subgoal g_i", "#e377c2", label="g{subgoal}"),
+        ElementType("pair", "an action–observation pair of the current subgoal", "#17becf", label="a/o {step}"),
+        ElementType("summary", "a finished subgoal collapsed to its summarized observation", "#bcbd22",
+                    summary=True, label="Σg{subgoal}"),
+        ElementType("retrieved", "a pair of a finished subgoal brought back by trajectory retrieval", "#aec7e8",
+                    label="↺ a/o {step}"),
+    ]
+    directives = {
+        "subgoal": "the text of a subgoal the model starts (the open one is summarized first)",
+        "subgoal_done": "true when the model declares the current subgoal finished",
     }
 
     def __init__(
@@ -525,7 +541,7 @@ class HiAgent(Mechanism):
             return state
 
         def over() -> str:
-            return f"Σμ = {_num(total)} > V_max = {_num(v_max)}"
+            return f"Σμ = {format_number(total)} > V_max = {format_number(v_max)}"
 
         groups = _VIEWS(state).groups
         pairs = groups.get("pair", ())
@@ -584,6 +600,39 @@ class HiAgent(Mechanism):
         if kind == "pair":
             return f"[step {e.meta['step']}] ", e.text
         return "", e.text  # pragma: no cover - foreign elements
+
+    def hierarchy(self, state: State) -> Hierarchy:
+        """The hierarchy of ω: task → subgoals and summaries → their pairs (and retrieved pairs).
+
+        A pair hangs under the subgoal it belongs to (meta ``subgoal``), or
+        under that subgoal's summary once it is finished; a retrieved pair
+        under the summary of the subgoal it was retrieved for. Anything else
+        hangs under ω.
+        """
+        ordered = state.ordered()
+        tasks = [e for e in ordered if e.type == "task"]
+        top = tasks[0] if tasks else None
+        heads = [e for e in ordered if e.type in ("subgoal", "summary")]
+        subgoals: dict[Any, Element] = {}
+        summaries: dict[Any, Element] = {}
+        for e in heads:
+            (subgoals if e.type == "subgoal" else summaries).setdefault(e.meta.get("subgoal"), e)
+        edges: list[tuple[Element, Element]] = [(top, e) for e in heads if top is not None]
+        rest = []
+        for e in ordered:
+            if e.type in ("task", "subgoal", "summary"):
+                continue
+            sub = e.meta.get("subgoal")
+            if e.type == "pair":
+                parent = subgoals.get(sub) or summaries.get(sub) or top
+            elif e.type == "retrieved":
+                parent = summaries.get(sub) or subgoals.get(sub) or top
+            else:
+                parent = None
+            if parent is not None:
+                edges.append((parent, e))
+            rest.append(e)
+        return Hierarchy(tuple(tasks + heads + rest), tuple(edges), "task → subgoals → pairs")
 
     def project(self, state: State) -> str:
         """The projection π : Ω → X of HiAgent: task, summarized finished subgoals, current subgoal and its pairs."""

@@ -41,10 +41,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..core.element import Element
-from ..core.errors import UpdateFailedError, shorten
+from ..core.formatting import format_number, shorten
+from ..core.errors import UpdateFailedError
 from ..core.mechanism import Mechanism, Transition
-from ..core.operation import AgentStep, Context, History, Message, ModelInput, Operation
-from ..core.space import State, StateSpace, _num
+from ..core.context import AgentStep, Context, History
+from ..core.model_input import Message, ModelInput
+from ..core.operation import Operation
+from ..core.space import State, StateSpace
 from ..text.embed import hashing_embedder, joined_frequencies
 from .fifo import fit_text
 
@@ -181,6 +184,10 @@ class SCM(Mechanism):
             "memory activation: rank older interactions by recency + relevance to the current observation, "
             "activate the top k in full text or as a summary (params k, form)"
         ),
+    }
+    element_types = {
+        "flash": ("flash memory: the current interaction (in full, or its summary if it cannot fit)", "#d62728"),
+        "activation": ("activation memory: an older interaction recalled in full or as a summary", "#9467bd"),
     }
 
     def __init__(
@@ -424,7 +431,7 @@ class SCM(Mechanism):
                 if isinstance(index, int) and index <= t - self.flash_size:
                     reasons[e] = f"left flash memory: interaction {index} is older than the newest flash_size = {self.flash_size}"
                 else:
-                    reasons[e] = f"flash memory re-fitted to V_max = {_num(space.v_max)}"
+                    reasons[e] = f"flash memory re-fitted to V_max = {format_number(space.v_max)}"
             else:
                 reasons[e] = re_ranked = re_ranked or f"activation memory is re-ranked for the observation of step {t}"
         return Transition(new, reasons)

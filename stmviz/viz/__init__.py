@@ -11,12 +11,16 @@ anything itself. Every string that comes from agent content is escaped.
 - :func:`tokens_html` — the model input π(ω_t) with every token coloured.
 - :func:`loop_figure` — the loop of the paper's Figure 1 at step t.
 - :func:`export_html` — a run as one self-contained, offline, animated HTML page.
-- :func:`hierarchy_graph`, :func:`hierarchy_figure` — the multi-scale structure
-  of AgentFold and HiAgent states as a graph.
+- :func:`hierarchy_graph`, :func:`hierarchy_figure` — the hierarchy of ω_t that
+  the mechanism declares (``Mechanism.hierarchy``, ``Mechanism.folds``) as a graph.
+
+Colours, legends, labels and titles come from what the trace's mechanism
+declares (:mod:`stmviz.core.protocol`), never from a list of known mechanisms.
 """
 
 from ._common import TYPE_COLORS, color_for
 from .export import export_html, trace_animation, trace_html
+from .hierarchy import hierarchy_figure, hierarchy_graph, hierarchy_kind, hierarchy_title, node_arrays, node_marker
 from .loop import loop_figure
 from .occupancy import OccupancyData, occupancy_data, occupancy_figure
 from .state import StateBar, state_bar, state_figure
@@ -38,12 +42,10 @@ __all__ = [
     "export_html",
     "trace_html",
     "trace_animation",
+    "hierarchy_graph",
+    "hierarchy_figure",
+    "hierarchy_kind",
+    "hierarchy_title",
+    "node_arrays",
+    "node_marker",
 ]
-
-try:  # written alongside; exported once present
-    from .hierarchy import hierarchy_figure, hierarchy_graph
-except ImportError as _exc:  # pragma: no cover - only while hierarchy.py is missing
-    if getattr(_exc, "name", None) not in (f"{__name__}.hierarchy",):
-        raise
-else:
-    __all__ += ["hierarchy_graph", "hierarchy_figure"]

@@ -1,22 +1,28 @@
 """Shared helpers of the figures: colours of element types e.type, escaping, shortening.
 
-Every figure of :mod:`stmviz.viz` colours an element e ∈ ω by its kind
-``e.meta["type"]`` with :func:`color_for`, so one kind has one colour in every
+Every figure of :mod:`stmviz.viz` colours an element e ∈ ω by its type
+``e.meta["type"]`` with :func:`color_for`, so one type has one colour in every
 figure (the occupancy areas, the blocks of the state bar, the nodes of the
-hierarchy graph). Every string that comes from agent content goes through
-:func:`escape` before it reaches a hover text, a label or an HTML page: agent
-content is untrusted.
-
-This module imports only the standard library.
+hierarchy graph). The colours are the ones the mechanism declares
+(``Mechanism.element_types``, see :mod:`stmviz.core.protocol`); a type no
+mechanism declares gets a stable colour picked from its name. Every string
+that comes from agent content goes through :func:`escape` before it reaches a
+hover text, a label or an HTML page: agent content is untrusted.
 """
 
 from __future__ import annotations
 
 import hashlib
 import html
-from collections.abc import Mapping
-from types import MappingProxyType
-from typing import TYPE_CHECKING
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+# absolute imports of the core (standard library only), so this module also loads on its own,
+# without plotly (tests/test_imports.py checks it)
+from stmviz.core.errors import InvalidArgumentError
+from stmviz.core.formatting import format_number
+from stmviz.core.formatting import shorten as _shorten
+from stmviz.core.protocol import ElementType, declared_types
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..core.element import Element
@@ -24,10 +30,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "TYPE_COLORS",
+    "UNTYPED_COLOR",
     "FREE_COLOR",
     "FALLBACK_COLORS",
     "TOKEN_COLORS",
     "color_for",
+    "element_types_of_trace",
     "escape",
     "shorten",
     "hover_text",
@@ -37,40 +45,40 @@ __all__ = [
     "fmt",
 ]
 
-#: Colour of each element type named by the metadata conventions of the mechanisms.
-#: FIFO window: system, user, assistant, tool. SCM: flash, activation.
-#: HiAgent: task, subgoal, pair, summary, retrieved. AgentFold: query, tools, block, latest.
-#: ``element`` is the type of an element without ``meta["type"]``.
-TYPE_COLORS: Mapping[str, str] = MappingProxyType(
-    {
-        # FIFO window (the context window as a queue)
-        "system": "#7f7f7f",
-        "user": "#1f77b4",
-        "assistant": "#ff7f0e",
-        "tool": "#2ca02c",
-        # SCM
-        "flash": "#d62728",
-        "activation": "#9467bd",
-        # HiAgent
-        "task": "#8c564b",
-        "subgoal": "#e377c2",
-        "pair": "#17becf",
-        "summary": "#bcbd22",
-        "retrieved": "#aec7e8",
-        # AgentFold
-        "query": "#393b79",
-        "tools": "#637939",
-        "block": "#ad494a",
-        "latest": "#ffbb78",
-        # no meta["type"]
-        "element": "#c7c7c7",
-    }
-)
+
+class _DeclaredColors(Mapping[str, str]):
+    """The colour of every element type a mechanism class declares, read live from the declarations."""
+
+    def __getitem__(self, name: str) -> str:
+        declared = declared_types().get(name)
+        if declared is not None and declared.color is not None:
+            return declared.color
+        if name == "element":
+            return UNTYPED_COLOR
+        raise KeyError(name)
+
+    def __iter__(self) -> Iterator[str]:
+        names = [n for n, d in declared_types().items() if d.color is not None]
+        return iter(names + ([] if "element" in names else ["element"]))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __repr__(self) -> str:
+        return f"TYPE_COLORS({dict(self)!r})"
+
+
+#: Colour of each element type declared by a mechanism class (``Mechanism.element_types``),
+#: and of ``"element"``, the type of an element without ``meta["type"]``. A read-only, live view.
+TYPE_COLORS: Mapping[str, str] = _DeclaredColors()
+
+#: Colour of an element without ``meta["type"]`` (its type is ``"element"``).
+UNTYPED_COLOR = "#c7c7c7"
 
 #: Colour of the free space V_max − Σμ(ω) in the state bar.
 FREE_COLOR = "rgba(0,0,0,0.06)"
 
-#: Colours for types not in :data:`TYPE_COLORS`, chosen by a stable hash of the type name.
+#: Colours for undeclared types, chosen by a stable hash of the type name.
 FALLBACK_COLORS: tuple[str, ...] = (
     "#5254a3", "#8ca252", "#bd9e39", "#843c39", "#7b4173",
     "#3182bd", "#e6550d", "#31a354", "#756bb1", "#636363",
@@ -82,17 +90,20 @@ TOKEN_COLORS: tuple[str, ...] = (
 )
 
 
-def color_for(element_type: object) -> str:
-    """The colour of an element type e.type (``meta["type"]``).
-
-    Known types (:data:`TYPE_COLORS`) have fixed colours; any other type gets
-    one of :data:`FALLBACK_COLORS`, the same one in every process (the choice
-    hashes the name with SHA-1, not Python's salted ``hash``).
+def color_for(element_type: object, types: Mapping[str, ElementType] | Any = None) -> str:
+    """The colour of an element type e.type (``meta["type"]``), as its mechanism declares it.
 
     Parameters
     ----------
     element_type : object
         The type, usually a string; other values are turned into strings.
+    types : mapping, Mechanism or Trace, optional
+        Where to look first: a mapping name → :class:`~stmviz.core.protocol.ElementType`
+        (``Mechanism.element_types``), a mechanism, or a trace (its
+        mechanism's). Then every type any mechanism class declares
+        (:data:`TYPE_COLORS`); a type declared nowhere, or declared without a
+        colour, gets one of :data:`FALLBACK_COLORS`, the same one in every
+        process (the choice hashes the name with SHA-1, not Python's salted ``hash``).
 
     Returns
     -------
@@ -109,11 +120,33 @@ def color_for(element_type: object) -> str:
     True
     """
     name = element_type if isinstance(element_type, str) else str(element_type)
+    if types is not None:
+        own = _types_from(types).get(name)
+        if own is not None and own.color is not None:
+            return own.color
     known = TYPE_COLORS.get(name)
     if known is not None:
         return known
     digest = hashlib.sha1(name.encode("utf-8")).digest()
     return FALLBACK_COLORS[digest[0] % len(FALLBACK_COLORS)]
+
+
+def _types_from(source: Any) -> Mapping[str, ElementType]:
+    if isinstance(source, Mapping):
+        return source
+    mechanism = getattr(source, "mechanism", source)  # a Trace holds its mechanism
+    types = getattr(mechanism, "element_types", None)
+    return types if isinstance(types, Mapping) else {}
+
+
+def element_types_of_trace(trace: "Trace") -> Mapping[str, ElementType]:
+    """The element types of a trace's mechanism, over every declared type (its own win).
+
+    A trace loaded from a file whose mechanism could not be rebuilt has only
+    the types every mechanism class declares.
+    """
+    own = _types_from(trace)
+    return {**declared_types(), **own} if own else declared_types()
 
 
 def escape(text: object) -> str:
@@ -142,34 +175,14 @@ def escape(text: object) -> str:
 
 
 def shorten(text: object, n: int = 60) -> str:
-    """A one-line version of a text of at most ``n`` characters (not escaped).
+    """A one-line version of a text of at most ``n`` characters (not escaped); :func:`stmviz.core.formatting.shorten`.
 
-    Runs of whitespace become one space; a cut text ends with ``…``.
-
-    Parameters
-    ----------
-    text : object
-        The text (non-strings are turned into strings).
-    n : int
-        The maximum length, at least 1.
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
     >>> shorten("a  long\\ntext that goes on", 12)
     'a long text…'
-    >>> shorten("short", 12)
-    'short'
     """
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-        raise ValueError(f"shorten: n must be a positive int, got {n!r}")
-    s = " ".join((text if isinstance(text, str) else str(text)).split())
-    if len(s) <= n:
-        return s
-    return s[: max(1, n - 1)] + "…"
+        raise InvalidArgumentError(f"shorten: n must be a positive int, got {n!r}")
+    return _shorten(text, n)
 
 
 def hover_text(*lines: object, width: int = 80) -> str:
@@ -190,11 +203,11 @@ def hover_text(*lines: object, width: int = 80) -> str:
 
 
 def check_trace(value: object, where: str) -> "Trace":
-    """Return ``value`` if it is a :class:`~stmviz.Trace`, else raise a clear ``TypeError``."""
+    """Return ``value`` if it is a :class:`~stmviz.Trace`, else raise :class:`~stmviz.core.errors.InvalidArgumentError`."""
     from ..core.trace import Trace
 
     if not isinstance(value, Trace):
-        raise TypeError(
+        raise InvalidArgumentError(
             f"{where} needs a Trace (the record of run(mechanism, steps)), got {type(value).__name__}; "
             f"build one with stmviz.run(mechanism, steps)"
         )
@@ -202,24 +215,12 @@ def check_trace(value: object, where: str) -> "Trace":
 
 
 def check_step_index(trace: "Trace", t: object, where: str, *, states: bool = True) -> int:
-    """Check a time index t and return it as a non-negative int.
+    """Check a time index t and return it as a non-negative int (:meth:`Trace.resolve_t`).
 
     With ``states=True`` t indexes the states ω_0 … ω_n (0 ≤ t ≤ n); otherwise
     the steps 0 … n − 1 (step t is ω_t → ω_{t+1}). Negative t counts from the end.
     """
-    n = len(trace)
-    if isinstance(t, bool) or not isinstance(t, int):
-        raise TypeError(f"{where}: t must be a whole number, got {t!r}")
-    top = n if states else n - 1
-    if top < 0:
-        raise IndexError(f"{where}: the trace has no steps, so there is no step t = {t}")
-    original = t
-    if t < 0:
-        t += top + 1
-    if not 0 <= t <= top:
-        what = f"states ω_0 … ω_{n}" if states else f"steps 0 … {n - 1} (ω_t → ω_{{t+1}})"
-        raise IndexError(f"{where}: the trace has {what}; t = {original} is out of range")
-    return t
+    return trace.resolve_t(t, states=states, where=where)
 
 
 def element_lines(element: "Element", size: float | None = None, width: int = 60) -> list[str]:
@@ -231,13 +232,9 @@ def element_lines(element: "Element", size: float | None = None, width: int = 60
 
 
 def fmt(x: float) -> str:
-    """A number for a label: integers without ``.0``, others with 4 significant digits.
+    """A number for a label: integers without ``.0``, others with 4 significant digits (:func:`format_number`).
 
     >>> fmt(12.0), fmt(3.14159), fmt(7)
     ('12', '3.142', '7')
     """
-    if isinstance(x, float):
-        if x.is_integer():
-            return str(int(x))
-        return f"{x:.4g}"
-    return str(x)
+    return format_number(x, 4)

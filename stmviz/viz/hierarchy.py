@@ -1,24 +1,23 @@
-"""The multi-scale structure of a state ω_t as a graph: AgentFold's folds, HiAgent's subgoals.
+"""The hierarchy of a state ω_t as a graph, read from the mechanism's declaration.
 
-The paper's Section 4 describes two mechanisms whose state ω is not a flat
-list but a hierarchy:
+A mechanism whose state ω is not a flat set declares its hierarchy (the
+protocol of :mod:`stmviz.core.protocol`):
 
-- **AgentFold** — ω_t holds summary blocks s_{x,y} (meta ``range`` = (x, y))
-  and the latest interaction I_{t−1}. *Granular condensation* turns one
-  interaction into a block; *deep consolidation* replaces a chain of blocks by
-  one block covering them. Reading the trace, a step that removes blocks and
-  adds a block whose range covers them makes the new block the **parent** of
-  the removed ones, so the folding history is a tree whose leaves are the
-  folded steps in order.
-- **HiAgent** — ω_t holds the task, the current subgoal with its
-  action–observation pairs, finished subgoals collapsed to a summary, and
-  the pairs of a finished subgoal brought back by trajectory retrieval.
+- ``Mechanism.hierarchy(ω)`` gives the nodes and parent → child edges among
+  the elements of ω (HiAgent: task → subgoals and summaries → pairs);
+- ``Mechanism.folds(added, removed)`` says, for one step, which element the
+  step adds is the parent of which elements it removes (AgentFold's deep
+  consolidation merges blocks into one block). Reading a trace step by step,
+  these folds form a tree whose leaves are the folded-away elements, drawn
+  faded under the element that replaced them.
 
-:func:`hierarchy_graph` builds that structure as an :class:`networkx.DiGraph`
+:func:`hierarchy_graph` builds that structure as a :class:`networkx.DiGraph`
 rooted at ``"ω_t"``; :func:`hierarchy_layout` lays it out in layers (time left
 to right, depth top to bottom); :func:`hierarchy_figure` draws it with plotly.
-Any other trace (a FIFO window, SCM) gives a flat graph: the root with one
-child per element of ω_t.
+A mechanism that declares no hierarchy (a FIFO window, SCM), a bare state,
+or a trace whose mechanism could not be rebuilt gives a flat graph: the root
+with one child per element of ω_t. Labels and colours come from the
+mechanism's declared element types (:class:`~stmviz.core.protocol.ElementType`).
 """
 
 from __future__ import annotations
@@ -27,36 +26,38 @@ import math
 import weakref
 from functools import lru_cache
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import networkx as nx
 import plotly.graph_objects as go
 
 from ..core.element import Element, order_key
+from ..core.errors import InvalidArgumentError, MechanismContractError
+from ..core.mechanism import Mechanism
+from ..core.protocol import ElementType, Hierarchy, declared_types, default_label
 from ..core.space import State
 from ..core.trace import Trace
-from ._common import color_for, escape, shorten
+from ._common import color_for, element_types_of_trace, escape, shorten
 
 __all__ = [
     "ROOT",
     "ROOT_COLOR",
-    "AGENTFOLD_TYPES",
-    "HIAGENT_TYPES",
     "hierarchy_kind",
     "hierarchy_graph",
     "hierarchy_layout",
     "hierarchy_figure",
+    "hierarchy_title",
+    "node_arrays",
+    "node_marker",
+    "legend_types",
+    "declares_hierarchy",
 ]
 
 #: The key of the root node, the state ω_t itself.
 ROOT = "ω_t"
 #: The colour of the root node.
 ROOT_COLOR = "#444444"
-#: Element types that mark an AgentFold state.
-AGENTFOLD_TYPES = ("query", "tools", "block", "latest")
-#: Element types that mark a HiAgent state.
-HIAGENT_TYPES = ("task", "subgoal", "pair", "summary", "retrieved")
 
 _CONTENT_WIDTH = 160
 
@@ -75,7 +76,7 @@ def _int(value: Any) -> int | None:
 
 
 def _range(element: Element) -> tuple[int, int] | None:
-    """meta ``range`` = (x, y) of a block as two whole numbers x ≤ y, or ``None``."""
+    """meta ``range`` = (x, y), the steps an element summarizes, as two whole numbers x ≤ y, or ``None``."""
     value = element.meta.get("range")
     if not isinstance(value, tuple) or len(value) != 2:
         return None
@@ -85,65 +86,40 @@ def _range(element: Element) -> tuple[int, int] | None:
     return (x, y)
 
 
-def _span(element: Element) -> tuple[int, int] | None:
-    """The steps an element covers: a block's range, else (step, step), else ``None``."""
-    r = _range(element)
-    if r is not None:
-        return r
-    s = _int(element.meta.get("step"))
-    return (s, s) if s is not None else None
-
-
-def _kind_of(types: Iterable[str]) -> str:
-    seen = set(types)
-    if seen & {"block", "latest"}:
-        return "agentfold"
-    if seen & set(HIAGENT_TYPES):
-        return "hiagent"
-    return "flat"
+def declares_hierarchy(mechanism: Mechanism | None) -> bool:
+    """Whether a mechanism declares a hierarchy: it overrides ``hierarchy`` or ``folds``."""
+    if mechanism is None:
+        return False
+    cls = type(mechanism)
+    return cls.hierarchy is not Mechanism.hierarchy or cls.folds is not Mechanism.folds
 
 
 # --------------------------------------------------------------------------- trace index
 
 
 class _FoldIndex:
-    """What one pass over a trace yields: its kind and, for AgentFold, each block's children."""
+    """What one pass over a trace yields: each element's fold children (``Mechanism.folds``), and node attributes."""
 
-    __slots__ = ("kind", "children", "attrs", "__weakref__")
+    __slots__ = ("children", "attrs", "__weakref__")
 
     def __init__(self, trace: Trace) -> None:
-        self.kind = _kind_of(e.type for e in trace.sizes)
         self.children: dict[Element, tuple[Element, ...]] = {}
-        #: the node attributes of each element that does not depend on t (computed once, on demand)
+        #: the node attributes of each element that do not depend on t (computed once, on demand)
         self.attrs: dict[Element, dict[str, Any]] = {}
-        if self.kind == "agentfold":
-            for step in trace:
-                if step.added and step.removed:
-                    self._record(step.added, step.removed)
-
-    def _record(self, added: Iterable[Element], removed: Iterable[Element]) -> None:
-        new_blocks = [(b, r) for b in added if b.type == "block" for r in (_range(b),) if r is not None]
-        if not new_blocks:
+        mechanism = trace.mechanism
+        if mechanism is None or type(mechanism).folds is Mechanism.folds:
             return
-        candidates = [
-            (e, s) for e in removed if e.type in ("block", "latest") for s in (_span(e),) if s is not None
-        ]
-        taken: set[Element] = set()
-        for block, (x, y) in new_blocks:
-            kids = [e for e, (a, b) in candidates if e not in taken and x <= a and b <= y]
-            # a deep consolidation merges blocks; a block made from the latest interaction alone
-            # (granular condensation) is a leaf of the tree
-            if any(k.type == "block" for k in kids):
-                kids.sort(key=lambda e: (_span(e), order_key(e)))
-                self.children[block] = tuple(kids)
-                taken.update(kids)
+        for step in trace:
+            if step.added and step.removed:
+                for parent, kids in mechanism.folds(step.added, step.removed).items():
+                    self.children[parent] = tuple(kids)
 
 
 _INDEX: dict[int, tuple[weakref.ref, int, _FoldIndex]] = {}
 
 
 def _index(trace: Trace) -> _FoldIndex:
-    """The (cached) fold index of a trace; rebuilt if the trace grew."""
+    """The fold index of a trace, kept while the trace lives; rebuilt if the trace grew."""
     key = id(trace)
     hit = _INDEX.get(key)
     if hit is not None and hit[0]() is trace and hit[1] == len(trace):
@@ -153,24 +129,23 @@ def _index(trace: Trace) -> _FoldIndex:
     return index
 
 
-def hierarchy_kind(trace_or_state: Trace | State | Iterable[Element]) -> str:
-    """Which hierarchy a trace or state ω has: ``"agentfold"``, ``"hiagent"`` or ``"flat"``.
+def hierarchy_kind(trace_or_state: Trace | State, mechanism: Mechanism | None = None) -> str:
+    """``"tree"`` if the mechanism declares a hierarchy of ω, else ``"flat"``.
 
-    A trace is AgentFold's if any element it ever held has type ``"block"`` or
-    ``"latest"``, HiAgent's if any has one of :data:`HIAGENT_TYPES`; anything
-    else is drawn flat.
+    The mechanism is the trace's own (or ``mechanism``); a bare state ω
+    without a mechanism, or a trace whose mechanism could not be rebuilt
+    from its file, is flat.
 
     Examples
     --------
-    >>> from stmviz import Element, State
-    >>> hierarchy_kind(State([Element("s", {"t": 0, "type": "block", "range": (0, 2)})]))
-    'agentfold'
-    >>> hierarchy_kind(State([Element("hi", {"t": 0, "type": "user"})]))
-    'flat'
+    >>> from stmviz import Element, HiAgent, State, StateSpace, sizes
+    >>> omega = State([Element("find the bug", {"t": -1, "type": "task"})])
+    >>> hierarchy_kind(omega), hierarchy_kind(omega, HiAgent(StateSpace(sizes.chars, 1000)))
+    ('flat', 'tree')
     """
-    if isinstance(trace_or_state, Trace):
-        return _index(trace_or_state).kind
-    return _kind_of(e.type for e in _as_state(trace_or_state))
+    if mechanism is None and isinstance(trace_or_state, Trace):
+        mechanism = trace_or_state.mechanism
+    return "tree" if declares_hierarchy(mechanism) else "flat"
 
 
 def _as_state(value: Any) -> State:
@@ -179,7 +154,7 @@ def _as_state(value: Any) -> State:
     try:
         return State(value)
     except Exception:
-        raise TypeError(
+        raise InvalidArgumentError(
             f"expected a Trace, a State ω or an iterable of elements, got {type(value).__name__}"
         ) from None
 
@@ -187,33 +162,17 @@ def _as_state(value: Any) -> State:
 # --------------------------------------------------------------------------- the graph
 
 
-def _label(element: Element) -> str:
-    kind = element.type
-    r = _range(element)
-    step = _int(element.meta.get("step"))
-    sub = element.meta.get("subgoal")
-    if kind == "block" and r is not None:
-        return f"s[{r[0]},{r[1]}]"
-    if kind == "latest":
-        return f"I[{step}]" if step is not None else "I"
-    if kind == "subgoal":
-        return f"g{sub}" if sub is not None else "subgoal"
-    if kind == "summary":
-        return f"Σg{sub}" if sub is not None else "summary"
-    if kind in ("pair", "retrieved"):
-        mark = "a/o" if kind == "pair" else "↺ a/o"
-        return f"{mark} {step}" if step is not None else mark
-    if kind in ("task", "query", "tools"):
-        return kind
-    t = element.t
-    return f"{kind} {t:g}" if t is not None else kind
+def _label(element: Element, types: Mapping[str, ElementType]) -> str:
+    declared = types.get(element.type)
+    return declared.label_of(element) if declared is not None else default_label(element)
 
 
-def _element_attrs(element: Element, sizes: Mapping[Element, float]) -> dict[str, Any]:
+def _element_attrs(element: Element, sizes: Mapping[Element, float], types: Mapping[str, ElementType]) -> dict[str, Any]:
     size = sizes.get(element)
     return {
         "type": element.type,
-        "label": _label(element),
+        "label": _label(element, types),
+        "color": color_for(element.type, types),
         "size": float(size) if size is not None else 1.0,
         "content": escape(shorten(element.text, _CONTENT_WIDTH)),
         "range": _range(element),
@@ -223,67 +182,67 @@ def _element_attrs(element: Element, sizes: Mapping[Element, float]) -> dict[str
     }
 
 
-def _add_element(
-    graph: nx.DiGraph,
-    element: Element,
-    parent: str,
-    sizes: Mapping[Element, float],
-    in_state: bool,
-    cache: dict[Element, dict[str, Any]] | None = None,
-) -> str:
-    node = element.id
-    attrs = cache.get(element) if cache is not None else None
-    if attrs is None:
-        attrs = _element_attrs(element, sizes)
-        if cache is not None:
-            cache[element] = attrs
-    graph.add_node(node, **attrs, depth=graph.nodes[parent]["depth"] + 1, in_state=in_state)
-    graph.add_edge(parent, node)
-    return node
+def _declared(mechanism: Mechanism | None, state: State) -> Hierarchy:
+    """The mechanism's hierarchy of ω, checked against ω; the flat one if it declares none."""
+    hierarchy = mechanism.hierarchy(state) if mechanism is not None else None
+    if hierarchy is None:
+        return Hierarchy.flat(state)
+    if not isinstance(hierarchy, Hierarchy):
+        raise MechanismContractError(
+            f"{mechanism}.hierarchy(ω) returned {type(hierarchy).__name__}; it must return a Hierarchy "
+            f"(stmviz.core.protocol) or None for a flat ω"
+        )
+    members = state.elements
+    strangers = [e for e in hierarchy.nodes if e not in members]
+    if strangers:
+        raise MechanismContractError(
+            f"{mechanism}.hierarchy(ω) lists {len(strangers)} node(s) that are not elements of ω, e.g. "
+            f"{strangers[0].label()}; a hierarchy of ω has the elements of ω as nodes"
+        )
+    listed = set(hierarchy.nodes)
+    missing = [e for e in state.ordered() if e not in listed]
+    if missing:  # elements the hierarchy left out hang under ω
+        hierarchy = Hierarchy(hierarchy.nodes + tuple(missing), hierarchy.edges, hierarchy.title)
+    return hierarchy
 
 
-def hierarchy_graph(trace: Trace | State, t: int | None = None, *, max_depth: int | None = None) -> nx.DiGraph:
-    """The structure of a state ω_t as a tree rooted at ``"ω_t"`` (AgentFold, HiAgent) or a flat graph.
+def hierarchy_graph(
+    trace: Trace | State,
+    t: int | None = None,
+    *,
+    mechanism: Mechanism | None = None,
+    max_depth: int | None = None,
+) -> nx.DiGraph:
+    """The hierarchy of a state ω_t, as the mechanism declares it, as a tree rooted at ``"ω_t"``.
 
     Parameters
     ----------
     trace : Trace or State
-        A recorded run; a bare State ω is accepted too (then AgentFold's
-        folding history is unknown and its blocks hang directly under the root).
+        A recorded run; a bare State ω is accepted too (then the folds of
+        the trace are unknown, and without ``mechanism`` ω is drawn flat).
     t : int, optional
-        Which state ω_t (0 ≤ t ≤ n); default the final state ω_n.
+        Which state ω_t (0 ≤ t ≤ n, negative counts from the end); default
+        the final state ω_n.
+    mechanism : Mechanism, optional
+        The mechanism whose declarations to read; default the trace's own.
     max_depth : int, optional
         Leave out nodes deeper than this (the root has depth 0). Useful to keep a
-        long AgentFold history readable; the default keeps the whole tree.
+        long folding history readable; the default keeps the whole tree.
 
     Returns
     -------
     networkx.DiGraph
-        Edges go from parent to child, children in time order. The root
-        :data:`ROOT` stands for ω_t itself. Every node has the attributes
-        ``type`` (e.type, ``"state"`` for the root), ``label`` (a short name
-        such as ``s[3,7]``), ``size`` (μ(e); Σμ(ω_t) for the root), ``content``
-        (shortened and HTML-escaped), ``range`` ((x, y) or ``None``), ``step``,
-        ``t``, ``depth``, ``in_state`` (whether e ∈ ω_t, or only in the folding
-        history) and ``element`` (the Element, ``None`` for the root). The
-        graph attributes ``kind``, ``t``, ``v_max`` and ``name`` describe it.
-
-    Notes
-    -----
-    - **AgentFold** (elements of type ``"block"`` with meta ``range`` (x, y)
-      and one ``"latest"``): the blocks of ω_t and the latest interaction are
-      children of the root, next to the query and tools. For each step, a
-      block it adds whose range covers blocks (and the latest interaction) the
-      same step removes is a deep consolidation and becomes their parent; a
-      block made from the latest interaction alone is a leaf. The leaves
-      under the blocks then cover the folded steps in order, without overlap,
-      as long as the mechanism only ever merges whole chains of blocks.
-    - **HiAgent** (types ``task``, ``subgoal``, ``pair``, ``summary``,
-      ``retrieved``, meta ``subgoal`` id and ``current``): root → task →
-      subgoals and summaries; the pairs of a subgoal hang under it; a finished
-      subgoal is collapsed into its summary node, and when its trajectory was
-      retrieved, the ``retrieved`` pairs hang under that summary.
-    - **Anything else** (FIFO window, SCM): the root with one child per element.
+        Edges go from parent to child. The root :data:`ROOT` stands for ω_t
+        itself; an element the hierarchy gives no parent hangs under it.
+        Every node has the attributes ``type`` (e.type, ``"state"`` for the
+        root), ``label`` (from the declared type's label, e.g. ``s[3,7]``),
+        ``color``, ``size`` (μ(e); Σμ(ω_t) for the root), ``content``
+        (shortened and HTML-escaped), ``range`` ((x, y) or ``None``),
+        ``step``, ``t``, ``depth``, ``in_state`` (whether e ∈ ω_t, or only in
+        the folding history) and ``element`` (the Element, ``None`` for the
+        root). The graph attributes ``kind`` (``"tree"`` or ``"flat"``),
+        ``t``, ``v_max``, ``name`` (the mechanism's), ``title`` (the
+        hierarchy's) and ``element_types`` (the declared types) describe it.
 
     Examples
     --------
@@ -295,41 +254,41 @@ def hierarchy_graph(trace: Trace | State, t: int | None = None, *, max_depth: in
     ('flat', ['user 0', 'assistant 1'])
     """
     if max_depth is not None and (isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 0):
-        raise ValueError(f"max_depth must be a whole number ≥ 0 or None, got {max_depth!r}")
+        raise InvalidArgumentError(f"max_depth must be a whole number ≥ 0 or None, got {max_depth!r}")
+    if mechanism is not None and not isinstance(mechanism, Mechanism):
+        raise InvalidArgumentError(f"mechanism must be a Mechanism or None, got {type(mechanism).__name__}")
+    index: _FoldIndex | None = None
     if isinstance(trace, Trace):
-        n = len(trace)
-        if t is None:
-            t = n
-        if isinstance(t, bool) or not isinstance(t, int):
-            raise TypeError(f"t must be a whole number of steps, got {t!r}")
-        if not -(n + 1) <= t <= n:
-            raise IndexError(f"the trace has states ω_0 … ω_{n}; there is no ω_{t}")
-        if t < 0:
-            t += n + 1
+        t = trace.resolve_t(len(trace) if t is None else t, where="hierarchy_graph")
         state = trace.state_at(t)
-        index: _FoldIndex | None = _index(trace)
-        kind = index.kind
+        mechanism = mechanism or trace.mechanism
+        types = element_types_of_trace(trace) if mechanism is None else _types_of(mechanism)
+        if mechanism is trace.mechanism:
+            index = _index(trace)
         sizes: Mapping[Element, float] = trace.sizes
         v_max: float | None = trace.v_max
         name = trace.name
     else:
         state = _as_state(trace)
-        index = None
-        kind = _kind_of(e.type for e in state)
+        types = _types_of(mechanism)
         sizes = {}
         v_max = None
-        name = "state"
+        name = str(mechanism) if mechanism is not None else "state"
     missing = [e for e in state.elements if e not in sizes]
     if missing:  # a bare State: μ is unknown, draw every element with size 1
-        sizes = dict(sizes)
-        for e in missing:
-            sizes[e] = 1.0  # type: ignore[index]
-    graph = nx.DiGraph(kind=kind, t=t, v_max=v_max, name=name)
+        sizes = {**sizes, **{e: 1.0 for e in missing}}
+    hierarchy = _declared(mechanism, state)
+    kind = "tree" if declares_hierarchy(mechanism) else "flat"
+    graph = nx.DiGraph(
+        kind=kind, t=t, v_max=v_max, name=name, title=hierarchy.title, element_types=types,
+        own_types=tuple(mechanism.element_types) if mechanism is not None else (),
+    )
     total = sum(sizes[e] for e in state.elements)
     graph.add_node(
         ROOT,
         type="state",
         label=f"ω_{t}" if t is not None else "ω",
+        color=ROOT_COLOR,
         size=float(total),
         content=escape(f"{len(state)} elements, Σμ = {total:g}" + (f" of V_max = {v_max:g}" if v_max else "")),
         range=None,
@@ -340,57 +299,41 @@ def hierarchy_graph(trace: Trace | State, t: int | None = None, *, max_depth: in
         element=None,
     )
     limit = math.inf if max_depth is None else max_depth
-    cache = index.attrs if index is not None else None
+    cache = index.attrs if index is not None else {}
+    children = index.children if index is not None else {}
 
-    def add(element: Element, parent: str, in_state: bool = True) -> str | None:
-        if graph.nodes[parent]["depth"] + 1 > limit:
+    def add(element: Element, parent: str, in_state: bool) -> str | None:
+        depth = graph.nodes[parent]["depth"] + 1
+        if depth > limit:
             return None
-        return _add_element(graph, element, parent, sizes, in_state, cache)
+        attrs = cache.get(element)
+        if attrs is None:
+            attrs = cache[element] = _element_attrs(element, sizes, types)
+        graph.add_node(element.id, **attrs, depth=depth, in_state=in_state)
+        graph.add_edge(parent, element.id)
+        return element.id
 
-    ordered = state.ordered()
-    if kind == "agentfold":
-        children = index.children if index is not None else {}
+    def descend(element: Element, node: str) -> None:
+        for kid in children.get(element, ()):
+            kid_node = add(kid, node, in_state=False)
+            if kid_node is not None:
+                descend(kid, kid_node)
 
-        def descend(block: Element, node: str) -> None:
-            for kid in children.get(block, ()):
-                kid_node = add(kid, node, in_state=False)
-                if kid_node is not None:
-                    descend(kid, kid_node)
-
-        for element in ordered:
-            node = add(element, ROOT)
-            if node is not None and element.type == "block":
+    for element in hierarchy.nodes:
+        up = hierarchy.parent(element)
+        parent = ROOT if up is None else up.id
+        if parent in graph:
+            node = add(element, parent, in_state=True)
+            if node is not None:
                 descend(element, node)
-    elif kind == "hiagent":
-        tasks = [e for e in ordered if e.type == "task"]
-        task_node = add(tasks[0], ROOT) if tasks else None
-        for extra_task in tasks[1:]:
-            add(extra_task, ROOT)
-        top = task_node or ROOT
-        subgoal_nodes: dict[Any, str] = {}
-        summary_nodes: dict[Any, str] = {}
-        for element in ordered:
-            if element.type in ("subgoal", "summary"):
-                node = add(element, top)
-                if node is not None:
-                    table = subgoal_nodes if element.type == "subgoal" else summary_nodes
-                    table.setdefault(element.meta.get("subgoal"), node)
-        for element in ordered:
-            sub = element.meta.get("subgoal")
-            if element.type == "pair":
-                parent = subgoal_nodes.get(sub) or summary_nodes.get(sub) or top
-            elif element.type == "retrieved":
-                parent = summary_nodes.get(sub) or subgoal_nodes.get(sub) or top
-            elif element.type in ("task", "subgoal", "summary"):
-                continue
-            else:
-                parent = ROOT
-            if parent in graph:
-                add(element, parent)
-    else:
-        for element in ordered:
-            add(element, ROOT)
     return graph
+
+
+def _types_of(mechanism: Mechanism | None) -> Mapping[str, ElementType]:
+    """The mechanism's declared element types, over every declared type (its own win)."""
+    if mechanism is None:
+        return declared_types()
+    return {**declared_types(), **mechanism.element_types}
 
 
 # --------------------------------------------------------------------------- layout
@@ -398,13 +341,13 @@ def hierarchy_graph(trace: Trace | State, t: int | None = None, *, max_depth: in
 
 def _check_graph(graph: Any) -> nx.DiGraph:
     if not isinstance(graph, nx.DiGraph):
-        raise TypeError(f"expected a networkx.DiGraph from hierarchy_graph, got {type(graph).__name__}")
+        raise InvalidArgumentError(f"expected a networkx.DiGraph from hierarchy_graph, got {type(graph).__name__}")
     if ROOT not in graph:
-        raise ValueError(f"not a hierarchy graph: it has no root node {ROOT!r}; build it with hierarchy_graph(trace, t)")
+        raise InvalidArgumentError(f"not a hierarchy graph: it has no root node {ROOT!r}; build it with hierarchy_graph(trace, t)")
     for node, data in graph.nodes(data=True):
         for key in ("type", "depth", "size"):
             if key not in data:
-                raise ValueError(
+                raise InvalidArgumentError(
                     f"not a hierarchy graph: node {shorten(repr(node), 30)} has no {key!r} attribute; "
                     f"build it with hierarchy_graph(trace, t)"
                 )
@@ -549,8 +492,27 @@ def _is_inert(text: str) -> bool:
     return "<" not in text and ">" not in text and '"' not in text
 
 
-def _node_arrays(graph: nx.DiGraph, labels: bool | None = None) -> dict[str, Any]:
-    """Plain data for the node and edge traces (also used by the widgets to update in place)."""
+def node_arrays(graph: nx.DiGraph, labels: bool | None = None) -> dict[str, Any]:
+    """Plain data of the node and edge traces of :func:`hierarchy_figure` (widgets update a figure in place with it).
+
+    Parameters
+    ----------
+    graph : networkx.DiGraph
+        A graph from :func:`hierarchy_graph`.
+    labels : bool, optional
+        Write the labels next to the nodes (default: at most 40 nodes).
+
+    Returns
+    -------
+    dict
+        ``edge_x``, ``edge_y`` (edge segments separated by ``None``), ``x``,
+        ``y``, ``size``, ``color``, ``opacity``, ``line_color``, ``text``,
+        ``hovertext``, ``mode`` (one entry per node, in graph order),
+        ``depth`` (the deepest level) and ``types`` (the element types
+        present, in order of first appearance).
+    """
+    graph = _check_graph(graph)
+    types = graph.graph.get("element_types")
     pos = hierarchy_layout(graph)
     order = list(graph.nodes)
     nodes = graph.nodes
@@ -567,7 +529,7 @@ def _node_arrays(graph: nx.DiGraph, labels: bool | None = None) -> dict[str, Any
         "x": [pos[n][0] for n in order],
         "y": [pos[n][1] for n in order],
         "size": _marker_sizes(graph, order),
-        "color": [ROOT_COLOR if n == ROOT else color_for(nodes[n]["type"]) for n in order],
+        "color": [ROOT_COLOR if n == ROOT else nodes[n].get("color") or color_for(nodes[n]["type"], types) for n in order],
         "opacity": [1.0 if nodes[n].get("in_state", True) else 0.45 for n in order],
         "line_color": ["#222222" if nodes[n].get("in_state", True) else "#ffffff" for n in order],
         "text": [escape(nodes[n].get("label", "")) for n in order] if show else None,
@@ -578,8 +540,8 @@ def _node_arrays(graph: nx.DiGraph, labels: bool | None = None) -> dict[str, Any
     }
 
 
-def _node_marker(arrays: Mapping[str, Any]) -> dict[str, Any]:
-    """The ``marker`` of the node trace from :func:`_node_arrays`."""
+def node_marker(arrays: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``marker`` of the node trace of :func:`hierarchy_figure`, from :func:`node_arrays`."""
     return {
         "size": arrays["size"], "color": arrays["color"], "opacity": arrays["opacity"],
         "line": {"color": arrays["line_color"], "width": 1},
@@ -634,13 +596,13 @@ def hierarchy_figure(
     elif isinstance(graph_or_trace, (Trace, State)):
         graph = hierarchy_graph(graph_or_trace, t, max_depth=max_depth)
     else:
-        raise TypeError(
+        raise InvalidArgumentError(
             f"hierarchy_figure needs a graph from hierarchy_graph, a Trace or a State; "
             f"got {type(graph_or_trace).__name__}"
         )
-    arrays = _node_arrays(graph, labels)
+    arrays = node_arrays(graph, labels)
     kind = graph.graph.get("kind", "flat")
-    t_value = graph.graph.get("t")
+    types = graph.graph.get("element_types")
     fig = go.Figure()
     fig.add_trace(
         go.Scatter(
@@ -653,20 +615,20 @@ def hierarchy_figure(
             x=arrays["x"], y=arrays["y"], mode=arrays["mode"], name="nodes",
             text=arrays["text"], textposition="top center", textfont={"size": 10},
             hovertext=arrays["hovertext"], hoverinfo="text",
-            marker=_node_marker(arrays),
+            marker=node_marker(arrays),
             showlegend=False,
         )
     )
-    for kind_type in _legend_types(kind, arrays["types"]):
+    for kind_type in legend_types(graph, arrays["types"]):
         fig.add_trace(
             go.Scatter(
                 x=[None], y=[None], mode="markers", name=escape(kind_type),
-                marker={"size": 10, "color": color_for(kind_type)}, hoverinfo="skip",
+                marker={"size": 10, "color": color_for(kind_type, types)}, hoverinfo="skip",
             )
         )
     depth = arrays["depth"]
     fig.update_layout(
-        title={"text": _figure_title(kind, t_value)},
+        title={"text": hierarchy_title(graph)},
         height=height,
         margin={"l": 50, "r": 20, "t": 50, "b": 40},
         hovermode="closest",
@@ -687,18 +649,33 @@ def hierarchy_figure(
     return fig
 
 
-def _figure_title(kind: str, t: int | None) -> str:
-    what = {"agentfold": "AgentFold: folded summaries", "hiagent": "HiAgent: task → subgoals → pairs"}.get(
-        kind, "elements of ω"
-    )
+def hierarchy_title(graph: nx.DiGraph, t: int | None = None) -> str:
+    """The title of a hierarchy figure: ω_t, the mechanism's name and what its hierarchy shows.
+
+    Parameters
+    ----------
+    graph : networkx.DiGraph
+        A graph from :func:`hierarchy_graph` (its ``name``, ``title`` and ``t``).
+    t : int, optional
+        The time index to name (default the graph's ``t``).
+
+    Examples
+    --------
+    >>> from stmviz import Element, State
+    >>> hierarchy_title(hierarchy_graph(State([Element("hi", {"t": 0})])))
+    'Hierarchy of ω — elements of ω'
+    """
+    t = graph.graph.get("t") if t is None else t
+    title = graph.graph.get("title") or ""
+    name = graph.graph.get("name") or ""
+    what = f"{name}: {title}" if title and name else title or "elements of ω"
     return f"Hierarchy of ω_{t} — {what}" if t is not None else f"Hierarchy of ω — {what}"
 
 
-def _legend_types(kind: str, present: list[str]) -> list[str]:
-    if kind == "agentfold":
-        fixed = list(AGENTFOLD_TYPES)
-    elif kind == "hiagent":
-        fixed = list(HIAGENT_TYPES)
-    else:
-        fixed = []
-    return fixed + [p for p in present if p not in fixed]
+def legend_types(graph: nx.DiGraph, present: Sequence[str] = ()) -> list[str]:
+    """The element types a hierarchy figure's legend lists: a tree's declared types, then the others present."""
+    declared: list[str] = []
+    if graph.graph.get("kind") == "tree":
+        own = graph.graph.get("own_types") or ()
+        declared = list(own)
+    return declared + [p for p in present if p not in declared]

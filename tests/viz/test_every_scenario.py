@@ -61,14 +61,11 @@ def test_every_figure_of_every_step_class(cls, scenario_name):
         if t < n:
             assert isinstance(loop_figure(trace, t), go.Figure)
 
-        kind = hierarchy_kind(trace.state_at(t))
+        kind = hierarchy_kind(trace)
         graph = hierarchy_graph(trace, t)
         assert isinstance(graph, nx.DiGraph) and nx.is_arborescence(graph)  # a tree, edges from the root down
         assert isinstance(hierarchy_figure(graph), go.Figure)
-        if cls is AgentFold and t == n:
-            assert kind == "agentfold"
-        if cls is HiAgent and t == n:
-            assert kind == "hiagent"
+        assert kind == ("tree" if cls in (AgentFold, HiAgent) else "flat")  # what the mechanism declares
 
 
 @pytest.mark.parametrize("scenario_name", SCENARIOS)

@@ -1,7 +1,9 @@
-"""Tests of stmviz.viz.hierarchy: the multi-scale structure of ω_t as a graph and its figure.
+"""Tests of stmviz.viz.hierarchy: the hierarchy of ω_t a mechanism declares, as a graph and its figure.
 
-The small mechanisms below (``MiniFold``, ``MiniHiAgent``) emit the metadata
-conventions of AgentFold and HiAgent; the widget tests load them from here too.
+The small mechanisms below (``MiniFold``, ``MiniHiAgent``) make AgentFold's and
+HiAgent's elements and declare the same protocol (element types, folds,
+hierarchy) by borrowing those mechanisms' declarations; the widget tests load
+them from here too.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from stmviz import AgentStep, Element, Mechanism, Operation, State, StateSpace, Transition, make_mechanism, run, sizes
+from stmviz.mechanisms.agentfold import AgentFold
+from stmviz.mechanisms.hiagent import HiAgent
 from stmviz.viz._common import TYPE_COLORS
 from stmviz.viz.hierarchy import (
     ROOT,
@@ -39,6 +43,10 @@ class MiniFold(Mechanism):
 
     name = "mini-fold"
     operations = {"condense": "I_{t−1} → s_{t−1,t−1}", "consolidate": "s_{x..}, I_{t−1} → s_{x,t−1}", "start": "first step"}
+    element_types = AgentFold.element_types
+    directives = AgentFold.directives
+    hierarchy = AgentFold.hierarchy
+    folds = AgentFold.folds
 
     def initial_state(self, context):
         return State(
@@ -91,6 +99,9 @@ class MiniHiAgent(Mechanism):
 
     name = "mini-hiagent"
     operations = {"act": "add the pair, switching or summarizing subgoals as the step says"}
+    element_types = HiAgent.element_types
+    directives = HiAgent.directives
+    hierarchy = HiAgent.hierarchy
 
     def initial_state(self, context):
         return State([Element(context.query or "the task", {"t": -1, "type": "task"})])
@@ -218,7 +229,7 @@ def test_agentfold_tree_structure_and_parents():
     # steps: 0 start, 1..4 condense I_0..I_3, 5 consolidates blocks from 1 and I_4 → s_{1,4}
     trace = fold_trace([None, None, None, None, None, 1, None, 0, None])
     g = hierarchy_graph(trace, t=6)
-    assert g.graph["kind"] == "agentfold" and g.graph["t"] == 6
+    assert g.graph["kind"] == "tree" and g.graph["t"] == 6
     assert nx.is_arborescence(g)
     labels = {g.nodes[n]["label"]: n for n in g}
     assert {"query", "tools", "s[0,0]", "s[1,4]", "I[5]"} <= set(labels)
@@ -273,8 +284,9 @@ def test_agentfold_max_depth_and_bare_state():
     assert max(d for _, d in shallow.nodes(data="depth")) == 1
     assert set(shallow) == {ROOT} | set(full.successors(ROOT))
     # a bare State knows no folding history: blocks hang under the root
-    g = hierarchy_graph(trace.state_at(6))
-    assert g.graph["kind"] == "agentfold" and all(g.nodes[n]["depth"] <= 1 for n in g)
+    g = hierarchy_graph(trace.state_at(6), mechanism=trace.mechanism)
+    assert g.graph["kind"] == "tree" and all(g.nodes[n]["depth"] <= 1 for n in g)
+    assert hierarchy_graph(trace.state_at(6)).graph["kind"] == "flat"  # no mechanism: nothing declared
     with pytest.raises(ValueError, match="max_depth"):
         hierarchy_graph(trace, 1, max_depth=-1)
 
@@ -302,7 +314,7 @@ def test_agentfold_layout_follows_time():
 def test_hiagent_tree():
     trace = hiagent_trace()
     g = hierarchy_graph(trace)
-    assert g.graph["kind"] == "hiagent" and nx.is_arborescence(g)
+    assert g.graph["kind"] == "tree" and nx.is_arborescence(g)
     (task,) = list(g.successors(ROOT))
     assert g.nodes[task]["type"] == "task"
     under_task = {g.nodes[n]["label"]: n for n in g.successors(task)}
@@ -332,7 +344,7 @@ def test_hiagent_orphans_attach_to_the_task():
             Element("other", {"t": 2, "type": "note"}),
         ]
     )
-    g = hierarchy_graph(omega)
+    g = hierarchy_graph(omega, mechanism=MiniHiAgent(StateSpace(sizes.chars, 100)))
     task = next(n for n in g if g.nodes[n]["type"] == "task")
     assert [g.nodes[n]["type"] for n in g.successors(task)] == ["pair"]
     assert "note" in [g.nodes[n]["type"] for n in g.successors(ROOT)]
@@ -426,7 +438,7 @@ def _real(module: str, cls: str):
 
 
 def _sample(n=40):
-    from stmviz.core.mechanism import sample_steps
+    from stmviz.core.check import sample_steps
 
     return sample_steps(n)
 
@@ -436,7 +448,7 @@ def test_real_agentfold_is_a_tree():
     trace = run(AgentFold(StateSpace(sizes.words, 5000)), _sample(), query="q", tools=("search",))
     for t in (0, len(trace) // 2, len(trace)):
         g = hierarchy_graph(trace, t)
-        assert g.graph["kind"] == "agentfold"
+        assert g.graph["kind"] == "tree"
         assert nx.is_arborescence(g)
         if t >= 2:
             assert_covers(block_leaves(g), 0, t - 2)
@@ -447,7 +459,7 @@ def test_real_hiagent_is_a_tree():
     HiAgent = _real("hiagent", "HiAgent")
     trace = run(HiAgent(StateSpace(sizes.words, 5000)), _sample(), query="q")
     g = hierarchy_graph(trace)
-    assert g.graph["kind"] == "hiagent"
+    assert g.graph["kind"] == "tree"
     assert nx.is_arborescence(g)
     assert {g.nodes[n]["element"] for n in g if n != ROOT} == set(trace.final.elements)
     hierarchy_figure(trace)
