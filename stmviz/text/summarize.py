@@ -11,7 +11,7 @@ original order; a sentence longer than the whole budget is truncated.
 The definitions are the regular expressions ``_SENTENCE``, ``_WORD``,
 ``_DIGIT``, ``_NAME`` and ``_MACHINERY`` applied sentence by sentence (see
 ``tests/test_text_reference.py``). For speed, a text is analysed in a few passes
-over all of its sentences at once (:func:`_analyze_text`), with equivalent
+over all of its sentences at once (:func:`_analyze`), with equivalent
 expressions that let the regex engine skip ahead to the characters a match
 must start with; analyses are kept for texts that recur, and the analysis of a
 summary is put together from its sentences' (a summary is often summarized
@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Sequence
+from functools import lru_cache
 from itertools import chain, filterfalse, repeat
 from operator import mul, neg, truediv
 
@@ -175,69 +176,16 @@ class _Analysis:
             list(floors),
         )
 
-    @classmethod
-    def joining(cls, picked: Sequence[tuple["_Analysis", int]]) -> "_Analysis | None":
-        """The analysis of " ".join of the picked sentences (analysis, index), or ``None`` if it is not theirs.
-
-        The join splits back into exactly these sentences when each one ends in . ! or ?
-        and the next starts with one of _OPENERS (no sentence holds a place to split: it was
-        split off, and joining only adds the spaces in between). Everything else of a
-        sentence's analysis depends on the sentence alone.
-        """
-        for (a, i), (b, j) in zip(picked, picked[1:]):
-            if a.sentences[i][-1] not in ".!?" or b.sentences[j][0] not in _OPENERS:
-                return None
-        return cls(
-            [a.sentences[i] for a, i in picked],
-            [a.words[i] for a, i in picked],
-            [a.norms[i] for a, i in picked],
-            [a.digit[i] for a, i in picked],
-            [a.name[i] for a, i in picked],
-            [a.machinery[i] for a, i in picked],
-            [a.floors[i] for a, i in picked],
-        )
-
 
 _EMPTY = _Analysis.of([], [], [], [], [], [])
 
 
-class _Analyses:
-    """A bounded LRU of analyses per text (texts recur: a block is summarized again when blocks merge).
+@lru_cache(maxsize=512)
+def _analyze(text: str) -> _Analysis:
+    """The analysis of a text: its sentences and what scoring them needs.
 
-    The summarizer also files the analysis of each summary it returns, derived from
-    its sentences' (:meth:`_Analysis.joining`), so a summary summarized again is not
-    analysed again. Every entry equals what :func:`_analyze_text` gives for its text.
+    Memoized: texts recur (a block is summarized again when blocks merge).
     """
-
-    __slots__ = ("maxsize", "_data")
-
-    def __init__(self, maxsize: int = 512) -> None:
-        self.maxsize = maxsize
-        self._data: OrderedDict[str, _Analysis] = OrderedDict()
-
-    def __call__(self, text: str) -> _Analysis:
-        data = self._data
-        hit = data.get(text)
-        if hit is not None:
-            data.move_to_end(text)
-            return hit
-        hit = _analyze_text(text)
-        self.file(text, hit)
-        return hit
-
-    def file(self, text: str, analysis: _Analysis) -> None:
-        """Remember the analysis of ``text`` (which must equal ``_analyze_text(text)``)."""
-        data = self._data
-        data[text] = analysis
-        if len(data) > self.maxsize:
-            data.popitem(last=False)
-
-    def cache_clear(self) -> None:
-        self._data.clear()
-
-
-def _analyze_text(text: str) -> _Analysis:
-    """The analysis of a text: its sentences and what scoring them needs."""
     sentences = split_sentences(text)
     if not sentences:
         return _EMPTY
@@ -269,8 +217,6 @@ def _analyze_text(text: str) -> _Analysis:
         machinery = repeat(False, len(sentences))
     return _Analysis.of(sentences, words, digit, name, machinery, floors)
 
-
-_analyze = _Analyses()
 
 
 def _flags(pattern: re.Pattern, joined: str) -> list[str]:
@@ -342,7 +288,6 @@ class ExtractiveSummarizer:
         if not (bounded and sum(a.floor for a in analyses) > budget):
             joined = " ".join(parts)
             if count(joined) <= budget:
-                _file(joined, [(a, i) for a in analyses for i in range(len(a.sentences))])
                 return joined
         analyses = [a for a in analyses if a.sentences]  # one per text of ``parts``
         n_texts = len(parts)
@@ -402,20 +347,7 @@ class ExtractiveSummarizer:
         summary = " ".join(sentences[k] for k in chosen)
         if count(summary) > budget:  # joining can merge tokens differently; stay within budget
             return truncate_to_tokens(summary, budget, encoding)
-        if len(analyses) == 1:
-            picked = [(analyses[0], k) for k in chosen]
-        else:
-            owners = [(a, i) for a in analyses for i in range(len(a.sentences))]
-            picked = [owners[k] for k in chosen]
-        _file(summary, picked)
         return summary
-
-
-def _file(summary: str, picked: list[tuple[_Analysis, int]]) -> None:
-    """File the analysis of a summary made of the picked sentences, if it is theirs: a summary is often summarized again."""
-    analysis = _Analysis.joining(picked)
-    if analysis is not None:
-        _analyze.file(summary, analysis)
 
 
 _default = ExtractiveSummarizer()
