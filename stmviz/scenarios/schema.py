@@ -51,7 +51,7 @@ import json
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..core.errors import ScenarioFormatError
 from ..core.formatting import shorten
@@ -162,7 +162,7 @@ def _explain(error: Any) -> list[tuple[list[str | int], str]]:
     path: list[str | int] = list(error.absolute_path)
     keyword, wanted, value = error.validator, error.validator_value, error.instance
     if keyword == "type":
-        names = wanted if isinstance(wanted, list) else [wanted]
+        names: list[str] = wanted if isinstance(wanted, list) else [wanted]
         return [(path, f"expected {' or '.join(_TYPE_NAMES.get(t, t) for t in names)}, got {_show(value)}")]
     if keyword == "const":
         return [(path, f"expected {json.dumps(wanted)}, got {_show(value)}")]
@@ -269,23 +269,27 @@ def _semantic(data: Mapping[str, Any]) -> list[tuple[str, str]]:
             if not isinstance(probe, Mapping):
                 continue
             where = f"probes[{k}]"
-            t, ev, answer = probe.get("t"), probe.get("evidence_step"), probe.get("answer")
-            if not all(isinstance(v, int) and not isinstance(v, bool) for v in (t, ev)):
+            asked, ev, answer = probe.get("t"), probe.get("evidence_step"), probe.get("answer")
+            if not (_is_whole(asked) and _is_whole(ev)):
                 continue
-            if t > n:
-                found.append((f"{where}.t", f"t = {t} is after the last state ω_{n} (the scenario has {n} steps)"))
-            if ev >= t:
+            if asked > n:
+                found.append((f"{where}.t", f"t = {asked} is after the last state ω_{n} (the scenario has {n} steps)"))
+            if ev >= asked:
                 found.append(
-                    (f"{where}.evidence_step", f"the evidence must lie at a step before t = {t}, got evidence_step = {ev}")
+                    (f"{where}.evidence_step", f"the evidence must lie at a step before t = {asked}, got evidence_step = {ev}")
                 )
             elif ev >= n:
                 found.append((f"{where}.evidence_step", f"there is no step {ev} (the scenario has {n} steps)"))
-            elif isinstance(answer, str) and answer and texts[ev] is not None:
-                if answer.casefold() not in texts[ev].casefold():  # type: ignore[union-attr]
+            elif isinstance(answer, str) and answer and (evidence := texts[ev]) is not None:
+                if answer.casefold() not in evidence.casefold():
                     found.append(
                         (f"{where}.answer", f"{shorten(answer)!r} does not occur in the text of steps[{ev}], its evidence step")
                     )
     return found
+
+
+def _is_whole(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def problems(data: Any) -> list[tuple[str, str]]:

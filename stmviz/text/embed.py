@@ -14,7 +14,9 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Any
 
+from ..core.errors import InvalidArgumentError
 from .summarize import STOPWORDS
 
 __all__ = ["embed", "HashingEmbedder", "cosine", "DIMENSIONS"]
@@ -65,7 +67,7 @@ class HashingEmbedder:
 
     def __init__(self, dimensions: int = DIMENSIONS, digits: int = 4) -> None:
         if isinstance(dimensions, bool) or not isinstance(dimensions, int) or dimensions < 2:
-            raise ValueError(f"dimensions must be a whole number ≥ 2, got {dimensions!r}")
+            raise InvalidArgumentError(f"HashingEmbedder: dimensions must be a whole number ≥ 2, got {dimensions!r}")
         self.dimensions = dimensions
         self.digits = digits
         # stem -> (bucket, sign, sign · (1 + log tf) for tf < 64)
@@ -106,13 +108,11 @@ class HashingEmbedder:
         weights to their buckets. Texts joined by a separator without word characters
         (``"\n".join(parts)``) have the frequencies of :func:`joined_frequencies` of theirs.
         """
-        if text.isascii():  # the same words as the regex, found by C string methods
-            words = text.encode("ascii").translate(_ASCII_WORDS).split()
-            table = self._ascii_stems
-        else:
-            words = _WORD.findall(text.lower())
-            table = self._stems
-        tf = Counter(map(table.get, words))
+        ascii_text = text.isascii()  # then the same words as the regex, found by C string methods
+        # words as bytes for an ASCII text, as str otherwise: the keys of their table of stems
+        words: list[Any] = text.encode("ascii").translate(_ASCII_WORDS).split() if ascii_text else _WORD.findall(text.lower())
+        table: dict[Any, str] = self._ascii_stems if ascii_text else self._stems
+        tf: Counter[Any] = Counter(map(table.get, words))  # None for a word not stemmed yet
         if None in tf:  # words not seen before: stem each new word once, then count again
             for key in set(words).difference(table):
                 if len(table) >= _MEMO:  # the memo is full: stem word by word
@@ -151,7 +151,7 @@ class HashingEmbedder:
         # the float r / 10**digits is then taken from a table (an x < 0 that rounds to 0 is −0.0).
         scale = _SCALES[digits]
         values = _rounded(digits)
-        out = []
+        out: list[float] = []
         append = out.append
         for v in vector:
             if v:
@@ -213,7 +213,9 @@ def embed(text: str) -> tuple[float, ...]:
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     """Cosine similarity of two vectors (0 when either is all zeros)."""
     if len(a) != len(b):
-        raise ValueError(f"vectors of different lengths: {len(a)} and {len(b)}")
+        raise InvalidArgumentError(
+            f"cosine needs two vectors of one length, got {len(a)} and {len(b)}; embed both texts with the same embedder"
+        )
     dot = sum(x * y for x, y in zip(a, b))
     na = math.sqrt(sum(x * x for x in a))
     nb = math.sqrt(sum(y * y for y in b))

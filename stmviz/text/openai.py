@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..core.errors import STMError
+from ..core.errors import InvalidArgumentError, STMError
 from .summarize import truncate_to_tokens
 
 __all__ = ["OpenAISummarizer", "OpenAIEmbedder"]
@@ -31,7 +31,7 @@ class OpenAISummarizer:
 
     def __init__(self, client: Any, model: str, *, prompt: str = PROMPT, encoding: str = "cl100k_base", **options: Any):
         if not hasattr(client, "chat"):
-            raise TypeError(
+            raise InvalidArgumentError(
                 "client must be OpenAI-compatible: it needs client.chat.completions.create(...); "
                 f"got {type(client).__name__}"
             )
@@ -65,7 +65,7 @@ class OpenAIEmbedder:
 
     def __init__(self, client: Any, model: str, **options: Any):
         if not hasattr(client, "embeddings"):
-            raise TypeError(
+            raise InvalidArgumentError(
                 "client must be OpenAI-compatible: it needs client.embeddings.create(...); "
                 f"got {type(client).__name__}"
             )

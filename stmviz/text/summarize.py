@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from itertools import chain, filterfalse, repeat
 from operator import mul, neg, truediv
@@ -152,7 +152,16 @@ class _Analysis:
 
     __slots__ = ("sentences", "words", "norms", "digit", "name", "machinery", "floors", "floor", "tf")
 
-    def __init__(self, sentences, words, norms, digit, name, machinery, floors) -> None:
+    def __init__(
+        self,
+        sentences: list[str],
+        words: list[list[bytes]],
+        norms: list[float],
+        digit: list[float],
+        name: list[float],
+        machinery: list[float],
+        floors: list[int],
+    ) -> None:
         self.sentences: list[str] = sentences
         self.words: list[list[bytes]] = words
         self.norms: list[float] = norms
@@ -164,7 +173,15 @@ class _Analysis:
         self.tf: Counter[bytes] = Counter(chain.from_iterable(map(set, words)))
 
     @classmethod
-    def of(cls, sentences: list[str], words: list[list[bytes]], digit, name, machinery, floors) -> "_Analysis":
+    def of(
+        cls,
+        sentences: list[str],
+        words: list[list[bytes]],
+        digit: Iterable[object],
+        name: Iterable[object],
+        machinery: Iterable[object],
+        floors: Iterable[int],
+    ) -> "_Analysis":
         """The analysis from each sentence's words, feature flags (truthy or not) and token floor."""
         return cls(
             sentences,
@@ -201,6 +218,10 @@ def _analyze(text: str) -> _Analysis:
     if (b"'" in folded or b"-" in folded) and (folded.startswith((b"'", b"-")) or _LEADING_MARK.search(folded)):
         runs = [list(filter(None, map(bytes.lstrip, run, repeat(_STRIP)))) for run in runs]
     words = list(map(list, map(filterfalse, repeat(_STOP.__contains__), runs)))
+    digit: Iterable[object]
+    name: Iterable[object]
+    floors: Iterable[int]
+    machinery: Iterable[object]
     if text.isascii():
         digit = data.translate(None, _NOT_DIGIT_OR_SEP).split(b"\x01")
         name = [b" Ul" in shape or shape[1:3] == b"Ul" for shape in data.translate(_SHAPES).split(b"\x01")]
@@ -326,15 +347,14 @@ class ExtractiveSummarizer:
         else:
             sentences = list(chain.from_iterable(a.sentences for a in analyses))
             floors = list(chain.from_iterable(a.floors for a in analyses))
-        if not bounded:
-            floors = None
+        floor_of: list[int] | None = floors if bounded else None
         chosen: list[int] = []
         used = 0
         for _, k in scored:
             room = budget - used - (1 if chosen else 0)
             if room < 1:  # every sentence has at least one token
                 break
-            if floors is not None and floors[k] > room:
+            if floor_of is not None and floor_of[k] > room:
                 continue
             cost = count(sentences[k]) + (1 if chosen else 0)
             if used + cost <= budget:
