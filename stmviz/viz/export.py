@@ -18,7 +18,8 @@ import plotly.io as pio
 from plotly.subplots import make_subplots
 
 from ..core.trace import Trace
-from ._common import check_trace, escape, fmt, shorten
+from ..core.formatting import format_number, shorten
+from ._common import check_trace, escape
 from .occupancy import occupancy_data, occupancy_trace_dicts
 from .state import state_bar, state_bar_dicts
 
@@ -57,7 +58,7 @@ _PAUSE = {"mode": "immediate", "transition": {"duration": 0}, "frame": {"duratio
 def _frame_title(trace: Trace, t: int) -> str:
     n = len(trace)
     size = trace.size_at(t)
-    text = f"t = {t} of {n} · Σμ(ω_{t}) = {fmt(size)} / V_max = {fmt(trace.v_max)}"
+    text = f"t = {t} of {n} · Σμ(ω_{t}) = {format_number(size, 4)} / V_max = {format_number(trace.v_max, 4)}"
     if t < n:
         step = trace[t]
         text += f" · |π(ω_{t})| = {step.input_size} tokens · step {t}: {shorten(step.operation or '—', 40)}"
@@ -229,7 +230,7 @@ def trace_html(trace: Trace, *, title: str | None = None, max_frames: int = DEFA
     facts = [
         f"mechanism {escape(trace.name)}",
         f"{n} steps",
-        f"V_max = {escape(fmt(trace.v_max))}",
+        f"V_max = {escape(format_number(trace.v_max, 4))}",
         f"μ = {escape(trace.size_name)}",
     ]
     query = f"<p><b>query Q:</b> {escape(shorten(trace.query, 300))}</p>" if trace.query else ""

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 import plotly.graph_objects as go
 
 from ..core.trace import Trace
-from ._common import check_step_index, check_trace, escape, fmt, hover_text, shorten
+from ..core.formatting import format_number, shorten
+from ._common import check_trace, escape, hover_text
 
 __all__ = ["LoopBox", "loop_boxes", "loop_figure"]
 
@@ -86,9 +87,9 @@ def loop_boxes(trace: Trace, t: int) -> list[LoopBox]:
     'U(ω_t, o_t, c_t)<br>o_t = append<br>+1 / −1 elements'
     """
     trace = check_trace(trace, "loop_figure")
-    t = check_step_index(trace, t, "loop_figure", states=False)
+    t = trace.resolve_t(t, states=False, where="loop_figure")
     step = trace[t]
-    v_max = fmt(trace.v_max)
+    v_max = format_number(trace.v_max, 4)
     n_before = len(trace.state_at(t))
     n_after = n_before + len(step.added) - len(step.removed)
     agent = step.context.step
@@ -105,8 +106,8 @@ def loop_boxes(trace: Trace, t: int) -> list[LoopBox]:
 
     state = LoopBox(
         "state",
-        label(f"ω_{t}", f"{n_before} elements", f"Σμ = {fmt(step.size_before)} / {v_max}"),
-        hover_text(f"the state ω_{t} before step {t}", f"{n_before} elements", f"Σμ(ω_{t}) = {fmt(step.size_before)}",
+        label(f"ω_{t}", f"{n_before} elements", f"Σμ = {format_number(step.size_before, 4)} / {v_max}"),
+        hover_text(f"the state ω_{t} before step {t}", f"{n_before} elements", f"Σμ(ω_{t}) = {format_number(step.size_before, 4)}",
                    f"V_max = {v_max} (μ = {trace.size_name})"),
     )
     projection = LoopBox(
@@ -141,9 +142,9 @@ def loop_boxes(trace: Trace, t: int) -> list[LoopBox]:
     )
     nxt = LoopBox(
         "next",
-        label(f"ω_{t + 1}", f"{n_after} elements", f"Σμ = {fmt(step.size_after)} / {v_max}"),
+        label(f"ω_{t + 1}", f"{n_after} elements", f"Σμ = {format_number(step.size_after, 4)} / {v_max}"),
         hover_text(f"the state ω_{t + 1} after step {t}", f"{n_after} elements",
-                   f"Σμ(ω_{t + 1}) = {fmt(step.size_after)} ≤ V_max = {v_max}"),
+                   f"Σμ(ω_{t + 1}) = {format_number(step.size_after, 4)} ≤ V_max = {v_max}"),
     )
     return [state, projection, model, context, update, nxt]
 
@@ -189,7 +190,7 @@ def loop_figure(trace: Trace, t: int) -> go.Figure:
     7
     """
     boxes = loop_boxes(trace, t)
-    t = check_step_index(trace, t, "loop_figure", states=False)
+    t = trace.resolve_t(t, states=False, where="loop_figure")
     shapes: list[dict] = []
     annotations: list[dict] = []
     for box in boxes:

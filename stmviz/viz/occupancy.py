@@ -17,7 +17,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ..core.trace import Trace
-from ._common import check_trace, color_for, escape, fmt, hover_text, shorten
+from ..core.formatting import format_number, shorten
+from ._common import check_trace, color_for, escape, hover_text
 
 __all__ = ["OccupancyData", "Removal", "occupancy_data", "occupancy_trace_dicts", "occupancy_figure"]
 
@@ -53,7 +54,7 @@ class Removal:
     def hover(self) -> str:
         """The escaped hover text: the step, its operation(s), each removed element and why."""
         lines = [f"step {self.t}: ω_{self.t} → ω_{self.t + 1} · {self.operation or '—'}",
-                 f"removed {len(self.labels)} element(s), Σμ(ω_{self.t + 1}) = {fmt(self.size_after)}"]
+                 f"removed {len(self.labels)} element(s), Σμ(ω_{self.t + 1}) = {format_number(self.size_after, 4)}"]
         for label, why in list(zip(self.labels, self.reasons))[:MAX_HOVER_ELEMENTS]:
             lines.append(f"− {label} — {why}")
         if len(self.labels) > MAX_HOVER_ELEMENTS:
@@ -284,7 +285,7 @@ def occupancy_trace_dicts(
             mode="lines",
             line={"color": color or "black", "dash": "dash", "width": 1.5},
             legendgroup=group or None,
-            hovertemplate=f"{sname}<br>V_max = {fmt(data.v_max)}<extra></extra>",
+            hovertemplate=f"{sname}<br>V_max = {format_number(data.v_max, 4)}<extra></extra>",
             meta={"role": "v_max"},
         )
     )

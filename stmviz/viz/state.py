@@ -19,7 +19,8 @@ import plotly.graph_objects as go
 from ..core.element import Element
 from ..core.space import State, StateSpace
 from ..core.trace import Trace
-from ._common import FREE_COLOR, check_step_index, color_for, element_lines, escape, fmt, hover_text, shorten
+from ..core.formatting import format_number, shorten
+from ._common import FREE_COLOR, color_for, element_lines, escape, hover_text
 
 __all__ = ["Block", "StateBar", "state_bar", "state_bar_dicts", "state_bar_traces", "state_figure"]
 
@@ -59,7 +60,7 @@ class Block:
             status.append("new in this state")
         if self.leaving:
             status.append("removed by this step")
-        where = f"[{fmt(self.start)}, {fmt(self.start + self.size)})" + (f" · {', '.join(status)}" if status else "")
+        where = f"[{format_number(self.start, 4)}, {format_number(self.start + self.size, 4)})" + (f" · {', '.join(status)}" if status else "")
         # a short one-line text needs no shortening (hover_text would return it escaped as it is)
         line = escape(where) if len(where) <= width else hover_text(where, width=width)
         return f"{head}<br>{line}<br>{content}"
@@ -150,7 +151,7 @@ def state_bar(
     if isinstance(state_or_trace, Trace):
         trace = state_or_trace
         n = len(trace)
-        t = n if t is None else check_step_index(trace, t, "state_figure")
+        t = n if t is None else trace.resolve_t(t, where="state_figure")
         state = trace.state_at(t)
         measure, cap = _size_function(space_or_sizes if space_or_sizes is not None else trace, v_max)
         new_set = frozenset(trace[t - 1].added) if t > 0 else frozenset()
@@ -252,9 +253,9 @@ def state_bar_dicts(
             orientation="h",
             name="free",
             marker={"color": FREE_COLOR, "line": {"color": "#999999", "width": 1}},
-            text=[f"free {fmt(free)}" if free else ""],
+            text=[f"free {format_number(free, 4)}" if free else ""],
             textposition="inside",
-            hovertext=[hover_text(f"free space V_max − Σμ = {fmt(free)}")],
+            hovertext=[hover_text(f"free space V_max − Σμ = {format_number(free, 4)}")],
             hoverinfo="text",
             showlegend=showlegend,
             meta={"role": "free"},
@@ -304,9 +305,9 @@ def state_figure(
     bar = state_bar(state_or_trace, t, space_or_sizes=space_or_sizes, v_max=v_max, new=new, leaving=leaving)
     fig = go.Figure(state_bar_dicts(bar))
     cap = bar.v_max
-    title = f"{bar.label}: Σμ = {fmt(bar.used)}"
+    title = f"{bar.label}: Σμ = {format_number(bar.used, 4)}"
     if cap is not None:
-        title += f" of V_max = {fmt(cap)} ({100 * bar.used / cap:.0f}%), {len(bar.blocks)} elements"
+        title += f" of V_max = {format_number(cap, 4)} ({100 * bar.used / cap:.0f}%), {len(bar.blocks)} elements"
         fig.add_shape(
             type="line",
             x0=cap,
@@ -317,7 +318,7 @@ def state_figure(
             line={"color": "black", "width": 2, "dash": "dash"},
             name="V_max",
         )
-        fig.add_annotation(x=cap, y=0.5, yref="y", text=f"V_max = {fmt(cap)}", showarrow=False, yanchor="bottom")
+        fig.add_annotation(x=cap, y=0.5, yref="y", text=f"V_max = {format_number(cap, 4)}", showarrow=False, yanchor="bottom")
     else:
         title += f", {len(bar.blocks)} elements"
     upper = max(cap or 0, bar.used) or 1

@@ -12,27 +12,37 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from ..core.errors import InvalidArgumentError
+from ..core.formatting import shorten
 from ..core.trace import Trace
-from ..viz._common import escape, shorten
-from .player import _BOX, TraceView, _controls, _Stepping
+from ..viz._common import escape
+from .player import BOX_STYLE, Stepping, TraceView, time_controls
 
 __all__ = ["ComparePlayer", "compare_player"]
 
 
 def _named(traces: Any) -> list[tuple[str, Trace]]:
     if isinstance(traces, Trace):
-        raise TypeError("compare_player needs several traces (a list or a dict name → Trace); for one, use TracePlayer")
+        raise InvalidArgumentError(
+            "compare_player needs several traces (a list or a dict name → Trace); for one trace, use TracePlayer(trace)"
+        )
     if isinstance(traces, Mapping):
         items = [(str(k), v) for k, v in traces.items()]
     elif isinstance(traces, Sequence) and not isinstance(traces, (str, bytes)):
         items = [(getattr(v, "name", f"trace {i}"), v) for i, v in enumerate(traces)]
     else:
-        raise TypeError(f"compare_player needs a list or a dict of Trace, got {type(traces).__name__}")
+        raise InvalidArgumentError(
+            f"compare_player needs a list or a dict name → Trace, got {type(traces).__name__}; "
+            f"e.g. compare_player([run(fifo, steps), run(scm, steps)])"
+        )
     if not items:
-        raise ValueError("compare_player needs at least one trace; got none")
+        raise InvalidArgumentError("compare_player needs at least one trace, got an empty collection; pass the traces of run(...)")
     for name, trace in items:
         if not isinstance(trace, Trace):
-            raise TypeError(f"compare_player: {shorten(name, 40)!r} is a {type(trace).__name__}, not a Trace")
+            raise InvalidArgumentError(
+                f"compare_player: {shorten(name, 40)!r} is a {type(trace).__name__}, not a Trace; "
+                f"pass what run(mechanism, steps) returns"
+            )
     seen: dict[str, int] = {}
     out = []
     for name, trace in items:  # the same mechanism twice: make the names distinct
@@ -41,7 +51,7 @@ def _named(traces: Any) -> list[tuple[str, Trace]]:
     return out
 
 
-class ComparePlayer(_Stepping, widgets.VBox):
+class ComparePlayer(Stepping, widgets.VBox):
     """Several traces of one scenario stepped together by one slider.
 
     Parameters
@@ -85,17 +95,17 @@ class ComparePlayer(_Stepping, widgets.VBox):
         self.traces = [trace for _, trace in items]
         self.n = max(len(trace) for trace in self.traces)
         if columns is not None and (isinstance(columns, bool) or not isinstance(columns, int) or columns < 1):
-            raise ValueError(f"columns must be a whole number ≥ 1, got {columns!r}")
+            raise InvalidArgumentError(f"compare_player: columns must be a whole number ≥ 1 (or None), got {columns!r}")
         t = max(0, min(int(t), self.n))
         self.views = [
             TraceView(trace, min(t, len(trace)), tokens=False, hierarchy=False, name=name, height=340)
             for name, trace in items
         ]
-        self.play, self.slider, self.back_button, self.next_button = _controls(self.n, t, interval)
+        self.play, self.slider, self.back_button, self.next_button = time_controls(self.n, t, interval)
         cols = columns or min(len(items), 3)
         panels = [
             widgets.VBox(
-                [widgets.HTML(f"<b style='{_BOX}'>{escape(shorten(name, 60))}</b>"), view.occupancy, view.state, view.info],
+                [widgets.HTML(f"<b style='{BOX_STYLE}'>{escape(shorten(name, 60))}</b>"), view.occupancy, view.state, view.info],
                 layout=widgets.Layout(width=f"{100 / cols - 1:.2f}%", min_width="320px", margin="0 0.5% 8px 0"),
             )
             for name, view in zip(self.names, self.views)

@@ -20,8 +20,10 @@ from typing import Any
 import ipywidgets as widgets
 import plotly.graph_objects as go
 
+from ..core.errors import InvalidArgumentError
+from ..core.formatting import format_number, shorten
 from ..core.trace import Trace
-from ..viz._common import escape, fmt, hover_text, shorten
+from ..viz._common import escape, hover_text
 from ..viz.hierarchy import hierarchy_figure, hierarchy_graph, hierarchy_kind, hierarchy_title, node_arrays, node_marker
 from ..viz.occupancy import occupancy_data, occupancy_figure
 from ..viz.state import block_marker, block_text, state_bar, state_bar_traces, state_figure
@@ -42,12 +44,13 @@ TOKEN_CACHE = 64
 
 _UNSET = object()
 
-_BOX = "font-family:var(--jp-ui-font-family, sans-serif);font-size:13px;line-height:1.45"
+#: CSS of the players' text (step info, titles): the notebook's UI font.
+BOX_STYLE = "font-family:var(--jp-ui-font-family, sans-serif);font-size:13px;line-height:1.45"
 
 
 def _check_trace(trace: Any, where: str) -> Trace:
     if not isinstance(trace, Trace):
-        raise TypeError(
+        raise InvalidArgumentError(
             f"{where} needs a Trace (the record of run(mechanism, steps)), got {type(trace).__name__}; "
             f"e.g. {where}(run(mechanism, steps))"
         )
@@ -81,12 +84,11 @@ def step_html(trace: Trace, t: int, *, max_items: int = 8) -> str:
     >>> "oldest element" in html, "<b>one" in html, "&lt;b&gt;one" in html
     (True, False, True)
     """
+    t = trace.resolve_t(t, where="step_html")
     n = len(trace)
-    if not 0 <= t <= n:
-        raise IndexError(f"the trace has states ω_0 … ω_{n}; there is no ω_{t}")
     size = trace.size_at(t)
     head = (
-        f"<b>ω<sub>{t}</sub></b> · Σμ = {escape(fmt(size))} of V<sub>max</sub> = {escape(fmt(trace.v_max))} "
+        f"<b>ω<sub>{t}</sub></b> · Σμ = {escape(format_number(size, 4))} of V<sub>max</sub> = {escape(format_number(trace.v_max, 4))} "
         f"({100 * size / trace.v_max:.0f}%)"
     )
     if t == 0:
@@ -113,7 +115,7 @@ def step_html(trace: Trace, t: int, *, max_items: int = 8) -> str:
     if t < n:
         nxt = "; ".join(escape(shorten(str(o), 60)) for o in trace[t].operations) or "—"
         lines.append(f"<span style='color:#777'>next: step {t} applies <code>{nxt}</code></span>")
-    return f"<div class='stmviz-step' style='{_BOX}'>" + "<br>".join(lines) + "</div>"
+    return f"<div class='stmviz-step' style='{BOX_STYLE}'>" + "<br>".join(lines) + "</div>"
 
 
 def _plain(value: Any) -> dict[str, Any]:
@@ -223,7 +225,7 @@ class TraceView:
     # -- per-t data --------------------------------------------------------------
     def _clamp(self, t: int) -> int:
         if isinstance(t, bool) or not isinstance(t, int):
-            raise TypeError(f"t must be a whole number of steps, got {t!r}")
+            raise InvalidArgumentError(f"t must be a whole number of steps, got {shorten(repr(t))}")
         return max(0, min(t, self.n))
 
     def _graph(self, t: int):
@@ -233,7 +235,7 @@ class TraceView:
         try:
             x = self.trace.project(t)
         except Exception as exc:  # π may need the mechanism, absent from a loaded trace
-            return f"<div style='{_BOX}'>π(ω_{t}) unavailable: {escape(shorten(str(exc), 120))}</div>"
+            return f"<div style='{BOX_STYLE}'>π(ω_{t}) unavailable: {escape(shorten(str(exc), 120))}</div>"
         return tokens_html(x, max_tokens=self.max_tokens)
 
     def _sync_state(self, t: int) -> None:
@@ -290,13 +292,13 @@ class TraceView:
             restyle["x"].append([free])
             restyle["base"].append([bar.used])
             restyle["y"].append([category])
-            restyle["text"].append([f"free {fmt(free)}" if free else ""])
-            restyle["hovertext"].append([hover_text(f"free space V_max − Σμ = {fmt(free)}")])
+            restyle["text"].append([f"free {format_number(free, 4)}" if free else ""])
+            restyle["hovertext"].append([hover_text(f"free space V_max − Σμ = {format_number(free, 4)}")])
             restyle["marker"].append(self._free_marker)  # the free-space block keeps its own style
         cap = bar.v_max
-        title = f"{bar.label}: Σμ = {fmt(bar.used)}"
+        title = f"{bar.label}: Σμ = {format_number(bar.used, 4)}"
         if cap is not None:
-            title += f" of V_max = {fmt(cap)} ({100 * bar.used / cap:.0f}%), {len(bar.blocks)} elements"
+            title += f" of V_max = {format_number(cap, 4)} ({100 * bar.used / cap:.0f}%), {len(bar.blocks)} elements"
         upper = max(cap or 0, bar.used) or 1
         relayout = self._changed_layout({"title": {"text": escape(title)}, "xaxis.range": [0, upper * 1.02]}, self._state_layout)
         if changed or relayout:
@@ -401,7 +403,7 @@ class TraceView:
         """A static HTML version of the view at its current t (for nbconvert / nbviewer)."""
         if figures is None:
             figures = self.n <= STATIC_FIGURE_STEPS
-        parts = [f"<h4 style='{_BOX}'>{escape(shorten(self.name, 80))} at t = {self.t} of {self.n}</h4>", self.info.value]
+        parts = [f"<h4 style='{BOX_STYLE}'>{escape(shorten(self.name, 80))} at t = {self.t} of {self.n}</h4>", self.info.value]
         if figures:
             first = True
             for fig in self.figures():
@@ -414,7 +416,17 @@ class TraceView:
         return "<div class='stmviz-static'>" + "\n".join(parts) + "</div>"
 
 
-def _controls(n: int, t: int, interval: int) -> tuple[widgets.Play, widgets.IntSlider, widgets.Button, widgets.Button]:
+def time_controls(n: int, t: int, interval: int) -> tuple[widgets.Play, widgets.IntSlider, widgets.Button, widgets.Button]:
+    """The controls of time t in a player: play, the slider over ω_0 … ω_n, and one-step buttons.
+
+    ``Play`` and the slider are joined in the browser by ``jslink``; the
+    buttons are wired by :meth:`Stepping._wire`.
+
+    Returns
+    -------
+    (Play, IntSlider, Button, Button)
+        play, slider, back, forward.
+    """
     play = widgets.Play(value=t, min=0, max=n, step=1, interval=interval, description="play", show_repeat=False)
     slider = widgets.IntSlider(
         value=t, min=0, max=n, step=1, description="t", continuous_update=True,
@@ -426,8 +438,8 @@ def _controls(n: int, t: int, interval: int) -> tuple[widgets.Play, widgets.IntS
     return play, slider, back, forward
 
 
-class _Stepping:
-    """Shared behaviour of the players: one slider, two buttons, a static fallback."""
+class Stepping:
+    """Stepping through time t, ω_0 … ω_n: the behaviour the players share (one slider, two buttons, a static fallback)."""
 
     slider: widgets.IntSlider
     back_button: widgets.Button
@@ -485,7 +497,7 @@ class _Stepping:
         return data
 
 
-class TracePlayer(_Stepping, widgets.VBox):
+class TracePlayer(Stepping, widgets.VBox):
     """Replay a run step by step: ω_t, the operation that produced it, π(ω_t) and its hierarchy.
 
     Parameters
@@ -554,7 +566,7 @@ class TracePlayer(_Stepping, widgets.VBox):
         self.n = len(trace)
         self.view = TraceView(trace, t, tokens=tokens, hierarchy=hierarchy, max_tokens=max_tokens)
         t = self.view.t
-        self.play, self.slider, self.back_button, self.next_button = _controls(self.n, t, interval)
+        self.play, self.slider, self.back_button, self.next_button = time_controls(self.n, t, interval)
         v = self.view
         self.occupancy, self.state, self.hierarchy = v.occupancy, v.state, v.hierarchy
         self.info, self.tokens = v.info, v.tokens
