@@ -18,7 +18,11 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
+
+if TYPE_CHECKING:  # pragma: no cover - the command imports the package on use, for a fast --help
+    from .core.mechanism import Mechanism
+    from .scenarios import Scenario
 
 START_NOTEBOOK = "00_start_here.ipynb"
 
@@ -26,7 +30,7 @@ MECHANISMS = ("fifo", "scm", "hiagent", "agentfold")
 DEFAULT_V_MAX = 1024  # for chat logs, which carry no capacity of their own
 
 
-def _mechanism(kind: str, v_max: float):
+def _mechanism(kind: str, v_max: float) -> Mechanism:
     from . import StateSpace, sizes
     from . import mechanisms
 
@@ -40,7 +44,7 @@ def _mechanism(kind: str, v_max: float):
     return factory(space)
 
 
-def _load(source: str):
+def _load(source: str) -> Scenario:
     from .scenarios import load_chat_log, load_scenario
 
     path = Path(source)

@@ -7,9 +7,10 @@ example) to decide what leaves ω when Σμ would exceed V_max.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
+from .core.element import Element
 from .core.errors import STMError
 from .core.mechanism import CheckReport, CheckResult, Mechanism, check_mechanism
 from .core.operation import AgentStep
@@ -31,7 +32,7 @@ PRIORITY_STEPS = [
 ]
 
 
-def _texts(state) -> list[str]:
+def _texts(state: Iterable[Element]) -> list[str]:
     return [e.text for e in state]
 
 

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..core.element import Meta, thaw
-from ..core.errors import ScenarioFormatError
+from ..core.errors import InvalidArgumentError, ScenarioFormatError
 from ..core.formatting import shorten
 from ..core.jsonio import decode_json
 from ..core.operation import DIRECTIVE_SHORTHANDS, AgentStep
@@ -180,6 +180,10 @@ class Scenario:
     # -- reading --------------------------------------------------------------
     def __len__(self) -> int:
         return len(self.steps)
+
+    def __iter__(self) -> Iterator[AgentStep]:
+        """The incoming steps, in order (``run(mechanism, scenario)`` also reads query, tools and meta)."""
+        return iter(self.steps)
 
     def __repr__(self) -> str:
         v_max = f", V_max = {self.v_max:g}" if self.v_max is not None else ""
@@ -361,7 +365,10 @@ def load_scenario(name_or_path: str | os.PathLike) -> Scenario:
         resource = _data_dir().joinpath(f"{name_or_path}.json")
         return Scenario.from_json(resource.read_bytes(), source=f"{name_or_path}.json")
     if not isinstance(name_or_path, (str, os.PathLike)):
-        raise TypeError(f"load_scenario needs a name or a path, got {type(name_or_path).__name__}")
+        raise InvalidArgumentError(
+            f"load_scenario needs a bundled name or a path, got {type(name_or_path).__name__}; "
+            f"bundled: {', '.join(bundled_names())}"
+        )
     path = Path(name_or_path)
     if path.is_file():
         return Scenario.load(path)
