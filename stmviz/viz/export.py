@@ -17,8 +17,9 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.subplots import make_subplots
 
-from ..core.trace import Trace
+from ..core.errors import InvalidArgumentError
 from ..core.formatting import format_number, shorten
+from ..core.trace import Trace
 from ._common import check_trace, escape
 from .occupancy import occupancy_data, occupancy_trace_dicts
 from .state import state_bar, state_bar_dicts
@@ -44,7 +45,7 @@ def frame_indices(n_states: int, max_frames: int = DEFAULT_MAX_FRAMES) -> list[i
     [0, 2500, 5000, 7500, 10000]
     """
     if isinstance(max_frames, bool) or not isinstance(max_frames, int) or max_frames < 2:
-        raise ValueError(f"max_frames must be a whole number ≥ 2, got {max_frames!r}")
+        raise InvalidArgumentError(f"max_frames must be a whole number ≥ 2, got {max_frames!r}")
     if n_states <= max_frames:
         return list(range(n_states))
     last = n_states - 1
@@ -304,9 +305,9 @@ def export_html(
     """
     target = Path(os.fspath(path))
     if target.is_dir():
-        raise IsADirectoryError(f"export_html: {target} is a directory; pass a file path such as {target / 'trace.html'}")
+        raise InvalidArgumentError(f"export_html: {target} is a directory; pass a file path such as {target / 'trace.html'}")
     if not target.parent.exists():
-        raise FileNotFoundError(f"export_html: the folder {target.parent} does not exist; create it first")
+        raise InvalidArgumentError(f"export_html: the folder {target.parent} does not exist; create it first")
     page = trace_html(trace, title=title, max_frames=max_frames)
     target.write_text(page, encoding="utf-8")
     return target

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
-from ..core.trace import Trace
 from ..core.formatting import format_number, shorten
+from ..core.trace import Trace
 from ._common import check_trace, escape, hover_text
 
 __all__ = ["LoopBox", "loop_boxes", "loop_figure"]

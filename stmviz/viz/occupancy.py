@@ -16,8 +16,9 @@ from typing import Any, Literal
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..core.trace import Trace
+from ..core.errors import InvalidArgumentError
 from ..core.formatting import format_number, shorten
+from ..core.trace import Trace
 from ._common import check_trace, color_for, escape, hover_text
 
 __all__ = ["OccupancyData", "Removal", "occupancy_data", "occupancy_trace_dicts", "occupancy_figure"]
@@ -194,18 +195,18 @@ def _as_traces(trace_or_traces: Any, names: Sequence[str] | None) -> list[tuple[
     elif isinstance(trace_or_traces, (list, tuple)):
         items = [(None, v) for v in trace_or_traces]
     else:
-        raise TypeError(
+        raise InvalidArgumentError(
             f"occupancy_figure needs a Trace, a list of Traces or a dict name → Trace, "
-            f"got {type(trace_or_traces).__name__}"
+            f"got {type(trace_or_traces).__name__}; pass what run(mechanism, steps) returns"
         )
     if not items:
-        raise ValueError("occupancy_figure needs at least one Trace, got an empty collection")
+        raise InvalidArgumentError("occupancy_figure needs at least one Trace, got an empty collection")
     for i, (_, value) in enumerate(items):
         check_trace(value, f"occupancy_figure (item {i})")
     if names is not None:
         if isinstance(names, str) or len(names) != len(items):
-            raise ValueError(
-                f"names must be a list with one name per trace ({len(items)}), got {names!r}"
+            raise InvalidArgumentError(
+                f"occupancy_figure: names must be a list with one name per trace ({len(items)}), got {shorten(repr(names))}"
             )
         items = [(str(name), value) for name, (_, value) in zip(names, items)]
     out: list[tuple[str, Trace]] = []
@@ -384,7 +385,7 @@ def occupancy_figure(
     [('step', 'type'), ('V_max', 'v_max'), ('evicted', 'removals'), ('|π(ω_t)| tokens', 'input')]
     """
     if layout not in ("overlay", "side"):
-        raise ValueError(f"layout must be 'overlay' or 'side', got {layout!r}")
+        raise InvalidArgumentError(f"occupancy_figure: layout must be 'overlay' or 'side', got {shorten(repr(layout))}")
     items = _as_traces(trace_or_traces, names)
     datas = [(name, occupancy_data(trace)) for name, trace in items]
     secondary = show_input and not all(d.counts_tokens for _, d in datas)

@@ -17,9 +17,10 @@ from typing import Any
 import plotly.graph_objects as go
 
 from ..core.element import Element
+from ..core.errors import InvalidArgumentError, InvalidCapacityError
+from ..core.formatting import format_number, shorten
 from ..core.space import State, StateSpace
 from ..core.trace import Trace
-from ..core.formatting import format_number, shorten
 from ._common import FREE_COLOR, color_for, element_lines, escape, hover_text
 
 __all__ = ["Block", "StateBar", "state_bar", "state_bar_dicts", "state_bar_traces", "state_figure"]
@@ -95,18 +96,20 @@ def _size_function(space_or_sizes: Any, v_max: float | None) -> tuple[Callable[[
         sizes = space_or_sizes.sizes
         return sizes.__getitem__, space_or_sizes.v_max if v_max is None else v_max
     if isinstance(space_or_sizes, Mapping):
-        sizes = space_or_sizes
+        given: Mapping[Element, float] = space_or_sizes
 
         def lookup(element: Element) -> float:
             try:
-                return sizes[element]
+                return given[element]
             except KeyError:
-                raise KeyError(f"space_or_sizes has no μ for {element.label()}") from None
+                raise InvalidArgumentError(
+                    f"state_figure: space_or_sizes has no μ(e) for {element.label()}; give a size for every element of ω"
+                ) from None
 
         return lookup, v_max
     if callable(space_or_sizes):
         return space_or_sizes, v_max
-    raise TypeError(
+    raise InvalidArgumentError(
         "state_figure(state) needs space_or_sizes: the StateSpace (μ and V_max), a Trace, a mapping "
         f"element → μ(e), or a size function μ; got {type(space_or_sizes).__name__}"
     )
@@ -159,9 +162,9 @@ def state_bar(
         label = f"ω_{t}"
     elif isinstance(state_or_trace, State):
         if t is not None:
-            raise TypeError("state_figure: t selects a state of a Trace; with a State, leave t out")
+            raise InvalidArgumentError("state_figure: t selects a state of a Trace; with a State, leave t out")
         if space_or_sizes is None:
-            raise TypeError(
+            raise InvalidArgumentError(
                 "state_figure(state) needs space_or_sizes: the StateSpace (μ and V_max), a mapping "
                 "element → μ(e), or a size function μ"
             )
@@ -171,12 +174,12 @@ def state_bar(
         leaving_set = frozenset(leaving)
         label = "ω"
     else:
-        raise TypeError(
+        raise InvalidArgumentError(
             f"state_figure needs a State or a Trace, got {type(state_or_trace).__name__}; "
             f"pass trace (and t) or a State with space_or_sizes"
         )
     if cap is not None and (isinstance(cap, bool) or not isinstance(cap, (int, float)) or not cap > 0):
-        raise ValueError(f"V_max must be a positive number, got {cap!r}")
+        raise InvalidCapacityError(f"state_figure: V_max must be a positive number, got {shorten(repr(cap))}")
     blocks = []
     offset: float = 0
     for element in state.ordered():

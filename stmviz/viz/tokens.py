@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from ..core.errors import InvalidArgumentError
 from ..core.operation import Message, ModelInput
 from ..core.sizes import count_tokens, get_encoding
 from ._common import TOKEN_COLORS, escape
@@ -54,7 +55,7 @@ def token_pieces(text: str, encoding: str = "cl100k_base") -> list[TokenPiece]:
     [(15339,), (1917,)]
     """
     if not isinstance(text, str):
-        raise TypeError(f"token_pieces needs a str, got {type(text).__name__}")
+        raise InvalidArgumentError(f"token_pieces needs a str, got {type(text).__name__}; for a model input use tokens_html")
     enc = get_encoding(encoding)
     pieces: list[TokenPiece] = []
     buffer = b""
@@ -210,7 +211,7 @@ def _messages(value: Any) -> tuple[list[Message], bool]:
     try:
         model_input = ModelInput.coerce(value)
     except TypeError as exc:
-        raise TypeError(
+        raise InvalidArgumentError(
             f"tokens_html needs a text or a model input x = π(ω) (a ModelInput, a list of messages or "
             f"of {{'role', 'content'}} dicts), got {type(value).__name__}: {exc}"
         ) from None
@@ -241,7 +242,7 @@ class TokensHTML:
 
     def __init__(self, text_or_model_input: Any, *, encoding: str = "cl100k_base", max_tokens: int | None = None) -> None:
         if max_tokens is not None and (isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 0):
-            raise ValueError(f"max_tokens must be a whole number ≥ 0 or None, got {max_tokens!r}")
+            raise InvalidArgumentError(f"tokens_html: max_tokens must be a whole number ≥ 0 or None, got {max_tokens!r}")
         messages, bare = _messages(text_or_model_input)
         self.encoding = encoding
         self.max_tokens = max_tokens

@@ -15,7 +15,7 @@ the display bundle then carries a static HTML version of the same view.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 import plotly.graph_objects as go
@@ -28,6 +28,9 @@ from ..viz.hierarchy import hierarchy_figure, hierarchy_graph, hierarchy_kind, h
 from ..viz.occupancy import occupancy_data, occupancy_figure
 from ..viz.state import block_marker, block_text, state_bar, state_bar_traces, state_figure
 from ..viz.tokens import tokens_html
+
+if TYPE_CHECKING:  # pragma: no cover
+    import networkx as nx
 
 __all__ = ["TracePlayer", "TraceView", "step_html"]
 
@@ -228,7 +231,7 @@ class TraceView:
             raise InvalidArgumentError(f"t must be a whole number of steps, got {shorten(repr(t))}")
         return max(0, min(t, self.n))
 
-    def _graph(self, t: int):
+    def _graph(self, t: int) -> nx.DiGraph:
         return hierarchy_graph(self.trace, t, max_depth=self._depth)
 
     def _tokens(self, t: int) -> str:
@@ -285,9 +288,9 @@ class TraceView:
             restyle["hovertext"].append([b.hover() for b in blocks])
             restyle["marker"].append(block_marker(kind, blocks))
         free = bar.free
-        signature = (free, bar.used)
-        if signatures.get(-1) != signature:
-            signatures[-1] = signature
+        free_signature = (free, bar.used)
+        if signatures.get(-1) != free_signature:
+            signatures[-1] = free_signature
             changed.append(len(self._types))
             restyle["x"].append([free])
             restyle["base"].append([bar.used])
@@ -488,7 +491,7 @@ class Stepping:
         JupyterLab and Voila render the widget view; nbconvert's HTML export
         (without stored widget state) and nbviewer fall back to ``text/html``.
         """
-        data = widgets.VBox._repr_mimebundle_(self, **kwargs) or {}  # type: ignore[arg-type]
+        data = widgets.VBox._repr_mimebundle_(self, **kwargs) or {}
         data["text/plain"] = repr(self)
         try:
             data["text/html"] = self.static_html()

@@ -10,6 +10,7 @@ from _viz_traces import DANGEROUS, REAL_MECHANISMS, Folder, chat_steps, chat_tra
 from plotly.offline import get_plotlyjs
 
 from stmviz import StateSpace, run, sizes
+from stmviz.core.errors import InvalidArgumentError
 from stmviz.viz import export_html, trace_animation, trace_html
 from stmviz.viz.export import frame_indices
 
@@ -108,9 +109,9 @@ def test_query_is_shown_escaped(tmp_path):
 def test_bad_arguments(tmp_path):
     with pytest.raises(TypeError, match="Trace"):
         export_html("trace", tmp_path / "x.html")
-    with pytest.raises(FileNotFoundError, match="does not exist"):
+    with pytest.raises(InvalidArgumentError, match="does not exist; create it first"):
         export_html(chat_trace(2), tmp_path / "missing" / "x.html")
-    with pytest.raises(IsADirectoryError):
+    with pytest.raises(InvalidArgumentError, match="is a directory; pass a file path"):
         export_html(chat_trace(2), tmp_path)
     with pytest.raises(ValueError, match="max_frames"):
         export_html(chat_trace(2), tmp_path / "x.html", max_frames=0)

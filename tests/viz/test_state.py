@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from stmviz import Element, State, StateSpace, sizes
+from stmviz.core.errors import InvalidArgumentError
 from stmviz.viz import state_bar, state_figure
 from stmviz.viz._common import FREE_COLOR, color_for
 
@@ -164,7 +165,7 @@ def test_bad_input_is_refused_clearly(args, kwargs, error, match):
 
 def test_missing_size_in_a_mapping_names_the_element():
     a = Element("hello", {"t": 0})
-    with pytest.raises(KeyError, match="e#"):
+    with pytest.raises(InvalidArgumentError, match="e#"):
         state_bar(State([a]), space_or_sizes={}, v_max=3)
 
 
