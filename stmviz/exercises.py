@@ -12,8 +12,9 @@ from typing import Any
 
 from .core.element import Element
 from .core.errors import STMError
-from .core.mechanism import CheckReport, CheckResult, Mechanism, check_mechanism
-from .core.operation import AgentStep
+from .core.check import CheckReport, CheckResult, check_mechanism
+from .core.mechanism import Mechanism
+from .core.context import AgentStep
 from .core.sizes import words
 from .core.space import StateSpace
 from .core.trace import run

@@ -16,12 +16,14 @@ import hashlib
 import json
 import math
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Union
 
-from .errors import InvalidElementError, shorten
+from .errors import InvalidElementError, TraceFormatError
+from .formatting import shorten
 
-__all__ = ["Element", "ImagePart", "AudioPart", "Meta", "Content", "freeze", "thaw", "content_text"]
+__all__ = ["Element", "ImagePart", "AudioPart", "Meta", "Content", "Part", "freeze", "thaw", "content_text", "element_id", "order_key"]
 
 
 class Meta(Mapping[str, Any]):
@@ -38,6 +40,8 @@ class Meta(Mapping[str, Any]):
     """
 
     __slots__ = ("_data", "_hash")
+    _data: dict[str, Any]
+    _hash: int | None
 
     def __init__(self, data: Mapping[str, Any] | None = None, /, **kwargs: Any) -> None:
         if (
@@ -46,8 +50,8 @@ class Meta(Mapping[str, Any]):
             and _STR_KEYS.issuperset(map(type, data))
             and _FAST_SCALARS.issuperset(map(type, data.values()))
         ):  # fast path, checked in C: string keys and scalar values need no freezing, a copy will do
-            _set(self, "_data", data.copy())
-            _set(self, "_hash", None)
+            object.__setattr__(self, "_data", data.copy())
+            object.__setattr__(self, "_hash", None)
             return
         items: dict[str, Any] = {}
         for source in (data or {}), kwargs:
@@ -119,7 +123,6 @@ class Meta(Mapping[str, Any]):
 _SCALARS = (str, int, float, bool, type(None))
 _FAST_SCALARS = frozenset(_SCALARS)
 _STR_KEYS = frozenset((str,))
-_set = object.__setattr__  # frozen, slotted objects are built through it
 
 
 def freeze(value: Any, where: str = "value") -> Any:
@@ -270,7 +273,7 @@ def _json_content(content: Content) -> Any:
 _NO_META = Meta()  # the metadata of an element built without any (immutable, so shared)
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(frozen=True, slots=True)
 class Element:
     """A memory element e = (i, d) ∈ E = I × D.
 
@@ -284,6 +287,9 @@ class Element:
         ``type`` (the kind of element, used for colours and stacking),
         ``role``, ``priority``, ``source``.
 
+    Two elements are equal when their content and metadata are equal, and
+    equal elements have equal hashes, as for any frozen dataclass.
+
     Examples
     --------
     >>> e = Element("The user is allergic to peanuts.", {"t": 3, "priority": "high", "source": "user"})
@@ -296,58 +302,17 @@ class Element:
     """
 
     content: Content
-    meta: Meta = field(default_factory=Meta)
-    _hash: int = field(default=0, init=False, repr=False, compare=False)
-    _id: str = field(default="", init=False, repr=False, compare=False)
-    _key: tuple = field(default=(), init=False, repr=False, compare=False)
-    _type: str = field(default="element", init=False, repr=False, compare=False)
+    meta: Meta
 
     def __init__(self, content: Content, meta: Mapping[str, Any] | None = None) -> None:
-        if type(content) is not str:
-            content = _check_content(content)
-        kind = type(meta)
-        if kind is dict:
-            frozen = Meta(meta)
-        elif kind is Meta:
-            frozen = meta
-        elif meta is None:
-            frozen = _NO_META
-        elif isinstance(meta, Meta):
-            frozen = meta
-        elif isinstance(meta, Mapping):
-            frozen = Meta(meta)
-        else:
-            raise InvalidElementError(
-                f"meta d must be a mapping (e.g. a dict), got {type(meta).__name__} "
-                f"{shorten(repr(meta))}; pass meta={{'t': 0}}"
-            )
-        _set(self, "content", content)
-        _set(self, "meta", frozen)
-        h = frozen._hash  # Meta.__hash__, inlined: elements are built on every step
-        if h is None:
-            h = hash(frozenset(frozen._data.items()))
-            _set(frozen, "_hash", h)
-        _set(self, "_hash", hash((content, h)))
-        _set(self, "_id", "")
-        _set(self, "_key", ())
-        kind = frozen._data.get("type", "element")
-        _set(self, "_type", kind if type(kind) is str else str(kind))
-
-    def __hash__(self) -> int:
-        return self._hash
-
-    def __eq__(self, other: object) -> bool:
-        if self is other:
-            return True
-        if not isinstance(other, Element):
-            return NotImplemented
-        return self._hash == other._hash and self.content == other.content and self.meta == other.meta
+        object.__setattr__(self, "content", content if type(content) is str else _check_content(content))
+        object.__setattr__(self, "meta", _frozen_meta(meta))
 
     def __repr__(self) -> str:
         meta = ", ".join(f"{k}={v!r}" for k, v in self.meta.items())
         return f"Element({shorten(repr(self.content), 48)}{', ' + meta if meta else ''})"
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         return (Element, (self.content, thaw(self.meta)))
 
     @property
@@ -356,23 +321,22 @@ class Element:
 
         It does not depend on the process (unlike ``hash``), so it gives a
         reproducible order and names elements in traces and error messages.
+
+        >>> Element("hello", {"t": 1}).id == Element("hello", {"t": 1.0}).id
+        True
         """
-        ident = self._id
-        if not ident:
-            key = self._key
-            ident = (key and key[2]._id) or _element_id(self.content, self.meta)  # found by a tie, or now
-            _set(self, "_id", ident)
-        return ident
+        return element_id(self)
 
     @property
     def text(self) -> str:
-        """The content as text (non-text parts as placeholders)."""
+        """The content i as text (non-text parts as placeholders)."""
         return content_text(self.content)
 
     @property
     def type(self) -> str:
-        """The element's kind, ``meta['type']`` (``'element'`` when absent); read once, at construction."""
-        return self._type
+        """The element's kind, ``meta['type']`` as text (``'element'`` when absent)."""
+        kind = self.meta.get("type", "element")
+        return kind if type(kind) is str else str(kind)
 
     @property
     def t(self) -> float | None:
@@ -383,26 +347,24 @@ class Element:
         return None
 
     def label(self, width: int = 32) -> str:
-        """A short name for messages: ``e#<id> '<shortened content>'``."""
+        """A short name of e for messages: ``e#<id> '<shortened content>'``."""
         return f"e#{self.id[:8]} '{shorten(self.text, width)}'"
 
     def with_meta(self, **changes: Any) -> "Element":
-        """Return a new element with changed metadata (the element itself never changes)."""
+        """A new element (i, d') with some components of d changed (e itself never changes)."""
         return Element(self.content, self.meta.set(**changes))
 
     def with_content(self, content: Content) -> "Element":
-        """Return a new element with the same metadata and a new content."""
+        """A new element (i', d) with the same metadata d and a new content i'."""
         return Element(content, self.meta)
 
     def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict ``{"content": ..., "meta": {...}}``."""
+        """The element e as a JSON-ready dict ``{"content": ..., "meta": {...}}``."""
         return {"content": _json_content(self.content), "meta": thaw(self.meta)}
 
     @classmethod
     def from_json(cls, data: Any, where: str = "element") -> "Element":
-        """Rebuild an element from :meth:`to_json` output."""
-        from .errors import TraceFormatError
-
+        """The element e rebuilt from :meth:`to_json` output."""
         if not isinstance(data, Mapping) or "content" not in data:
             raise TraceFormatError(f"{where}: expected an object with 'content' and 'meta', got {shorten(repr(data))}")
         try:
@@ -411,9 +373,21 @@ class Element:
             raise TraceFormatError(f"{where}: {exc}") from None
 
 
-def _content_from_json(data: Any, where: str) -> Content:
-    from .errors import TraceFormatError
+def _frozen_meta(meta: Mapping[str, Any] | None) -> Meta:
+    """The metadata d of a new element, frozen into a :class:`Meta`."""
+    if meta is None:
+        return _NO_META
+    if isinstance(meta, Meta):
+        return meta
+    if isinstance(meta, Mapping):
+        return Meta(meta)
+    raise InvalidElementError(
+        f"meta d must be a mapping (e.g. a dict), got {type(meta).__name__} "
+        f"{shorten(repr(meta))}; pass meta={{'t': 0}}"
+    )
 
+
+def _content_from_json(data: Any, where: str) -> Content:
     if isinstance(data, str):
         return data
     if isinstance(data, list):
@@ -444,58 +418,17 @@ def _canonical(value: Any) -> Any:
     return value
 
 
-def order_key(element: Element) -> tuple:
-    """The canonical order of elements: by ``meta['t']`` (elements without one last), then id.
+@lru_cache(maxsize=1 << 16)
+def element_id(element: Element) -> str:
+    """The stable id of an element e = (i, d): 12 hex digits of a SHA-1 of i and d.
 
-    The key is computed once per element and cached on it.
+    Computed once per element (a bounded cache); :attr:`Element.id` reads it.
+
+    >>> element_id(Element("hello"))
+    '9ca5afd6eb03'
     """
-    key = element._key
-    if not key:
-        t = element.t
-        key = (0, t, _LazyId(element)) if t is not None else (1, 0, _LazyId(element))
-        object.__setattr__(element, "_key", key)
-    return key
-
-
-class _LazyId:
-    """The id part of an order key, computed only when two elements tie on ``t``.
-
-    It holds the element's content and metadata, not the element: a reference back
-    would put every element with an order key in a reference cycle (element → key →
-    element), so that a discarded element were freed only by the cyclic garbage
-    collector, not as soon as it is dropped.
-    """
-
-    __slots__ = ("content", "meta", "_id")
-
-    def __init__(self, element: Element) -> None:
-        self.content = element.content
-        self.meta = element.meta
-        self._id = element._id
-
-    @property
-    def id(self) -> str:
-        ident = self._id
-        if not ident:
-            ident = self._id = _element_id(self.content, self.meta)
-        return ident
-
-    def __lt__(self, other: "_LazyId") -> bool:
-        return self.id < other.id
-
-    def __gt__(self, other: "_LazyId") -> bool:
-        return self.id > other.id
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _LazyId) and self.id == other.id
-
-    def __hash__(self) -> int:
-        return hash(self.id)
-
-
-def _element_id(content: Content, meta: Meta) -> str:
-    """:attr:`Element.id` of an element with this content and metadata."""
     digest = hashlib.sha1()
+    content, meta = element.content, element.meta
     if isinstance(content, str):
         digest.update(b"s\0")
         digest.update(content.encode("utf-8", "surrogatepass"))
@@ -506,3 +439,18 @@ def _element_id(content: Content, meta: Meta) -> str:
     if meta:
         digest.update(repr(_canonical(meta)).encode("utf-8", "surrogatepass"))
     return digest.hexdigest()[:12]
+
+
+@lru_cache(maxsize=1 << 16)
+def order_key(element: Element) -> tuple[int, float, str]:
+    """The canonical order of elements: by ``meta['t']`` (elements without one last), then by id.
+
+    The paper puts no order on ω; this one only makes iteration and display
+    reproducible. Computed once per element (a bounded cache).
+
+    >>> a, b, c = Element("a", {"t": 2}), Element("b", {"t": 1}), Element("c")
+    >>> [e.text for e in sorted([a, b, c], key=order_key)]
+    ['b', 'a', 'c']
+    """
+    t = element.t
+    return (0, t, element.id) if t is not None else (1, 0, element.id)

@@ -7,8 +7,6 @@ their whole text.
 
 from __future__ import annotations
 
-from .formatting import shorten  # noqa: F401  (kept importable from here: messages are built with it)
-
 __all__ = [
     "STMError",
     "CapacityError",
@@ -27,11 +25,19 @@ __all__ = [
     "ScenarioFormatError",
     "InvalidArgumentError",
     "InvalidIndexError",
+    "ElementNotFoundError",
 ]
 
 
 class STMError(Exception):
-    """Root of every error stmviz raises on purpose."""
+    """Root of every error stmviz raises on purpose.
+
+    An error raised while :func:`~stmviz.run` runs a step also says where:
+    ``step`` is the step t, ``trace`` the trace recorded up to it.
+    """
+
+    step: int | None = None
+    trace: object = None
 
 
 class CapacityError(STMError, ValueError):
@@ -105,6 +111,16 @@ class InvalidArgumentError(STMError, ValueError, TypeError):
 
 class InvalidIndexError(STMError, IndexError):
     """A time index t names no state ω_t or step of a trace."""
+
+
+class ElementNotFoundError(STMError, KeyError):
+    """No element e ∈ ω (or more than one) answers to the id asked for.
+
+    It is a ``KeyError``, as the plain error ``State.by_id`` raised before.
+    """
+
+    def __str__(self) -> str:  # KeyError would show the message in quotes
+        return str(self.args[0]) if self.args else ""
 
 
 class ScenarioFormatError(STMError, ValueError):

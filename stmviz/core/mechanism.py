@@ -17,29 +17,21 @@ result of U against Ω_STM; :func:`check_mechanism` checks the whole contract.
 from __future__ import annotations
 
 import importlib
-import random
-from functools import lru_cache
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from .element import Element, content_text
-from .errors import (
-    CapacityError,
-    ControllerError,
-    InvalidOperationError,
-    InvalidUpdateError,
-    MechanismContractError,
-    STMError,
-    UnsupportedOperationError,
-    shorten,
-)
-from .operation import AgentStep, Context, History, ModelInput, Operation, OperationSet
+from .context import Context
+from .errors import CapacityError, ControllerError, InvalidArgumentError, InvalidUpdateError, STMError
+from .formatting import format_number, shorten
+from .model_input import ModelInput
+from .operation import Operation, OperationSet
 from .protocol import ElementType, Hierarchy, directives_of, element_types_of, register_types
-from .sizes import _part_tokens, count_tokens
-from .space import State, StateSpace, _num
+from .sizes import count_tokens, part_tokens
+from .space import State, StateSpace
 
-__all__ = ["Mechanism", "Transition", "make_mechanism", "check_mechanism", "CheckReport", "CheckResult"]
+__all__ = ["Mechanism", "Transition", "make_mechanism"]
 
 
 class Transition:
@@ -125,7 +117,7 @@ class Mechanism:
 
     def __init__(self, space: StateSpace) -> None:
         if not isinstance(space, StateSpace):
-            raise TypeError(
+            raise InvalidArgumentError(
                 f"a mechanism needs a StateSpace (Ω_STM), got {type(space).__name__}; "
                 f"e.g. {type(self).__name__}(StateSpace(tokens(), v_max=4096))"
             )
@@ -174,8 +166,6 @@ class Mechanism:
     def choose(self, state: State, context: Context) -> tuple[Operation, ...]:
         """The controller's choice, checked: a tuple of declared operations."""
         chosen = self.controller(state, context)
-        if type(chosen) is Operation and chosen.type in self.operations._types:
-            return (chosen,)  # the usual case, checked without building the error messages' arguments
         if isinstance(chosen, Operation):
             ops: tuple[Operation, ...] = (chosen,)
         elif isinstance(chosen, (list, tuple)) and all(isinstance(o, Operation) for o in chosen):
@@ -191,8 +181,8 @@ class Mechanism:
 
     def apply(self, state: State, operation: Operation, context: Context) -> Transition:
         """U(ω, o, c), checked: o's type is declared, the result is a State in Ω_STM."""
-        if type(operation) is not Operation or operation.type not in self.operations._types:
-            self.operations.require(operation, owner=str(self))
+        if operation not in self.operations:
+            self.operations.require(operation, owner=str(self))  # raises, saying what is wrong
         result = self.update(state, operation, context)
         if isinstance(result, Transition):
             transition = result
@@ -211,8 +201,8 @@ class Mechanism:
         total = self.space.size(transition.state)
         if total > self.space.v_max:
             raise CapacityError(
-                f"{self}.update(ω, {operation}, c) left Ω_STM: Σμ = {_num(total)} > V_max = "
-                f"{_num(self.space.v_max)} (over by {_num(total - self.space.v_max)}); U must evict, "
+                f"{self}.update(ω, {operation}, c) left Ω_STM: Σμ = {format_number(total)} > V_max = "
+                f"{format_number(self.space.v_max)} (over by {format_number(total - self.space.v_max)}); U must evict, "
                 f"summarize or refuse so that its result fits"
             )
         return transition
@@ -222,7 +212,7 @@ class Mechanism:
         x = self.project(state)
         try:
             return ModelInput.coerce(x)
-        except TypeError as exc:
+        except InvalidArgumentError as exc:
             raise InvalidUpdateError(
                 f"{self}.project(ω) returned {type(x).__name__}; π must return a ModelInput, a string, "
                 f"or a list of strings or messages ({exc})"
@@ -251,10 +241,10 @@ class Mechanism:
             if isinstance(content, str):
                 total += count(content)
             elif isinstance(content, tuple):
-                total += sum(_part_tokens(p, count, 0) for p in content)
+                total += sum(part_tokens(p, count) for p in content)
             else:
                 try:
-                    total += _part_tokens(content, count, 0)
+                    total += part_tokens(content, count)
                 except STMError:
                     total += count(content_text(content))
         return total
@@ -305,7 +295,18 @@ def _only_operation(type_name: str) -> Operation:
 
 
 class _FunctionMechanism(Mechanism):
-    def __init__(self, space, name, operations, update, project, controller, initial):
+    """A mechanism whose U, π, controller and ω_0 are plain functions (see :func:`make_mechanism`)."""
+
+    def __init__(
+        self,
+        space: StateSpace,
+        name: str,
+        operations: Mapping[str, str] | Iterable[str],
+        update: Callable[..., State | Transition],
+        project: Callable[..., Any] | None,
+        controller: Callable[..., Operation | Sequence[Operation]] | None,
+        initial: Callable[..., State] | None,
+    ) -> None:
         super().__init__(space)
         self.name = name
         self.operations = OperationSet(operations)
@@ -314,20 +315,20 @@ class _FunctionMechanism(Mechanism):
         self._controller = controller
         self._initial = initial
 
-    def update(self, state, operation, context):
+    def update(self, state: State, operation: Operation, context: Context) -> State | Transition:
         return self._update(self, state, operation, context)
 
-    def project(self, state):
+    def project(self, state: State) -> ModelInput | str | Sequence[Any]:
         if self._project is None:
             return super().project(state)
         return self._project(self, state)
 
-    def controller(self, state, context):
+    def controller(self, state: State, context: Context) -> Operation | Sequence[Operation]:
         if self._controller is None:
             return super().controller(state, context)
         return self._controller(self, state, context)
 
-    def initial_state(self, context):
+    def initial_state(self, context: Context) -> State:
         if self._initial is None:
             return State()
         return self._initial(self, context)
@@ -361,291 +362,11 @@ def make_mechanism(
     return _FunctionMechanism(space, name, operations, update, project, controller, initial)
 
 
-# ----------------------------------------------------------------- check_mechanism
-
-
-@dataclass
-class CheckResult:
-    """One clause of the contract and whether it held."""
-
-    name: str
-    passed: bool
-    detail: str
-    warning: bool = False
-
-    def __str__(self) -> str:
-        mark = "✓" if self.passed else ("!" if self.warning else "✗")
-        return f"{mark} {self.name}: {self.detail}"
-
-
-class CheckReport:
-    """What :func:`check_mechanism` found: one line per clause of the contract."""
-
-    def __init__(self, mechanism: str, results: list[CheckResult], steps: int) -> None:
-        self.mechanism = mechanism
-        self.results = results
-        self.steps = steps
-
-    @property
-    def ok(self) -> bool:
-        """Whether every clause held (warnings do not count as failures)."""
-        return all(r.passed or r.warning for r in self.results)
-
-    @property
-    def failures(self) -> list[CheckResult]:
-        return [r for r in self.results if not r.passed and not r.warning]
-
-    def __bool__(self) -> bool:
-        return self.ok
-
-    def __str__(self) -> str:
-        head = (
-            f"{self.mechanism}: contract of Definition 2 holds on {self.steps} steps"
-            if self.ok
-            else f"{self.mechanism}: {len(self.failures)} clause(s) of the contract fail"
-        )
-        return "\n".join([head] + ["  " + str(r) for r in self.results])
-
-    __repr__ = __str__
-
-    def raise_if_failed(self) -> "CheckReport":
-        if not self.ok:
-            raise MechanismContractError(str(self))
-        return self
-
-
-_WORDS = (
-    "the agent reads a page about memory and notes that the user asked for a summary of "
-    "three sources while the tool returned a long table with prices dates names and links"
-).split()
-
-
-def sample_steps(n: int = 40, seed: int = 0) -> list[AgentStep]:
-    """A deterministic synthetic trajectory for contract checks: varied sizes, subgoals, folds."""
-    rng = random.Random(seed)
-    steps = []
-    for t in range(n):
-        length = rng.choice((3, 8, 20, 60, 150))
-        text = " ".join(rng.choice(_WORDS) for _ in range(length))
-        fold: dict[str, Any] | None
-        if t % 3 == 0:
-            fold = {"op": "condense"}
-        elif t % 7 == 0:
-            fold = {"op": "consolidate", "from": max(0, t - 5)}
-        else:
-            fold = None
-        steps.append(
-            AgentStep(
-                thought=f"Step {t}: I should look at source {t % 5}.",
-                action=f"search(query='item {t}')" if t % 2 == 0 else "",
-                observation=f"[{t}] {text}",
-                directives={
-                    key: value
-                    for key, value in (
-                        ("subgoal", f"subgoal {t // 6}" if t % 6 == 0 else None),
-                        ("subgoal_done", True if t % 6 == 5 else None),
-                        ("fold", fold),
-                    )
-                    if value is not None
-                },
-                meta={"priority": rng.choice(("low", "medium", "high")), "source": rng.choice(("user", "model", "api"))},
-            )
-        )
-    return steps
-
-
-def _snapshot(mechanism: Mechanism) -> dict[str, Any]:
-    snap = {}
-    for key, value in vars(mechanism).items():
-        if isinstance(value, (list, dict, set)):
-            snap[key] = (id(value), type(value)(value))
-        else:
-            snap[key] = (id(value), None)
-    return snap
-
-
-def check_mechanism(
-    mechanism: Mechanism,
-    steps: Iterable[Any] | None = None,
-    *,
-    query: str = "Find and summarize three sources about agent memory.",
-    tools: Sequence[str] = ("search", "open_page"),
-    raise_on_failure: bool = False,
-) -> CheckReport:
-    """Check that a mechanism keeps the contract of Definition 2, and say what failed in plain words.
-
-    It runs the Figure 1 loop over ``steps`` (default: a synthetic 40-step
-    trajectory with varied sizes, subgoal markers and folding directives) and
-    checks at every step:
-
-    - **closure** — U returns a State and stays in Ω_STM (Σμ ≤ V_max);
-    - **purity** — U leaves its inputs (ω, o, c) and the mechanism unchanged,
-      and gives the same result when called twice;
-    - **deterministic π** — π(ω) is the same when called twice;
-    - **declared operations** — the controller only picks declared types, and
-      every declared type a ∈ τ is handled by U.
-
-    Returns a :class:`CheckReport` (true when everything held); with
-    ``raise_on_failure=True`` a failing report raises
-    :class:`~stmviz.errors.MechanismContractError`.
-
-    >>> from stmviz import StateSpace, sizes
-    >>> from stmviz.core.mechanism import _Example
-    >>> print(check_mechanism(_Example(StateSpace(sizes.words, 50))))  # doctest: +ELLIPSIS
-    example: contract of Definition 2 holds on 40 steps
-      ✓ operations: τ = {append}
-      ✓ initial state: ω_0 ∈ Ω_STM (Σμ = 0 ≤ V_max = 50)
-      ...
-    """
-    if not isinstance(mechanism, Mechanism):
-        raise TypeError(f"check_mechanism needs a Mechanism, got {type(mechanism).__name__}")
-    results: list[CheckResult] = []
-    name = str(mechanism)
-    space = mechanism.space
-    ops_declared = mechanism.operations
-    if not isinstance(ops_declared, OperationSet) or len(ops_declared) == 0:
-        results.append(CheckResult("operations", False, "the mechanism declares no operation types (O is empty)"))
-        return _finish(CheckReport(name, results, 0), raise_on_failure)
-    results.append(CheckResult("operations", True, f"τ = {{{', '.join(ops_declared.types)}}}"))
-
-    records = [AgentStep.coerce(s, where=f"step {i}") for i, s in enumerate(steps)] if steps is not None else sample_steps()
-    history: list[AgentStep] = []
-    ctx0 = Context(t=0, query=query, tools=tuple(tools))
-    try:
-        state = mechanism.initial_state(ctx0)
-        if not isinstance(state, State):
-            raise InvalidUpdateError(f"initial_state returned {type(state).__name__}, not a State")
-        space.check(state)
-        results.append(
-            CheckResult("initial state", True, f"ω_0 ∈ Ω_STM (Σμ = {_num(space.size(state))} ≤ V_max = {_num(space.v_max)})")
-        )
-    except Exception as exc:
-        results.append(CheckResult("initial state", False, f"ω_0 is not a state of Ω_STM: {exc}"))
-        return _finish(CheckReport(name, results, 0), raise_on_failure)
-
-    failures: dict[str, str] = {}
-    exercised: set[str] = set()
-    last_ctx = ctx0
-    n_done = 0
-    for t, step in enumerate(records):
-        ctx = Context(t=t, step=step, query=query, tools=tuple(tools), history=History(history, t))
-        last_ctx = ctx
-        # π deterministic
-        if "deterministic π" not in failures:
-            try:
-                x1, x2 = mechanism.input(state), mechanism.input(state)
-                if x1 != x2:
-                    failures["deterministic π"] = f"π(ω_{t}) differed between two calls on the same state"
-            except Exception as exc:
-                failures["deterministic π"] = f"π(ω_{t}) raised {type(exc).__name__}: {exc}"
-        try:
-            ops = mechanism.choose(state, ctx)
-        except Exception as exc:
-            failures["declared operations"] = f"step {t}: the controller failed: {exc}"
-            break
-        for op in ops:
-            exercised.add(op.type)
-            snap = _snapshot(mechanism)
-            before_elements = state.elements
-            ctx_copy = ctx.replace()
-            try:
-                tr = mechanism.apply(state, op, ctx)
-            except CapacityError as exc:
-                failures["closure"] = f"step {t}: {exc}"
-                break
-            except InvalidUpdateError as exc:
-                failures["closure"] = f"step {t}: {exc}"
-                break
-            except UnsupportedOperationError as exc:
-                failures["declared operations"] = f"step {t}: {exc}"
-                break
-            except NotImplementedError as exc:
-                failures["declared operations"] = f"step {t}: U does not handle {op.type!r}: {exc}"
-                break
-            except Exception as exc:
-                failures["closure"] = f"step {t}: U(ω, {op}, c) raised {type(exc).__name__}: {exc}"
-                break
-            if "purity" not in failures:
-                if state.elements is not before_elements or state.elements != before_elements:
-                    failures["purity"] = f"step {t}: U changed its input state ω"
-                elif ctx != ctx_copy:
-                    failures["purity"] = f"step {t}: U changed its input context c"
-                elif _snapshot(mechanism) != snap:
-                    changed = [k for k in snap if _snapshot(mechanism).get(k) != snap[k]]
-                    changed += [k for k in vars(mechanism) if k not in snap]
-                    failures["purity"] = (
-                        f"step {t}: U changed the mechanism's own attributes ({', '.join(changed)}); "
-                        f"keep everything U needs in ω (metadata) or in c"
-                    )
-                else:
-                    try:
-                        again = mechanism.apply(state, op, ctx).state
-                        if again != tr.state:
-                            failures["purity"] = (
-                                f"step {t}: U(ω, {op}, c) gave two different states for the same inputs; "
-                                f"U must be a function of (ω, o, c) only"
-                            )
-                    except Exception as exc:
-                        failures["purity"] = f"step {t}: calling U twice on the same inputs raised {exc}"
-            state = tr.state
-        else:
-            history.append(step)
-            n_done += 1
-            continue
-        break
-
-    for clause, ok_text in (
-        ("closure", f"U returned a State in Ω_STM at each of {n_done} steps"),
-        ("purity", "U left ω, o, c and the mechanism unchanged and was repeatable"),
-        ("deterministic π", "π(ω) was the same on repeated calls"),
-    ):
-        if clause in failures:
-            results.append(CheckResult(clause, False, failures[clause]))
-        else:
-            results.append(CheckResult(clause, True, ok_text))
-
-    # every declared type handled
-    if "declared operations" in failures:
-        results.append(CheckResult("declared operations", False, failures["declared operations"]))
-    else:
-        results.append(CheckResult("declared operations", True, "the controller only chose declared types"))
-        for op_type in ops_declared.types:
-            if op_type in exercised:
-                results.append(CheckResult(f"type {op_type!r} handled", True, "exercised by the controller"))
-                continue
-            try:
-                tr = mechanism.apply(state, Operation(op_type), last_ctx)
-                results.append(
-                    CheckResult(f"type {op_type!r} handled", True, "not chosen by the controller; U handled it when called")
-                )
-            except (UnsupportedOperationError, NotImplementedError) as exc:
-                results.append(
-                    CheckResult(f"type {op_type!r} handled", False, f"declared in τ but U does not handle it: {exc}")
-                )
-            except Exception as exc:
-                results.append(
-                    CheckResult(
-                        f"type {op_type!r} handled",
-                        False,
-                        f"never chosen on these steps, and U({op_type}) without parameters raised "
-                        f"{type(exc).__name__}: {shorten(str(exc), 120)}",
-                        warning=True,
-                    )
-                )
-    return _finish(CheckReport(name, results, n_done), raise_on_failure)
-
-
-def _finish(report: CheckReport, raise_on_failure: bool) -> CheckReport:
-    if raise_on_failure:
-        report.raise_if_failed()
-    return report
-
-
 class _Example(Mechanism):
     """A small reference mechanism used in docs and tests: append, evict oldest on overflow."""
 
     name = "example"
-    operations = {"append": "add the step as one element, evicting the oldest on overflow"}
+    operations = OperationSet({"append": "add the step as one element, evicting the oldest on overflow"})
 
     def update(self, state: State, operation: Operation, context: Context) -> Transition:
         space = self.space

@@ -9,6 +9,7 @@ size function μ and the capacity V_max and decides membership.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -19,9 +20,10 @@ from .errors import (
     InvalidElementError,
     InvalidSizeError,
     InvalidStateError,
+    ElementNotFoundError,
     STMError,
-    shorten,
 )
+from .formatting import format_number, shorten
 from .sizes import SizeFunction, resolve, size_name
 
 __all__ = ["State", "StateSpace"]
@@ -32,8 +34,13 @@ class State:
 
     Equality is set equality; the paper imposes no order on ω. For
     reproducible output, iteration, ``repr`` and display use one canonical
-    order: by ``meta['t']``, then by the element's stable id. Any other order
-    (priority, recency) is the business of the projection π.
+    order: by ``meta['t']``, then by the element's stable id
+    (:func:`~stmviz.core.element.order_key`). Any other order (priority,
+    recency) is the business of the projection π.
+
+    A state is a frozenset inside. It remembers two things it computed once:
+    its canonical order, and Σμ in the last space that measured it
+    (:meth:`StateSpace.size`): ω never changes, so neither do they.
 
     Examples
     --------
@@ -48,38 +55,23 @@ class State:
     True
     """
 
-    __slots__ = ("_elements", "_ordered", "_hash", "_sized")
+    __slots__ = ("_elements", "_ordered", "_sized")
 
     def __init__(self, elements: Iterable[Element] = ()) -> None:
-        if isinstance(elements, State):
-            frozen = elements._elements
-        elif isinstance(elements, frozenset):
-            frozen = elements
-            _check_elements(frozen)
-        else:
-            if isinstance(elements, (str, bytes, Element)):
-                raise InvalidStateError(
-                    f"a state ω is a set of elements; got a single {type(elements).__name__} "
-                    f"{shorten(repr(elements))}: wrap it, State([Element(...)])"
-                )
-            try:
-                frozen = frozenset(elements)
-            except TypeError as exc:
-                raise InvalidStateError(
-                    f"a state ω is built from an iterable of Element; got {type(elements).__name__}: {exc}"
-                ) from None
-            _check_elements(frozen)
-        self._elements = frozen
+        if isinstance(elements, Element):
+            raise InvalidStateError(
+                f"a state ω is a set of elements; got a single element {elements.label()}: wrap it, State([element])"
+            )
+        self._elements = _element_set(elements, "a state ω")
         self._ordered: tuple[Element, ...] | None = None
-        self._hash: int | None = None
-        self._sized: tuple | None = None  # (space, Σμ) cache, see StateSpace.size
+        self._sized: tuple[StateSpace, float] | None = None
 
     @classmethod
-    def _trusted(cls, elements: frozenset) -> "State":
+    def _trusted(cls, elements: frozenset[Element], ordered: tuple[Element, ...] | None = None) -> "State":
+        """A state from a frozenset known to hold only elements (and, if given, its canonical order)."""
         state = cls.__new__(cls)
         state._elements = elements
-        state._ordered = None
-        state._hash = None
+        state._ordered = ordered
         state._sized = None
         return state
 
@@ -90,12 +82,10 @@ class State:
         return self._elements
 
     def ordered(self) -> tuple[Element, ...]:
-        """The elements in canonical order (by ``meta['t']``, then id)."""
-        ordered = self._ordered
-        if ordered is None:
-            ordered = tuple(sorted(self._elements, key=order_key))
-            self._ordered = ordered
-        return ordered
+        """The elements of ω in canonical order (by ``meta['t']``, then id)."""
+        if self._ordered is None:
+            self._ordered = tuple(sorted(self._elements, key=order_key))
+        return self._ordered
 
     def __iter__(self) -> Iterator[Element]:
         return iter(self.ordered())
@@ -117,11 +107,7 @@ class State:
         return NotImplemented
 
     def __hash__(self) -> int:
-        h = self._hash
-        if h is None:
-            h = hash(self._elements)
-            self._hash = h
-        return h
+        return hash(self._elements)
 
     def __repr__(self) -> str:
         if not self._elements:
@@ -130,72 +116,28 @@ class State:
         more = f", … (+{len(self) - 6})" if len(self) > 6 else ""
         return f"State({{{shown}{more}}})"
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         return (State, (tuple(self.ordered()),))
 
     # -- building new states (ω itself never changes) --------------------
-    @staticmethod
-    def _other(other: Iterable[Element]) -> frozenset:
-        kind = type(other)
-        if kind is State:
-            return other._elements  # type: ignore[attr-defined]
-        if kind is Element:
-            return frozenset((other,))
-        if isinstance(other, State):
-            return other._elements
-        if isinstance(other, Element):
-            return frozenset((other,))
-        items = frozenset(other)
-        if not _ELEMENT_TYPES.issuperset(map(type, items)):  # checked in C; subclasses and strays below
-            _check_elements(items)
-        return items
-
     def __or__(self, other: Iterable[Element]) -> "State":
-        items = self._other(other)
-        mine = self._elements
-        union = mine | items
-        new = State._trusted(union)
-        grown = len(union) - len(mine)
-        if not grown:
-            new._ordered, new._sized = self._ordered, self._sized
-            return new
-        # keep the canonical order and Σμ incrementally (the usual append costs O(|new|), not O(|ω|))
-        fresh = list(items) if grown == len(items) else [e for e in items if e not in mine]
-        ordered = self._ordered
-        if ordered is not None:
-            if grown > 1:
-                fresh.sort(key=order_key)
-            if not ordered or order_key(fresh[0]) > order_key(ordered[-1]):
-                new._ordered = ordered + tuple(fresh)
-        new._sized = _shifted(self._sized, fresh, 1)
-        return new
+        """ω ∪ other."""
+        return self.replace((), other)
 
     def __sub__(self, other: Iterable[Element]) -> "State":
-        items = self._other(other)
-        mine = self._elements
-        rest = mine - items
-        new = State._trusted(rest)
-        cut = len(mine) - len(rest)
-        if not cut:
-            new._ordered, new._sized = self._ordered, self._sized
-            return new
-        gone = items if cut == len(items) else items & mine
-        ordered = self._ordered
-        if ordered is not None:
-            if gone.issuperset(ordered[:cut]):
-                new._ordered = ordered[cut:]  # the oldest left (a FIFO's cut): a slice, not a rebuild
-            else:
-                new._ordered = tuple(e for e in ordered if e not in gone)
-        new._sized = _shifted(self._sized, gone, -1)
-        return new
+        """ω ∖ other."""
+        return self.replace(other, ())
 
     def __and__(self, other: Iterable[Element]) -> "State":
-        return State._trusted(self._elements & self._other(other))
+        """ω ∩ other."""
+        return State._trusted(self._elements & _element_set(other, "the other operand of ω ∩"))
 
-    def __le__(self, other: "State") -> bool:
+    def __le__(self, other: Iterable[Element]) -> bool:
+        """ω ⊆ other."""
         return self._elements <= State(other)._elements
 
-    def __ge__(self, other: "State") -> bool:
+    def __ge__(self, other: Iterable[Element]) -> bool:
+        """ω ⊇ other."""
         return self._elements >= State(other)._elements
 
     def add(self, *elements: Element) -> "State":
@@ -207,52 +149,28 @@ class State:
         return self - elements
 
     def replace(self, old: Iterable[Element], new: Iterable[Element]) -> "State":
-        """(ω ∖ old) ∪ new (a new state), with the canonical order and Σμ carried in one pass.
+        """(ω ∖ old) ∪ new, a new state.
 
         >>> a, b, c = (Element(x, {"t": i}) for i, x in enumerate("abc"))
         >>> [e.text for e in State([a, b]).replace([a], [c])]
         ['b', 'c']
         """
-        gone = self._other(old)
-        items = self._other(new)
-        mine = self._elements
-        rest = mine - gone if gone else mine
-        result = State._trusted(rest | items if items else rest)
-        left = gone & mine if gone else gone  # the elements of ω that "old" names
-        if items:
-            left = left - items  # named in both: they stay
-            fresh = items - mine
-        else:
-            fresh = items
-        if not left and not fresh:
-            result._ordered, result._sized = self._ordered, self._sized
-            return result
-        ordered = self._ordered
-        if ordered is not None:
-            cut = len(left)
-            if not cut:
-                kept: tuple[Element, ...] | None = ordered
-            elif left.issuperset(ordered[:cut]):
-                kept = ordered[cut:]  # the oldest left: a slice, not a rebuild
-            else:
-                kept = tuple(e for e in ordered if e not in left)
-            if fresh:
-                added = sorted(fresh, key=order_key) if len(fresh) > 1 else list(fresh)
-                if not kept or order_key(added[0]) > order_key(kept[-1]):
-                    kept = kept + tuple(added)
-                else:
-                    kept = None  # the new elements fall inside the order: sorted again when asked
-            result._ordered = kept
-        sized = _shifted(self._sized, left, -1) if left else self._sized
-        result._sized = _shifted(sized, fresh, 1) if fresh else sized
-        return result
+        leaving = (_element_set(old, "the elements to remove from ω") & self._elements) - (
+            fresh := _element_set(new, "the elements to add to ω")
+        )
+        arriving = fresh - self._elements
+        if not leaving and not arriving:
+            return self
+        state = State._trusted((self._elements - leaving) | arriving, _carried_order(self._ordered, leaving, arriving))
+        state._sized = _carried_size(self._sized, leaving, arriving)
+        return state
 
     def filter(self, predicate: Callable[[Element], bool]) -> "State":
         """{e ∈ ω | predicate(e)}."""
         return State._trusted(frozenset(e for e in self._elements if predicate(e)))
 
     def where(self, **meta: Any) -> tuple[Element, ...]:
-        """The elements whose metadata has the given values, in canonical order.
+        """The elements e ∈ ω whose metadata d has the given values, in canonical order.
 
         >>> s = State([Element("a", {"t": 1, "type": "block"}), Element("b", {"t": 2, "type": "latest"})])
         >>> [e.text for e in s.where(type="block")]
@@ -261,29 +179,79 @@ class State:
         return tuple(e for e in self.ordered() if all(e.meta.get(k) == v for k, v in meta.items()))
 
     def by_id(self, element_id: str) -> Element:
-        """The element of ω whose id starts with ``element_id``."""
+        """The element e ∈ ω whose id starts with ``element_id``.
+
+        Raises
+        ------
+        ElementNotFoundError
+            (a ``KeyError``) if no element, or more than one, matches.
+        """
         matches = [e for e in self._elements if e.id.startswith(element_id)]
         if len(matches) != 1:
-            raise KeyError(
-                f"{'no' if not matches else len(matches)} element(s) of ω have an id starting with {element_id!r}"
+            raise ElementNotFoundError(
+                f"{'no' if not matches else len(matches)} element(s) of ω have an id starting with "
+                f"{element_id!r}; give a longer prefix of an id from state.ordered()"
             )
         return matches[0]
 
 
-_ELEMENT_TYPES = frozenset((Element,))
+def _element_set(items: Iterable[Element], what: str) -> frozenset[Element]:
+    """``items`` as a frozenset of elements, or an :class:`InvalidStateError` saying what is wrong."""
+    if isinstance(items, State):
+        return items.elements
+    if isinstance(items, Element):
+        return frozenset((items,))
+    if isinstance(items, (str, bytes)):
+        raise InvalidStateError(
+            f"{what} is a set of elements; got a single {type(items).__name__} "
+            f"{shorten(repr(items))}: wrap it, State([Element(...)])"
+        )
+    try:
+        frozen = items if isinstance(items, frozenset) else frozenset(items)
+    except TypeError as exc:
+        raise InvalidStateError(f"{what} is built from an iterable of Element; got {type(items).__name__}: {exc}") from None
+    _check_elements(frozen)
+    return frozen
 
 
-def _shifted(sized: tuple | None, changed: Iterable[Element], sign: int) -> tuple | None:
-    """(space, Σμ) after adding (sign 1) or removing (sign −1) elements whose μ is already cached."""
+def _carried_order(
+    ordered: tuple[Element, ...] | None, leaving: frozenset[Element], arriving: frozenset[Element]
+) -> tuple[Element, ...] | None:
+    """The canonical order of (ω ∖ leaving) ∪ arriving from ω's order, when that is cheap; else ``None``.
+
+    A speed-up for the usual step of a window (the oldest elements leave,
+    newer ones arrive): keep ω's order and append, instead of sorting again.
+    ``None`` lets :meth:`State.ordered` sort when asked. tests/core check that
+    both give the same order.
+    """
+    if ordered is None:
+        return None
+    cut = len(leaving)
+    if leaving.issuperset(ordered[:cut]):
+        kept = ordered[cut:]  # the oldest leave: a slice
+    else:
+        kept = tuple(e for e in ordered if e not in leaving)
+    added = sorted(arriving, key=order_key)
+    if added and kept and order_key(added[0]) < order_key(kept[-1]):
+        return None  # a new element falls inside the order: sort when asked
+    return kept + tuple(added)
+
+
+def _carried_size(
+    sized: tuple[StateSpace, float] | None, leaving: frozenset[Element], arriving: frozenset[Element]
+) -> tuple[StateSpace, float] | None:
+    """Σμ of (ω ∖ leaving) ∪ arriving from Σμ(ω), when the space knows every μ(e) it needs; else ``None``.
+
+    Σμ is computed once per state and carried from state to state: a step
+    that changes a few elements of ω costs a few additions, not |ω|.
+    """
     if sized is None:
         return None
     space, total = sized
-    cache = space._cache
     try:
-        delta = sum(map(cache.__getitem__, changed))
+        return (space, total - space._known(leaving) + space._known(arriving))
     except KeyError:
-        return None
-    return (space, total + delta if sign > 0 else total - delta)
+        return None  # an element not measured yet: StateSpace.size sums when asked
 
 
 def _check_elements(items: frozenset) -> None:
@@ -296,18 +264,13 @@ def _check_elements(items: frozenset) -> None:
 
 
 def _check_v_max(v_max: Any) -> float:
-    if isinstance(v_max, bool) or not isinstance(v_max, (int, float)):
-        try:
-            import numbers
-
-            ok = isinstance(v_max, numbers.Real) and not isinstance(v_max, bool)
-        except Exception:  # pragma: no cover
-            ok = False
-        if not ok:
-            raise InvalidCapacityError(
-                f"V_max must be a positive finite number, got {type(v_max).__name__} {shorten(repr(v_max))}; "
-                f"e.g. StateSpace(tokens(), v_max=4096)"
-            )
+    """V_max as a number in ℝ⁺ (a whole number stays an int), or an :class:`InvalidCapacityError`."""
+    if isinstance(v_max, bool) or not isinstance(v_max, numbers.Real):
+        raise InvalidCapacityError(
+            f"V_max must be a positive finite number, got {type(v_max).__name__} {shorten(repr(v_max))}; "
+            f"e.g. StateSpace(tokens(), v_max=4096)"
+        )
+    if not isinstance(v_max, int):
         v_max = float(v_max)
     if math.isnan(v_max) or math.isinf(v_max):
         raise InvalidCapacityError(
@@ -352,8 +315,6 @@ class StateSpace:
     def __init__(self, size: Callable[[Element], float] | str = "tokens", v_max: float = 4096) -> None:
         self._size = resolve(size)
         self.v_max = _check_v_max(v_max)
-        if isinstance(v_max, int) and not isinstance(v_max, bool):
-            self.v_max = v_max
         self._cache: dict[Element, float] = {}
         self.name = size_name(self._size)
 
@@ -376,19 +337,23 @@ class StateSpace:
 
         Raises
         ------
+        InvalidElementError
+            if e is not an :class:`Element`.
         InvalidSizeError
             if μ(e) is not a number, is NaN or infinite, or is ≤ 0.
         """
-        cache = self._cache
-        value = cache.get(element)
-        if value is not None:
-            return value
         if not isinstance(element, Element):
             raise InvalidElementError(
                 f"μ is defined on elements e ∈ E; got a {type(element).__name__} {shorten(repr(element))}"
             )
+        value = self._cache.get(element)
+        if value is None:
+            value = self._cache[element] = _checked_size(self._call_mu(element), element)
+        return value
+
+    def _call_mu(self, element: Element) -> Any:
         try:
-            value = self._size(element)
+            return self._size(element)
         except STMError:
             raise
         except Exception as exc:
@@ -396,46 +361,29 @@ class StateSpace:
                 f"μ = {self.name} raised {type(exc).__name__}: {exc} on {element.label()}; "
                 f"make μ accept every element e ∈ E"
             ) from exc
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            try:
-                import numbers
-
-                if isinstance(value, numbers.Real) and not isinstance(value, bool):
-                    value = float(value)
-                else:
-                    raise TypeError
-            except TypeError:
-                raise InvalidSizeError(
-                    f"μ({element.label()}) = {shorten(repr(value))} is a {type(value).__name__}, not a number; "
-                    f"μ : E → ℝ⁺ must return a positive number"
-                ) from None
-        if math.isnan(value) or math.isinf(value) or value <= 0:
-            hint = (
-                "an empty text has no tokens: give the element content, or use tokens(overhead=4)"
-                if value == 0
-                else "μ : E → ℝ⁺ must return a positive finite number"
-            )
-            raise InvalidSizeError(f"μ({element.label()}) = {value} is not in ℝ⁺ (> 0, finite); {hint}")
-        cache[element] = value
-        return value
 
     def size(self, state: State | Iterable[Element]) -> float:
-        """Σ_{e ∈ ω} μ(e) (cached on the state: a state's size in a space never changes)."""
-        if isinstance(state, State):
-            sized = state._sized
-            if sized is not None and sized[0] is self:
-                return sized[1]
-            elements: Iterable[Element] = state._elements
-        else:
-            elements = state
+        """Σ_{e ∈ ω} μ(e).
+
+        A :class:`State` carries its Σμ in the space that measured it last (ω
+        never changes, so neither does its size): each state is summed once.
+        """
+        if not isinstance(state, State):
+            return self._sum(state)
+        known = state._sized
+        if known is None or known[0] is not self:
+            known = state._sized = (self, self._sum(state.elements))
+        return known[1]
+
+    def _sum(self, elements: Iterable[Element]) -> float:
         try:
-            total = sum(map(self._cache.__getitem__, elements))
+            return self._known(elements)
         except (KeyError, TypeError):
-            measure = self.measure
-            total = sum(measure(e) for e in elements)
-        if isinstance(state, State):
-            state._sized = (self, total)
-        return total
+            return sum(self.measure(e) for e in elements)
+
+    def _known(self, elements: Iterable[Element]) -> float:
+        """Σμ(e) over elements whose μ is already known (a ``KeyError`` otherwise)."""
+        return sum(map(self._cache.__getitem__, elements))
 
     def free(self, state: State | Iterable[Element]) -> float:
         """V_max − Σ_{e ∈ ω} μ(e): the room left in ω."""
@@ -468,8 +416,8 @@ class StateSpace:
         total = self.size(state)
         if total > self.v_max:
             raise CapacityError(
-                f"state exceeds capacity: Σμ = {_num(total)} > V_max = {_num(self.v_max)} "
-                f"(over by {_num(total - self.v_max)}); evict elements or raise v_max"
+                f"state exceeds capacity: Σμ = {format_number(total)} > V_max = {format_number(self.v_max)} "
+                f"(over by {format_number(total - self.v_max)}); evict elements or raise v_max"
             )
         return state
 
@@ -478,7 +426,7 @@ class StateSpace:
         value = self.measure(element)
         if value > self.v_max:
             raise CapacityError(
-                f"{element.label()} alone has μ = {_num(value)} > V_max = {_num(self.v_max)}; "
+                f"{element.label()} alone has μ = {format_number(value)} > V_max = {format_number(self.v_max)}; "
                 f"no state containing it is in Ω_STM: split or truncate it, or raise v_max"
             )
         return value
@@ -491,7 +439,20 @@ class StateSpace:
             return False
 
 
-def _num(x: float) -> str:
-    if isinstance(x, float) and x.is_integer():
-        return str(int(x))
-    return f"{x:g}" if isinstance(x, float) else str(x)
+def _checked_size(value: Any, element: Element) -> float:
+    """μ(e) as a number in ℝ⁺, or an :class:`InvalidSizeError` saying what μ returned."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InvalidSizeError(
+            f"μ({element.label()}) = {shorten(repr(value))} is a {type(value).__name__}, not a number; "
+            f"μ : E → ℝ⁺ must return a positive number"
+        )
+    if not isinstance(value, (int, float)):
+        value = float(value)  # numpy scalars and other real numbers
+    if math.isnan(value) or math.isinf(value) or value <= 0:
+        hint = (
+            "an empty text has no tokens: give the element content, or use tokens(overhead=4)"
+            if value == 0
+            else "μ : E → ℝ⁺ must return a positive finite number"
+        )
+        raise InvalidSizeError(f"μ({element.label()}) = {value} is not in ℝ⁺ (> 0, finite); {hint}")
+    return value

@@ -1,36 +1,42 @@
-"""The loop of the paper's Figure 1 and its record.
+"""The loop of the paper's Figure 1, and its record: :func:`run`, :class:`Step`, :class:`Trace`.
+
+The paper (Figure 1): the mechanism projects the state with π and sends it
+to the LLM; the LLM's output becomes context information c for the next
+update U. Every new input (a user's message, a tool's result) enters ω
+through U before π is taken for the model call that answers it. So a step t
+holds the model's output, produced from x_t = π(ω_t), and then the input that
+arrives after it, seen from x_{t+1} on:
 
     x_t = π(ω_t) → model output → context c_t → o_t = controller(ω_t, c_t) → ω_{t+1} = U(ω_t, o_t, c_t)
 
 :func:`run` drives a mechanism over a stream of agent steps and returns a
 :class:`Trace`: every :class:`Step` with what was added and removed and why,
 stored as diffs with periodic checkpoints so that any ω_t is rebuilt quickly.
+Its JSON form is in :mod:`stmviz.core.serialize`.
 """
 
 from __future__ import annotations
 
-import json
-import math
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from .element import Element, Meta, order_key, thaw
-from .errors import CapacityError, InvalidArgumentError, InvalidIndexError, STMError, TraceFormatError, UpdateFailedError
-from .formatting import shorten
-from .mechanism import Mechanism
-from .operation import AgentStep, Context, History, ModelInput, Operation
-from .space import State, StateSpace, _num
+from .context import AgentStep, Context, History
+from .element import Element, Meta, order_key
+from .errors import CapacityError, InvalidArgumentError, InvalidIndexError, STMError, UpdateFailedError
+from .formatting import format_number, shorten, text_table
+from .mechanism import Mechanism, Transition
+from .model_input import ModelInput
+from .operation import Operation
+from .space import State, StateSpace
 
-__all__ = ["Step", "Trace", "run", "TRACE_FORMAT", "TRACE_VERSION"]
+__all__ = ["Step", "Trace", "run"]
 
-TRACE_FORMAT = "stmviz-trace"
 _NO_EXTRA = Meta()
-TRACE_VERSION = 1
 
 
 class Step:
-    """The record of one pass of the loop: ω_t → ω_{t+1}.
+    """The record of one pass of the loop of Figure 1: ω_t → ω_{t+1}.
 
     Attributes
     ----------
@@ -52,7 +58,18 @@ class Step:
 
     __slots__ = ("t", "operations", "context", "added", "removed", "reasons", "size_before", "size_after", "input_size")
 
-    def __init__(self, t, operations, context, added, removed, reasons, size_before, size_after, input_size):
+    def __init__(
+        self,
+        t: int,
+        operations: tuple[Operation, ...],
+        context: Context,
+        added: tuple[Element, ...],
+        removed: tuple[Element, ...],
+        reasons: tuple[str, ...],
+        size_before: float,
+        size_after: float,
+        input_size: int,
+    ) -> None:
         self.t = t
         self.operations = operations
         self.context = context
@@ -70,7 +87,7 @@ class Step:
 
     @property
     def operation(self) -> str:
-        """The operations as one readable string, e.g. ``'evict; append'``."""
+        """The operations o_t as one readable string, e.g. ``'evict; append'``."""
         return "; ".join(str(o) for o in self.operations)
 
     def __eq__(self, other: object) -> bool:
@@ -78,10 +95,12 @@ class Step:
             return NotImplemented
         return all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
 
+    __hash__ = None  # type: ignore[assignment]
+
     def __repr__(self) -> str:
         return (
             f"Step(t={self.t}, {self.operation}, +{len(self.added)} −{len(self.removed)}, "
-            f"Σμ {_num(self.size_before)}→{_num(self.size_after)}, |π|={self.input_size})"
+            f"Σμ {format_number(self.size_before)}→{format_number(self.size_after)}, |π|={self.input_size})"
         )
 
 
@@ -108,8 +127,10 @@ class Trace(Sequence[Step]):
         checkpoint_every: int = 32,
         final_input_size: int | None = None,
     ) -> None:
-        if checkpoint_every < 1:
-            raise ValueError("checkpoint_every must be ≥ 1")
+        if isinstance(checkpoint_every, bool) or not isinstance(checkpoint_every, int) or checkpoint_every < 1:
+            raise InvalidArgumentError(
+                f"checkpoint_every must be a whole number ≥ 1 of steps, got {checkpoint_every!r}; the default is 32"
+            )
         self.mechanism = mechanism
         self.mechanism_spec = dict(mechanism_spec or (mechanism.spec() if mechanism else {}))
         self.v_max = v_max
@@ -120,18 +141,23 @@ class Trace(Sequence[Step]):
         self.sizes: dict[Element, float] = dict(sizes)
         self._steps: list[Step] = []
         self._every = checkpoint_every
-        self._checkpoints: list[frozenset] = [initial.elements]
+        self._checkpoints: list[frozenset[Element]] = [initial.elements]
         self._current = initial.elements
         self.final_input_size = final_input_size
 
     # -- building -----------------------------------------------------------
-    def _append(self, step: Step, after: frozenset) -> None:
+    def _append(self, step: Step, after: frozenset[Element]) -> None:
         self._steps.append(step)
         self._current = after
         if len(self._steps) % self._every == 0:
             self._checkpoints.append(after)
 
     # -- reading ------------------------------------------------------------
+    @property
+    def checkpoint_every(self) -> int:
+        """Every how many steps the trace keeps a whole state ω_t (the steps between are diffs)."""
+        return self._every
+
     @property
     def name(self) -> str:
         """The mechanism's name."""
@@ -140,14 +166,14 @@ class Trace(Sequence[Step]):
     def __len__(self) -> int:
         return len(self._steps)
 
-    def __getitem__(self, index):  # type: ignore[override]
+    def __getitem__(self, index: Any) -> Any:
         return self._steps[index]
 
     def __iter__(self) -> Iterator[Step]:
         return iter(self._steps)
 
     def __repr__(self) -> str:
-        return f"<Trace of {self.name}: {len(self)} steps, V_max = {_num(self.v_max)}, μ = {self.size_name}>"
+        return f"<Trace of {self.name}: {len(self)} steps, V_max = {format_number(self.v_max)}, μ = {self.size_name}>"
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Trace):
@@ -252,6 +278,7 @@ class Trace(Sequence[Step]):
 
     @property
     def space(self) -> StateSpace | None:
+        """Ω_STM of the trace's mechanism (``None`` when the trace has no mechanism)."""
         return self.mechanism.space if self.mechanism is not None else None
 
     def elements(self) -> list[Element]:
@@ -298,7 +325,7 @@ class Trace(Sequence[Step]):
                 (
                     str(step.t),
                     shorten(record["operation"], 22),
-                    f"{_num(step.size_after)} / {_num(self.v_max)}",
+                    f"{format_number(step.size_after)} / {format_number(self.v_max)}",
                     shorten(", ".join(f"'{shorten(e.text, 14)}'" for e in step.added) or "—", 30),
                     shorten(", ".join(f"'{shorten(e.text, 14)}'" for e in step.removed) or "—", 30),
                     shorten(record["why"] or "—", 40),
@@ -306,265 +333,45 @@ class Trace(Sequence[Step]):
             )
         if limit is not None and len(rows) > limit + 1:
             rows = rows[: limit + 1]
-        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-        lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
-        lines.insert(1, "  ".join("─" * w for w in widths))
+        lines = text_table(rows).splitlines()
         return "\n".join(line[: max(width, 40)] if width else line for line in lines)
 
-    def to_html(self, path: str | os.PathLike, *, title: str | None = None, max_frames: int = 300):
-        """Write one self-contained, offline HTML page that animates this trace (see :func:`stmviz.viz.export_html`).
-
-        plotly is imported only when this is called, so ``import stmviz`` stays light.
-        """
-        from ..viz.export import export_html
-
-        return export_html(self, path, title=title, max_frames=max_frames)
-
-    # -- JSON -----------------------------------------------------------------
+    # -- JSON (the format is in stmviz.core.serialize) ---------------------------
     def to_dict(self) -> dict[str, Any]:
-        """The trace in its versioned JSON form (see :meth:`to_json`)."""
-        index: dict[Element, int] = {}
-        elements = []
-        for element, size in self.sizes.items():
-            index[element] = len(elements)
-            item = element.to_json()
-            item["size"] = size
-            elements.append(item)
-        steps = []
-        for step in self._steps:
-            record: dict[str, Any] = {
-                "t": step.t,
-                "operations": [o.to_json() for o in step.operations],
-                "step": step.context.step.to_json(),
-                "added": [index[e] for e in step.added],
-                "removed": [index[e] for e in step.removed],
-                "reasons": list(step.reasons),
-                "size_before": step.size_before,
-                "size_after": step.size_after,
-                "input_size": step.input_size,
-            }
-            if step.context.extra:
-                record["extra"] = thaw(step.context.extra)
-            steps.append(record)
-        return {
-            "format": TRACE_FORMAT,
-            "version": TRACE_VERSION,
-            "mechanism": self.mechanism_spec,
-            "space": {"size": self.size_name, "v_max": self.v_max},
-            "query": self.query,
-            "tools": list(self.tools),
-            "meta": thaw(self.meta),
-            "checkpoint_every": self._every,
-            "elements": elements,
-            "initial": sorted(index[e] for e in self.initial.elements),
-            "steps": steps,
-            "final_input_size": self.final_input_size,
-        }
+        """The trace in its versioned JSON form (see :func:`stmviz.core.serialize.trace_to_dict`)."""
+        from .serialize import trace_to_dict
 
-    def to_json(self, path: str | os.PathLike | None = None, indent: int | None = None) -> str:
-        """Serialize to JSON (format ``stmviz-trace``, version 1); write it to ``path`` if given.
+        return trace_to_dict(self)
 
-        The format: ``{"format", "version", "mechanism": {class, name, params},
-        "space": {size, v_max}, "query", "tools", "meta", "elements": [{content,
-        meta, size}], "initial": [element index], "steps": [{t, operations,
-        step, added, removed, reasons, size_before, size_after, input_size}]}``.
-        Elements are stored once; steps refer to them by index.
-        """
-        text = json.dumps(self.to_dict(), ensure_ascii=False, indent=indent, allow_nan=False)
-        if path is not None:
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write(text)
-        return text
+    def to_json(self, path: str | os.PathLike[str] | None = None, indent: int | None = None) -> str:
+        """The trace as JSON text (format ``stmviz-trace``, version 1); written to ``path`` if given."""
+        from .serialize import trace_to_json
 
-    def save(self, path: str | os.PathLike) -> None:
+        return trace_to_json(self, path, indent=indent)
+
+    def save(self, path: str | os.PathLike[str]) -> None:
         """Write the trace to a JSON file."""
         self.to_json(path)
 
     @classmethod
-    def load(cls, path: str | os.PathLike, mechanism: Mechanism | None = None) -> "Trace":
-        """Read a trace from a JSON file written by :meth:`save`."""
-        try:
-            with open(path, encoding="utf-8") as handle:
-                text = handle.read()
-        except UnicodeDecodeError as exc:
-            raise TraceFormatError(f"{path}: not a text file ({exc}); is it a stmviz trace?") from None
-        return cls.from_json(text, mechanism=mechanism, source=str(path))
+    def load(cls, path: str | os.PathLike[str], mechanism: Mechanism | None = None) -> "Trace":
+        """Read a trace from a JSON file written by :meth:`save` (see :func:`stmviz.core.serialize.load_trace`)."""
+        from .serialize import load_trace
+
+        return load_trace(path, mechanism)
 
     @classmethod
-    def from_json(cls, text: str | bytes | Mapping[str, Any], mechanism: Mechanism | None = None, source: str = "trace") -> "Trace":
+    def from_json(
+        cls, text: str | bytes | Mapping[str, Any], mechanism: Mechanism | None = None, source: str = "trace"
+    ) -> "Trace":
         """Rebuild a trace from :meth:`to_json` output, checking it thoroughly.
 
         A truncated, malformed, foreign or wrong-version input raises
         :class:`~stmviz.errors.TraceFormatError` saying where and what.
         """
-        if isinstance(text, Mapping):
-            data: Any = text
-        else:
-            try:
-                data = json.loads(text)
-            except json.JSONDecodeError as exc:
-                truncated = exc.msg.startswith("Unterminated") or exc.pos >= len(text.rstrip()) - 1
-                hint = " (the file looks truncated: was it written completely?)" if truncated else ""
-                raise TraceFormatError(
-                    f"{source}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}{hint}"
-                ) from None
-        return _load(data, mechanism, source)
+        from .serialize import trace_from_json
 
-
-def _load(data: Any, mechanism: Mechanism | None, source: str) -> Trace:
-    def fail(where: str, what: str) -> TraceFormatError:
-        return TraceFormatError(f"{source}: {where}: {what}")
-
-    if not isinstance(data, dict):
-        raise fail("top level", f"expected a JSON object, got {type(data).__name__}")
-    if data.get("format") != TRACE_FORMAT:
-        raise fail("format", f"expected {TRACE_FORMAT!r}, got {shorten(repr(data.get('format')))}; this is not a stmviz trace")
-    version = data.get("version")
-    if version != TRACE_VERSION:
-        raise fail(
-            "version",
-            f"this stmviz reads trace version {TRACE_VERSION}, the file has version {version!r}; "
-            f"upgrade stmviz or re-export the trace",
-        )
-    for key, kind in (("space", dict), ("elements", list), ("initial", list), ("steps", list)):
-        if not isinstance(data.get(key), kind):
-            raise fail(key, f"missing or not a JSON {'object' if kind is dict else 'array'}")
-    space = data["space"]
-    v_max = space.get("v_max")
-    if isinstance(v_max, bool) or not isinstance(v_max, (int, float)) or not math.isfinite(v_max) or v_max <= 0:
-        raise fail("space.v_max", f"must be a positive number, got {v_max!r}")
-    size_name = space.get("size")
-    if not isinstance(size_name, str):
-        raise fail("space.size", f"must name μ, got {size_name!r}")
-
-    elements: list[Element] = []
-    sizes: dict[Element, float] = {}
-    for i, item in enumerate(data["elements"]):
-        element = Element.from_json(item, where=f"{source}: elements[{i}]")
-        size = item.get("size")
-        if isinstance(size, bool) or not isinstance(size, (int, float)) or not math.isfinite(size) or size <= 0:
-            raise fail(f"elements[{i}].size", f"μ must be a positive number, got {size!r}")
-        if element in sizes:
-            raise fail(f"elements[{i}]", f"duplicates an earlier element ({element.label()})")
-        elements.append(element)
-        sizes[element] = size
-
-    def pick(indices: Any, where: str) -> tuple[Element, ...]:
-        if not isinstance(indices, list):
-            raise fail(where, "must be a list of element indices")
-        out = []
-        for j, k in enumerate(indices):
-            if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < len(elements):
-                raise fail(f"{where}[{j}]", f"element index {k!r} is out of range (0 … {len(elements) - 1})")
-            out.append(elements[k])
-        return tuple(out)
-
-    initial = State._trusted(frozenset(pick(data["initial"], "initial")))
-    query = data.get("query") or ""
-    tools = data.get("tools") or []
-    if not isinstance(query, str) or not isinstance(tools, list) or not all(isinstance(x, str) for x in tools):
-        raise fail("query/tools", "query must be text and tools a list of texts")
-    spec = data.get("mechanism") or {}
-    if not isinstance(spec, dict):
-        raise fail("mechanism", "must be an object")
-    every = data.get("checkpoint_every", 32)
-    if isinstance(every, bool) or not isinstance(every, int) or every < 1:
-        raise fail("checkpoint_every", f"must be a whole number ≥ 1, got {every!r}")
-    if mechanism is None and spec:
-        rebuilt_space = _space_from_name(size_name, v_max)
-        if rebuilt_space is not None:
-            mechanism = Mechanism.from_spec(rebuilt_space, spec)
-    trace = Trace(
-        initial=initial,
-        sizes=sizes,
-        v_max=v_max,
-        size_name=size_name,
-        mechanism=mechanism,
-        mechanism_spec=spec,
-        query=query,
-        tools=tools,
-        meta=data.get("meta") or {},
-        checkpoint_every=every,
-        final_input_size=data.get("final_input_size"),
-    )
-    history: list[AgentStep] = []
-    current = set(initial.elements)
-    size = sum(sizes[e] for e in current)
-    for t, record in enumerate(data["steps"]):
-        where = f"steps[{t}]"
-        if not isinstance(record, dict):
-            raise fail(where, "must be an object")
-        if record.get("t") != t:
-            raise fail(f"{where}.t", f"expected {t}, got {record.get('t')!r} (steps missing or out of order)")
-        try:
-            operations = tuple(Operation.from_json(o) for o in record.get("operations", []))
-        except (STMError, KeyError, TypeError, AttributeError) as exc:
-            raise fail(f"{where}.operations", f"malformed operation ({exc})") from None
-        try:
-            agent_step = AgentStep.coerce(record.get("step", {}), where=f"{source}: {where}.step")
-        except STMError as exc:
-            raise fail(f"{where}.step", str(exc)) from None
-        added = pick(record.get("added", []), f"{where}.added")
-        removed = pick(record.get("removed", []), f"{where}.removed")
-        reasons = record.get("reasons", [])
-        if not isinstance(reasons, list) or len(reasons) != len(removed) or not all(isinstance(r, str) for r in reasons):
-            raise fail(f"{where}.reasons", "must be a list of texts, one per removed element")
-        for e in removed:
-            if e not in current:
-                raise fail(f"{where}.removed", f"{e.label()} is removed but was not in ω_{t}")
-        for e in added:
-            if e in current:
-                raise fail(f"{where}.added", f"{e.label()} is added but was already in ω_{t}")
-        sb, sa, xs = record.get("size_before"), record.get("size_after"), record.get("input_size")
-        for key, value in (("size_before", sb), ("size_after", sa), ("input_size", xs)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise fail(f"{where}.{key}", f"must be a number, got {value!r}")
-        current.difference_update(removed)
-        current.update(added)
-        new_size = size - sum(sizes[e] for e in removed) + sum(sizes[e] for e in added)
-        if not math.isclose(sb, size, rel_tol=1e-9, abs_tol=1e-6) or not math.isclose(sa, new_size, rel_tol=1e-9, abs_tol=1e-6):
-            raise fail(where, f"recorded Σμ {sb}→{sa} does not match the elements ({_num(size)}→{_num(new_size)}); the file is damaged")
-        size = new_size
-        extra = record.get("extra") or {}
-        context = Context(
-            t=t, step=agent_step, query=query, tools=tuple(tools), history=History(history, t), meta=trace.meta, extra=extra
-        )
-        step = Step(
-            t, operations, context, tuple(sorted(added, key=order_key)), tuple(removed), tuple(reasons), sb, sa, xs
-        )
-        trace._append(step, frozenset(current))
-        history.append(agent_step)
-    return trace
-
-
-def _explain(mechanism: Mechanism, gone: Iterable[Element], transition: Any, operation: Operation, reasons: dict) -> None:
-    """Record why each element in ``gone`` left: the transition's reason, else the operation's."""
-    default = None
-    given = transition.reasons
-    for element in gone:
-        why = given.get(element)
-        if why is None:
-            if default is None:
-                default = mechanism.removal_reason(operation)
-            why = default
-        reasons[element] = why
-
-
-def _space_from_name(size_name: str, v_max: float) -> StateSpace | None:
-    """The state space a recorded μ name stands for, when stmviz can rebuild it."""
-    import re
-
-    if size_name in ("chars", "words"):
-        return StateSpace(size_name, v_max)
-    match = re.fullmatch(r"tokens\('([\w\-.]+)'(?:, overhead=(\d+))?\)", size_name)
-    if match:
-        from .sizes import tokens
-
-        try:
-            return StateSpace(tokens(match.group(1), int(match.group(2) or 0)), v_max)
-        except STMError:
-            return None
-    return None
+        return trace_from_json(text, mechanism, source)
 
 
 def run(
@@ -596,6 +403,8 @@ def run(
         The user's query Q, the tools T and request metadata, shared by every c_t.
     initial : State, optional
         ω_0; by default ``mechanism.initial_state(c_0)``.
+    checkpoint_every : int
+        Every how many steps the trace keeps a whole state (the others are diffs).
 
     Returns
     -------
@@ -603,6 +412,8 @@ def run(
 
     Raises
     ------
+    InvalidArgumentError
+        when ``mechanism`` is not a Mechanism or ``steps`` is a single string.
     CapacityError, InvalidUpdateError, UnsupportedOperationError
         when U leaves Ω_STM, returns a non-State, or gets an undeclared operation.
     UpdateFailedError
@@ -618,103 +429,158 @@ def run(
     ('oldest element; Σμ exceeded V_max',)
     """
     if not isinstance(mechanism, Mechanism):
-        raise TypeError(f"run() needs a Mechanism, got {type(mechanism).__name__}")
-    if hasattr(steps, "steps") and not isinstance(steps, (str, bytes, Mapping)):
-        scenario = steps
-        steps = scenario.steps  # type: ignore[attr-defined]
-        if query is None:
-            query = getattr(scenario, "query", "") or ""
-        if tools is None:
-            tools = tuple(getattr(scenario, "tools", ()) or ())
-        if meta is None:
-            meta = getattr(scenario, "meta", None)
-    if isinstance(steps, (str, bytes)):
-        raise TypeError("steps must be an iterable of step records, not a single string; wrap it in a list")
-    query = query or ""
-    tools = tuple(tools or ())
-    frozen_meta = Meta(meta or {})
-    space = mechanism.space
-    measure = space.measure
-    context0 = Context(t=0, query=query, tools=tools, meta=frozen_meta)
-    state = mechanism.initial_state(context0) if initial is None else initial
-    if not isinstance(state, State):
-        state = State(state)
-    try:
-        space.check(state)
-    except CapacityError as exc:
-        raise CapacityError(f"the initial state ω_0 of {mechanism} is not in Ω_STM: {exc}") from None
-    sizes: dict[Element, float] = {e: measure(e) for e in state.ordered()}  # canonical, not hash, order
+        raise InvalidArgumentError(
+            f"run() needs a Mechanism (O, E, Ω_STM, C, U, X, π), got {type(mechanism).__name__}; "
+            f"e.g. run(FIFOWindow(StateSpace(tokens(), v_max=4096)), steps)"
+        )
+    steps, query, tools, frozen_meta = _inputs(steps, query, tools, meta)
+    state = _initial_state(mechanism, initial, Context(t=0, query=query, tools=tools, meta=frozen_meta))
     trace = Trace(
         initial=state,
-        sizes=sizes,
-        v_max=space.v_max,
-        size_name=space.name,
+        sizes={e: mechanism.space.measure(e) for e in state.ordered()},  # canonical, not hash, order
+        v_max=mechanism.space.v_max,
+        size_name=mechanism.space.name,
         mechanism=mechanism,
         query=query,
         tools=tools,
         meta=frozen_meta,
         checkpoint_every=checkpoint_every,
     )
-    sizes = trace.sizes
+    recorder = _Recorder(trace, mechanism.space, mechanism.space.size(state))
     history: list[AgentStep] = []
-    size = space.size(state)
     for t, raw in enumerate(steps):
         step = raw if type(raw) is AgentStep else AgentStep.coerce(raw, where=f"step {t}")
         context = Context._trusted(t, step, query, tools, History(history, t), frozen_meta, _NO_EXTRA)
-        input_size = mechanism.projection_size(state)
-        before = state.elements
-        reasons: dict[Element, str] = {}
-        try:
-            operations = mechanism.choose(state, context)
-            single = len(operations) == 1
-            for operation in operations:
-                transition = mechanism.apply(state, operation, context)
-                new = transition.state
-                if new.elements is not state.elements:
-                    if single:  # one operation: its removals are the step's, computed once below
-                        last_transition, last_operation = transition, operation
-                    else:
-                        _explain(mechanism, state.elements - new.elements, transition, operation, reasons)
-                state = new
-        except STMError as exc:
-            if isinstance(exc, UpdateFailedError):
-                exc.trace = trace
-                raise
-            message = str(exc)
-            prefix = f"step {t}: "
-            error = type(exc)(message if message.startswith(prefix) else prefix + message)
-            error.step = t  # type: ignore[attr-defined]
-            error.trace = trace  # type: ignore[attr-defined]
-            raise error from exc
-        except Exception as exc:
-            raise UpdateFailedError(
-                f"step {t}: {mechanism} failed in the controller or in U: {type(exc).__name__}: {exc}. "
-                f"ω_{t} was left as it was; error.trace holds steps 0…{t - 1}",
-                step=t,
-                trace=trace,
-            ) from exc
-        after = state.elements
-        if after is before:
-            step_record = Step(t, operations, context, (), (), (), size, size, input_size)
-        else:
-            added_set = after - before
-            removed_set = before - after
-            added = tuple(sorted(added_set, key=order_key)) if len(added_set) > 1 else tuple(added_set)
-            removed = tuple(sorted(removed_set, key=order_key)) if len(removed_set) > 1 else tuple(removed_set)
-            for element in added:  # in canonical order, so trace.sizes is ordered the same in every process
-                if element not in sizes:
-                    sizes[element] = measure(element)
-            if removed:
-                if single:
-                    _explain(mechanism, removed, last_transition, last_operation, reasons)
-                why = tuple([reasons.get(e, "removed") for e in removed])
-                new_size = size - sum(map(sizes.__getitem__, removed)) + sum(map(sizes.__getitem__, added))
-            else:
-                why = ()
-                new_size = size + sum(map(sizes.__getitem__, added))
-            step_record = Step(t, operations, context, added, removed, why, size, new_size, input_size)
-            size = new_size
-        trace._append(step_record, after)
+        input_size = mechanism.projection_size(state)  # |x_t|, x_t = π(ω_t): what the model saw
+        operations, new, reasons = _update(mechanism, state, context, trace)
+        recorder.record(t, operations, context, state.elements, new.elements, reasons, input_size)
+        state = new
         history.append(step)
     trace.final_input_size = mechanism.projection_size(state)
     return trace
+
+
+def _inputs(
+    steps: Iterable[Any], query: str | None, tools: Sequence[str] | None, meta: Mapping[str, Any] | None
+) -> tuple[Iterable[Any], str, tuple[str, ...], Meta]:
+    """The steps, Q, T and request metadata of a run; a scenario object gives those not given."""
+    if hasattr(steps, "steps") and not isinstance(steps, (str, bytes, Mapping)):
+        scenario = steps
+        steps = scenario.steps
+        query = getattr(scenario, "query", "") if query is None else query
+        tools = tuple(getattr(scenario, "tools", ()) or ()) if tools is None else tools
+        meta = getattr(scenario, "meta", None) if meta is None else meta
+    if isinstance(steps, (str, bytes)):
+        raise InvalidArgumentError(
+            "steps must be an iterable of step records, not a single string; wrap it in a list: run(m, [text])"
+        )
+    return steps, query or "", tuple(tools or ()), Meta(meta or {})
+
+
+def _initial_state(mechanism: Mechanism, initial: Iterable[Element] | None, context: Context) -> State:
+    """ω_0: ``initial`` or the mechanism's, checked to be in Ω_STM."""
+    state = mechanism.initial_state(context) if initial is None else initial
+    if not isinstance(state, State):
+        state = State(state)
+    try:
+        mechanism.space.check(state)
+    except CapacityError as exc:
+        raise CapacityError(f"the initial state ω_0 of {mechanism} is not in Ω_STM: {exc}") from None
+    return state
+
+
+def _update(
+    mechanism: Mechanism, state: State, context: Context, trace: Trace
+) -> tuple[tuple[Operation, ...], State, dict[Element, str]]:
+    """o_t = controller(ω_t, c_t), then ω_{t+1} = U(ω_t, o_t, c_t); an error names step t and carries the trace."""
+    try:
+        return _apply_chosen(mechanism, state, context)
+    except UpdateFailedError as exc:
+        exc.trace = trace
+        raise
+    except STMError as exc:
+        raise _at_step(exc, context.t, trace) from exc
+    except Exception as exc:
+        t = context.t
+        raise UpdateFailedError(
+            f"step {t}: {mechanism} failed in the controller or in U: {type(exc).__name__}: {exc}. "
+            f"ω_{t} was left as it was; error.trace holds steps 0…{t - 1}",
+            step=t,
+            trace=trace,
+        ) from exc
+
+
+def _apply_chosen(
+    mechanism: Mechanism, state: State, context: Context
+) -> tuple[tuple[Operation, ...], State, dict[Element, str]]:
+    """The operations the controller chooses, applied in order: (o_t, ω_{t+1}, why each element left)."""
+    operations = mechanism.choose(state, context)
+    reasons: dict[Element, str] = {}
+    for operation in operations:
+        transition = mechanism.apply(state, operation, context)
+        if transition.state.elements is not state.elements:
+            _explain(mechanism, state.elements - transition.state.elements, transition, operation, reasons)
+        state = transition.state
+    return operations, state, reasons
+
+
+def _explain(
+    mechanism: Mechanism, gone: Iterable[Element], transition: Transition, operation: Operation, reasons: dict[Element, str]
+) -> None:
+    """Record why each element in ``gone`` left: the transition's reason, else the operation's."""
+    default = None
+    for element in gone:
+        why = transition.reasons.get(element)
+        if why is None:
+            if default is None:
+                default = mechanism.removal_reason(operation)
+            why = default
+        reasons[element] = why
+
+
+def _at_step(exc: STMError, t: int, trace: Trace) -> STMError:
+    """The same kind of error, its message starting with ``step t:``, carrying the step and the trace."""
+    message = str(exc)
+    prefix = f"step {t}: "
+    error = type(exc)(message if message.startswith(prefix) else prefix + message)
+    error.step = t
+    error.trace = trace
+    return error
+
+
+class _Recorder:
+    """Writes each pass of the loop into a trace: the diff ω_t → ω_{t+1}, μ of new elements, Σμ, reasons."""
+
+    def __init__(self, trace: Trace, space: StateSpace, size: float) -> None:
+        self.trace = trace
+        self.space = space
+        self.size = size  # Σμ(ω_t)
+
+    def record(
+        self,
+        t: int,
+        operations: tuple[Operation, ...],
+        context: Context,
+        before: frozenset[Element],
+        after: frozenset[Element],
+        reasons: dict[Element, str],
+        input_size: int,
+    ) -> None:
+        """Append step t: ω_t = ``before`` → ω_{t+1} = ``after``."""
+        size_before = self.size
+        if after is before:
+            self.trace._append(Step(t, operations, context, (), (), (), size_before, size_before, input_size), after)
+            return
+        added = tuple(sorted(after - before, key=order_key))
+        removed = tuple(sorted(before - after, key=order_key))
+        sizes = self.trace.sizes
+        for element in added:  # in canonical order, so trace.sizes is ordered the same in every process
+            if element not in sizes:
+                sizes[element] = self.space.measure(element)
+        why = tuple([reasons.get(e, "removed") for e in removed])
+        if removed:
+            size_after = size_before - sum(map(sizes.__getitem__, removed)) + sum(map(sizes.__getitem__, added))
+        else:
+            size_after = size_before + sum(map(sizes.__getitem__, added))
+        self.size = size_after
+        self.trace._append(Step(t, operations, context, added, removed, why, size_before, size_after, input_size), after)

@@ -37,7 +37,8 @@ from ..core.formatting import format_number, shorten
 from ..core.errors import CapacityError, InvalidOperationError, ScenarioFormatError
 from ..core.mechanism import Mechanism, Transition
 from ..core.protocol import ElementType, Hierarchy
-from ..core.operation import AgentStep, Context, Operation
+from ..core.context import AgentStep, Context
+from ..core.operation import Operation
 from ..core.space import State, StateSpace
 from ..text import summarize as default_summarize
 from ._shared import (

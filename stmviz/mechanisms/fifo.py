@@ -29,7 +29,9 @@ from ..core.element import Element
 from ..core.formatting import format_number, shorten
 from ..core.errors import CapacityError, STMError
 from ..core.mechanism import Mechanism, Transition
-from ..core.operation import Context, Message, ModelInput, Operation
+from ..core.context import Context
+from ..core.model_input import Message, ModelInput
+from ..core.operation import Operation
 from ..core.sizes import words as _words_mu
 from ..core.space import State, StateSpace
 

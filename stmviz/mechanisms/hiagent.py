@@ -38,7 +38,8 @@ from ..core.formatting import format_number, shorten
 from ..core.errors import InvalidOperationError, ScenarioFormatError
 from ..core.mechanism import Mechanism, Transition
 from ..core.protocol import ElementType, Hierarchy
-from ..core.operation import AgentStep, Context, Operation
+from ..core.context import AgentStep, Context
+from ..core.operation import Operation
 from ..core.space import State, StateSpace
 from ..text import cosine, embed
 from ..text import summarize as default_summarize

@@ -44,7 +44,9 @@ from ..core.element import Element
 from ..core.formatting import format_number, shorten
 from ..core.errors import UpdateFailedError
 from ..core.mechanism import Mechanism, Transition
-from ..core.operation import AgentStep, Context, History, Message, ModelInput, Operation
+from ..core.context import AgentStep, Context, History
+from ..core.model_input import Message, ModelInput
+from ..core.operation import Operation
 from ..core.space import State, StateSpace
 from ..text.embed import hashing_embedder, joined_frequencies
 from .fifo import fit_text

@@ -35,7 +35,7 @@ from typing import Any
 from ..core.errors import ScenarioFormatError
 from ..core.formatting import shorten
 from ..core.jsonio import decode_json, decode_json_lines
-from ..core.operation import AgentStep
+from ..core.context import AgentStep
 from .scenario import Scenario
 
 __all__ = ["from_openai_messages", "load_chat_log", "from_dialogue"]

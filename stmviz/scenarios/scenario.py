@@ -21,7 +21,7 @@ from ..core.element import Meta, thaw
 from ..core.errors import InvalidArgumentError, ScenarioFormatError
 from ..core.formatting import shorten
 from ..core.jsonio import decode_json
-from ..core.operation import DIRECTIVE_SHORTHANDS, AgentStep
+from ..core.context import AgentStep, DIRECTIVE_SHORTHANDS
 from ..core.sizes import count_tokens
 from ..core.space import StateSpace
 from .schema import FORMAT, VERSION, validate

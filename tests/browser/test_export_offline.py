@@ -6,15 +6,16 @@ import pytest
 from jlab import EXPORT_FRAME as FRAME, open_offline
 
 import stmviz
+import stmviz.viz
 from stmviz import FIFOWindow, StateSpace, load_scenario, run, sizes
 
 
-@pytest.mark.parametrize("writer", ["Trace.to_html", "stmviz.export_html"])
+@pytest.mark.parametrize("writer", ["stmviz.viz.export_html", "stmviz.export_html"])
 def test_export_plays_offline(browser, tmp_path, screenshots, writer):
     scenario = load_scenario("tool_chat")
     trace = run(FIFOWindow(StateSpace(sizes.tokens(), v_max=scenario.v_max)), scenario)
     path = tmp_path / "run.html"
-    written = trace.to_html(path) if writer == "Trace.to_html" else stmviz.export_html(trace, path)
+    written = stmviz.viz.export_html(trace, path) if writer == "stmviz.viz.export_html" else stmviz.export_html(trace, path)
     assert written == path and path.stat().st_size > 1_000_000  # plotly.js is inside
     context, page, blocked = open_offline(browser, path)
     try:

@@ -26,6 +26,7 @@ from jlab import (
 )
 from payloads import PAYLOADS, QUERY, normalize, payload_messages, payload_trace
 
+import stmviz
 from stmviz.viz.tokens import tokens_html
 
 V_MAX, BLOCK_BUDGET = 260, 40
@@ -149,7 +150,7 @@ def test_payloads_are_text_in_jupyterlab(jupyter_lab, page, screenshots, trace):
 
 
 def test_payloads_are_text_in_exported_page(browser, tmp_path, screenshots, trace):
-    path = trace.to_html(tmp_path / "payloads.html", title='<img src=x onerror="window.__pwned=11"> payloads')
+    path = stmviz.export_html(trace, tmp_path / "payloads.html", title='<img src=x onerror="window.__pwned=11"> payloads')
     context, page, blocked = open_offline(browser, path)
     try:
         assert_not_pwned(page)

@@ -143,7 +143,7 @@ def test_sequences_are_frozen_to_plain_tuples_and_their_bad_items_are_named():
         Element("x", {"v": [1.0, 2.0, object()]})
 
 
-def test_an_element_with_an_order_key_is_freed_without_the_cyclic_collector():
+def test_an_element_is_freed_without_the_cyclic_collector():
     import gc
 
     from stmviz.core.element import order_key
@@ -160,10 +160,11 @@ def test_an_element_with_an_order_key_is_freed_without_the_cyclic_collector():
         gc.enable()
 
 
-def test_the_id_found_by_a_tie_is_the_elements_id():
-    from stmviz.core.element import _element_id, order_key
+def test_the_order_key_is_time_then_id():
+    from stmviz.core.element import element_id, order_key
 
     a, b = Element("same t", {"t": 3}), Element("same t too", {"t": 3})
     assert order_key(a) < order_key(b) or order_key(b) < order_key(a)
-    assert order_key(a)[2].id == a.id == _element_id(a.content, a.meta)
+    assert order_key(a) == (0, 3, a.id) and a.id == element_id(a)
+    assert order_key(Element("no time")) == (1, 0, Element("no time").id)  # elements without t come last
     assert Element("x", {"t": 1}).id == Element("x", {"t": 1.0}).id  # 1 and 1.0: one element, one id

@@ -22,7 +22,7 @@ from stmviz import (
     run,
     sizes,
 )
-from stmviz.core.mechanism import sample_steps
+from stmviz.core.check import sample_steps
 from stmviz.mechanisms.agentfold import block_label, interaction_text
 
 QUERY = "Which paper introduced folding of an agent's context?"

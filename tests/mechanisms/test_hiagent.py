@@ -23,7 +23,7 @@ from stmviz import (
     run,
     sizes,
 )
-from stmviz.core.mechanism import sample_steps
+from stmviz.core.check import sample_steps
 from stmviz.mechanisms.hiagent import pair_text
 
 QUERY = "Put a clean mug on the desk"

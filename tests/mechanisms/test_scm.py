@@ -25,7 +25,7 @@ from stmviz import (
     run,
     sizes,
 )
-from stmviz.core.operation import History
+from stmviz.core.context import History
 from stmviz.mechanisms.scm import interaction_text
 from stmviz.text import OpenAIEmbedder, OpenAISummarizer, cosine, embed, summarize
 

@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from stmviz import SCM, AgentStep, Context, Operation, StateSpace, run, sizes
-from stmviz.core.operation import History
+from stmviz.core.context import History
 from stmviz.mechanisms.scm import interaction_text
 from stmviz.text import HashingEmbedder, embed
 from stmviz.text.embed import _default, hashing_embedder, joined_frequencies

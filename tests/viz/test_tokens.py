@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from stmviz import ModelInput, sizes
-from stmviz.core.operation import Message
+from stmviz.core.model_input import Message
 from stmviz.errors import EncodingUnavailableError
 from stmviz.viz import TokensHTML, token_pieces, tokens_html
 from stmviz.viz._common import TOKEN_COLORS

@@ -1,0 +1,371 @@
+"""The contract of Definition 2, checked: :func:`check_mechanism`.
+
+The paper: the mechanism is the seven-tuple (O, E, Ω_STM, C, U, X, π), with
+the update U : Ω_STM × O × C → Ω_STM and the projection π : Ω_STM → X. So
+every result of U is again a state of Ω_STM (closure); U and π are functions
+— the same inputs give the same output, and the inputs are left as they were
+(purity, a deterministic π); and U acts on the operations O = ⋃_{a ∈ τ} O_a
+the mechanism declares. :func:`check_mechanism` runs the loop of Figure 1 on
+a mechanism and checks each clause, as a student does with their own
+mechanism before looking at its figures.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .context import AgentStep, Context, History
+from .errors import (
+    CapacityError,
+    InvalidArgumentError,
+    InvalidUpdateError,
+    MechanismContractError,
+    UnsupportedOperationError,
+)
+from .formatting import format_number, shorten
+from .mechanism import Mechanism
+from .operation import Operation, OperationSet
+from .space import State
+
+__all__ = ["check_mechanism", "CheckReport", "CheckResult", "sample_steps"]
+
+#: The clauses checked along the loop, with what is reported when they hold.
+_LOOP_CLAUSES = ("closure", "purity", "deterministic π")
+
+
+@dataclass
+class CheckResult:
+    """One clause of the contract of Definition 2 and whether it held.
+
+    >>> print(CheckResult("closure", True, "U stayed in Ω_STM"))
+    ✓ closure: U stayed in Ω_STM
+    """
+
+    name: str
+    passed: bool
+    detail: str
+    warning: bool = False
+
+    def __str__(self) -> str:
+        mark = "✓" if self.passed else ("!" if self.warning else "✗")
+        return f"{mark} {self.name}: {self.detail}"
+
+
+class CheckReport:
+    """What :func:`check_mechanism` found about the contract of Definition 2: one line per clause."""
+
+    def __init__(self, mechanism: str, results: list[CheckResult], steps: int) -> None:
+        self.mechanism = mechanism
+        self.results = results
+        self.steps = steps
+
+    @property
+    def ok(self) -> bool:
+        """Whether every clause held (warnings do not count as failures)."""
+        return all(r.passed or r.warning for r in self.results)
+
+    @property
+    def failures(self) -> list[CheckResult]:
+        """The clauses that failed."""
+        return [r for r in self.results if not r.passed and not r.warning]
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def __str__(self) -> str:
+        head = (
+            f"{self.mechanism}: contract of Definition 2 holds on {self.steps} steps"
+            if self.ok
+            else f"{self.mechanism}: {len(self.failures)} clause(s) of the contract fail"
+        )
+        return "\n".join([head] + ["  " + str(r) for r in self.results])
+
+    __repr__ = __str__
+
+    def raise_if_failed(self) -> "CheckReport":
+        """The report itself if the contract held, else a :class:`MechanismContractError` with the report."""
+        if not self.ok:
+            raise MechanismContractError(str(self))
+        return self
+
+
+_WORDS = (
+    "the agent reads a page about memory and notes that the user asked for a summary of "
+    "three sources while the tool returned a long table with prices dates names and links"
+).split()
+
+
+def sample_steps(n: int = 40, seed: int = 0) -> list[AgentStep]:
+    """A deterministic synthetic trajectory of agent steps for contract checks: varied sizes, subgoals, folds.
+
+    >>> steps = sample_steps(7)
+    >>> len(steps), steps[0].directives["subgoal"], steps[6].directives["fold"]["op"]
+    (7, 'subgoal 0', 'condense')
+    """
+    rng = random.Random(seed)
+    return [_sample_step(t, rng) for t in range(n)]
+
+
+def _sample_step(t: int, rng: random.Random) -> AgentStep:
+    length = rng.choice((3, 8, 20, 60, 150))
+    text = " ".join(rng.choice(_WORDS) for _ in range(length))
+    fold: dict[str, Any] | None = None
+    if t % 3 == 0:
+        fold = {"op": "condense"}
+    elif t % 7 == 0:
+        fold = {"op": "consolidate", "from": max(0, t - 5)}
+    directives = {
+        "subgoal": f"subgoal {t // 6}" if t % 6 == 0 else None,
+        "subgoal_done": True if t % 6 == 5 else None,
+        "fold": fold,
+    }
+    return AgentStep(
+        thought=f"Step {t}: I should look at source {t % 5}.",
+        action=f"search(query='item {t}')" if t % 2 == 0 else "",
+        observation=f"[{t}] {text}",
+        directives={key: value for key, value in directives.items() if value is not None},
+        meta={"priority": rng.choice(("low", "medium", "high")), "source": rng.choice(("user", "model", "api"))},
+    )
+
+
+@dataclass
+class _Loop:
+    """Where the checked loop is: ω_t, c_t, the clauses that failed, the operation types chosen."""
+
+    state: State
+    context: Context
+    failures: dict[str, str] = field(default_factory=dict)
+    exercised: set[str] = field(default_factory=set)
+    steps_done: int = 0
+
+
+def check_mechanism(
+    mechanism: Mechanism,
+    steps: Iterable[Any] | None = None,
+    *,
+    query: str = "Find and summarize three sources about agent memory.",
+    tools: Sequence[str] = ("search", "open_page"),
+    raise_on_failure: bool = False,
+) -> CheckReport:
+    """Check that a mechanism keeps the contract of Definition 2, and say what failed in plain words.
+
+    It runs the Figure 1 loop over ``steps`` (default: a synthetic 40-step
+    trajectory with varied sizes, subgoal markers and folding directives) and
+    checks at every step:
+
+    - **closure** — U returns a State and stays in Ω_STM (Σμ ≤ V_max);
+    - **purity** — U leaves its inputs (ω, o, c) and the mechanism unchanged,
+      and gives the same result when called twice;
+    - **deterministic π** — π(ω) is the same when called twice;
+    - **declared operations** — the controller only picks declared types, and
+      every declared type a ∈ τ is handled by U.
+
+    Returns a :class:`CheckReport` (true when everything held); with
+    ``raise_on_failure=True`` a failing report raises
+    :class:`~stmviz.errors.MechanismContractError`.
+
+    >>> from stmviz import StateSpace, sizes
+    >>> from stmviz.core.mechanism import _Example
+    >>> print(check_mechanism(_Example(StateSpace(sizes.words, 50))))  # doctest: +ELLIPSIS
+    example: contract of Definition 2 holds on 40 steps
+      ✓ operations: τ = {append}
+      ✓ initial state: ω_0 ∈ Ω_STM (Σμ = 0 ≤ V_max = 50)
+      ...
+    """
+    if not isinstance(mechanism, Mechanism):
+        raise InvalidArgumentError(
+            f"check_mechanism needs a Mechanism (O, E, Ω_STM, C, U, X, π), got {type(mechanism).__name__}; "
+            f"subclass stmviz.Mechanism or use make_mechanism(...)"
+        )
+    results: list[CheckResult] = []
+    context0 = Context(t=0, query=query, tools=tuple(tools))
+    state = _initial_state(mechanism, context0, results) if _operations_declared(mechanism, results) else None
+    if state is None:
+        return _finish(CheckReport(str(mechanism), results, 0), raise_on_failure)
+    records = sample_steps() if steps is None else [AgentStep.coerce(s, where=f"step {i}") for i, s in enumerate(steps)]
+    loop = _run_checked(mechanism, _Loop(state, context0), records, query, tuple(tools))
+    results += _loop_results(loop)
+    results += _operation_results(mechanism, loop)
+    return _finish(CheckReport(str(mechanism), results, loop.steps_done), raise_on_failure)
+
+
+def _operations_declared(mechanism: Mechanism, results: list[CheckResult]) -> bool:
+    """Whether O is declared and not empty (recorded in ``results``)."""
+    declared = mechanism.operations
+    if not isinstance(declared, OperationSet) or len(declared) == 0:
+        results.append(CheckResult("operations", False, "the mechanism declares no operation types (O is empty)"))
+        return False
+    results.append(CheckResult("operations", True, f"τ = {{{', '.join(declared.types)}}}"))
+    return True
+
+
+def _initial_state(mechanism: Mechanism, context: Context, results: list[CheckResult]) -> State | None:
+    """ω_0 if it is a state of Ω_STM, else ``None`` (recorded in ``results``)."""
+    space = mechanism.space
+    try:
+        state = mechanism.initial_state(context)
+        if not isinstance(state, State):
+            raise InvalidUpdateError(f"initial_state returned {type(state).__name__}, not a State")
+        space.check(state)
+    except Exception as exc:
+        results.append(CheckResult("initial state", False, f"ω_0 is not a state of Ω_STM: {exc}"))
+        return None
+    held = f"Σμ = {format_number(space.size(state))} ≤ V_max = {format_number(space.v_max)}"
+    results.append(CheckResult("initial state", True, f"ω_0 ∈ Ω_STM ({held})"))
+    return state
+
+
+def _run_checked(mechanism: Mechanism, loop: _Loop, records: list[AgentStep], query: str, tools: tuple[str, ...]) -> _Loop:
+    """The loop of Figure 1 over ``records``, checking each step; it stops at the first step U fails."""
+    history: list[AgentStep] = []
+    for t, step in enumerate(records):
+        loop.context = Context(t=t, step=step, query=query, tools=tools, history=History(history, t))
+        _check_projection(mechanism, loop, t)
+        if not _check_step(mechanism, loop, t):
+            break
+        history.append(step)
+        loop.steps_done += 1
+    return loop
+
+
+def _check_projection(mechanism: Mechanism, loop: _Loop, t: int) -> None:
+    """π deterministic: π(ω_t) twice gives the same x."""
+    if "deterministic π" in loop.failures:
+        return
+    try:
+        if mechanism.input(loop.state) != mechanism.input(loop.state):
+            loop.failures["deterministic π"] = f"π(ω_{t}) differed between two calls on the same state"
+    except Exception as exc:
+        loop.failures["deterministic π"] = f"π(ω_{t}) raised {type(exc).__name__}: {exc}"
+
+
+def _check_step(mechanism: Mechanism, loop: _Loop, t: int) -> bool:
+    """One step: the controller's choice, then U for each operation; ``False`` if it failed."""
+    try:
+        operations = mechanism.choose(loop.state, loop.context)
+    except Exception as exc:
+        loop.failures["declared operations"] = f"step {t}: the controller failed: {exc}"
+        return False
+    for operation in operations:
+        loop.exercised.add(operation.type)
+        new = _apply_checked(mechanism, loop, operation, t)
+        if new is None:
+            return False
+        loop.state = new
+    return True
+
+
+def _apply_checked(mechanism: Mechanism, loop: _Loop, operation: Operation, t: int) -> State | None:
+    """ω' = U(ω, o, c), checked for closure and purity; ``None`` if U failed."""
+    state, context = loop.state, loop.context
+    before, context_copy, snapshot = state.elements, context.replace(), _snapshot(mechanism)
+    try:
+        transition = mechanism.apply(state, operation, context)
+    except Exception as exc:
+        clause, text = _update_failure(exc, operation, t)
+        loop.failures[clause] = text
+        return None
+    if "purity" not in loop.failures:
+        problem = _purity_problem(mechanism, (state, operation, context), before, context_copy, snapshot, transition.state)
+        if problem:
+            loop.failures["purity"] = f"step {t}: {problem}"
+    return transition.state
+
+
+def _update_failure(exc: Exception, operation: Operation, t: int) -> tuple[str, str]:
+    """The clause a failure of U breaks, and what to say."""
+    if isinstance(exc, (CapacityError, InvalidUpdateError)):
+        return "closure", f"step {t}: {exc}"
+    if isinstance(exc, UnsupportedOperationError):
+        return "declared operations", f"step {t}: {exc}"
+    if isinstance(exc, NotImplementedError):
+        return "declared operations", f"step {t}: U does not handle {operation.type!r}: {exc}"
+    return "closure", f"step {t}: U(ω, {operation}, c) raised {type(exc).__name__}: {exc}"
+
+
+def _purity_problem(
+    mechanism: Mechanism,
+    inputs: tuple[State, Operation, Context],
+    before: frozenset[Any],
+    context_copy: Context,
+    snapshot: dict[str, Any],
+    result: State,
+) -> str | None:
+    """What U changed or did not repeat when called on ``inputs`` = (ω, o, c), or ``None``."""
+    state, operation, context = inputs
+    if state.elements is not before or state.elements != before:
+        return "U changed its input state ω"
+    if context != context_copy:
+        return "U changed its input context c"
+    now = _snapshot(mechanism)
+    if now != snapshot:
+        changed = [k for k in snapshot if now.get(k) != snapshot[k]] + [k for k in vars(mechanism) if k not in snapshot]
+        return (
+            f"U changed the mechanism's own attributes ({', '.join(changed)}); "
+            f"keep everything U needs in ω (metadata) or in c"
+        )
+    try:
+        again = mechanism.apply(state, operation, context).state
+    except Exception as exc:
+        return f"calling U twice on the same inputs raised {exc}"
+    if again != result:
+        return f"U(ω, {operation}, c) gave two different states for the same inputs; U must be a function of (ω, o, c) only"
+    return None
+
+
+def _snapshot(mechanism: Mechanism) -> dict[str, Any]:
+    """The mechanism's attributes: identity, and a copy of each list, dict or set."""
+    snap: dict[str, tuple[int, Any]] = {}
+    for key, value in vars(mechanism).items():
+        if isinstance(value, (list, dict, set)):
+            snap[key] = (id(value), type(value)(value))
+        else:
+            snap[key] = (id(value), None)
+    return snap
+
+
+def _loop_results(loop: _Loop) -> list[CheckResult]:
+    """closure, purity and deterministic π: held along the loop, or the first failure of each."""
+    held = {
+        "closure": f"U returned a State in Ω_STM at each of {loop.steps_done} steps",
+        "purity": "U left ω, o, c and the mechanism unchanged and was repeatable",
+        "deterministic π": "π(ω) was the same on repeated calls",
+    }
+    return [CheckResult(c, c not in loop.failures, loop.failures.get(c, held[c])) for c in _LOOP_CLAUSES]
+
+
+def _operation_results(mechanism: Mechanism, loop: _Loop) -> list[CheckResult]:
+    """declared operations: the controller chose only declared types, and U handles every a ∈ τ."""
+    if "declared operations" in loop.failures:
+        return [CheckResult("declared operations", False, loop.failures["declared operations"])]
+    results = [CheckResult("declared operations", True, "the controller only chose declared types")]
+    for op_type in mechanism.operations.types:
+        results.append(_type_handled(mechanism, loop, op_type))
+    return results
+
+
+def _type_handled(mechanism: Mechanism, loop: _Loop, op_type: str) -> CheckResult:
+    """Whether U handles the operation type a: chosen along the loop, or U(ω, a, c) called once."""
+    name = f"type {op_type!r} handled"
+    if op_type in loop.exercised:
+        return CheckResult(name, True, "exercised by the controller")
+    try:
+        mechanism.apply(loop.state, Operation(op_type), loop.context)
+    except (UnsupportedOperationError, NotImplementedError) as exc:
+        return CheckResult(name, False, f"declared in τ but U does not handle it: {exc}")
+    except Exception as exc:
+        detail = (
+            f"never chosen on these steps, and U({op_type}) without parameters raised "
+            f"{type(exc).__name__}: {shorten(str(exc), 120)}"
+        )
+        return CheckResult(name, False, detail, warning=True)
+    return CheckResult(name, True, "not chosen by the controller; U handled it when called")
+
+
+def _finish(report: CheckReport, raise_on_failure: bool) -> CheckReport:
+    if raise_on_failure:
+        report.raise_if_failed()
+    return report

@@ -1,0 +1,312 @@
+"""Context information c ∈ C (Definition 2), and the agent steps it is made of.
+
+The paper: C ⊆ C_1 × … × C_n is the context information; each C_m is one
+kind of context. It is **not** the context window. C may contain (1) the
+current user request or input; (2) results of auxiliary model calls on that
+input (reasoning, summaries, extracted key facts); (3) request metadata
+(timestamp, user id, task type, location, …). Having C in the signature of
+U : Ω_STM × O × C → Ω_STM lets updates depend on external factors.
+
+- An :class:`AgentStep` is one incoming step of an agent's trajectory: the
+  model's output (thought, action, directives for the memory) and the input
+  that arrives after it (an observation, the user's next message).
+- A :class:`History` is the steps before the current one.
+- A :class:`Context` c_t is what U may use at step t.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .element import Meta, thaw
+from .errors import InvalidIndexError, ScenarioFormatError
+from .formatting import shorten
+
+__all__ = ["AgentStep", "History", "Context", "DIRECTIVE_SHORTHANDS"]
+
+_STEP_FIELDS = ("thought", "action", "observation")
+
+#: Step-record keys read as directives: shorthand for ``{"directives": {...}}`` in scenario files.
+DIRECTIVE_SHORTHANDS = ("subgoal", "subgoal_done", "fold")
+
+
+@dataclass(frozen=True, slots=True)
+class AgentStep:
+    """One incoming step of an agent trajectory: what the model said and did, and what it saw.
+
+    Parameters
+    ----------
+    thought : str
+        The model's text at this step: its reasoning or explanation (AgentFold's
+        "explanation"), or, in a dialogue, its reply to the user.
+    action : str
+        The tool call the model made, as text (empty if none).
+    observation : str
+        What came back from outside: the result of the action, or, when there is
+        no action, the user's message this step answers.
+    directives : mapping
+        What the model's output tells the memory mechanism's controller, by name:
+        e.g. HiAgent's ``subgoal`` (the text of a subgoal this step starts) and
+        ``subgoal_done``, AgentFold's ``fold`` (``{"op": "condense"}``). Each
+        mechanism declares the directives it reads (``Mechanism.directives``).
+    meta : mapping
+        Any further request metadata (``source``, ``priority``, ``tool``,
+        ``role``, a ``retrieve`` request, ...).
+
+    >>> step = AgentStep.coerce({"observation": "Found it.", "subgoal": "find the file"})
+    >>> step.directives["subgoal"]
+    'find the file'
+    """
+
+    thought: str = ""
+    action: str = ""
+    observation: str = ""
+    directives: Mapping[str, Any] = field(default_factory=Meta)
+    meta: Mapping[str, Any] = field(default_factory=Meta)
+
+    def __post_init__(self) -> None:
+        for name in _STEP_FIELDS:
+            value = getattr(self, name)
+            if value is None:
+                object.__setattr__(self, name, "")
+            elif not isinstance(value, str):
+                raise ScenarioFormatError(
+                    f"step field {name!r} must be text, got {type(value).__name__} {shorten(repr(value))}"
+                )
+        for name in ("directives", "meta"):
+            value = getattr(self, name)
+            if not isinstance(value, Meta):
+                if not isinstance(value, Mapping):
+                    raise ScenarioFormatError(f"step field {name!r} must be an object, got {shorten(repr(value))}")
+                object.__setattr__(self, name, Meta(value))
+
+    @property
+    def model_output(self) -> str:
+        """The model's output at this step: thought and action."""
+        if self.thought and self.action:
+            return f"{self.thought}\n{self.action}"
+        return self.thought or self.action
+
+    @property
+    def text(self) -> str:
+        """The whole step as text."""
+        return "\n".join(p for p in (self.thought, self.action, self.observation) if p)
+
+    @classmethod
+    def coerce(cls, item: Any, where: str = "step") -> "AgentStep":
+        """Turn a step record into an AgentStep.
+
+        Accepts an AgentStep, a mapping with the field names above (the keys
+        ``subgoal``, ``subgoal_done`` and ``fold`` are shorthand for the
+        directives of that name), or a bare string (taken as the observation).
+        """
+        if isinstance(item, AgentStep):
+            return item
+        if isinstance(item, str):
+            return cls(observation=item)
+        if isinstance(item, Mapping):
+            known = {"thought", "action", "observation", "directives", "meta"}
+            unknown = sorted(set(item) - known - set(DIRECTIVE_SHORTHANDS) - {"t"})
+            if unknown:
+                raise ScenarioFormatError(
+                    f"{where}: unknown field(s) {', '.join(map(repr, unknown))}; a step has "
+                    f"{', '.join(sorted(known | set(DIRECTIVE_SHORTHANDS)))}"
+                )
+            fields = {k: item[k] for k in known if k in item}
+            shorthand = {k: item[k] for k in DIRECTIVE_SHORTHANDS if k in item and item[k] is not None}
+            if shorthand:
+                nested = item.get("directives") or {}
+                if not isinstance(nested, Mapping):
+                    raise ScenarioFormatError(f"{where}: 'directives' must be an object, got {shorten(repr(nested))}")
+                fields["directives"] = {**nested, **shorthand}
+            try:
+                return cls(**fields)
+            except ScenarioFormatError as exc:
+                raise ScenarioFormatError(f"{where}: {exc}") from None
+            except Exception as exc:  # frozen metadata errors
+                raise ScenarioFormatError(f"{where}: {exc}") from None
+        raise ScenarioFormatError(
+            f"{where}: a step record is an AgentStep, a dict with thought/action/observation, or a string; "
+            f"got {type(item).__name__} {shorten(repr(item))}"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        for name in _STEP_FIELDS:
+            if getattr(self, name):
+                data[name] = getattr(self, name)
+        if self.directives:
+            data["directives"] = thaw(self.directives)
+        if self.meta:
+            data["meta"] = thaw(self.meta)
+        return data
+
+
+class History(Sequence[AgentStep]):
+    """The steps 0 … t−1 before the current one, as an immutable view (a component of c ∈ C).
+
+    During a run every step's history is a view of one growing record of the
+    run's steps, so giving each step its history costs O(1).
+
+    >>> steps = [AgentStep(observation="a"), AgentStep(observation="b")]
+    >>> h = History(steps, 1)
+    >>> len(h), h[0].observation, h.steps() is steps
+    (1, 'a', True)
+    """
+
+    __slots__ = ("_steps", "_length")
+
+    def __init__(self, steps: Sequence[AgentStep] = (), length: int | None = None) -> None:
+        self._steps = steps
+        self._length = len(steps) if length is None else length
+
+    def steps(self) -> Sequence[AgentStep]:
+        """The record of steps this history is a view of: the same object for every step of one run.
+
+        Its first ``len(self)`` items are this history; during a run it grows
+        by one step after each step. Read it, never change it. A mechanism that
+        keeps something per step of the history (SCM's memory stream) can tell
+        from its identity that it still looks at the same run.
+        """
+        return self._steps
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self._steps[i] for i in range(*index.indices(self._length))]
+        if index < 0:
+            index += self._length
+        if not 0 <= index < self._length:
+            raise InvalidIndexError(f"the history has {self._length} steps (0 … {self._length - 1}); there is no step {index}")
+        return self._steps[index]
+
+    def __iter__(self) -> Iterator[AgentStep]:
+        steps = self._steps
+        for i in range(self._length):
+            yield steps[i]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, History):
+            return NotImplemented
+        return self._length == other._length and all(a == b for a, b in zip(self, other))
+
+    def __hash__(self) -> int:
+        return hash(self._length)
+
+    def __repr__(self) -> str:
+        return f"History({self._length} steps)"
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class Context:
+    """Context information c ∈ C ⊆ C_1 × … × C_n: what the update U may use. Not the context window.
+
+    Following the paper, C holds (1) the current request or input — here the
+    current :class:`AgentStep` (model output and observation) and the query;
+    (2) results of auxiliary model calls, as named components in ``extra``;
+    (3) request metadata (timestamp, user id, task type, ...) in ``meta``.
+    ``history`` holds the steps before this one (HiAgent's "step history").
+
+    Attributes
+    ----------
+    t : int
+        The step index.
+    step : AgentStep
+        The incoming step.
+    query : str
+        The user's task or question Q.
+    tools : tuple of str
+        The tools T available to the agent.
+    history : History
+        The steps 0 … t−1.
+    meta : Meta
+        Request metadata.
+    extra : Meta
+        Any further named component C_m.
+    """
+
+    t: int = 0
+    step: AgentStep = field(default_factory=AgentStep)
+    query: str = ""
+    tools: tuple[str, ...] = ()
+    history: History = field(default_factory=History)
+    meta: Mapping[str, Any] = field(default_factory=Meta)
+    extra: Mapping[str, Any] = field(default_factory=Meta)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.meta, Meta):
+            object.__setattr__(self, "meta", Meta(self.meta))
+        if not isinstance(self.extra, Meta):
+            object.__setattr__(self, "extra", Meta(self.extra))
+        if not isinstance(self.tools, tuple):
+            object.__setattr__(self, "tools", tuple(self.tools))
+        if not isinstance(self.step, AgentStep):
+            object.__setattr__(self, "step", AgentStep.coerce(self.step))
+
+    @classmethod
+    def _trusted(
+        cls, t: int, step: AgentStep, query: str, tools: tuple[str, ...], history: History, meta: Meta, extra: Meta
+    ) -> "Context":
+        """Build a context from already-checked parts (the fast path used by run())."""
+        self = object.__new__(cls)
+        put = object.__setattr__
+        put(self, "t", t)
+        put(self, "step", step)
+        put(self, "query", query)
+        put(self, "tools", tools)
+        put(self, "history", history)
+        put(self, "meta", meta)
+        put(self, "extra", extra)
+        return self
+
+    @property
+    def thought(self) -> str:
+        """The model's thought at this step (from ``step``)."""
+        return self.step.thought
+
+    @property
+    def action(self) -> str:
+        """The model's action at this step (from ``step``)."""
+        return self.step.action
+
+    @property
+    def observation(self) -> str:
+        """The observation that arrived after the model's output (from ``step``)."""
+        return self.step.observation
+
+    @property
+    def model_output(self) -> str:
+        """The model's output at this step: thought and action (from ``step``)."""
+        return self.step.model_output
+
+    def __getitem__(self, name: str) -> Any:
+        """A named component C_m from ``extra`` (or a request metadata value)."""
+        if name in self.extra:
+            return self.extra[name]
+        return self.meta[name]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Context):
+            return NotImplemented
+        return (
+            self.t == other.t
+            and self.step == other.step
+            and self.query == other.query
+            and self.tools == other.tools
+            and self.meta == other.meta
+            and self.extra == other.extra
+            and len(self.history) == len(other.history)
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.t, self.step, self.query))
+
+    def replace(self, **changes: Any) -> "Context":
+        """A copy with some components changed."""
+        values = {name: getattr(self, name) for name in ("t", "step", "query", "tools", "history", "meta", "extra")}
+        values.update(changes)
+        return Context(**values)
