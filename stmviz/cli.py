@@ -86,10 +86,12 @@ def demo(args: argparse.Namespace) -> int:
 
 
 def replay(args: argparse.Namespace) -> int:
+    """Replay a scenario or a chat log through a mechanism and print the trace: one row per step t."""
     return demo(args)
 
 
 def list_scenarios_cmd(args: argparse.Namespace) -> int:
+    """Print the bundled scenarios, one per line: name and title."""
     from .scenarios import list_scenarios
 
     for info in list_scenarios():
@@ -177,6 +179,7 @@ def lab(args: argparse.Namespace, extra: Sequence[str]) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The parser of the ``stmviz`` command: ``lab``, ``demo``, ``replay`` and ``scenarios``."""
     parser = argparse.ArgumentParser(prog="stmviz", description="See how an LLM agent's short-term memory works.")
     sub = parser.add_subparsers(dest="command")
 
@@ -202,7 +205,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from .errors import STMError
+    """Run the ``stmviz`` command with ``argv`` (default: the process's arguments); return the exit status.
+
+    A deliberate error of stmviz (an :class:`~stmviz.core.errors.STMError`, such as a malformed
+    scenario file) is printed without a traceback, and the status is 2.
+    """
+    from .core.errors import STMError
 
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)

@@ -10,6 +10,8 @@ import html
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from .core.formatting import text_table
+
 __all__ = ["Table", "table"]
 
 
@@ -45,14 +47,11 @@ class Table:
         self.digits = digits
 
     def rows(self) -> list[list[str]]:
+        """The cells of every record, as text: numbers with ``digits`` decimals, booleans as yes / no, None as —."""
         return [[_cell(r.get(c), self.digits) for c in self.columns] for r in self.records]
 
     def __str__(self) -> str:
-        rows = [self.columns] + self.rows()
-        widths = [max(len(row[i]) for row in rows) for i in range(len(self.columns))]
-        lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
-        lines.insert(1, "  ".join("─" * w for w in widths))
-        return "\n".join(lines)
+        return text_table([self.columns, *self.rows()])
 
     __repr__ = __str__
 

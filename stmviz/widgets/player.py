@@ -23,7 +23,7 @@ import plotly.graph_objects as go
 from ..core.errors import InvalidArgumentError
 from ..core.formatting import format_number, shorten
 from ..core.trace import Trace
-from ..viz._common import escape, hover_text
+from ..viz._common import check_trace, escape, hover_text
 from ..viz.hierarchy import hierarchy_figure, hierarchy_graph, hierarchy_kind, hierarchy_title, node_arrays, node_marker
 from ..viz.occupancy import occupancy_data, occupancy_figure
 from ..viz.state import block_marker, block_text, state_bar, state_bar_traces, state_figure
@@ -49,15 +49,6 @@ _UNSET = object()
 
 #: CSS of the players' text (step info, titles): the notebook's UI font.
 BOX_STYLE = "font-family:var(--jp-ui-font-family, sans-serif);font-size:13px;line-height:1.45"
-
-
-def _check_trace(trace: Any, where: str) -> Trace:
-    if not isinstance(trace, Trace):
-        raise InvalidArgumentError(
-            f"{where} needs a Trace (the record of run(mechanism, steps)), got {type(trace).__name__}; "
-            f"e.g. {where}(run(mechanism, steps))"
-        )
-    return trace
 
 
 def step_html(trace: Trace, t: int, *, max_items: int = 8) -> str:
@@ -181,7 +172,7 @@ class TraceView:
         name: str | None = None,
         height: int | None = None,
     ) -> None:
-        self.trace = _check_trace(trace, "TraceView")
+        self.trace = check_trace(trace, "TraceView")
         self.n = len(trace)
         self.t = self._clamp(t)
         self.max_tokens = max_tokens
@@ -483,6 +474,7 @@ class Stepping:
         self.slider.value = max(0, min(int(value), self.n))
 
     def static_html(self, include_plotlyjs: str | bool = "cdn") -> str:  # pragma: no cover - overridden
+        """The player at its current t as static HTML, for front ends without a kernel."""
         raise NotImplementedError
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
@@ -564,7 +556,7 @@ class TracePlayer(Stepping, widgets.VBox):
         hierarchy: bool | None = None,
         max_tokens: int = 1500,
     ) -> None:
-        trace = _check_trace(trace, "TracePlayer")
+        trace = check_trace(trace, "TracePlayer")
         self.trace = trace
         self.n = len(trace)
         self.view = TraceView(trace, t, tokens=tokens, hierarchy=hierarchy, max_tokens=max_tokens)
