@@ -47,6 +47,7 @@ from .formatting import shorten
 __all__ = [
     "ElementType",
     "Hierarchy",
+    "default_label",
     "element_types_of",
     "directives_of",
     "declared_types",

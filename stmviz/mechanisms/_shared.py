@@ -2,61 +2,31 @@
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from ..core.element import Element, order_key
 from ..core.formatting import shorten
-from ..core.errors import InvalidOperationError
-from ..core.sizes import count_tokens
+from ..core.errors import InvalidArgumentError, InvalidOperationError
 from ..core.space import State, StateSpace
 from ..text import truncate_to_tokens
+from .fit import ELLIPSIS
 
 Summarizer = Callable[[Sequence[str], int], str]
-_ELLIPSIS = "…"
 
 
-class _SummaryCache:
-    """A bounded LRU of summaries keyed by (texts, budget), wrapped so that U stays pure.
+class Memo:
+    """A bounded memo of values that are pure functions of their keys (token counts, embeddings, summaries).
 
-    ``check_mechanism`` compares snapshots of a mechanism's list/dict/set
-    attributes; this object keeps its identity, so filling the cache is not a
-    change of the mechanism, and a cached answer equals a fresh one for a
-    deterministic summarizer.
-    """
+    One object for a mechanism's life: its identity never changes, so filling
+    it is no change of the mechanism (``check_mechanism`` snapshots a
+    mechanism's list, dict and set attributes, not this). When full it starts
+    afresh: cheaper per lookup than an exact LRU, and a value recomputed
+    equals the one forgotten.
 
-    __slots__ = ("summarize", "maxsize", "_data")
-
-    def __init__(self, summarize: Summarizer, maxsize: int = 4096) -> None:
-        self.summarize = summarize
-        self.maxsize = maxsize
-        self._data: OrderedDict[tuple[tuple[str, ...], int], str] = OrderedDict()
-
-    def __call__(self, texts: Sequence[str], budget: int) -> str:
-        key = (tuple(texts), budget)
-        data = self._data
-        hit = data.get(key)
-        if hit is not None:
-            data.move_to_end(key)
-            return hit
-        result = self.summarize(list(texts), budget)
-        if not isinstance(result, str):
-            raise InvalidOperationError(
-                f"the summarizer returned {type(result).__name__} {shorten(repr(result))}; "
-                f"summarize(texts, budget) must return a string"
-            )
-        result = " ".join(result.split()) or truncate_to_tokens(" ".join(" ".join(texts).split()), budget) or _ELLIPSIS
-        data[key] = result
-        if len(data) > self.maxsize:
-            data.popitem(last=False)
-        return result
-
-
-class _Cache:
-    """A bounded memo for derived values (token counts, embeddings), kept out of purity snapshots.
-
-    When full it starts afresh: cheaper per lookup than an exact LRU, and values are pure functions of their keys.
+    >>> memo = Memo(maxsize=2)
+    >>> memo.lookup("ab", len), memo.lookup("ab", len), len(memo)
+    (2, 2, 1)
     """
 
     __slots__ = ("maxsize", "_data")
@@ -72,17 +42,63 @@ class _Cache:
             return data[key]
         except KeyError:
             pass
-        value = compute(key)
+        return self.put(key, compute(key))
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        """The value kept for ``key``, else ``default``."""
+        return self._data.get(key, default)
+
+    def put(self, key: Any, value: Any) -> Any:
+        """Keep ``value`` for ``key`` (forgetting everything first when full); return it."""
+        data = self._data
         if len(data) >= self.maxsize:
             data.clear()
         data[key] = value
         return value
 
+    def clear(self) -> None:
+        """Forget every value."""
+        self._data.clear()
 
-class _View:
+    def __contains__(self, key: Any) -> bool:
+        return key in self._data
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __repr__(self) -> str:
+        return f"Memo({len(self._data)} of {self.maxsize})"
+
+
+def cached_summarizer(summarize: Summarizer, maxsize: int = 4096) -> Summarizer:
+    """``summarize(texts, budget)``, checked and memoized per (texts, budget).
+
+    The result is one line; an empty summary falls back to the texts cut to
+    the budget (or "…"). For a deterministic summarizer a cached answer
+    equals a fresh one, so U stays pure.
+    """
+    memo = Memo(maxsize)
+
+    def compute(key: tuple[tuple[str, ...], int]) -> str:
+        texts, budget = key
+        result = summarize(list(texts), budget)
+        if not isinstance(result, str):
+            raise InvalidOperationError(
+                f"the summarizer returned {type(result).__name__} {shorten(repr(result))}; "
+                f"summarize(texts, budget) must return a string"
+            )
+        return " ".join(result.split()) or truncate_to_tokens(" ".join(" ".join(texts).split()), budget) or ELLIPSIS
+
+    def summarize_cached(texts: Sequence[str], budget: int) -> str:
+        return memo.lookup((tuple(texts), budget), compute)
+
+    return summarize_cached
+
+
+class View:
     """Facts derived from one ω: its elements grouped by ``type``, each group in canonical order.
 
-    A view is a pure function of ω's elements; :class:`_Index` derives each one
+    A view is a pure function of ω's elements; :class:`ViewIndex` derives each one
     from the previous when few elements changed, so that a mechanism reads its
     blocks, pairs or subgoals without a pass over ω. Subclasses carry more facts
     through :meth:`_carry`.
@@ -91,14 +107,14 @@ class _View:
     __slots__ = ("elements", "groups")
 
     def __init__(
-        self, elements: frozenset, groups: dict[str, tuple[Element, ...]], parent: "_View | None" = None
+        self, elements: frozenset, groups: dict[str, tuple[Element, ...]], parent: "View | None" = None
     ) -> None:
         # parent: the view this one is derived from, if any (subclasses carry facts from it)
         self.elements = elements
         self.groups = groups
 
     @classmethod
-    def build(cls, elements: frozenset) -> "_View":
+    def build(cls: type[V], elements: frozenset) -> V:
         groups: dict[str, list[Element]] = {}
         # canonical order, sorted here: an order cached on ω (state.ordered()) would be kept up to date by
         # every later State operation, a pass over ω whenever an element other than the oldest leaves
@@ -106,7 +122,7 @@ class _View:
             groups.setdefault(e.type, []).append(e)
         return cls(elements, {kind: tuple(members) for kind, members in groups.items()})
 
-    def derive(self, elements: frozenset, added: frozenset, removed: frozenset) -> "_View":
+    def derive(self: V, elements: frozenset, added: frozenset, removed: frozenset) -> V:
         """The view of ``elements`` = this view's ω − ``removed`` ∪ ``added``, group by group."""
         groups = dict(self.groups)
         if removed:
@@ -139,27 +155,29 @@ class _View:
                 groups[kind] = tuple(sorted(old + tuple(new), key=order_key))
         return self._carry(type(self)(elements, groups, self), added, removed)
 
-    def _carry(self, view: "_View", added: frozenset, removed: frozenset) -> "_View":
+    def _carry(self: V, view: V, added: frozenset, removed: frozenset) -> V:
         """The derived ``view``, with whatever facts of this view the change leaves valid carried over."""
         return view
 
 
-class _Index:
-    """A bounded memo of views (:class:`_View` or a subclass) per ω, each derived from the previous one when few elements changed.
+V = TypeVar("V", bound=View)
+
+
+class ViewIndex(Generic[V]):
+    """A bounded memo of views (:class:`View` or a subclass) per ω, each derived from the previous one when few elements changed.
 
     Views are pure functions of ω's elements; the memo keeps its identity, so
     filling it is no change of a mechanism (``check_mechanism``'s purity snapshots).
     """
 
-    __slots__ = ("view", "maxsize", "_memo", "_last")
+    __slots__ = ("view", "_memo", "_last")
 
-    def __init__(self, view: type[_View] = _View, maxsize: int = 64) -> None:
+    def __init__(self, view: type[V], maxsize: int = 64) -> None:
         self.view = view
-        self.maxsize = maxsize
-        self._memo: dict[frozenset, _View] = {}
-        self._last: _View | None = None
+        self._memo = Memo(maxsize)
+        self._last: V | None = None
 
-    def __call__(self, state: State) -> _View:
+    def __call__(self, state: State) -> V:
         elements = state.elements
         memo = self._memo
         view = memo.get(elements)
@@ -171,14 +189,12 @@ class _Index:
                     view = last.derive(elements, added, removed)
             if view is None:
                 view = self.view.build(elements)
-            if len(memo) >= self.maxsize:
-                memo.clear()
-            memo[elements] = view
+            memo.put(elements, view)
         self._last = view
         return view
 
 
-class _Tally:
+class Tally:
     """Σ over ω of a per-element cost, carried from the previous ω by the elements that changed (kept out of purity snapshots)."""
 
     __slots__ = ("_elements", "_total")
@@ -200,34 +216,13 @@ class _Tally:
         return total
 
 
-def _shrink(space: StateSpace, element: Element, room: float) -> Element | None:
-    """The element with its text cut (ending in "…") so that μ ≤ room, or ``None`` if even "…" does not fit."""
-    if space.measure(element) <= room:
-        return element
-    text = element.text
-    lo, hi = 1, max(1, count_tokens(text) - 1)
-    best: Element | None = None
-    while lo <= hi:
-        mid = (lo + hi) // 2
-        candidate = Element(truncate_to_tokens(text, mid) or _ELLIPSIS, element.meta.set(truncated=True))
-        if space.measure(candidate) <= room:
-            best, lo = candidate, mid + 1
-        else:
-            hi = mid - 1
-    if best is None:
-        candidate = Element(_ELLIPSIS, element.meta.set(truncated=True))
-        if space.measure(candidate) <= room:
-            best = candidate
-    return best
-
-
-def _check_budget(name: str, value: Any, allow_none: bool = False) -> Any:
+def check_budget(name: str, value: Any, allow_none: bool = False) -> Any:
     if value is None and allow_none:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be a whole number ≥ 1{' or None' if allow_none else ''}, got {value!r}")
+        raise InvalidArgumentError(f"{name} must be a whole number ≥ 1{' or None' if allow_none else ''}, got {value!r}")
     return value
 
 
-def _range_label(x: int, y: int) -> str:
+def range_label(x: int, y: int) -> str:
     return f"step {x}" if x == y else f"steps {x}–{y}"

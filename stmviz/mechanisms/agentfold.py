@@ -34,29 +34,20 @@ from typing import Any
 
 from ..core.element import Element, order_key
 from ..core.formatting import format_number, shorten
-from ..core.errors import CapacityError, InvalidOperationError, ScenarioFormatError
+from ..core.errors import CapacityError, InvalidArgumentError, InvalidOperationError, ScenarioFormatError
 from ..core.mechanism import Mechanism, Transition
-from ..core.protocol import ElementType, Hierarchy
+from ..core.protocol import ElementType, Hierarchy, element_types_of
 from ..core.context import AgentStep, Context
-from ..core.operation import Operation
+from ..core.operation import Operation, OperationSet
 from ..core.space import State, StateSpace
 from ..text import summarize as default_summarize
-from ._shared import (
-    _ELLIPSIS,
-    Summarizer,
-    _Cache,
-    _check_budget,
-    _Index,
-    _range_label,
-    _shrink,
-    _SummaryCache,
-    _Tally,
-)
+from .fit import ELLIPSIS, fit_text
+from ._shared import Memo, Summarizer, Tally, View, ViewIndex, cached_summarizer, check_budget, range_label
 
 __all__ = ["AgentFold"]
 
 _RULES = ("share", "count", "condense")
-_VIEWS = _Index()  # ω grouped by type (query, tools, block, latest), derived from the previous ω's grouping
+_VIEWS = ViewIndex(View)  # ω grouped by type (query, tools, block, latest), derived from the previous ω's grouping
 _NONE: tuple[Element, ...] = ()
 
 
@@ -156,17 +147,21 @@ class AgentFold(Mechanism):
     """
 
     name = "AgentFold"
-    operations = {
-        "condense": "granular condensation: the latest interaction I_{t−1} becomes one block s_{t−1,t−1}",
-        "consolidate": "deep consolidation: the blocks from step x on and I_{t−1} become one block s_{x,t−1}",
-    }
-    element_types = [
-        ElementType("query", "the user's question Q", "#393b79", label="query"),
-        ElementType("tools", "the available tools T", "#637939", label="tools"),
-        ElementType("block", "a summary block s_{x,y} of steps x…y", "#ad494a", summary=True,
-                    label="s[{range[0]},{range[1]}]"),
-        ElementType("latest", "the latest interaction I_{t−1} in full", "#ffbb78", label="I[{step}]"),
-    ]
+    operations = OperationSet(
+        {
+            "condense": "granular condensation: the latest interaction I_{t−1} becomes one block s_{t−1,t−1}",
+            "consolidate": "deep consolidation: the blocks from step x on and I_{t−1} become one block s_{x,t−1}",
+        }
+    )
+    element_types = element_types_of(
+        [
+            ElementType("query", "the user's question Q", "#393b79", label="query"),
+            ElementType("tools", "the available tools T", "#637939", label="tools"),
+            ElementType("block", "a summary block s_{x,y} of steps x…y", "#ad494a", summary=True,
+                            label="s[{range[0]},{range[1]}]"),
+            ElementType("latest", "the latest interaction I_{t−1} in full", "#ffbb78", label="I[{step}]"),
+        ]
+    )
     directives = {"fold": "the folding directive: {'op': 'condense'} or {'op': 'consolidate', 'from': x}"}
 
     def __init__(
@@ -180,22 +175,22 @@ class AgentFold(Mechanism):
         max_blocks: int = 12,
     ) -> None:
         super().__init__(space)
-        self.block_budget = _check_budget("block_budget", block_budget)
+        self.block_budget = check_budget("block_budget", block_budget)
         if controller_rule not in _RULES:
-            raise ValueError(f"controller_rule must be one of {', '.join(map(repr, _RULES))}, got {controller_rule!r}")
+            raise InvalidArgumentError(f"controller_rule must be one of {', '.join(map(repr, _RULES))}, got {controller_rule!r}")
         self.controller_rule = controller_rule
         if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 < share <= 1:
-            raise ValueError(f"share must be a number in (0, 1], got {share!r}")
+            raise InvalidArgumentError(f"share must be a number in (0, 1], got {share!r}")
         self.share = float(share)
-        self.max_blocks = _check_budget("max_blocks", max_blocks)
+        self.max_blocks = check_budget("max_blocks", max_blocks)
         if max_blocks < 2:
-            raise ValueError(f"max_blocks must be ≥ 2, got {max_blocks!r}")
+            raise InvalidArgumentError(f"max_blocks must be ≥ 2, got {max_blocks!r}")
         if summarize is not None and not callable(summarize):
-            raise TypeError(f"summarize must be a callable (texts, budget) -> str, got {type(summarize).__name__}")
-        self._summaries = _SummaryCache(summarize or default_summarize)
-        self._line_tokens = _Cache()
-        self._projection_tokens = _Tally()
-        minimal = 2 * space.measure(Element(_ELLIPSIS, {"type": "block", "t": 0, "range": (0, 0)}))
+            raise InvalidArgumentError(f"summarize must be a callable (texts, budget) -> str, got {type(summarize).__name__}")
+        self._summaries = cached_summarizer(summarize or default_summarize)
+        self._line_tokens = Memo()
+        self._projection_tokens = Tally()
+        minimal = 2 * space.measure(Element(ELLIPSIS, {"type": "block", "t": 0, "range": (0, 0)}))
         if minimal > space.v_max:
             raise CapacityError(
                 f"AgentFold needs room for a block and the latest interaction: V_max = {format_number(space.v_max)} < "
@@ -229,14 +224,14 @@ class AgentFold(Mechanism):
     def initial_state(self, context: Context) -> State:
         """ω_0 = {Q, T}: the query and the tools of the context (each omitted when empty)."""
         elements = []
-        room = self.space.v_max - self.space.measure(Element(_ELLIPSIS)) * 2
+        room = self.space.v_max - self.space.measure(Element(ELLIPSIS)) * 2
         if context.query:
             elements.append(Element(context.query, {"t": -2, "type": "query"}))
         if context.tools:
             elements.append(Element("; ".join(context.tools), {"t": -1, "type": "tools"}))
         fitted = []
         for e in elements:
-            cut = _shrink(self.space, e, room)
+            cut = fit_text(self.space, e, room, record_size=False)
             if cut is not None:
                 fitted.append(cut)
                 room -= self.space.measure(cut)
@@ -403,8 +398,8 @@ class AgentFold(Mechanism):
             size = space.measure(e)
             room = size - (total - v_max)
             if e.type in ("block", "latest"):  # never dropped: at least "…" stays (room checked in __init__)
-                room = max(room, space.measure(Element(_ELLIPSIS, e.meta.set(truncated=True))))
-            cut = _shrink(space, e, room)
+                room = max(room, space.measure(Element(ELLIPSIS, e.meta.set(truncated=True))))
+            cut = fit_text(space, e, room, record_size=False)
             what = f"{block_label(e)}'s summary" if e.type == "block" else f"the {e.type}"
             reasons[e] = f"{what} cut to fit: Σμ = {format_number(total)} > V_max = {format_number(v_max)}"
             if cut is None:
@@ -432,7 +427,7 @@ class AgentFold(Mechanism):
                     lines.append("Summaries:")
                     blocks_started = True
                 x, y = e.meta["range"]
-                lines.append(f"[{_range_label(x, y)}] {e.text}")
+                lines.append(f"[{range_label(x, y)}] {e.text}")
             elif kind == "latest":
                 latest = e
             else:  # pragma: no cover - foreign elements
@@ -492,7 +487,7 @@ class AgentFold(Mechanism):
         count = self.count_tokens
         if e.type == "block":
             x, y = e.meta["range"]
-            return count(f"[{_range_label(x, y)}] ") + count(e.text)
+            return count(f"[{range_label(x, y)}] ") + count(e.text)
         if e.type == "latest":
             return count(f"Latest interaction (step {e.meta['step']}):") + count(e.text)
         label = {"query": "Question: ", "tools": "Tools: "}.get(e.type, "")

@@ -27,13 +27,14 @@ from typing import Any
 
 from ..core.element import Element
 from ..core.formatting import format_number, shorten
-from ..core.errors import CapacityError, STMError
+from ..core.errors import CapacityError, InvalidArgumentError, UnsupportedOperationError
 from ..core.mechanism import Mechanism, Transition
+from ..core.protocol import element_types_of
 from ..core.context import Context
 from ..core.model_input import Message, ModelInput
-from ..core.operation import Operation
-from ..core.sizes import words as _words_mu
+from ..core.operation import Operation, OperationSet
 from ..core.space import State, StateSpace
+from .fit import fit_text
 
 __all__ = ["FIFOWindow", "OVERSIZE_POLICIES"]
 
@@ -43,75 +44,6 @@ OVERSIZE_POLICIES = ("error", "skip", "truncate")
 _ROLES = ("system", "user", "assistant", "tool")
 _PIN_ROLES = ("system", "user", "assistant")
 _APPEND = Operation("append")
-
-
-def fit_text(space: StateSpace, element: Element, room: float) -> Element | None:
-    """Cut the text of ``element`` so that μ(e′) ≤ ``room``; ``None`` if nothing fits.
-
-    The cut keeps the beginning and marks the end with "…". When μ counts
-    tokens the text is cut with :func:`stmviz.text.truncate_to_tokens` (in μ's
-    encoding); for μ = words it is cut by words; for any other μ (e.g. chars)
-    by characters, with a binary search on μ. The result carries
-    ``meta["truncated"] = True`` and ``meta["original_size"]`` = μ(e).
-
-    >>> from stmviz import StateSpace, sizes
-    >>> space = StateSpace(sizes.chars, v_max=100)
-    >>> fit_text(space, Element("abcdefghij", {"t": 0}), 5).content
-    'abcd…'
-    >>> fit_text(StateSpace(sizes.words, 100), Element("one two three four", {"t": 0}), 2).content
-    'one two…'
-    """
-    content = element.content
-    if not isinstance(content, str) or room < 1:
-        return None
-    original = space.measure(element)
-    meta = element.meta.set(truncated=True, original_size=original)
-
-    def make(text: str) -> Element:
-        return Element(text, meta)
-
-    def size(candidate: Element) -> float | None:
-        try:
-            return space.measure(candidate)
-        except STMError:
-            return None
-
-    if space.counts_tokens:
-        from ..text import truncate_to_tokens
-
-        encoding = space.mu.encoding  # type: ignore[attr-defined]
-        budget = int(room)
-        while budget >= 1:
-            cut = truncate_to_tokens(content, budget, encoding)
-            if not cut:
-                return None
-            candidate = make(cut)
-            m = size(candidate)
-            if m is not None and m <= room:
-                return candidate
-            budget -= max(1, int(m - room) if m is not None else 1)
-        return None
-    if space.mu is _words_mu:
-        parts = content.split()
-        keep = int(room)
-        while keep >= 1:
-            candidate = make(" ".join(parts[:keep]) + "…")
-            m = size(candidate)
-            if m is not None and m <= room:
-                return candidate
-            keep -= 1
-        return None
-    # any other μ (chars, or a user's function): the longest prefix that fits
-    lo, hi, best = 0, len(content) - 1, None
-    while lo <= hi:
-        mid = (lo + hi) // 2
-        candidate = make(content[:mid].rstrip() + "…")
-        m = size(candidate)
-        if m is not None and m <= room:
-            best, lo = candidate, mid + 1
-        else:
-            hi = mid - 1
-    return best
 
 
 class FIFOWindow(Mechanism):
@@ -172,16 +104,20 @@ class FIFOWindow(Mechanism):
     """
 
     name = "FIFOWindow"
-    operations = {
-        "append": "add the step's messages at the end of the window, cutting off the beginning on overflow",
-        "evict_oldest": "cut off the oldest messages (never a pinned one) to make room",
-    }
-    element_types = {
-        "system": ("the system prompt", "#7f7f7f"),
-        "user": ("a message of the user", "#1f77b4"),
-        "assistant": ("a reply or tool call of the model", "#ff7f0e"),
-        "tool": ("the result of a tool call", "#2ca02c"),
-    }
+    operations = OperationSet(
+        {
+            "append": "add the step's messages at the end of the window, cutting off the beginning on overflow",
+            "evict_oldest": "cut off the oldest messages (never a pinned one) to make room",
+        }
+    )
+    element_types = element_types_of(
+        {
+            "system": ("the system prompt", "#7f7f7f"),
+            "user": ("a message of the user", "#1f77b4"),
+            "assistant": ("a reply or tool call of the model", "#ff7f0e"),
+            "tool": ("the result of a tool call", "#2ca02c"),
+        }
+    )
 
     def __init__(
         self,
@@ -195,13 +131,13 @@ class FIFOWindow(Mechanism):
         super().__init__(space)
         if system is not None:
             if not isinstance(system, str):
-                raise TypeError(f"system must be the text of a system prompt or None, got {type(system).__name__}")
+                raise InvalidArgumentError(f"system must be the text of a system prompt or None, got {type(system).__name__}")
             if not system.strip():
-                raise ValueError("system is an empty text; pass system=None for no system prompt")
+                raise InvalidArgumentError("system is an empty text; pass system=None for no system prompt")
         if not isinstance(keep_tool_pairs, bool):
-            raise TypeError(f"keep_tool_pairs must be True or False, got {keep_tool_pairs!r}")
+            raise InvalidArgumentError(f"keep_tool_pairs must be True or False, got {keep_tool_pairs!r}")
         if not isinstance(oversize, str) or oversize not in OVERSIZE_POLICIES:
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"oversize must be one of {', '.join(map(repr, OVERSIZE_POLICIES))}, got {oversize!r}: "
                 f"'error' raises CapacityError, 'skip' drops the message, 'truncate' cuts it to fit"
             )
@@ -210,7 +146,7 @@ class FIFOWindow(Mechanism):
         try:
             items = list(pinned)
         except TypeError:
-            raise TypeError(
+            raise InvalidArgumentError(
                 f"pinned must be an iterable of messages (str, Element, Message or dict), got {type(pinned).__name__}"
             ) from None
         self.system = system
@@ -266,10 +202,10 @@ class FIFOWindow(Mechanism):
         t = context.t
         parts: list[tuple[str, str, str | None]] = []
         if step.action:
-            call = f"call_{t}"
-            parts.append(("assistant", step.model_output, call))
+            call_id = f"call_{t}"
+            parts.append(("assistant", step.model_output, call_id))
             if step.observation:
-                parts.append(("tool", step.observation, call))
+                parts.append(("tool", step.observation, call_id))
         else:
             if step.observation:
                 parts.append(("user", step.observation, None))
@@ -289,15 +225,15 @@ class FIFOWindow(Mechanism):
             if paired and call in skipped_calls:
                 notes.append(f"skipped the tool result of step {t}: its tool call {call} was skipped")
                 continue
-            room = self.room - (call_kept.get(call, 0) if paired else 0)
+            room = self.room - (call_kept.get(call, 0) if paired and call is not None else 0)
             size = measure(element)
             if size > room:
-                element = self._oversize(element, size, room, role, t, paired, notes)
-                if element is None:
+                cut = self._oversize(element, size, room, role, t, paired, notes)
+                if cut is None:
                     if call is not None and role == "assistant":
                         skipped_calls.add(call)
                     continue
-                size = measure(element)
+                element, size = cut, measure(cut)
             if call is not None and role == "assistant":
                 call_kept[call] = size
             out.append(element)
@@ -389,9 +325,9 @@ class FIFOWindow(Mechanism):
             room = operation.get("room")
             count = operation.get("count")
             if room is not None and (isinstance(room, bool) or not isinstance(room, (int, float)) or room < 0):
-                raise ValueError(f"evict_oldest: room must be a number ≥ 0 of free μ, got {room!r}")
+                raise InvalidArgumentError(f"evict_oldest: room must be a number ≥ 0 of free μ, got {room!r}")
             if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
-                raise ValueError(f"evict_oldest: count must be a whole number ≥ 0 of messages, got {count!r}")
+                raise InvalidArgumentError(f"evict_oldest: count must be a whole number ≥ 0 of messages, got {count!r}")
             if room is not None:
                 removed = self._evict(order, size + room, space.v_max, None)
             else:
@@ -400,7 +336,7 @@ class FIFOWindow(Mechanism):
                 return Transition(state)
             total = size - sum(measure(e) for e in removed)
             return Transition(self._made(state, total, order, [], removed), removed)
-        raise NotImplementedError(f"FIFOWindow has no update for {operation.type!r}")  # pragma: no cover
+        raise UnsupportedOperationError(f"FIFOWindow has no update for {operation.type!r}")  # pragma: no cover
 
     def _evict(self, order: tuple[Element, ...], total: float, limit: float, count: int | None) -> dict[Element, str]:
         """Oldest-first eviction over ``order``: until ``total ≤ limit`` (count None) or ``count`` messages."""
@@ -493,7 +429,7 @@ def _pin_element(item: Any, k: int) -> Element:
     """Turn one ``pinned`` item into an element with a role."""
     if isinstance(item, str):
         if not item.strip():
-            raise ValueError(f"pinned[{k}] is an empty text; a pinned message needs content")
+            raise InvalidArgumentError(f"pinned[{k}] is an empty text; a pinned message needs content")
         element = Element(item, {"role": "system"})
     elif isinstance(item, Element):
         element = item
@@ -505,15 +441,15 @@ def _pin_element(item: Any, k: int) -> Element:
         elif "content" in item:
             element = Element(item["content"], {"role": item.get("role", "system")})
         else:
-            raise ValueError(f"pinned[{k}] = {shorten(repr(item))} has no 'content'; give {{'role', 'content'}}")
+            raise InvalidArgumentError(f"pinned[{k}] = {shorten(repr(item))} has no 'content'; give {{'role', 'content'}}")
     else:
-        raise TypeError(
+        raise InvalidArgumentError(
             f"pinned[{k}] is a {type(item).__name__}; a pinned message is a str, Element, Message or "
             f"dict {{'role', 'content'}}"
         )
     role = element.meta.get("role", "system")
     if role not in _PIN_ROLES:
-        raise ValueError(
+        raise InvalidArgumentError(
             f"pinned[{k}] has role {role!r}; a pinned message is a {', '.join(_PIN_ROLES)} message "
             f"(a tool result needs its call)"
         )

@@ -35,15 +35,16 @@ from typing import Any
 
 from ..core.element import Element, order_key
 from ..core.formatting import format_number, shorten
-from ..core.errors import InvalidOperationError, ScenarioFormatError
+from ..core.errors import InvalidArgumentError, InvalidOperationError, ScenarioFormatError
 from ..core.mechanism import Mechanism, Transition
-from ..core.protocol import ElementType, Hierarchy
+from ..core.protocol import ElementType, Hierarchy, element_types_of
 from ..core.context import AgentStep, Context
-from ..core.operation import Operation
+from ..core.operation import Operation, OperationSet
 from ..core.space import State, StateSpace
 from ..text import cosine, embed
 from ..text import summarize as default_summarize
-from ._shared import Summarizer, _Cache, _check_budget, _Index, _range_label, _shrink, _SummaryCache, _Tally, _View
+from .fit import fit_text
+from ._shared import Memo, Summarizer, Tally, View, ViewIndex, cached_summarizer, check_budget, range_label
 
 __all__ = ["HiAgent"]
 
@@ -58,8 +59,8 @@ _SUBGOAL_LINE = re.compile(r"^\s*subgoal\s*:\s*(.+?)\s*$", re.IGNORECASE | re.MU
 _IDS = ("subgoal", "summary")  # the kinds whose subgoal ids decide the next id
 
 
-class _SubgoalView(_View):
-    """A view of ω (:class:`_View`) that also knows the current subgoal and the largest subgoal id."""
+class _SubgoalView(View):
+    """A view of ω (:class:`View`) that also knows the current subgoal and the largest subgoal id."""
 
     __slots__ = ("current", "_top")
 
@@ -94,7 +95,7 @@ class _SubgoalView(_View):
         return view
 
 
-_VIEWS = _Index(_SubgoalView)
+_VIEWS = ViewIndex(_SubgoalView)
 
 
 # --------------------------------------------------------------------------- HiAgent
@@ -198,22 +199,26 @@ class HiAgent(Mechanism):
     """
 
     name = "HiAgent"
-    operations = {
-        "subgoal": "a new subgoal starts (the open one is summarized first; retrieved pairs are dropped)",
-        "observe": "attach the step's action–observation pair to the current subgoal",
-        "summarize": "replace the finished current subgoal and its pairs by a summarized observation",
-        "select": "keep only the pairs most relevant to the current subgoal",
-        "retrieve": "trajectory retrieval: bring a finished subgoal's pairs back from the step history",
-    }
-    element_types = [
-        ElementType("task", "the task q", "#8c564b", label="task"),
-        ElementType("subgoal", "the current subgoal g_i", "#e377c2", label="g{subgoal}"),
-        ElementType("pair", "an action–observation pair of the current subgoal", "#17becf", label="a/o {step}"),
-        ElementType("summary", "a finished subgoal collapsed to its summarized observation", "#bcbd22",
-                    summary=True, label="Σg{subgoal}"),
-        ElementType("retrieved", "a pair of a finished subgoal brought back by trajectory retrieval", "#aec7e8",
-                    label="↺ a/o {step}"),
-    ]
+    operations = OperationSet(
+        {
+            "subgoal": "a new subgoal starts (the open one is summarized first; retrieved pairs are dropped)",
+            "observe": "attach the step's action–observation pair to the current subgoal",
+            "summarize": "replace the finished current subgoal and its pairs by a summarized observation",
+            "select": "keep only the pairs most relevant to the current subgoal",
+            "retrieve": "trajectory retrieval: bring a finished subgoal's pairs back from the step history",
+        }
+    )
+    element_types = element_types_of(
+        [
+            ElementType("task", "the task q", "#8c564b", label="task"),
+            ElementType("subgoal", "the current subgoal g_i", "#e377c2", label="g{subgoal}"),
+            ElementType("pair", "an action–observation pair of the current subgoal", "#17becf", label="a/o {step}"),
+            ElementType("summary", "a finished subgoal collapsed to its summarized observation", "#bcbd22",
+                            summary=True, label="Σg{subgoal}"),
+            ElementType("retrieved", "a pair of a finished subgoal brought back by trajectory retrieval", "#aec7e8",
+                            label="↺ a/o {step}"),
+        ]
+    )
     directives = {
         "subgoal": "the text of a subgoal the model starts (the open one is summarized first)",
         "subgoal_done": "true when the model declares the current subgoal finished",
@@ -229,15 +234,15 @@ class HiAgent(Mechanism):
         subgoal_every: int | None = 8,
     ) -> None:
         super().__init__(space)
-        self.summary_budget = _check_budget("summary_budget", summary_budget)
-        self.keep_pairs = _check_budget("keep_pairs", keep_pairs, allow_none=True)
-        self.subgoal_every = _check_budget("subgoal_every", subgoal_every, allow_none=True)
+        self.summary_budget = check_budget("summary_budget", summary_budget)
+        self.keep_pairs = check_budget("keep_pairs", keep_pairs, allow_none=True)
+        self.subgoal_every = check_budget("subgoal_every", subgoal_every, allow_none=True)
         if summarize is not None and not callable(summarize):
-            raise TypeError(f"summarize must be a callable (texts, budget) -> str, got {type(summarize).__name__}")
-        self._summaries = _SummaryCache(summarize or default_summarize)
-        self._embeddings = _Cache()
-        self._line_tokens = _Cache()
-        self._projection_tokens = _Tally()
+            raise InvalidArgumentError(f"summarize must be a callable (texts, budget) -> str, got {type(summarize).__name__}")
+        self._summaries = cached_summarizer(summarize or default_summarize)
+        self._embeddings = Memo()
+        self._line_tokens = Memo()
+        self._projection_tokens = Tally()
 
     def params(self) -> dict[str, Any]:
         """The JSON-ready constructor parameters (the summarizer is not recorded)."""
@@ -265,7 +270,7 @@ class HiAgent(Mechanism):
         """ω_0 = {the task Q} (∅ when there is no query), cut to V_max if needed."""
         if not context.query:
             return State()
-        task = _shrink(self.space, Element(context.query, {"t": -1, "type": "task", "current": False}), self.space.v_max)
+        task = fit_text(self.space, Element(context.query, {"t": -1, "type": "task", "current": False}), self.space.v_max, record_size=False)
         return State([task] if task is not None else [])
 
     def controller(self, state: State, context: Context) -> list[Operation]:
@@ -359,7 +364,7 @@ class HiAgent(Mechanism):
                 f"retrieved pair (step {e.meta['step']}) of subgoal {e.meta['subgoal']} dropped at the switch to subgoal {k}"
             )
         if retrieved:
-            state = _without(state, retrieved)
+            state = state - retrieved
         subgoal = Element(
             text.strip(),
             {
@@ -416,7 +421,7 @@ class HiAgent(Mechanism):
         for e in pairs:
             reasons[e] = f"pair (step {e.meta['step']}) of {label}"
         self.space.measure(summary)
-        return _without(state, [current, *pairs]) | {summary}
+        return (state - [current, *pairs]) | {summary}
 
     def _select(self, state: State, operation: Operation, reasons: dict[Element, str]) -> State:
         keep = operation.get("keep", self.keep_pairs)
@@ -446,7 +451,7 @@ class HiAgent(Mechanism):
                 f"pair (step {e.meta['step']}) not among the {keep} pairs most relevant to the current subgoal "
                 f"(cosine {scores[e]:.2f})"
             )
-        return _without(state, dropped)
+        return state - dropped
 
     def _find_summary(self, state: State, target: Any, context: Context, error: type[Exception]) -> Element | None:
         """The summary element a retrieval request names; ``None`` for the current subgoal (a no-op)."""
@@ -564,7 +569,7 @@ class HiAgent(Mechanism):
                 total -= space.measure(e)
                 drop.append(e)
         if drop:
-            state = _without(state, drop)
+            state = state - drop
         # last resort: cut texts, newest pair first
         heads = sorted(groups.get("subgoal", ()) + groups.get("task", ()), key=order_key)  # canonical order
         shrinkable = pairs[-1:] + summaries[-1:] + tuple(heads)
@@ -572,13 +577,13 @@ class HiAgent(Mechanism):
             if total <= v_max:
                 break
             size = space.measure(e)
-            cut = _shrink(space, e, size - (total - v_max))
+            cut = fit_text(space, e, size - (total - v_max), record_size=False)
             reasons[e] = f"{e.type} (step {e.meta.get('step', '–')}) cut to fit: {over()}"
             if cut is None:
-                state = _without(state, (e,))
+                state = state - (e,)
                 total -= size
             else:
-                state = _without(state, (e,)) | {cut}
+                state = (state - (e,)) | {cut}
                 total += space.measure(cut) - size
         return state
 
@@ -592,7 +597,7 @@ class HiAgent(Mechanism):
             return "Task: ", e.text
         if kind == "summary":
             x, y = e.meta["range"]
-            return f"Finished subgoal {e.meta['subgoal']} ({_range_label(x, y)}): ", e.text
+            return f"Finished subgoal {e.meta['subgoal']} ({range_label(x, y)}): ", e.text
         if kind == "retrieved":
             return f"  ↳ retrieved [step {e.meta['step']}] ", e.text
         if kind == "subgoal":
@@ -653,21 +658,6 @@ class HiAgent(Mechanism):
     def _count_element(self, e: Element) -> int:
         label, text = self._line(e)
         return self.count_tokens(label) + self.count_tokens(text)
-
-
-def _without(state: State, gone: Any) -> State:
-    """ω ∖ gone.
-
-    ``State.__sub__`` carries Σμ (cheap) and, if ω's canonical order is cached,
-    keeps that order up to date too: a Python pass over ω whenever the elements
-    that leave are not the oldest. U of HiAgent never reads the order (it groups
-    ω itself, see :class:`_View`), so a state with a cached order is rebuilt once
-    as a plain set; the states derived from it then carry Σμ and no order.
-    (This reads State's private order slot: a speed hint only, never a result.)
-    """
-    if getattr(state, "_ordered", None) is None:
-        return state - gone
-    return State(state.elements.difference(gone))
 
 
 def _step_at(context: Context, s: int) -> AgentStep:

@@ -36,20 +36,21 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..core.element import Element
 from ..core.formatting import format_number, shorten
-from ..core.errors import UpdateFailedError
+from ..core.errors import InvalidArgumentError, UnsupportedOperationError, UpdateFailedError
 from ..core.mechanism import Mechanism, Transition
+from ..core.protocol import element_types_of
 from ..core.context import AgentStep, Context, History
 from ..core.model_input import Message, ModelInput
-from ..core.operation import Operation
+from ..core.operation import Operation, OperationSet
 from ..core.space import State, StateSpace
-from ..text.embed import hashing_embedder, joined_frequencies
-from .fifo import fit_text
+from ..text.embed import cosine, hashing_embedder, joined_frequencies
+from .fit import fit_text
+from ._shared import Memo
 
 __all__ = ["SCM", "interaction_text"]
 
@@ -104,13 +105,12 @@ class _Cache:
         "hashing",
         "frequencies",
         "operations",
-        "limit",
     )
 
     def __init__(self, limit: int = 1 << 16) -> None:
-        self.embeddings: OrderedDict[str, tuple[float, ...]] = OrderedDict()
-        self.summaries: OrderedDict[tuple[str, int], str] = OrderedDict()
-        self.elements: OrderedDict[tuple[Any, ...], Element | None] = OrderedDict()
+        self.embeddings = Memo(limit)  # raw text → embedding
+        self.summaries = Memo(limit)  # (raw text, budget) → summary
+        self.elements = Memo(limit)  # (index, kind, form, full text, budget) → element or None
         self.stream: Any = None  # the step list the rows were computed from
         self.rows: list[Any] = []  # per interaction: (step, (full, raw, embedding) or None when empty)
         self.current: Any = None  # (step, row) of the step whose interaction was added last
@@ -118,18 +118,11 @@ class _Cache:
         self.powers: Any = None  # (decay, recency_weight, decay ** age, recency_weight · decay ** age; age = 0, 1, …)
         self.embedder: Any = None  # the embed callable ``hashing`` was resolved for
         self.hashing: Any = None  # the HashingEmbedder that embed is, or None
-        self.frequencies: OrderedDict[str, dict[str, int]] = OrderedDict()  # the latest texts' term frequencies
+        self.frequencies = Memo(8)  # the latest texts' term frequencies
         self.operations: Any = None  # (k, the controller's two operations for that k)
-        self.limit = limit
 
     def __repr__(self) -> str:
         return f"_Cache({len(self.embeddings)} embeddings, {len(self.summaries)} summaries)"
-
-    @staticmethod
-    def put(table: OrderedDict, key: Any, value: Any, limit: int) -> None:
-        table[key] = value
-        if len(table) > limit:
-            table.popitem(last=False)
 
 
 class SCM(Mechanism):
@@ -178,17 +171,21 @@ class SCM(Mechanism):
     """
 
     name = "SCM"
-    operations = {
-        "add_interaction": "add the current interaction in full to flash memory; clear activation memory",
-        "activate_memory": (
-            "memory activation: rank older interactions by recency + relevance to the current observation, "
-            "activate the top k in full text or as a summary (params k, form)"
-        ),
-    }
-    element_types = {
-        "flash": ("flash memory: the current interaction (in full, or its summary if it cannot fit)", "#d62728"),
-        "activation": ("activation memory: an older interaction recalled in full or as a summary", "#9467bd"),
-    }
+    operations = OperationSet(
+        {
+            "add_interaction": "add the current interaction in full to flash memory; clear activation memory",
+            "activate_memory": (
+                "memory activation: rank older interactions by recency + relevance to the current observation, "
+                "activate the top k in full text or as a summary (params k, form)"
+            ),
+        }
+    )
+    element_types = element_types_of(
+        {
+            "flash": ("flash memory: the current interaction (in full, or its summary if it cannot fit)", "#d62728"),
+            "activation": ("activation memory: an older interaction recalled in full or as a summary", "#9467bd"),
+        }
+    )
 
     def __init__(
         self,
@@ -209,30 +206,28 @@ class SCM(Mechanism):
         _whole("summary_budget", summary_budget, 1)
         for name, value in (("recency_weight", recency_weight), ("relevance_weight", relevance_weight)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-                raise ValueError(f"{name} must be a finite number ≥ 0, got {value!r}")
+                raise InvalidArgumentError(f"{name} must be a finite number ≥ 0, got {value!r}")
         if recency_weight == 0 and relevance_weight == 0:
-            raise ValueError("recency_weight and relevance_weight are both 0: nothing would rank the memory stream")
+            raise InvalidArgumentError("recency_weight and relevance_weight are both 0: nothing would rank the memory stream")
         if (
             isinstance(recency_decay, bool)
             or not isinstance(recency_decay, (int, float))
             or not 0 < recency_decay <= 1
         ):
-            raise ValueError(f"recency_decay must be a number in (0, 1], got {recency_decay!r}")
-        for name, value in (("summarize", summarize), ("embed", embed)):
-            if value is not None and not callable(value):
-                raise TypeError(f"{name} must be a callable or None, got {type(value).__name__}")
-        if summarize is None:
-            from ..text import summarize as summarize  # noqa: PLW0127
-        if embed is None:
-            from ..text import embed as embed  # noqa: PLW0127
+            raise InvalidArgumentError(f"recency_decay must be a number in (0, 1], got {recency_decay!r}")
+        for name, function in (("summarize", summarize), ("embed", embed)):
+            if function is not None and not callable(function):
+                raise InvalidArgumentError(f"{name} must be a callable or None, got {type(function).__name__}")
+        from ..text import embed as default_embed
+        from ..text import summarize as default_summarize
         self.k = k
         self.flash_size = flash_size
         self.recency_weight = float(recency_weight)
         self.relevance_weight = float(relevance_weight)
         self.summary_budget = summary_budget
         self.recency_decay = float(recency_decay)
-        self.summarize = summarize
-        self.embed = embed
+        self.summarize: Callable[[Sequence[str], int], str] = summarize or default_summarize
+        self.embed: Callable[[str], Sequence[float]] = embed or default_embed
         self._cache = _Cache()
 
     def params(self) -> dict[str, Any]:
@@ -277,7 +272,7 @@ class SCM(Mechanism):
             raise self._fail(context, f"embed {shorten(raw)!r} with {self.embed!r}", exc) from exc
         if hashing is None and (not vector or not math.isfinite(math.fsum(map(abs, vector)))):
             raise self._fail(context, "use the embedding", ValueError(f"embed returned {shorten(repr(vector))}"))
-        cache.put(cache.embeddings, raw, vector, cache.limit)
+        cache.embeddings.put(raw, vector)
         return vector
 
     def _hashing(self) -> Any:
@@ -296,7 +291,7 @@ class SCM(Mechanism):
         tf = table.get(text)
         if tf is None:
             tf = hashing.frequencies(text)
-            _Cache.put(table, text, tf, 8)
+            table.put(text, tf)
         return tf
 
     def _summary(self, raw: str, context: Context, index: int) -> str:
@@ -313,7 +308,7 @@ class SCM(Mechanism):
             raise self._fail(
                 context, f"summarize interaction {index}", TypeError(f"summarize returned {type(summary).__name__}, not str")
             )
-        cache.put(cache.summaries, key, summary, cache.limit)
+        cache.summaries.put(key, summary)
         return summary
 
     def _row(self, step: AgentStep, context: Context) -> tuple[str, str, tuple[float, ...]] | None:
@@ -331,7 +326,7 @@ class SCM(Mechanism):
         history = context.history
         n = len(history)
         cache = self._cache
-        source = getattr(history, "_steps", None) if isinstance(history, History) else None
+        source = history.steps() if isinstance(history, History) else None
         rows = cache.rows
         m = len(rows)
         # the rows hold while the history is the same growing list, with the same step where they end
@@ -350,14 +345,14 @@ class SCM(Mechanism):
         cache = self._cache
         key = (index, kind, form, full, self.summary_budget)
         if key in cache.elements:
-            return cache.elements[key]
+            return cache.elements.get(key)
         content = full if form == "full" else self._summary(raw, context, index)
         element = (
             Element(content, {"t": index, "step": index, "type": kind, "index": index, "embedding": vector, "form": form})
             if content
             else None
         )
-        cache.put(cache.elements, key, element, cache.limit)
+        cache.elements.put(key, element)
         return element
 
     # -- the seven-tuple ----------------------------------------------------------
@@ -387,11 +382,11 @@ class SCM(Mechanism):
             k = operation.get("k", self.k)
             form = operation.get("form", "auto")
             if isinstance(k, bool) or not isinstance(k, int) or k < 0:
-                raise ValueError(f"activate_memory: k must be a whole number ≥ 0, got {k!r}")
+                raise InvalidArgumentError(f"activate_memory: k must be a whole number ≥ 0, got {k!r}")
             if form not in _FORMS:
-                raise ValueError(f"activate_memory: form must be one of {', '.join(map(repr, _FORMS))}, got {form!r}")
+                raise InvalidArgumentError(f"activate_memory: form must be one of {', '.join(map(repr, _FORMS))}, got {form!r}")
             return self._activate(state, context, k, form)
-        raise NotImplementedError(f"SCM has no update for {operation.type!r}")  # pragma: no cover
+        raise UnsupportedOperationError(f"SCM has no update for {operation.type!r}")  # pragma: no cover
 
     def _add_interaction(self, state: State, context: Context) -> Transition:
         space = self.space
@@ -451,7 +446,7 @@ class SCM(Mechanism):
             return Transition(state)
         room = space.free(state)
         picks: list[list[Any]] = []  # [index, row, form, element], best-ranked first
-        total = 0
+        total: float = 0
         want = "summary" if form == "summary" else "full"
         for i in ranked:
             row = stream[i][1]
@@ -538,9 +533,9 @@ class SCM(Mechanism):
             recency, weighted = self._recency(np, rw, decay, t)
             now = weighted.shape[0] - 1 - t  # weighted[now + i] = rw · decay ** (t − i)
             relevant = bool(query) and qnorm > 0
-            if relevant:
+            if query is not None and qvec is not None and relevant:
                 if len(query) != data.shape[1]:
-                    raise ValueError(f"embed returned vectors of {len(query)} and {data.shape[1]} dimensions")
+                    raise UpdateFailedError(f"embed returned vectors of {len(query)} and {data.shape[1]} dimensions")
                 unit = qvec / qnorm
             inf = math.inf
 
@@ -589,13 +584,16 @@ class SCM(Mechanism):
             top = [int(i) for i in (np.argpartition(-score, m - 1)[:m] if m < n else np.arange(n))]
             order = sorted((i for i in top if score[i] > -np.inf), key=lambda i: (-float(score[i]), -i))
             return [lo + i for i in order[:k]]
-        qnorm = math.sqrt(sum(v * v for v in query)) if query else 0.0
         scored = []
         for i in range(last):
             row = stream[i][1]
             if row is None or i in skip:
                 continue
-            relevance = _cosine(query, row[2], qnorm) if query else 0.0
+            if query and len(row[2]) != len(query):
+                raise UpdateFailedError(
+                    f"embed returned vectors of {len(query)} and {len(row[2])} dimensions; they must all match"
+                )
+            relevance = cosine(query, row[2]) if query else 0.0
             scored.append((-(rw * decay ** (t - i) + lw * relevance), -i))
         scored.sort()
         return [-i for _, i in scored[:k]]
@@ -646,22 +644,13 @@ def _dots(np: Any, data: Any, lo: int, hi: int, vector: Any) -> Any:
 
 def _unit(vector: Sequence[float], width: int, np: Any) -> Any:
     if len(vector) != width:
-        raise ValueError(f"embed returned vectors of {len(vector)} and {width} dimensions; they must all match")
+        raise UpdateFailedError(f"embed returned vectors of {len(vector)} and {width} dimensions; they must all match")
     array = np.fromiter(vector, float, width)
     norm = float(np.sqrt(array @ array))
     return array / norm if norm > 0 else array
 
 
-def _cosine(a: Sequence[float], b: Sequence[float], anorm: float) -> float:
-    if len(a) != len(b):
-        raise ValueError(f"embed returned vectors of {len(a)} and {len(b)} dimensions; they must all match")
-    bnorm = math.sqrt(sum(v * v for v in b))
-    if anorm == 0 or bnorm == 0:
-        return 0.0
-    return sum(x * y for x, y in zip(a, b)) / (anorm * bnorm)
-
-
 def _whole(name: str, value: Any, minimum: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(f"{name} must be a whole number ≥ {minimum}, got {value!r}")
+        raise InvalidArgumentError(f"{name} must be a whole number ≥ {minimum}, got {value!r}")
 

@@ -125,7 +125,10 @@ def _index(trace: Trace) -> _FoldIndex:
     if hit is not None and hit[0]() is trace and hit[1] == len(trace):
         return hit[2]
     index = _FoldIndex(trace)
-    _INDEX[key] = (weakref.ref(trace, lambda _ref, key=key: _INDEX.pop(key, None)), len(trace), index)
+    def forget(_ref: weakref.ref) -> None:
+        _INDEX.pop(key, None)
+
+    _INDEX[key] = (weakref.ref(trace, forget), len(trace), index)
     return index
 
 

@@ -22,7 +22,7 @@ from stmviz import (
     run,
     sizes,
 )
-from stmviz.mechanisms.fifo import fit_text
+from stmviz.mechanisms.fit import fit_text
 
 
 def words(v_max: float) -> StateSpace:
