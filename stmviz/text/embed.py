@@ -63,7 +63,27 @@ def _stem(word: str) -> str:
 
 
 class HashingEmbedder:
-    """``embed(text) -> tuple[float, ...]`` of length ``dimensions``, unit length (or all zeros)."""
+    """The embedding of a memory for SCM's relevance ranking: ``embed(text) -> tuple[float, ...]``, offline.
+
+    A hashing bag of words: each content word (stop words dropped, a light
+    stemmer applied) adds sign · (1 + log tf) to the coordinate its hash picks;
+    the vector is scaled to unit length (all zeros for a text without content
+    words) and rounded to ``digits`` decimals, so results are the same on every
+    machine.
+
+    Parameters
+    ----------
+    dimensions : int
+        The length of every vector, at least 2.
+    digits : int
+        The decimals each coordinate is rounded to.
+
+    Examples
+    --------
+    >>> v = HashingEmbedder(8)("The cat sat on the mat.")
+    >>> len(v), round(sum(x * x for x in v), 3)
+    (8, 1.0)
+    """
 
     def __init__(self, dimensions: int = DIMENSIONS, digits: int = 4) -> None:
         if isinstance(dimensions, bool) or not isinstance(dimensions, int) or dimensions < 2:
@@ -202,8 +222,19 @@ _default = HashingEmbedder()
 
 
 def embed(text: str) -> tuple[float, ...]:
-    """The default embedder: 64-dimensional hashing bag of words.
+    """The default embedder of SCM's memories: a 64-dimensional :class:`HashingEmbedder`.
 
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    tuple of float
+        A unit vector, or all zeros for a text without content words.
+
+    Examples
+    --------
     >>> round(cosine(embed("the cat sat on the mat"), embed("a cat on a mat")), 2) > 0.5
     True
     """
@@ -211,7 +242,28 @@ def embed(text: str) -> tuple[float, ...]:
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    """Cosine similarity of two vectors (0 when either is all zeros)."""
+    """The relevance of a memory to a query in SCM: the cosine similarity of their embeddings.
+
+    Parameters
+    ----------
+    a, b : sequence of float
+        Two vectors of one length.
+
+    Returns
+    -------
+    float
+        a · b / (‖a‖ ‖b‖), between −1 and 1; 0 when either vector is all zeros.
+
+    Raises
+    ------
+    InvalidArgumentError
+        if the lengths differ.
+
+    Examples
+    --------
+    >>> round(cosine([1.0, 0.0], [1.0, 1.0]), 4), cosine([0.0, 0.0], [1.0, 0.0])
+    (0.7071, 0.0)
+    """
     if len(a) != len(b):
         raise InvalidArgumentError(
             f"cosine needs two vectors of one length, got {len(a)} and {len(b)}; embed both texts with the same embedder"

@@ -279,12 +279,23 @@ _SINGLE_TEXT_WEIGHT = _Multiples({f: f * _LOG2 for f in range(256)})
 
 
 class ExtractiveSummarizer:
-    """``summarize(texts, budget) -> str``: pick the most informative sentences within ``budget`` tokens.
+    """The summarizer behind HiAgent's subgoal summaries and AgentFold's folds: ``summarize(texts, budget) -> str``.
+
+    Extractive and offline: it keeps the most informative sentences, in their
+    order, within ``budget`` tokens. A sentence scores the summed weights of its
+    words (frequent across sentences, rare across texts) over √(its words),
+    raised for a text's first sentence, a digit or a name and lowered for a tool
+    call, a URL or a result-list line. Texts that fit whole are joined as they are.
 
     Parameters
     ----------
     encoding : str
         The tiktoken encoding that measures the budget.
+
+    Raises
+    ------
+    InvalidSizeError
+        if ``budget`` is not a whole number ≥ 1.
     """
 
     def __init__(self, encoding: str = "cl100k_base") -> None:
@@ -374,8 +385,22 @@ _default = ExtractiveSummarizer()
 
 
 def summarize(texts: Sequence[str] | str, budget: int) -> str:
-    """The default summarizer: extractive, offline, at most ``budget`` cl100k_base tokens.
+    """The default summarizer of HiAgent and AgentFold: extractive, offline, at most ``budget`` cl100k_base tokens.
 
+    Parameters
+    ----------
+    texts : str or sequence of str
+        The texts to summarize together.
+    budget : int
+        The most tokens the summary may have.
+
+    Returns
+    -------
+    str
+        The chosen sentences joined by spaces, in their order ("" when every text is blank).
+
+    Examples
+    --------
     >>> summarize(["The key is under the blue mat. The weather was fine.", "We found the blue mat in room 3."], 20)
     'The key is under the blue mat. We found the blue mat in room 3.'
     """
