@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .element import Meta, thaw
-from .errors import InvalidIndexError, ScenarioFormatError
+from .errors import InvalidIndexError, ScenarioFormatError, STMError
 from .formatting import shorten
 
 __all__ = ["AgentStep", "History", "Context", "DIRECTIVE_SHORTHANDS"]
@@ -107,25 +107,12 @@ class AgentStep:
         if isinstance(item, str):
             return cls(observation=item)
         if isinstance(item, Mapping):
-            known = {"thought", "action", "observation", "directives", "meta"}
-            unknown = sorted(set(item) - known - set(DIRECTIVE_SHORTHANDS) - {"t"})
-            if unknown:
-                raise ScenarioFormatError(
-                    f"{where}: unknown field(s) {', '.join(map(repr, unknown))}; a step has "
-                    f"{', '.join(sorted(known | set(DIRECTIVE_SHORTHANDS)))}"
-                )
-            fields = {k: item[k] for k in known if k in item}
-            shorthand = {k: item[k] for k in DIRECTIVE_SHORTHANDS if k in item and item[k] is not None}
-            if shorthand:
-                nested = item.get("directives") or {}
-                if not isinstance(nested, Mapping):
-                    raise ScenarioFormatError(f"{where}: 'directives' must be an object, got {shorten(repr(nested))}")
-                fields["directives"] = {**nested, **shorthand}
+            fields = _step_fields(item, where)
             try:
                 return cls(**fields)
             except ScenarioFormatError as exc:
                 raise ScenarioFormatError(f"{where}: {exc}") from None
-            except Exception as exc:  # frozen metadata errors
+            except STMError as exc:  # metadata that cannot be frozen
                 raise ScenarioFormatError(f"{where}: {exc}") from None
         raise ScenarioFormatError(
             f"{where}: a step record is an AgentStep, a dict with thought/action/observation, or a string; "
@@ -142,6 +129,27 @@ class AgentStep:
         if self.meta:
             data["meta"] = thaw(self.meta)
         return data
+
+
+_KNOWN_FIELDS = frozenset(("thought", "action", "observation", "directives", "meta"))
+
+
+def _step_fields(item: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """The AgentStep fields of a step record; the shorthand keys go into ``directives``."""
+    unknown = sorted(set(item) - _KNOWN_FIELDS - set(DIRECTIVE_SHORTHANDS) - {"t"})
+    if unknown:
+        raise ScenarioFormatError(
+            f"{where}: unknown field(s) {', '.join(map(repr, unknown))}; a step has "
+            f"{', '.join(sorted(_KNOWN_FIELDS | set(DIRECTIVE_SHORTHANDS)))}"
+        )
+    fields = {k: item[k] for k in _KNOWN_FIELDS if k in item}
+    shorthand = {k: item[k] for k in DIRECTIVE_SHORTHANDS if k in item and item[k] is not None}
+    if shorthand:
+        nested = item.get("directives") or {}
+        if not isinstance(nested, Mapping):
+            raise ScenarioFormatError(f"{where}: 'directives' must be an object, got {shorten(repr(nested))}")
+        fields["directives"] = {**nested, **shorthand}
+    return fields
 
 
 class History(Sequence[AgentStep]):

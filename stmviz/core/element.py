@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import numbers
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -144,16 +145,10 @@ def freeze(value: Any, where: str = "value") -> Any:
         return Meta(value)
     if isinstance(value, (set, frozenset)):
         return frozenset(freeze(v, where=where) for v in value)
-    # numpy scalars and similar: accept anything that is a real number
-    try:
-        import numbers
-
-        if isinstance(value, numbers.Integral):
-            return int(value)
-        if isinstance(value, numbers.Real):
-            return float(value)
-    except Exception:  # pragma: no cover
-        pass
+    if isinstance(value, numbers.Integral):  # numpy scalars and other real numbers
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
     raise InvalidElementError(
         f"{where} = {shorten(repr(value))} is a {type(value).__name__}, which cannot be frozen; "
         f"use strings, numbers, booleans, None, lists/tuples or dicts of them"

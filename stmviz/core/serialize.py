@@ -204,20 +204,18 @@ class _Reader:
 
     def trace(self, mechanism: Mechanism | None) -> Trace:
         """The trace with ω_0 and its fields, no steps yet."""
-        data = self.data
-        query, tools = data.get("query") or "", data.get("tools") or []
-        if not isinstance(query, str) or not isinstance(tools, list) or not all(isinstance(x, str) for x in tools):
-            raise self.fail("query/tools", "query must be text and tools a list of texts")
-        spec = data.get("mechanism") or {}
+        initial = State._trusted(frozenset(self.pick(self.data["initial"], "initial")))
+        query, tools = self._query_tools()
+        spec = self.data.get("mechanism") or {}
         if not isinstance(spec, dict):
             raise self.fail("mechanism", "must be an object")
-        every = data.get("checkpoint_every", 32)
+        every = self.data.get("checkpoint_every", 32)
         if isinstance(every, bool) or not isinstance(every, int) or every < 1:
             raise self.fail("checkpoint_every", f"must be a whole number ≥ 1, got {every!r}")
         if mechanism is None and spec:
             mechanism = _mechanism_from_spec(spec, self.size_name, self.v_max)
         return Trace(
-            initial=State._trusted(frozenset(self.pick(data["initial"], "initial"))),
+            initial=initial,
             sizes=self.sizes,
             v_max=self.v_max,
             size_name=self.size_name,
@@ -225,10 +223,17 @@ class _Reader:
             mechanism_spec=spec,
             query=query,
             tools=tools,
-            meta=data.get("meta") or {},
+            meta=self.data.get("meta") or {},
             checkpoint_every=every,
-            final_input_size=data.get("final_input_size"),
+            final_input_size=self.data.get("final_input_size"),
         )
+
+    def _query_tools(self) -> tuple[str, list[str]]:
+        """The query Q and the tools T."""
+        query, tools = self.data.get("query") or "", self.data.get("tools") or []
+        if not isinstance(query, str) or not isinstance(tools, list) or not all(isinstance(x, str) for x in tools):
+            raise self.fail("query/tools", "query must be text and tools a list of texts")
+        return query, tools
 
     def steps(self, trace: Trace) -> None:
         """Read every step into ``trace``, checking each diff against the state it applies to."""
