@@ -580,9 +580,10 @@ def hierarchy_figure(
     plotly.graph_objects.Figure
         Trace 0 draws the edges, trace 1 the nodes: a node's marker area
         follows its size μ (square-root scaled), its colour its type e.type
-        (:data:`stmviz.viz._common.TYPE_COLORS`); nodes that are no longer in
-        ω_t (folded away) are faded. Hovering shows the shortened, escaped
-        content. The remaining traces only fill the legend, one per type.
+        as the mechanism declares it (``Mechanism.element_types``); nodes that
+        are no longer in ω_t (folded away) are faded. Hovering shows the
+        shortened, escaped content. The remaining traces only fill the legend,
+        one per type: a tree's declared types first, then any other present.
 
     Examples
     --------
