@@ -99,7 +99,7 @@ _WORDS = (
 
 
 def sample_steps(n: int = 40, seed: int = 0) -> list[AgentStep]:
-    """A deterministic synthetic trajectory of agent steps for contract checks: varied sizes, subgoals, folds.
+    """A deterministic synthetic stream of agent steps (inputs of c ∈ C) for contract checks: varied sizes, subgoals, folds.
 
     >>> steps = sample_steps(7)
     >>> len(steps), steps[0].directives["subgoal"], steps[6].directives["fold"]["op"]

@@ -34,7 +34,7 @@ DIRECTIVE_SHORTHANDS = ("subgoal", "subgoal_done", "fold")
 
 @dataclass(frozen=True, slots=True)
 class AgentStep:
-    """One incoming step of an agent trajectory: what the model said and did, and what it saw.
+    """One incoming step of an agent trajectory, the current input of c ∈ C: what the model said and did, and what it saw.
 
     Parameters
     ----------
@@ -96,7 +96,7 @@ class AgentStep:
 
     @classmethod
     def coerce(cls, item: Any, where: str = "step") -> "AgentStep":
-        """Turn a step record into an AgentStep.
+        """A step record (a dict, a string or an AgentStep) as the AgentStep it stands for in c ∈ C.
 
         Accepts an AgentStep, a mapping with the field names above (the keys
         ``subgoal``, ``subgoal_done`` and ``fold`` are shorthand for the
@@ -120,6 +120,7 @@ class AgentStep:
         )
 
     def to_json(self) -> dict[str, Any]:
+        """The agent step as a JSON-ready dict (empty fields left out)."""
         data: dict[str, Any] = {}
         for name in _STEP_FIELDS:
             if getattr(self, name):
@@ -314,7 +315,7 @@ class Context:
         return hash((self.t, self.step, self.query))
 
     def replace(self, **changes: Any) -> "Context":
-        """A copy with some components changed."""
+        """c with some components C_m changed, as a new Context."""
         values = {name: getattr(self, name) for name in ("t", "step", "query", "tools", "history", "meta", "extra")}
         values.update(changes)
         return Context(**values)

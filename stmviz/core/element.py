@@ -111,13 +111,13 @@ class Meta(Mapping[str, Any]):
         return (Meta, (thaw(self),))
 
     def set(self, **changes: Any) -> "Meta":
-        """Return a copy with some components changed (Meta itself never changes)."""
+        """d with some components D_i changed, as a new Meta (d itself never changes)."""
         merged = dict(self._data)
         merged.update(changes)
         return Meta(merged)
 
     def drop(self, *keys: str) -> "Meta":
-        """Return a copy without the given components."""
+        """d without the given components D_i, as a new Meta."""
         return Meta({k: v for k, v in self._data.items() if k not in keys})
 
 
@@ -127,7 +127,7 @@ _STR_KEYS = frozenset((str,))
 
 
 def freeze(value: Any, where: str = "value") -> Any:
-    """Return an immutable, hashable version of a metadata or parameter value.
+    """A metadata value of d ∈ D (or an operation parameter), made immutable and hashable.
 
     Lists and tuples become tuples, dicts become :class:`Meta`, sets become
     frozensets; strings, numbers, booleans, ``None``, elements and parts stay
@@ -156,7 +156,7 @@ def freeze(value: Any, where: str = "value") -> Any:
 
 
 def thaw(value: Any) -> Any:
-    """Inverse of :func:`freeze` for JSON: tuples become lists, ``Meta`` becomes dict."""
+    """A frozen value of d ∈ D back in JSON form (inverse of :func:`freeze`): tuples become lists, ``Meta`` dicts."""
     if isinstance(value, Meta):
         return {k: thaw(v) for k, v in value.items()}
     if isinstance(value, tuple):
@@ -324,7 +324,7 @@ class Element:
 
     @property
     def id(self) -> str:
-        """A stable id: 12 hex digits of a SHA-1 of the content and metadata.
+        """The stable id of e = (i, d): 12 hex digits of a SHA-1 of i and d.
 
         It does not depend on the process (unlike ``hash``), so it gives a
         reproducible order and names elements in traces and error messages.
@@ -341,13 +341,13 @@ class Element:
 
     @property
     def type(self) -> str:
-        """The element's kind, ``meta['type']`` as text (``'element'`` when absent)."""
+        """The type of e, a component of d: ``meta['type']`` as text (``'element'`` when absent)."""
         kind = self.meta.get("type", "element")
         return kind if type(kind) is str else str(kind)
 
     @property
     def t(self) -> float | None:
-        """The element's time, ``meta['t']``, or ``None``."""
+        """The time of e, a component of d: ``meta['t']``, or ``None``."""
         value = self.meta.get("t")
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return value
@@ -450,7 +450,7 @@ def element_id(element: Element) -> str:
 
 @lru_cache(maxsize=1 << 16)
 def order_key(element: Element) -> tuple[int, float, str]:
-    """The canonical order of elements: by ``meta['t']`` (elements without one last), then by id.
+    """The canonical order of elements e ∈ ω: by ``meta['t']`` (elements without one last), then by id.
 
     The paper puts no order on ω; this one only makes iteration and display
     reproducible. Computed once per element (a bounded cache).

@@ -159,12 +159,12 @@ class Mechanism:
         return ModelInput.coerce(list(state))
 
     def params(self) -> dict[str, Any]:
-        """The mechanism's JSON-ready parameters (recorded in traces)."""
+        """The parameters of U and π as JSON-ready values (recorded in traces)."""
         return {}
 
     # -- checked versions used by run() ---------------------------------------
     def choose(self, state: State, context: Context) -> tuple[Operation, ...]:
-        """The controller's choice, checked: a tuple of declared operations."""
+        """o_t = controller(ω_t, c_t), checked: a tuple of operations of declared types a ∈ τ."""
         chosen = self.controller(state, context)
         if isinstance(chosen, Operation):
             ops: tuple[Operation, ...] = (chosen,)
@@ -250,7 +250,7 @@ class Mechanism:
         return total
 
     def removal_reason(self, operation: Operation) -> str:
-        """The default reason recorded for elements an operation removes."""
+        """The default reason recorded for the elements e ∈ ω that an operation o removes."""
         if operation.reason:
             return f"{operation.type}: {operation.reason}"
         declared = self.operations.get(operation.type)
@@ -260,7 +260,7 @@ class Mechanism:
 
     # -- rebuilding from a trace -------------------------------------------------
     def spec(self) -> dict[str, Any]:
-        """A JSON-ready description: class path, name and parameters."""
+        """The mechanism (O, E, Ω_STM, C, U, X, π) described for a trace file: class path, name and parameters."""
         cls = type(self)
         return {"class": f"{cls.__module__}:{cls.__qualname__}", "name": str(self), "params": self.params()}
 
@@ -344,7 +344,7 @@ def make_mechanism(
     initial: Callable[..., State] | None = None,
     name: str = "mechanism",
 ) -> Mechanism:
-    """Build a mechanism from plain functions.
+    """A mechanism (O, E, Ω_STM, C, U, X, π) built from plain functions for U, π and the controller.
 
     Each function receives the mechanism first (so it can reach
     ``m.space``): ``update(m, state, operation, context)``,

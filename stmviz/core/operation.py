@@ -104,6 +104,7 @@ class Operation:
         return (Operation, (self.type, thaw(self.params), self.reason))
 
     def to_json(self) -> dict[str, Any]:
+        """The operation o as a JSON-ready dict ``{"type", "params"?, "reason"?}``."""
         data: dict[str, Any] = {"type": self.type}
         if self.params:
             data["params"] = thaw(self.params)
@@ -113,6 +114,7 @@ class Operation:
 
     @classmethod
     def from_json(cls, data: Any) -> "Operation":
+        """The operation o rebuilt from :meth:`to_json` output."""
         return cls(data["type"], data.get("params") or {}, data.get("reason", ""))
 
 

