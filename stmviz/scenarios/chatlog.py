@@ -321,11 +321,26 @@ def from_openai_messages(
 
 
 def load_chat_log(path: str | os.PathLike, name: str | None = None, **kwargs: Any) -> Scenario:
-    """A scenario from a chat log file: JSON (a list, or ``{"messages": [...]}``) or JSONL (one message per line).
+    """The incoming steps of a recorded conversation, from a chat log file: JSON (a list, or ``{"messages": [...]}``) or JSONL.
 
-    Errors name the file, the message (``messages[3]`` for JSON, ``line 4``
-    for JSONL) and the field. Other keyword arguments go to
-    :func:`from_openai_messages`.
+    Parameters
+    ----------
+    path : str or path
+        The file; ``.jsonl`` or ``.ndjson`` holds one message per line.
+    name : str, optional
+        The scenario's name (default: the file name without its suffix).
+    **kwargs
+        Passed to :func:`from_openai_messages` (e.g. ``v_max``).
+
+    Returns
+    -------
+    Scenario
+
+    Raises
+    ------
+    ScenarioFormatError
+        naming the file, the message (``messages[3]`` for JSON, ``line 4`` for
+        JSONL) and the field.
     """
     path = Path(path)
     try:
@@ -359,10 +374,29 @@ def load_chat_log(path: str | os.PathLike, name: str | None = None, **kwargs: An
 def from_dialogue(
     turns: Sequence[str], name: str = "dialogue", *, query: str = "", v_max: float | None = None, **kwargs: Any
 ) -> Scenario:
-    """A scenario from alternating turns ``[user, assistant, user, assistant, ...]``.
+    """The incoming steps of a plain conversation, from alternating turns ``[user, assistant, user, assistant, ...]``.
 
-    Each (user, assistant) pair becomes ``AgentStep(observation=user, thought=assistant)``;
-    an odd last user turn becomes a step with no reply.
+    Each (user, assistant) pair becomes ``AgentStep(observation=user, thought=assistant)``:
+    the user's message is the input, the reply the model's output produced from
+    π(ω_t). An odd last user turn becomes a step with no reply.
+
+    Parameters
+    ----------
+    turns : sequence of str
+        The turns, starting with the user's.
+    name : str
+        The scenario's name.
+    query : str
+        The task Q (or a system prompt).
+    v_max : float, optional
+        The capacity V_max the scenario is meant to be run at.
+    **kwargs
+        Other fields of :class:`Scenario` (``title``, ``probes``, ...).
+
+    Raises
+    ------
+    ScenarioFormatError
+        if ``turns`` is not a list of non-empty texts.
 
     >>> s = from_dialogue(["Hi, I am Ada.", "Hello Ada!", "What is my name?", "Ada."])
     >>> [(st.observation, st.thought) for st in s.steps]

@@ -295,6 +295,20 @@ def _is_whole(value: object) -> TypeGuard[int]:
 def problems(data: Any) -> list[tuple[str, str]]:
     """Every problem of a decoded scenario document, as ``(where, what)`` pairs (empty if valid).
 
+    First what ``schema.json`` finds (in reading order), else the rules beyond
+    the schema (see the module's text).
+
+    Parameters
+    ----------
+    data : object
+        The decoded JSON document (lists and tuples, dicts and other mappings alike).
+
+    Returns
+    -------
+    list of (str, str)
+        ``where`` is a path such as ``steps[12].fold.op`` (``top level`` for the
+        document itself); ``what`` says what is wrong in plain words.
+
     >>> problems({"steps": [{"observation": "hi", "fold": {"op": "squash"}}]})
     [('steps[0].fold.op', "'squash' is not one of condense, consolidate")]
     >>> problems({"steps": [{"observation": "hi"}]})
