@@ -1,6 +1,15 @@
 """Memory elements e = (i, d) ∈ E = I × D (Definition 1).
 
-An element pairs an information carrier i ∈ I (its *content*: text, an image
+The paper: E = I × D is the space of structured memory elements, and an
+element is a pair e = (i, d). I ⊆ A* holds the information carriers, finite
+words over an alphabet A (tokens, sentences, paragraphs, structured records,
+image or audio codes); for multimodal content, A is chosen so that I holds a
+representation of every modality used. D ⊆ D_1 × … × D_k is the metadata
+space: D_i is the set of values of one metadata component, k ∈ ℕ its
+dimension. Metadata carries what the content itself does not — timestamps,
+priorities, source — and is the only place where an order of elements lives.
+
+Here, an element pairs an information carrier i ∈ I (its *content*: text, an image
 part, or a tuple of such parts for multimodal content) with metadata
 d ∈ D = D_1 × … × D_k (its *meta*: a frozen mapping of named components such
 as a timestamp ``t``, a ``priority`` or a ``source``).

@@ -1,5 +1,14 @@
 """The STM update mechanism (O, E, Ω_STM, C, U, X, π) of Definition 2.
 
+The paper: the mechanism is the seven-tuple (O, E, Ω_STM, C, U, X, π). The
+update function U : Ω_STM × O × C → Ω_STM takes a state, an operation and
+context, and returns a new state; it holds all transformation logic (adding
+and removing elements, changing metadata, forgetting strategies), and having
+C in its signature lets updates depend on external factors. The projection
+π : Ω_STM → X turns the whole current state into the model's input format:
+it is not retrieval, it decides the order and form in which the state is fed
+to the model.
+
 A :class:`Mechanism` bundles
 
 - ``operations`` — O = ⋃_{a∈τ} O_a, declared as an :class:`OperationSet`;

@@ -1,6 +1,8 @@
 """Size functions μ : E → ℝ⁺ (Definition 1).
 
-μ exists because elements differ in size and modality. stmviz ships:
+The paper: μ : E → ℝ⁺ is the size function of an element, e.g. its token
+count, and V_max bounds Σ_{e ∈ ω} μ(e). μ exists because elements differ in
+size and modality; it lets one store mix modalities. stmviz ships:
 
 - :func:`tokens` — tiktoken token count of the text, images by :func:`image_tokens`;
 - :func:`chars` — number of characters;

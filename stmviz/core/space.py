@@ -2,6 +2,13 @@
 
     Ω_STM = { ω ∈ 2^E | Σ_{e ∈ ω} μ(e) ≤ V_max }
 
+The paper: ω, the current STM state, is a *set* of elements e ∈ E; μ is the
+size function and V_max ∈ ℝ⁺ the capacity, an upper bound on the total size
+of the current state. The definition deliberately imposes no order on the
+elements: any order (time, priority) is expressed through metadata and
+applied where needed, typically by the projection π. Any STM state of an
+agent is a point of Ω_STM.
+
 A :class:`State` is a finite set of elements; a :class:`StateSpace` fixes the
 size function μ and the capacity V_max and decides membership.
 """
