@@ -207,28 +207,7 @@ class Hierarchy:
             if node in position:
                 raise MechanismContractError(f"Hierarchy: element {node.label()} is listed twice among the nodes")
             position[node] = k
-        parent: dict[Element, Element] = {}
-        for edge in edges:
-            if len(edge) != 2:
-                raise MechanismContractError(f"Hierarchy: an edge is a (parent, child) pair, got {shorten(repr(edge))}")
-            up, down = edge
-            for end in (up, down):
-                if end not in position:
-                    raise MechanismContractError(
-                        f"Hierarchy: edge {shorten(repr(edge))} names an element that is not a node; "
-                        f"an edge joins two elements of ω listed in nodes"
-                    )
-            if down in parent:
-                raise MechanismContractError(
-                    f"Hierarchy: element {down.label()} has two parents ({parent[down].label()} and {up.label()}); "
-                    f"ω's hierarchy is a tree, give each element at most one parent"
-                )
-            if position[up] >= position[down]:
-                raise MechanismContractError(
-                    f"Hierarchy: parent {up.label()} is listed after its child {down.label()}; "
-                    f"list every parent before its children (this also rules out cycles)"
-                )
-            parent[down] = up
+        parent = _parents(edges, position)
         if not isinstance(self.title, str):
             raise MechanismContractError(f"Hierarchy: title must be a str, got {type(self.title).__name__}")
         object.__setattr__(self, "_parent", MappingProxyType(parent))
@@ -275,6 +254,32 @@ class Hierarchy:
         for e in ordered:
             place(e)
         return cls(tuple(nodes), tuple((up[e], e) for e in nodes if e in up), title)
+
+
+def _parents(edges: Sequence[Sequence[Element]], position: Mapping[Element, int]) -> dict[Element, Element]:
+    """child → parent from (parent, child) edges, checked: both ends are nodes, one parent each, parents first."""
+    parent: dict[Element, Element] = {}
+    for edge in edges:
+        if len(edge) != 2:
+            raise MechanismContractError(f"Hierarchy: an edge is a (parent, child) pair, got {shorten(repr(edge))}")
+        up, down = edge
+        if up not in position or down not in position:
+            raise MechanismContractError(
+                f"Hierarchy: edge {shorten(repr(edge))} names an element that is not a node; "
+                f"an edge joins two elements of ω listed in nodes"
+            )
+        if down in parent:
+            raise MechanismContractError(
+                f"Hierarchy: element {down.label()} has two parents ({parent[down].label()} and {up.label()}); "
+                f"ω's hierarchy is a tree, give each element at most one parent"
+            )
+        if position[up] >= position[down]:
+            raise MechanismContractError(
+                f"Hierarchy: parent {up.label()} is listed after its child {down.label()}; "
+                f"list every parent before its children (this also rules out cycles)"
+            )
+        parent[down] = up
+    return parent
 
 
 def _ordered(elements: Iterable[Element]) -> Sequence[Element]:

@@ -27,6 +27,7 @@ import weakref
 from functools import lru_cache
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import networkx as nx
@@ -260,33 +261,60 @@ def hierarchy_graph(
         raise InvalidArgumentError(f"max_depth must be a whole number ≥ 0 or None, got {max_depth!r}")
     if mechanism is not None and not isinstance(mechanism, Mechanism):
         raise InvalidArgumentError(f"mechanism must be a Mechanism or None, got {type(mechanism).__name__}")
-    index: _FoldIndex | None = None
+    source = _source(trace, t, mechanism)
+    hierarchy = _declared(source.mechanism, source.state)
+    graph = nx.DiGraph(
+        kind="tree" if declares_hierarchy(source.mechanism) else "flat",
+        t=source.t,
+        v_max=source.v_max,
+        name=source.name,
+        title=hierarchy.title,
+        element_types=source.types,
+        own_types=tuple(source.mechanism.element_types) if source.mechanism is not None else (),
+    )
+    _add_root(graph, source)
+    _add_nodes(graph, hierarchy, source, math.inf if max_depth is None else max_depth)
+    return graph
+
+
+@dataclass
+class _Source:
+    """What a hierarchy graph is drawn from: ω_t, its mechanism and declared types, μ, the trace's folds."""
+
+    state: State
+    t: int | None
+    mechanism: Mechanism | None
+    types: Mapping[str, ElementType]
+    sizes: Mapping[Element, float]
+    v_max: float | None
+    name: str
+    index: _FoldIndex | None
+
+
+def _source(trace: Trace | State, t: int | None, mechanism: Mechanism | None) -> _Source:
     if isinstance(trace, Trace):
         t = trace.resolve_t(len(trace) if t is None else t, where="hierarchy_graph")
         state = trace.state_at(t)
+        own = mechanism is None or mechanism is trace.mechanism
         mechanism = mechanism or trace.mechanism
         types = element_types_of_trace(trace) if mechanism is None else _types_of(mechanism)
-        if mechanism is trace.mechanism:
-            index = _index(trace)
+        index = _index(trace) if own else None
         sizes: Mapping[Element, float] = trace.sizes
-        v_max: float | None = trace.v_max
-        name = trace.name
+        source = _Source(state, t, mechanism, types, sizes, trace.v_max, trace.name, index)
     else:
         state = _as_state(trace)
-        types = _types_of(mechanism)
-        sizes = {}
-        v_max = None
         name = str(mechanism) if mechanism is not None else "state"
-    missing = [e for e in state.elements if e not in sizes]
+        source = _Source(state, None, mechanism, _types_of(mechanism), {}, None, name, None)
+    missing = [e for e in source.state.elements if e not in source.sizes]
     if missing:  # a bare State: μ is unknown, draw every element with size 1
-        sizes = {**sizes, **{e: 1.0 for e in missing}}
-    hierarchy = _declared(mechanism, state)
-    kind = "tree" if declares_hierarchy(mechanism) else "flat"
-    graph = nx.DiGraph(
-        kind=kind, t=t, v_max=v_max, name=name, title=hierarchy.title, element_types=types,
-        own_types=tuple(mechanism.element_types) if mechanism is not None else (),
-    )
-    total = sum(sizes[e] for e in state.elements)
+        source.sizes = {**source.sizes, **{e: 1.0 for e in missing}}
+    return source
+
+
+def _add_root(graph: nx.DiGraph, source: _Source) -> None:
+    """The root node: ω_t itself, of size Σμ(ω_t)."""
+    state, t, v_max = source.state, source.t, source.v_max
+    total = sum(source.sizes[e] for e in state.elements)
     graph.add_node(
         ROOT,
         type="state",
@@ -301,9 +329,12 @@ def hierarchy_graph(
         in_state=True,
         element=None,
     )
-    limit = math.inf if max_depth is None else max_depth
-    cache = index.attrs if index is not None else {}
-    children = index.children if index is not None else {}
+
+
+def _add_nodes(graph: nx.DiGraph, hierarchy: Hierarchy, source: _Source, limit: float) -> None:
+    """The elements of ω under their parents (or the root), each followed by what it folded, down to ``limit``."""
+    cache = source.index.attrs if source.index is not None else {}
+    children = source.index.children if source.index is not None else {}
 
     def add(element: Element, parent: str, in_state: bool) -> str | None:
         depth = graph.nodes[parent]["depth"] + 1
@@ -311,7 +342,7 @@ def hierarchy_graph(
             return None
         attrs = cache.get(element)
         if attrs is None:
-            attrs = cache[element] = _element_attrs(element, sizes, types)
+            attrs = cache[element] = _element_attrs(element, source.sizes, source.types)
         graph.add_node(element.id, **attrs, depth=depth, in_state=in_state)
         graph.add_edge(parent, element.id)
         return element.id
@@ -329,7 +360,6 @@ def hierarchy_graph(
             node = add(element, parent, in_state=True)
             if node is not None:
                 descend(element, node)
-    return graph
 
 
 def _types_of(mechanism: Mechanism | None) -> Mapping[str, ElementType]:
