@@ -192,3 +192,26 @@ def test_a_hierarchy_outside_omega_is_a_contract_error():
     trace = run(Liar(StateSpace(sizes.words, v_max=12)), ["one"])
     with pytest.raises(MechanismContractError, match="not elements of ω"):
         hierarchy_graph(trace)
+
+
+def test_the_traces_own_declaration_wins_over_another_mechanisms():
+    class RedUsers(Mechanism):
+        """Declares 'user', as FIFOWindow does, in its own colour."""
+
+        operations = {"add": "add the message"}
+        element_types = {"user": ("a message", "#ff0000")}
+
+        def update(self, state, operation, context):
+            return state | {Element(context.observation, {"t": context.t, "type": "user", "step": context.t})}
+
+    trace = run(RedUsers(StateSpace(sizes.chars, 1000)), ["hi", "there"])
+    assert color_for("user") == FIFOWindow.element_types["user"].color  # the first declaration of the name
+    assert color_for("user", trace) == "#ff0000"  # but a trace's own mechanism comes first
+    (area,) = [d for d in occupancy_figure(trace).data if (d.meta or {}).get("role") == "type"]
+    (bar,) = [d for d in state_figure(trace).data if (d.meta or {}).get("role") == "type"]
+    nodes = hierarchy_figure(trace).data[1]
+    assert area.fillcolor == bar.marker.color == "#ff0000"
+    assert set(nodes.marker.color) == {"#444444", "#ff0000"}
+    player = TracePlayer(trace, hierarchy=True)
+    player.slider.value = 1
+    assert player.state.data[0].marker.color == "#ff0000"

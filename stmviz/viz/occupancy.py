@@ -84,6 +84,8 @@ class OccupancyData:
         The capacity V_max.
     size_name : str
         The name of μ (e.g. ``"tokens('cl100k_base')"``).
+    colors : dict of str to str
+        The colour of each type, as the trace's mechanism declares it (``Mechanism.element_types``).
     """
 
     t: list[int]
@@ -93,6 +95,7 @@ class OccupancyData:
     removals: list[Removal] = field(default_factory=list)
     v_max: float = 0.0
     size_name: str = ""
+    colors: dict[str, str] = field(default_factory=dict)
 
     @property
     def counts_tokens(self) -> bool:
@@ -173,6 +176,7 @@ def occupancy_data(trace: Trace) -> OccupancyData:
         t=list(range(n + 1)),
         total=total,
         by_type=by_type,
+        colors={kind: color_for(kind, trace) for kind in by_type},
         input_size=inputs,
         removals=removals,
         v_max=trace.v_max,
@@ -244,7 +248,7 @@ def occupancy_trace_dicts(
     unit = escape(data.size_name).replace("%", "&#37;")
     if by_type:
         for kind, values in data.by_type.items():
-            type_color = color_for(kind)
+            type_color = data.colors.get(kind) or color_for(kind)
             ekind = escape(kind)
             out["areas"].append(
                 dict(

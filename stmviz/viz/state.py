@@ -10,7 +10,7 @@ its own. For a state of a trace, elements that entered at the previous step
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -75,6 +75,8 @@ class StateBar:
     blocks: tuple[Block, ...]
     used: float
     v_max: float | None
+    #: The colour of each type, as the trace's mechanism declares it (``Mechanism.element_types``).
+    colors: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def free(self) -> float:
@@ -186,7 +188,9 @@ def state_bar(
         size = measure(element)
         blocks.append(Block(element, offset, size, element in new_set, element in leaving_set))
         offset += size
-    return StateBar(label, tuple(blocks), offset, cap)
+    kinds = dict.fromkeys(b.type for b in blocks)
+    colors = {kind: color_for(kind, state_or_trace) for kind in kinds} if isinstance(state_or_trace, Trace) else {}
+    return StateBar(label, tuple(blocks), offset, cap, colors)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -195,10 +199,10 @@ def block_text(element: Element) -> str:
     return escape(shorten(element.text, 30))
 
 
-def block_marker(kind: str, blocks: Sequence[Block]) -> dict[str, Any]:
-    """The ``marker`` of the bar trace of one element type: its colour, outlines of new blocks, hatching of leaving ones."""
+def block_marker(kind: str, blocks: Sequence[Block], color: str | None = None) -> dict[str, Any]:
+    """The ``marker`` of the bar trace of one element type: its colour (default :func:`color_for`), outlines of new blocks, hatching of leaving ones."""
     return {
-        "color": color_for(kind),
+        "color": color or color_for(kind),
         "line": {
             "color": [NEW_LINE["color"] if b.new else "white" for b in blocks],
             "width": [NEW_LINE["width"] if b.new else 1 for b in blocks],
@@ -235,7 +239,7 @@ def state_bar_dicts(
                 y=[category] * len(blocks),
                 orientation="h",
                 name=escape(kind),
-                marker=block_marker(kind, blocks),
+                marker=block_marker(kind, blocks, bar.colors.get(kind)),
                 text=[block_text(b.element) for b in blocks],
                 textposition="inside",
                 insidetextanchor="start",

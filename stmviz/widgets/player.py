@@ -277,7 +277,7 @@ class TraceView:
             restyle["y"].append([category] * len(blocks))
             restyle["text"].append([block_text(b.element) for b in blocks])
             restyle["hovertext"].append([b.hover() for b in blocks])
-            restyle["marker"].append(block_marker(kind, blocks))
+            restyle["marker"].append(block_marker(kind, blocks, bar.colors.get(kind)))
         free = bar.free
         free_signature = (free, bar.used)
         if signatures.get(-1) != free_signature:
