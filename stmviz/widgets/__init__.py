@@ -2,8 +2,8 @@
 
 - :class:`TracePlayer` — replay one run t = 0 … n: ``Play`` and an ``IntSlider``
   move through the states ω_t; the occupancy figure, the state bar, the
-  operation that produced ω_t, π(ω_t) as tokens and (for AgentFold and
-  HiAgent) the hierarchy of ω_t follow, updated in place.
+  operation that produced ω_t, π(ω_t) as tokens and (when the mechanism
+  declares one) the hierarchy of ω_t follow, updated in place.
 - :func:`compare_player` — several runs of one scenario stepped together by
   one slider.
 

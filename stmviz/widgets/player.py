@@ -4,7 +4,9 @@
 ``IntSlider`` joined by ``jslink`` choose t; the occupancy figure marks t,
 the state bar shows ω_t, a label says which operation o_{t−1} produced ω_t
 and why elements left, the projection π(ω_t) is shown as coloured tokens,
-and for AgentFold and HiAgent traces the hierarchy of ω_t is drawn. Moving
+and when the mechanism declares a hierarchy (``Mechanism.hierarchy``,
+``Mechanism.folds``: HiAgent, AgentFold, or a mechanism of your own) the
+hierarchy of ω_t is drawn. Moving
 the slider updates every ``go.FigureWidget`` in place inside
 ``batch_update()``; nothing is recreated.
 
@@ -36,7 +38,7 @@ __all__ = ["TracePlayer", "TraceView", "step_html"]
 
 #: The colour of the step marker in the occupancy figure.
 MARKER_COLOR = "#d62728"
-#: Above this many steps the hierarchy of an AgentFold trace shows only depth ≤ 2.
+#: Above this many steps the hierarchy of ω_t shows only depth ≤ 2 (a long folding history is unreadable).
 HIERARCHY_FULL_STEPS = 300
 #: Above this many steps the static HTML fallback shows no figures (they would be large).
 STATIC_FIGURE_STEPS = 2000
@@ -132,7 +134,7 @@ class TraceView:
         The first state shown.
     tokens, hierarchy : bool
         Whether to build the token view of π(ω_t) and the hierarchy figure
-        (``hierarchy=None``: only for AgentFold and HiAgent traces).
+        (``hierarchy=None``: when the trace's mechanism declares a hierarchy).
     max_tokens : int
         At most this many tokens of π(ω_t) are shown.
     name : str, optional
@@ -506,7 +508,7 @@ class TracePlayer(Stepping, widgets.VBox):
     tokens : bool
         Show π(ω_t) as coloured tokens.
     hierarchy : bool, optional
-        Show the hierarchy graph (default: for AgentFold and HiAgent traces).
+        Show the hierarchy graph (default: when the trace's mechanism declares a hierarchy).
     max_tokens : int
         Show at most this many tokens of π(ω_t).
 
