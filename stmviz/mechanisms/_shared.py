@@ -1,4 +1,4 @@
-"""Helpers shared by the summarizing mechanisms (HiAgent, AgentFold): caches kept out of purity snapshots, views of ω, cutting to fit."""
+"""Helpers shared by the mechanisms: a bounded memo kept out of purity snapshots, a memoized summarizer, views of ω grouped by type, carried sums, parameter checks."""
 
 from __future__ import annotations
 
@@ -217,6 +217,13 @@ class Tally:
 
 
 def check_budget(name: str, value: Any, allow_none: bool = False) -> Any:
+    """A constructor's budget parameter, checked: a whole number ≥ 1 (or ``None`` if allowed).
+
+    Raises
+    ------
+    InvalidArgumentError
+        naming the parameter and the value given.
+    """
     if value is None and allow_none:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -225,4 +232,5 @@ def check_budget(name: str, value: Any, allow_none: bool = False) -> Any:
 
 
 def range_label(x: int, y: int) -> str:
+    """The steps x … y in words: ``"step 3"`` or ``"steps 3–7"``."""
     return f"step {x}" if x == y else f"steps {x}–{y}"
