@@ -169,7 +169,7 @@ class FIFOWindow(Mechanism):
         #: V_max − Σμ(pinned): the room of the window for the conversation.
         self.room = space.v_max - pin_size
         self._counts_tokens = space.counts_tokens  # then π (the identity) has |π(ω)| = Σμ(ω)
-        self._memo = _Memo()
+        self._last_step = _LastStep()
 
     # -- the seven-tuple ------------------------------------------------------
     def params(self) -> dict[str, Any]:
@@ -265,7 +265,7 @@ class FIFOWindow(Mechanism):
         return None
 
     def _incoming(self, context: Context) -> tuple[list[Element], list[str]]:
-        memo = self._memo
+        memo = self._last_step
         if memo.context is context:
             return memo.incoming  # type: ignore[return-value]
         result = self.incoming(context)
@@ -408,7 +408,7 @@ class FIFOWindow(Mechanism):
         return super().projection_size(state)
 
 
-class _Memo:
+class _LastStep:
     """The last step's messages, so the controller and U build them once (never changes a result).
 
     One object for the mechanism's life (its identity never changes), so a
@@ -422,7 +422,7 @@ class _Memo:
         self.incoming: tuple[list[Element], list[str]] | None = None
 
     def __repr__(self) -> str:
-        return "_Memo()"
+        return "_LastStep()"
 
 
 def _pin_element(item: Any, k: int) -> Element:
