@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..core.errors import InvalidArgumentError
-from ..core.operation import Message, ModelInput
+from ..core.model_input import Message, ModelInput
 from ..core.sizes import count_tokens, get_encoding
 from ._common import TOKEN_COLORS, escape
 

@@ -133,15 +133,18 @@ def test_real_mechanisms(name, tmp_path, plotlyjs):
     assert f"all {len(trace) + 1} states" in page
 
 
-def test_trace_to_html_and_top_level_export_html(tmp_path):
-    """The issue's two entry points: ``stmviz.export_html(trace, path)`` and ``trace.to_html(path)``."""
+def test_top_level_export_html_is_the_viz_one(tmp_path):
+    """``stmviz.export_html(trace, path)`` (loaded on first use) writes the page of ``stmviz.viz.export_html``; the core has no ``Trace.to_html``."""
     import stmviz
+    import stmviz.viz
+    from stmviz import Trace
     from stmviz import StateSpace, run, sizes
     from stmviz.core.mechanism import _Example
 
     trace = run(_Example(StateSpace(sizes.words, 8)), ["<script>alert(1)</script> one", "two three", "four"])
+    assert stmviz.export_html is stmviz.viz.export_html and not hasattr(Trace, "to_html")
     a = stmviz.export_html(trace, tmp_path / "a.html")
-    b = trace.to_html(tmp_path / "b.html")
+    b = stmviz.viz.export_html(trace, tmp_path / "b.html")
     text = (tmp_path / "b.html").read_text(encoding="utf-8")
     assert a.exists() and b.exists()
     assert "&lt;script&gt;alert(1)" in text  # the payload is there, as escaped text
