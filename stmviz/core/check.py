@@ -300,13 +300,9 @@ def _purity_problem(
         return "U changed its input state ω"
     if context != context_copy:
         return "U changed its input context c"
-    now = _snapshot(mechanism)
-    if now != snapshot:
-        changed = [k for k in snapshot if now.get(k) != snapshot[k]] + [k for k in vars(mechanism) if k not in snapshot]
-        return (
-            f"U changed the mechanism's own attributes ({', '.join(changed)}); "
-            f"keep everything U needs in ω (metadata) or in c"
-        )
+    changed = _changed_attributes(mechanism, snapshot)
+    if changed:
+        return f"U changed the mechanism's own attributes ({changed}); keep everything U needs in ω (metadata) or in c"
     try:
         again = mechanism.apply(state, operation, context).state
     except Exception as exc:
@@ -314,6 +310,15 @@ def _purity_problem(
     if again != result:
         return f"U(ω, {operation}, c) gave two different states for the same inputs; U must be a function of (ω, o, c) only"
     return None
+
+
+def _changed_attributes(mechanism: Mechanism, snapshot: dict[str, tuple[int, Any]]) -> str:
+    """The names of the mechanism's attributes that differ from ``snapshot``, joined ("" if none)."""
+    now = _snapshot(mechanism)
+    if now == snapshot:
+        return ""
+    changed = [k for k in snapshot if now.get(k) != snapshot[k]] + [k for k in vars(mechanism) if k not in snapshot]
+    return ", ".join(changed)
 
 
 def _snapshot(mechanism: Mechanism) -> dict[str, Any]:

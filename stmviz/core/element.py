@@ -147,9 +147,7 @@ def freeze(value: Any, where: str = "value") -> Any:
     if isinstance(value, (Meta, ImagePart, AudioPart, Element)):
         return value
     if isinstance(value, (list, tuple)):
-        if _FAST_SCALARS.issuperset(map(type, value)):  # plain scalars only (an embedding, a range): checked in C
-            return value if type(value) is tuple else tuple(value)
-        return tuple(freeze(v, where=f"{where}[{i}]") for i, v in enumerate(value))
+        return _frozen_sequence(value, where)
     if isinstance(value, Mapping):
         return Meta(value)
     if isinstance(value, (set, frozenset)):
@@ -162,6 +160,13 @@ def freeze(value: Any, where: str = "value") -> Any:
         f"{where} = {shorten(repr(value))} is a {type(value).__name__}, which cannot be frozen; "
         f"use strings, numbers, booleans, None, lists/tuples or dicts of them"
     )
+
+
+def _frozen_sequence(value: list[Any] | tuple[Any, ...], where: str) -> tuple[Any, ...]:
+    """A list or tuple of metadata values, frozen into a tuple."""
+    if _FAST_SCALARS.issuperset(map(type, value)):  # plain scalars only (an embedding, a range): checked in C
+        return value if type(value) is tuple else tuple(value)
+    return tuple(freeze(v, where=f"{where}[{i}]") for i, v in enumerate(value))
 
 
 def thaw(value: Any) -> Any:

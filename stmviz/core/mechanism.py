@@ -281,20 +281,27 @@ class Mechanism:
         trace file never runs foreign code.
         """
         path = spec.get("class") if isinstance(spec, Mapping) else None
-        if not isinstance(path, str) or ":" not in path:
-            return None
-        module_name, _, qualname = path.partition(":")
-        if module_name != "stmviz" and not module_name.startswith("stmviz."):
+        cls = _stmviz_mechanism_class(path) if isinstance(path, str) else None
+        if cls is None:
             return None
         try:
-            obj: Any = importlib.import_module(module_name)
-            for part in qualname.split("."):
-                obj = getattr(obj, part)
-            if not (isinstance(obj, type) and issubclass(obj, Mechanism)):
-                return None
-            return obj(space, **dict(spec.get("params") or {}))
+            return cls(space, **dict(spec.get("params") or {}))
         except Exception:
             return None
+
+
+def _stmviz_mechanism_class(path: str) -> type[Mechanism] | None:
+    """The Mechanism class named ``"module:QualName"``, if the module is stmviz's own; else ``None``."""
+    module_name, _, qualname = path.partition(":")
+    if not qualname or (module_name != "stmviz" and not module_name.startswith("stmviz.")):
+        return None
+    try:
+        obj: Any = importlib.import_module(module_name)
+        for part in qualname.split("."):
+            obj = getattr(obj, part)
+    except Exception:  # any module or name that does not load: the trace is read without its mechanism
+        return None
+    return obj if isinstance(obj, type) and issubclass(obj, Mechanism) else None
 
 
 @lru_cache(maxsize=256)

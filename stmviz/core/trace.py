@@ -326,8 +326,8 @@ class Trace(Sequence[Step]):
                     str(step.t),
                     shorten(record["operation"], 22),
                     f"{format_number(step.size_after)} / {format_number(self.v_max)}",
-                    shorten(", ".join(f"'{shorten(e.text, 14)}'" for e in step.added) or "—", 30),
-                    shorten(", ".join(f"'{shorten(e.text, 14)}'" for e in step.removed) or "—", 30),
+                    _texts(step.added),
+                    _texts(step.removed),
                     shorten(record["why"] or "—", 40),
                 )
             )
@@ -372,6 +372,11 @@ class Trace(Sequence[Step]):
         from .serialize import trace_from_json
 
         return trace_from_json(text, mechanism, source)
+
+
+def _texts(elements: Sequence[Element]) -> str:
+    """Elements as a short list of their texts, for a table cell (``—`` if none)."""
+    return shorten(", ".join(f"'{shorten(e.text, 14)}'" for e in elements) or "—", 30)
 
 
 def run(
@@ -467,14 +472,19 @@ def _inputs(
     if hasattr(steps, "steps") and not isinstance(steps, (str, bytes, Mapping)):
         scenario = steps
         steps = scenario.steps
-        query = getattr(scenario, "query", "") if query is None else query
-        tools = tuple(getattr(scenario, "tools", ()) or ()) if tools is None else tools
-        meta = getattr(scenario, "meta", None) if meta is None else meta
+        query = _given_or(query, scenario, "query")
+        tools = _given_or(tools, scenario, "tools")
+        meta = _given_or(meta, scenario, "meta")
     if isinstance(steps, (str, bytes)):
         raise InvalidArgumentError(
             "steps must be an iterable of step records, not a single string; wrap it in a list: run(m, [text])"
         )
     return steps, query or "", tuple(tools or ()), Meta(meta or {})
+
+
+def _given_or(value: Any, scenario: Any, name: str) -> Any:
+    """An argument of run() if given, else the scenario's attribute of that name."""
+    return getattr(scenario, name, None) if value is None else value
 
 
 def _initial_state(mechanism: Mechanism, initial: Iterable[Element] | None, context: Context) -> State:
