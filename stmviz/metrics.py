@@ -45,7 +45,7 @@ from .core.element import Element
 from .core.errors import InvalidArgumentError
 from .core.mechanism import Mechanism
 from .core.protocol import ElementType, declared_types
-from .core.trace import Trace, run
+from .core.trace import Trace, require_trace, run
 
 __all__ = [
     "occupancy",
@@ -63,12 +63,6 @@ __all__ = [
 ]
 
 
-def _require_trace(trace: Any) -> Trace:
-    if not isinstance(trace, Trace):
-        raise InvalidArgumentError(f"metrics are computed from a Trace (the result of stmviz.run), got {type(trace).__name__}")
-    return trace
-
-
 def occupancy(trace: Trace) -> list[float]:
     """Occupancy Σμ(ω_{t+1}) / V_max of the state after each step t (one value per step).
 
@@ -76,7 +70,7 @@ def occupancy(trace: Trace) -> list[float]:
     store's occupancy before the first step, Σμ(ω_0) / V_max, is
     ``trace.size_at(0) / trace.v_max``.
     """
-    trace = _require_trace(trace)
+    trace = require_trace(trace, "metrics")
     return [step.size_after / trace.v_max for step in trace]
 
 
@@ -108,7 +102,7 @@ def prompt_tokens(trace: Trace) -> PromptTokens:
     The sizes are those :func:`stmviz.run` recorded (``Step.input_size``):
     the mechanism's ``projection_size`` of ω_t before step t.
     """
-    trace = _require_trace(trace)
+    trace = require_trace(trace, "metrics")
     per_step = tuple(int(step.input_size) for step in trace)
     cumulative, running = [], 0
     for value in per_step:
@@ -141,7 +135,7 @@ class Evictions:
 
 def evictions(trace: Trace) -> Evictions:
     """Removals from ω: the count, the count per recorded reason, and the count per step."""
-    trace = _require_trace(trace)
+    trace = require_trace(trace, "metrics")
     reasons: Counter[str] = Counter()
     per_step = []
     for step in trace:
@@ -202,7 +196,7 @@ def summarizer_calls(trace: Trace) -> SummarizerCalls:
     seen earlier in the run (a summary merely re-added, e.g. with a changed
     flag, or re-activated from the memory stream, needs no new call).
     """
-    trace = _require_trace(trace)
+    trace = require_trace(trace, "metrics")
     seen: set[str] = {e.text for e in trace.initial}
     types = trace.mechanism
     steps = []
@@ -244,7 +238,7 @@ def retention(trace: Trace, probes: Iterable[Any]) -> list[ProbeResult]:
     ValueError
         if a probe's t lies beyond the trace's last state ω_n.
     """
-    trace = _require_trace(trace)
+    trace = require_trace(trace, "metrics")
     results = []
     texts: dict[int, str] = {}
     n = len(trace)
@@ -269,7 +263,7 @@ def summary(trace: Trace, probes: Sequence[Any] = ()) -> dict[str, Any]:
     ``evictions``, ``summarizer_calls``, ``probes``, ``retained`` and
     ``retention`` (retained / probes, ``None`` without probes).
     """
-    trace = _require_trace(trace)
+    trace = require_trace(trace, "metrics")
     occ = occupancy(trace)
     tokens = prompt_tokens(trace)
     results = retention(trace, probes) if probes else []

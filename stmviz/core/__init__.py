@@ -12,6 +12,7 @@ O = ⋃_{a ∈ τ} O_a      :mod:`~stmviz.core.operation` (``Operation``, ``Oper
 c ∈ C                  :mod:`~stmviz.core.context` (``Context``, ``AgentStep``, ``History``)
 x ∈ X                  :mod:`~stmviz.core.model_input` (``ModelInput``, ``Message``)
 (O, E, Ω, C, U, X, π)  :mod:`~stmviz.core.mechanism` (``Mechanism``, ``make_mechanism``)
+what it declares       :mod:`~stmviz.core.protocol` (``ElementType``, ``Hierarchy``)
 the contract           :mod:`~stmviz.core.check` (``check_mechanism``)
 Figure 1's loop        :mod:`~stmviz.core.trace` (``run``, ``Step``, ``Trace``)
 its JSON form          :mod:`~stmviz.core.serialize`
@@ -46,6 +47,7 @@ from .errors import (
 from .mechanism import Mechanism, Transition, make_mechanism
 from .model_input import Message, ModelInput
 from .operation import Operation, OperationSet, OperationType
+from .protocol import ElementType, Hierarchy
 from .space import State, StateSpace
 from .trace import Step, Trace, run
 
@@ -56,7 +58,7 @@ __all__ = [
     "Operation", "OperationType", "OperationSet",
     "AgentStep", "History", "Context",
     "Message", "ModelInput",
-    "Mechanism", "Transition", "make_mechanism",
+    "Mechanism", "Transition", "make_mechanism", "ElementType", "Hierarchy",
     "check_mechanism", "CheckReport", "CheckResult",
     "Step", "Trace", "run",
     "STMError", "CapacityError", "InvalidCapacityError", "InvalidSizeError", "InvalidElementError",

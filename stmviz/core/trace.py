@@ -30,7 +30,7 @@ from .model_input import ModelInput
 from .operation import Operation
 from .space import State, StateSpace
 
-__all__ = ["Step", "Trace", "run"]
+__all__ = ["Step", "Trace", "run", "require_trace"]
 
 _NO_EXTRA = Meta()
 
@@ -377,6 +377,25 @@ class Trace(Sequence[Step]):
 def _texts(elements: Sequence[Element]) -> str:
     """Elements as a short list of their texts, for a table cell (``—`` if none)."""
     return shorten(", ".join(f"'{shorten(e.text, 14)}'" for e in elements) or "—", 30)
+
+
+def require_trace(value: object, where: str) -> Trace:
+    """Return ``value`` if it is a :class:`Trace` (the record of Figure 1's loop), else say what to pass.
+
+    Every function that reads a trace — metrics, figures, players, the export —
+    checks its argument with this one function.
+
+    Raises
+    ------
+    InvalidArgumentError
+        if ``value`` is not a Trace.
+    """
+    if not isinstance(value, Trace):
+        raise InvalidArgumentError(
+            f"{where} needs a Trace (the record of run(mechanism, steps)), got {type(value).__name__}; "
+            f"build one with stmviz.run(mechanism, steps)"
+        )
+    return value
 
 
 def run(

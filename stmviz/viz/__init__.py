@@ -18,7 +18,7 @@ Colours, legends, labels and titles come from what the trace's mechanism
 declares (:mod:`stmviz.core.protocol`), never from a list of known mechanisms.
 """
 
-from ._common import TYPE_COLORS, color_for
+from ._common import TYPE_COLORS, color_for, escape, hover_text
 from .export import export_html, trace_animation, trace_html
 from .hierarchy import hierarchy_figure, hierarchy_graph, hierarchy_kind, hierarchy_title, node_arrays, node_marker
 from .loop import loop_figure
@@ -29,6 +29,8 @@ from .tokens import TokensHTML, token_pieces, tokens_html
 __all__ = [
     "TYPE_COLORS",
     "color_for",
+    "escape",
+    "hover_text",
     "occupancy_figure",
     "occupancy_data",
     "OccupancyData",

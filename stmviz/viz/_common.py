@@ -39,10 +39,7 @@ __all__ = [
     "escape",
     "shorten",
     "hover_text",
-    "check_trace",
-    "check_step_index",
     "element_lines",
-    "fmt",
 ]
 
 
@@ -199,42 +196,12 @@ def hover_text(*lines: object, width: int = 80) -> str:
     return "<br>".join(escape(shorten(line, width)) for line in lines if line is not None)
 
 
-# -- input checking shared by the figure functions ---------------------------------
-
-
-def check_trace(value: object, where: str) -> "Trace":
-    """Return ``value`` if it is a :class:`~stmviz.Trace`, else raise :class:`~stmviz.core.errors.InvalidArgumentError`."""
-    from ..core.trace import Trace
-
-    if not isinstance(value, Trace):
-        raise InvalidArgumentError(
-            f"{where} needs a Trace (the record of run(mechanism, steps)), got {type(value).__name__}; "
-            f"build one with stmviz.run(mechanism, steps)"
-        )
-    return value
-
-
-def check_step_index(trace: "Trace", t: object, where: str, *, states: bool = True) -> int:
-    """Check a time index t and return it as a non-negative int (:meth:`Trace.resolve_t`).
-
-    With ``states=True`` t indexes the states ω_0 … ω_n (0 ≤ t ≤ n); otherwise
-    the steps 0 … n − 1 (step t is ω_t → ω_{t+1}). Negative t counts from the end.
-    """
-    return trace.resolve_t(t, states=states, where=where)
 
 
 def element_lines(element: "Element", size: float | None = None, width: int = 60) -> list[str]:
     """Unescaped hover lines of an element: its label, type and μ, and its shortened content."""
     head = f"e#{element.id[:8]} · {element.type}"
     if size is not None:
-        head += f" · μ = {fmt(size)}"
+        head += f" · μ = {format_number(size, 4)}"
     return [head, shorten(element.text, width)]
 
-
-def fmt(x: float) -> str:
-    """A number for a label: integers without ``.0``, others with 4 significant digits (:func:`format_number`).
-
-    >>> fmt(12.0), fmt(3.14159), fmt(7)
-    ('12', '3.142', '7')
-    """
-    return format_number(x, 4)

@@ -19,8 +19,8 @@ from plotly.subplots import make_subplots
 
 from ..core.errors import InvalidArgumentError
 from ..core.formatting import format_number, shorten
-from ..core.trace import Trace
-from ._common import check_trace, escape
+from ..core.trace import Trace, require_trace
+from ._common import escape
 from .occupancy import occupancy_data, occupancy_trace_dicts
 from .state import state_bar, state_bar_dicts
 
@@ -75,7 +75,7 @@ def animation_dict(trace: Trace, *, max_frames: int = DEFAULT_MAX_FRAMES) -> dic
     Nothing in it is validated by plotly's Python classes, which makes it fast
     for long traces; :func:`trace_animation` wraps it in a ``go.Figure``.
     """
-    trace = check_trace(trace, "export_html")
+    trace = require_trace(trace, "export_html")
     n = len(trace)
     indices = frame_indices(n + 1, max_frames)
     data = occupancy_data(trace)
@@ -223,7 +223,7 @@ def trace_html(trace: Trace, *, title: str | None = None, max_frames: int = DEFA
     str
         A full HTML document.
     """
-    trace = check_trace(trace, "export_html")
+    trace = require_trace(trace, "export_html")
     n = len(trace)
     figure = animation_dict(trace, max_frames=max_frames)
     shown = len(figure["frames"])

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import plotly.graph_objects as go
 
 from ..core.formatting import format_number, shorten
-from ..core.trace import Trace
-from ._common import check_trace, escape, hover_text
+from ..core.trace import Trace, require_trace
+from ._common import escape, hover_text
 
 __all__ = ["LoopBox", "loop_boxes", "loop_figure"]
 
@@ -86,7 +86,7 @@ def loop_boxes(trace: Trace, t: int) -> list[LoopBox]:
     >>> loop_boxes(trace, 2)[4].label
     'U(ω_t, o_t, c_t)<br>o_t = append<br>+1 / −1 elements'
     """
-    trace = check_trace(trace, "loop_figure")
+    trace = require_trace(trace, "loop_figure")
     t = trace.resolve_t(t, states=False, where="loop_figure")
     step = trace[t]
     v_max = format_number(trace.v_max, 4)

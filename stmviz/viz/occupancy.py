@@ -18,8 +18,8 @@ from plotly.subplots import make_subplots
 
 from ..core.errors import InvalidArgumentError
 from ..core.formatting import format_number, shorten
-from ..core.trace import Trace
-from ._common import check_trace, color_for, escape, hover_text
+from ..core.trace import Trace, require_trace
+from ._common import color_for, escape, hover_text
 
 __all__ = ["OccupancyData", "Removal", "occupancy_data", "occupancy_trace_dicts", "occupancy_figure"]
 
@@ -128,7 +128,7 @@ def occupancy_data(trace: Trace) -> OccupancyData:
     >>> [(r.t, r.kind, r.reasons) for r in data.removals]
     [(2, 'evicted', ('oldest element; Σμ exceeded V_max',))]
     """
-    trace = check_trace(trace, "occupancy_data")
+    trace = require_trace(trace, "occupancy_data")
     sizes = trace.sizes
     current: dict[str, float] = {}
     for element in trace.initial.elements:
@@ -206,7 +206,7 @@ def _as_traces(trace_or_traces: Any, names: Sequence[str] | None) -> list[tuple[
     if not items:
         raise InvalidArgumentError("occupancy_figure needs at least one Trace, got an empty collection")
     for i, (_, value) in enumerate(items):
-        check_trace(value, f"occupancy_figure (item {i})")
+        require_trace(value, f"occupancy_figure (item {i})")
     if names is not None:
         if isinstance(names, str) or len(names) != len(items):
             raise InvalidArgumentError(

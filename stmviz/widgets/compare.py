@@ -15,7 +15,7 @@ import ipywidgets as widgets
 from ..core.errors import InvalidArgumentError
 from ..core.formatting import shorten
 from ..core.trace import Trace
-from ..viz._common import escape
+from ..viz import escape
 from .player import BOX_STYLE, Stepping, TraceView, time_controls
 
 __all__ = ["ComparePlayer", "compare_player"]

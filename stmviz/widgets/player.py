@@ -24,8 +24,8 @@ import plotly.graph_objects as go
 
 from ..core.errors import InvalidArgumentError
 from ..core.formatting import format_number, shorten
-from ..core.trace import Trace
-from ..viz._common import check_trace, escape, hover_text
+from ..core.trace import Trace, require_trace
+from ..viz import escape, hover_text
 from ..viz.hierarchy import hierarchy_figure, hierarchy_graph, hierarchy_kind, hierarchy_title, node_arrays, node_marker
 from ..viz.occupancy import occupancy_data, occupancy_figure
 from ..viz.state import block_marker, block_text, state_bar, state_bar_traces, state_figure
@@ -174,7 +174,7 @@ class TraceView:
         name: str | None = None,
         height: int | None = None,
     ) -> None:
-        self.trace = check_trace(trace, "TraceView")
+        self.trace = require_trace(trace, "TraceView")
         self.n = len(trace)
         self.t = self._clamp(t)
         self.max_tokens = max_tokens
@@ -558,7 +558,7 @@ class TracePlayer(Stepping, widgets.VBox):
         hierarchy: bool | None = None,
         max_tokens: int = 1500,
     ) -> None:
-        trace = check_trace(trace, "TracePlayer")
+        trace = require_trace(trace, "TracePlayer")
         self.trace = trace
         self.n = len(trace)
         self.view = TraceView(trace, t, tokens=tokens, hierarchy=hierarchy, max_tokens=max_tokens)

@@ -15,7 +15,7 @@ import pytest
 from jlab import close_all, open_notebook, player_root, player_state, run_all, wait_player_at
 
 from stmviz import AgentFold, SCM, StateSpace, Trace, load_scenario, run, sizes
-from stmviz.viz._common import fmt
+from stmviz.core.formatting import format_number
 from stmviz.viz.occupancy import occupancy_data
 from stmviz.viz.tokens import tokens_html
 
@@ -49,8 +49,8 @@ class Expected:
         assert shown["readout"] == t, shown
         assert shown["shape_x"] == t and shown["marker_x"] == t, shown
         assert shown["marker_y"] == pytest.approx(self.totals[t]), (shown, self.totals[t])
-        assert f"Σμ = {fmt(self.trace.size_at(t))}" in shown["info"], shown["info"]
-        assert shown["state_title"] and f"Σμ = {fmt(self.trace.size_at(t))}" in shown["state_title"], shown
+        assert f"Σμ = {format_number(self.trace.size_at(t), 4)}" in shown["info"], shown["info"]
+        assert shown["state_title"] and f"Σμ = {format_number(self.trace.size_at(t), 4)}" in shown["state_title"], shown
         if tokens:
             assert shown["tokens"] == self.tokens(t), (shown["tokens"], self.tokens(t), t)
 
