@@ -2,7 +2,7 @@
 
 QUERY = "You are a friendly personal assistant helping the user plan a family trip and a busy month."
 
-# (user, assistant)
+# (user, assistant): the user speaks first; each reply answers the message before it
 TURNS = [
     (
         "Hi! I'm Marguerite Okafor, but everyone calls me Maggie. I'm hoping you can help me organise a "
@@ -213,58 +213,41 @@ TURNS = [
         "Okay. Now, a check on work again - the four report sections, and who is reviewing the budget section "
         "before I send it?",
         "Results first, then the budget section, then next steps, and the summary last. The budget section "
-        "goes to your colleague for review by 3 March - let me check my notes for who it was.",
+        "goes to Dev Raman for review by 3 March.",
     ),
     (
-        "Right. Tonight I'm booking the flights and choosing seats at check-in - help me with the seat "
-        "selection page. The seat map always makes me feel claustrophobic.",
-        "Happy to. On the seat map, choose two seats in the same row so your daughter sits next to you, and "
-        "pick the corridor side for yourself, as you prefer; she can have the middle or the window.",
-    ),
-    (
-        "Quick test before I click: what seat type did I say I always want on planes? I want to see if "
-        "you're really keeping track! Ha.",
-        "An aisle seat - you get claustrophobic by the window.",
+        "Right. Tonight I'm booking the flights and choosing seats at check-in, and the seat map always makes "
+        "me feel claustrophobic. Quick test before I click: what seat type did I say I always want on planes? "
+        "I want to see if you're really keeping track! Ha.",
+        "An aisle seat - you get claustrophobic by the window. Choose two seats in the same row so your "
+        "daughter sits next to you; she can have the middle or the window.",
     ),
     (
         "I'm ordering the birthday cake now for my daughter - she turns nine and I want that day to be "
-        "really special for her. The bakery wants her name for the icing.",
-        "Lovely! Ask them to confirm it's safe for your allergy too. For the icing, keep it short - her name "
-        "and a big number nine will fit on most small cakes.",
-    ),
-    (
-        "What's my daughter's name again? Ha, just checking you remember.",
-        "Of course - your daughter is Ines, and she turns nine during the trip.",
+        "really special for her. The bakery wants her name for the icing: what's my daughter's name again? "
+        "Ha, just checking you remember.",
+        "Of course - your daughter Ines, who turns nine during the trip. Ask the bakery to confirm the cake "
+        "is safe for your allergy too; her name and a big number nine fit on most small cakes.",
     ),
     (
         "Now the flight booking form for the trip to Lisbon: it asks when we fly out and when we come back, "
-        "the eight nights in March.",
-        "Take your time with the form and double-check the dates against your holiday at work before you "
-        "pay; changing a flight later usually costs a fee.",
-    ),
-    (
-        "Which dates are we flying, then?",
-        "You fly out on 14 March and come back on 22 March.",
+        "the eight nights in March. Which dates are we flying, then?",
+        "You fly out on 14 March and come back on 22 March. Double-check the dates against your holiday at "
+        "work before you pay; changing a flight later usually costs a fee.",
     ),
     (
         "Next I'm printing the restaurant card for my serious allergy, the one that makes every restaurant or "
-        "snack suggestion take it into account. I need the ingredient for the second line.",
-        "Good idea to print two copies, one for your bag and one for your phone case. The second line "
-        "should name the ingredient in Portuguese, and the card should say the allergy is serious.",
-    ),
-    (
-        "What exactly is my allergy? I want to double-check you have it right.",
-        "You're allergic to sesame, and it's serious: you carry an adrenaline pen.",
+        "snack suggestion take it into account. I need the ingredient for the second line: what exactly is my "
+        "allergy? I want to double-check you have it right.",
+        "You're allergic to sesame, and it's serious: you carry an adrenaline pen. Print two copies of the "
+        "card, one for your bag and one for your phone case.",
     ),
     (
         "Last form tonight: the travel insurance. Everyone calls me Maggie, but it wants my full name as in "
-        "my passport, and the whole trip budget excluding flights - accommodation, food and activities.",
-        "Insurers use the trip cost to set the cancellation cover, so give the full budget you set for "
-        "accommodation, food, activities and transport, and spell your name exactly as in your passport.",
-    ),
-    (
-        "So what's my surname, and what budget did I set for the trip excluding flights?",
-        "Your surname is Okafor, and the budget you set is 1,800 euros excluding flights.",
+        "my passport, and the whole trip budget excluding flights - accommodation, food and activities. So "
+        "what's my surname, and what budget did I set for the trip excluding flights?",
+        "Your surname is Okafor, and the budget you set is 1,800 euros excluding flights. Insurers use the "
+        "trip cost to set the cancellation cover, so spell your name exactly as in your passport.",
     ),
     (
         "Brilliant, thank you. I think we're all set. I'll come back after the trip to tell you how it went!",
@@ -273,15 +256,18 @@ TURNS = [
     ),
 ]
 
-# (t, question, answer, evidence_step): each question is asked in the user's message at step t, and the
-# step before it brings up the topic (so a relevance-driven mechanism such as SCM can activate the old
-# turn at step t-1, and its effect shows in π(ω_t)); the reply at step t is never inspected.
-PROBES = [
-    (36, "Who reviews the budget section of the grant report?", "Dev Raman", 13),
-    (37, "Which seat does the user want on planes?", "aisle seat", 4),
-    (39, "What is the name of the user's daughter?", "daughter Ines", 3),
-    (41, "On which date does the user fly out?", "14 March", 2),
-    (43, "What is the user allergic to?", "sesame", 1),
-    (45, "What is the user's surname?", "Okafor", 0),
-    (45, "What budget did the user set, excluding flights?", "1,800", 5),
+# (question turn, question, answer, evidence turn). The question is asked in the user's message of that
+# turn; the importer (stmviz.scenarios.from_dialogue) makes user message k the input of step k and reply k
+# the output of step k + 1, so the probe checks π(ω_{k+1}), the input from which the reply is produced, and
+# its evidence step is the turn whose user message states the fact. make_scenarios.py turns these into
+# probes {"t": k + 1, "evidence_step": ...}. Each question message also names its topic in the user's own
+# words (seats, the cake, the booking form, the restaurant card, the insurance form), as people do.
+QUESTIONS = [
+    (35, "Who reviews the budget section of the grant report?", "Dev Raman", 13),
+    (36, "Which seat does the user want on planes?", "aisle seat", 4),
+    (37, "What is the name of the user's daughter?", "daughter Ines", 3),
+    (38, "On which date does the user fly out?", "14 March", 2),
+    (39, "What is the user allergic to?", "sesame", 1),
+    (40, "What is the user's surname?", "Okafor", 0),
+    (40, "What budget did the user set, excluding flights?", "1,800", 5),
 ]

@@ -29,7 +29,7 @@ import _long_dialogue  # noqa: E402
 import _tool_chat  # noqa: E402
 import _web_research  # noqa: E402
 
-from stmviz.scenarios import Scenario, from_openai_messages  # noqa: E402
+from stmviz.scenarios import Scenario, from_dialogue, from_openai_messages  # noqa: E402
 
 DATA = ROOT / "stmviz" / "scenarios" / "data"
 META = {"author": "stmviz developers", "license": "MIT", "generator": "scripts/make_scenarios.py",
@@ -94,41 +94,43 @@ def household() -> Scenario:
 
 def long_dialogue() -> Scenario:
     m = _long_dialogue
-    return Scenario.from_dict(
+    turns = [text for pair in m.TURNS for text in pair]
+    # step k = (reply k-1, user message k): a question asked in user message k is answered from π(ω_{k+1})
+    probes = [{"t": k + 1, "question": q, "answer": a, "evidence_step": ev} for k, q, a, ev in m.QUESTIONS]
+    imported = from_dialogue(turns, "long_dialogue", query=m.QUERY, probes=probes, source="long_dialogue messages")
+    data = imported.to_dict()
+    data.update(
         {
-            "name": "long_dialogue",
             "title": "A long chat that states personal facts early (SCM)",
             "description": (
-                "A 47-turn conversation with a personal assistant about a family trip and a busy month. The "
-                "first turns state the user's name, a serious allergy, travel dates, a seating preference, a "
-                "daughter's name and a budget; the last turns ask about them. Each step is one turn: "
-                "observation = the user's message, thought = the assistant's reply."
+                f"A {len(m.TURNS)}-turn conversation with a personal assistant about a family trip and a busy "
+                "month. The first turns state the user's name, a serious allergy, travel dates, a seating "
+                "preference, a daughter's name and a budget; the last turns ask about them. Imported with "
+                "from_dialogue, in the conversation's order: step 0 is the user's first message, each later "
+                "step the assistant's reply (thought) and then the user's next message (observation). A "
+                "question asked in the user's message of step k is answered from π(ω_{k+1}), where the "
+                "probe looks."
             ),
-            "query": m.QUERY,
             "v_max": 800,
             "mechanism": "SCM",
             "meta": META,
-            "steps": [
-                {"observation": user, "thought": reply, "meta": {"role": "user", "turn": k}}
-                for k, (user, reply) in enumerate(m.TURNS)
-            ],
-            "probes": [dict(zip(("t", "question", "answer", "evidence_step"), p)) for p in m.PROBES],
-        },
-        source="long_dialogue.json",
+        }
     )
+    return Scenario.from_dict(data, source="long_dialogue.json")
 
 
 def tool_chat() -> Scenario:
     m = _tool_chat
     imported = from_openai_messages(m.messages(), "tool_chat", source="tool_chat messages")
     steps = imported.steps
+    # the user's "double-check" question is the input of step `ask`; its answer is produced from π(ω_{ask+1})
     ask = next(t for t, s in enumerate(steps) if "double-check" in s.observation)
     probes = []
     for question, answer, tool in m.PROBES:
-        last = max(t for t in range(ask) if answer.casefold() in steps[t].text.casefold())
+        last = max(t for t in range(ask + 1) if answer.casefold() in steps[t].text.casefold())
         first_tool = next(t for t, s in enumerate(steps) if tool in s.meta.get("tool", ()))
         assert last >= first_tool, (answer, last, first_tool)
-        probes.append({"t": ask, "question": question, "answer": answer, "evidence_step": last})
+        probes.append({"t": ask + 1, "question": question, "answer": answer, "evidence_step": last})
     data = imported.to_dict()
     data.update(
         {

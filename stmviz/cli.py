@@ -8,6 +8,10 @@
     List the bundled scenarios.
 ``stmviz replay SCENARIO --mechanism fifo --v-max 2048``
     Replay a bundled scenario (or a scenario / chat-log file) through a mechanism.
+    A chat log (``.jsonl`` / ``.ndjson``, or a ``.json`` list of messages) is
+    read with :func:`stmviz.scenarios.load_chat_log`, in the conversation's
+    order: each step holds an assistant message (the model's output, produced
+    from π(ω_t)) and then the user or tool messages that follow it.
 """
 
 from __future__ import annotations
@@ -48,7 +52,8 @@ def _load(source: str) -> Scenario:
     from .scenarios import load_chat_log, load_scenario
 
     path = Path(source)
-    if path.suffix in (".jsonl",) or (path.exists() and path.suffix == ".json" and _looks_like_chat(path)):
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".ndjson") or (path.exists() and suffix == ".json" and _looks_like_chat(path)):
         return load_chat_log(path)
     return load_scenario(source)
 
@@ -73,7 +78,7 @@ def demo(args: argparse.Namespace) -> int:
     trace = run(mechanism, scenario)
     print(f"stmviz demo — scenario {scenario.name!r} ({len(scenario.steps)} steps) through {mechanism}")
     print(f"Ω_STM: μ = {trace.size_name}, V_max = {v_max:g}.  Each row is one pass of the Figure 1 loop:")
-    print("x_t = π(ω_t) → model output → c_t → o_t → ω_{t+1} = U(ω_t, o_t, c_t)\n")
+    print("x_t = π(ω_t) → model output, then the input that arrives after it → c_t, o_t → ω_{t+1} = U(ω_t, o_t, c_t)\n")
     print(trace.table(width=0, limit=args.limit))
     if args.limit is not None and len(trace) > args.limit:
         print(f"… {len(trace) - args.limit} more steps (use --limit)")

@@ -34,9 +34,53 @@ def test_replay_a_chat_log_file(tmp_path, capsys):
         {"role": "assistant", "content": "Noted: tea."},
     ]))
     assert cli.main(["replay", str(log), "--v-max", "100"]) == 0
-    assert "2 steps" in capsys.readouterr().out
+    assert "3 steps" in capsys.readouterr().out  # (—, u0), (a0, u1), (a1, —)
     assert cli.main(["replay", str(log)]) == 0  # a chat log has no V_max of its own: the default is used
     assert f"V_max = {cli.DEFAULT_V_MAX}" in capsys.readouterr().out
+
+
+def _tool_chat_lines():
+    call = {"id": "c1", "type": "function", "function": {"name": "get_code", "arguments": "{}"}}
+    return [
+        {"role": "system", "content": "You keep the user's codes."},
+        {"role": "user", "content": "My locker code is 7391."},
+        {"role": "assistant", "content": "Noted."},
+        {"role": "user", "content": "What is my bike lock code?"},
+        {"role": "assistant", "content": "Let me look.", "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c1", "content": "bike lock: 5820"},
+        {"role": "assistant", "content": "It is 5820."},
+        {"role": "user", "content": "And the locker code?"},
+        {"role": "assistant", "content": "It is 7391."},
+    ]
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".ndjson", ".JSONL"])
+def test_replay_a_jsonl_chat_log_with_scm(tmp_path, capsys, suffix):
+    log = tmp_path / f"chat{suffix}"
+    log.write_text("\n".join(json.dumps(m) for m in _tool_chat_lines()) + "\n", encoding="utf-8")
+    assert cli.main(["replay", str(log), "--mechanism", "scm", "--v-max", "400"]) == 0
+    out = capsys.readouterr().out
+    # (—, u0), (a0, u1), (tool call, result), (a2, u3), (a3, —): the tool result is the input of its call's step
+    assert "5 steps" in out and "SCM" in out and "V_max = 400" in out
+
+
+def test_replay_keeps_the_conversation_order(tmp_path):
+    from stmviz import run
+    from stmviz.mechanisms import FIFOWindow
+
+    log = tmp_path / "chat.jsonl"
+    log.write_text("\n".join(json.dumps(m) for m in _tool_chat_lines()), encoding="utf-8")
+    scenario = cli._load(str(log))
+    assert [(s.thought, s.observation) for s in scenario.steps] == [
+        ("", "My locker code is 7391."),
+        ("Noted.", "What is my bike lock code?"),
+        ("Let me look.", "bike lock: 5820"),
+        ("It is 5820.", "And the locker code?"),
+        ("It is 7391.", ""),
+    ]
+    trace = run(cli._mechanism("fifo", 10_000), scenario)
+    # every reply is produced from an input that holds the message or result it answers
+    assert "bike lock: 5820" in trace.project(3).text() and "And the locker code?" in trace.project(4).text()
 
 
 def test_errors_are_reported_without_a_traceback(tmp_path, capsys):
@@ -46,6 +90,12 @@ def test_errors_are_reported_without_a_traceback(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("stmviz: ") and "Traceback" not in err
     assert cli.main(["replay", "no_such_scenario"]) == 2
+    capsys.readouterr()
+    orphan = tmp_path / "orphan.jsonl"
+    orphan.write_text('{"role": "user", "content": "hi"}\n{"role": "tool", "tool_call_id": "x", "content": "r"}\n')
+    assert cli.main(["replay", str(orphan)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("stmviz: orphan.jsonl: line 2: tool_call_id: a tool result must follow") and "Traceback" not in err
 
 
 def test_scenarios_lists_the_bundled_ones(capsys):

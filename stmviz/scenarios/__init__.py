@@ -11,7 +11,9 @@ be run at, and probes that test retention of early facts in π(ω_t).
 - :class:`Scenario`, :class:`Probe` — the objects, with ``from_dict`` /
   ``to_dict`` and :func:`validate` giving errors that name file, step and field;
 - :func:`from_openai_messages`, :func:`load_chat_log`, :func:`from_dialogue`
-  — importers from chat logs.
+  — importers from chat logs, in the conversation's order: each step holds
+  the model's output (an assistant message) and then the input that arrives
+  after it (the user's next message, or the tool's results).
 
 >>> s = load_scenario("tool_chat")
 >>> s.mechanism, s.v_max is not None

@@ -1,25 +1,41 @@
-"""Importers: turn chat logs into scenarios (streams of incoming steps).
+"""Importers: turn chat logs into scenarios (streams of incoming steps), keeping the conversation's order.
 
-The rules, following the step convention of :class:`~stmviz.AgentStep` (if
-``action`` is non-empty, ``observation`` is its result; otherwise
-``observation`` is the user's message and ``thought`` the model's reply):
+A step t (:class:`~stmviz.AgentStep`) holds, in this order, the model's
+output — ``thought`` and ``action`` — which the model produced from
+x_t = π(ω_t), and then the input that arrives after it — ``observation`` —
+which the model sees from x_{t+1} on. So an assistant message is an output
+produced from everything before it, and a user or tool message is the input
+that follows the assistant output before it. The rules:
 
-- system (or developer) messages before the first user or assistant message
-  become the query Q, joined by blank lines; a later one becomes a step of its
-  own, ``AgentStep(observation=text, meta={"role": "system"})``;
-- a user message followed by a plain assistant reply becomes one step
-  ``AgentStep(observation=user, thought=reply)``;
-- an assistant message with ``tool_calls`` and the tool results that follow
-  (matched by ``tool_call_id``) become one step
-  ``AgentStep(thought=content, action="name(arguments)", observation=result)``;
-  several calls give one line each, and results are labelled by tool name;
-- a user message followed by anything but a plain reply, or at the end, becomes
-  ``AgentStep(observation=user)``; an assistant reply with no user message
-  before it becomes ``AgentStep(thought=reply)``.
+- system (or developer) messages before anything else become the query Q,
+  joined by blank lines; a later one is an input-only step of its own,
+  ``AgentStep(observation=text, meta={"role": "system"})``;
+- messages before the first assistant message are step 0's input (no output):
+  ``AgentStep(observation=user)``;
+- every assistant message starts a new step with its output: its content is
+  the ``thought``, its ``tool_calls`` the ``action`` (``name(arguments)``, one
+  line per call);
+- the messages after it, up to the next assistant message, are that step's
+  input: for a plain reply, the user's message(s) (several joined by blank
+  lines); for a reply with tool calls, the tool results (matched by
+  ``tool_call_id``), in the order of the calls, each labelled ``[name]`` when
+  there are several;
+- a user message that follows tool results with no assistant message in
+  between is an input-only step of its own, ``AgentStep(observation=user)``
+  (role ``"user"``), so that a step's input is either a tool's or a person's,
+  never both;
+- a reply followed directly by another assistant message, or ending the log,
+  is an output-only step (no input).
 
-Each step's ``meta`` records ``role`` (``"user"``, ``"assistant"``, ``"tool"``
-or ``"system"``), ``messages`` (the indices of the messages it came from) and,
-for tool steps, ``tool`` (the tool names) and ``call`` (the call ids).
+For a dialogue [u0, a0, u1, a1, …, u_n, a_n] this gives step 0 = (—, u0),
+step k = (a_{k−1}, u_k) and a last step (a_n, —): reply a_k is produced from
+π(ω_{k+1}), which holds the message u_k it answers.
+
+Each step's ``meta`` records ``role`` — whose input its observation is
+(``"user"``, ``"tool"`` or ``"system"``; ``"assistant"`` for an output-only
+step) —, ``messages`` (the indices of the messages it came from, in order),
+``roles`` (their roles) and, for a step with tool calls, ``tool`` (the tool
+names), ``call`` (the call ids) and ``unanswered`` (calls no result answers).
 Content may be a string or a list of parts (``{"type": "text", "text": ...}``;
 image, audio and file parts are kept as placeholders like ``[image: url]``).
 """
@@ -29,6 +45,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -135,110 +152,155 @@ def _tool_calls(message: Mapping[str, Any], source: str, where: str) -> list[tup
     return out
 
 
-def _steps_from_messages(
-    messages: Sequence[Any], labels: Sequence[str], source: str
-) -> tuple[str, list[AgentStep]]:
-    query_parts: list[str] = []
-    steps: list[AgentStep] = []
-    started = False
-    i, n = 0, len(messages)
+@dataclass
+class _Building:
+    """A step being assembled: the model's output (an assistant message) and the input that arrives after it."""
 
-    def role_of(k: int) -> str:
-        message = messages[k]
-        where = labels[k]
+    thought: str = ""
+    calls: list[tuple[str, str, str]] = field(default_factory=list)
+    output_at: str = ""  # the label of the assistant message, for error messages
+    pending: dict[str, str] = field(default_factory=dict)  # call id -> tool name, not yet answered
+    results: dict[str, str] = field(default_factory=dict)  # call id -> result text
+    inputs: list[str] = field(default_factory=list)  # user or system texts
+    input_role: str | None = None  # "user", "tool" or "system"
+    messages: list[int] = field(default_factory=list)
+    roles: list[str] = field(default_factory=list)
+
+    def takes(self, role: str) -> bool:
+        """Whether a user or system message joins this step's input (else it starts an input-only step)."""
+        return role == "user" and not self.calls and self.input_role in (None, "user")
+
+    def add(self, index: int, role: str) -> None:
+        self.messages.append(index)
+        self.roles.append(role)
+
+    def step(self) -> AgentStep | None:
+        """The finished step, or ``None`` if it holds no text at all (an empty assistant message and no input)."""
+        action = "\n".join(f"{name}({arguments})" for _, name, arguments in self.calls)
+        if self.calls and len(self.calls) == 1:
+            observation = self.results.get(self.calls[0][0], "")
+        elif self.calls:
+            observation = "\n".join(f"[{name}] {self.results[c]}" for c, name, _ in self.calls if c in self.results)
+        else:
+            observation = "\n\n".join(self.inputs)
+        meta: dict[str, Any] = {"role": self.input_role or "assistant", "messages": self.messages, "roles": self.roles}
+        if self.calls:
+            meta["tool"] = [name for _, name, _ in self.calls]
+            meta["call"] = [c for c, _, _ in self.calls]
+        if self.pending:
+            meta["unanswered"] = list(self.pending)
+        step = AgentStep(thought=self.thought, action=action, observation=observation, meta=meta)
+        return step if step.text.strip() else None
+
+
+class _Reader:
+    """Reads a message list in order and cuts it into steps (the rules of the module's text)."""
+
+    def __init__(self, messages: Sequence[Any], labels: Sequence[str], source: str) -> None:
+        self.messages, self.labels, self.source = messages, labels, source
+        self.query_parts: list[str] = []
+        self.steps: list[AgentStep] = []
+        self.current: _Building | None = None
+
+    def role_of(self, k: int) -> str:
+        message, where = self.messages[k], self.labels[k]
         if not isinstance(message, Mapping):
             raise _fail(
-                source, where,
+                self.source, where,
                 f"a message is an object with 'role' and 'content', got {type(message).__name__} {shorten(repr(message))}",
             )
         role = message.get("role")
         if role not in _ROLES:
-            raise _fail(source, _at(where, "role"), f"{shorten(repr(role))} is not one of {', '.join(_ROLES)}")
+            raise _fail(self.source, _at(where, "role"), f"{shorten(repr(role))} is not one of {', '.join(_ROLES)}")
         return "system" if role == "developer" else role
 
-    while i < n:
-        role = role_of(i)
-        message, where = messages[i], labels[i]
-        text = _content_text(message.get("content"), source, where)
-        if role == "system":
-            if not started:
+    def flush(self) -> None:
+        if self.current is not None and (step := self.current.step()) is not None:
+            self.steps.append(step)
+        self.current = None
+
+    def read(self) -> tuple[str, list[AgentStep]]:
+        started = False
+        for i in range(len(self.messages)):
+            role = self.role_of(i)
+            text = _content_text(self.messages[i].get("content"), self.source, self.labels[i])
+            if role == "system" and not started:
                 if text.strip():
-                    query_parts.append(text)
+                    self.query_parts.append(text)
+                continue
+            started = True
+            if role == "assistant":
+                self.output(i, text)
+            elif role in ("tool", "function"):
+                self.tool_result(i, role, text)
             elif text.strip():
-                steps.append(AgentStep(observation=text, meta={"role": "system", "messages": [i]}))
-            i += 1
-            continue
-        started = True
-        if role in ("tool", "function"):
+                self.input(i, role, text)
+        self.flush()
+        return "\n\n".join(self.query_parts), self.steps
+
+    def output(self, i: int, text: str) -> None:
+        """An assistant message: it ends the step before and starts a new one with its output."""
+        self.flush()
+        calls = _tool_calls(self.messages[i], self.source, self.labels[i])
+        self.current = _Building(thought=text, calls=calls, output_at=self.labels[i],
+                                 pending={call_id: name for call_id, name, _ in calls})
+        self.current.add(i, "assistant")
+
+    def input(self, i: int, role: str, text: str) -> None:
+        """A user (or later system) message: the input after the latest output, or an input-only step of its own."""
+        if self.current is None or not self.current.takes(role):
+            self.flush()
+            self.current = _Building()
+        self.current.input_role = role
+        self.current.inputs.append(text)
+        self.current.add(i, role)
+
+    def tool_result(self, i: int, role: str, text: str) -> None:
+        """A tool result: the input of the step whose assistant message made the call."""
+        message, at, current = self.messages[i], self.labels[i], self.current
+        if current is None or not current.pending or current.input_role not in (None, "tool"):
             raise _fail(
-                source,
-                _at(where, "tool_call_id") if role == "tool" else _at(where, "role"),
+                self.source,
+                _at(at, "tool_call_id") if role == "tool" else _at(at, "role"),
                 "a tool result must follow the assistant message whose tool_calls it answers"
                 + (f" (no pending call {message.get('tool_call_id')!r})" if role == "tool" else ""),
             )
-        if role == "user":
-            if i + 1 < n and role_of(i + 1) == "assistant" and not _tool_calls(messages[i + 1], source, labels[i + 1]):
-                reply = _content_text(messages[i + 1].get("content"), source, labels[i + 1])
-                steps.append(AgentStep(thought=reply, observation=text, meta={"role": "user", "messages": [i, i + 1]}))
-                i += 2
-            else:
-                if text.strip():
-                    steps.append(AgentStep(observation=text, meta={"role": "user", "messages": [i]}))
-                i += 1
-            continue
-        # assistant
-        calls = _tool_calls(message, source, where)
-        if not calls:
-            if text.strip():
-                steps.append(AgentStep(thought=text, meta={"role": "assistant", "messages": [i]}))
-            i += 1
-            continue
-        pending = {call_id: name for call_id, name, _ in calls}
-        results: dict[str, str] = {}
-        used = [i]
-        j = i + 1
-        while j < n and role_of(j) in ("tool", "function") and pending:
-            result, at = messages[j], labels[j]
-            if role_of(j) == "tool":
-                call_id = result.get("tool_call_id")
-                if not isinstance(call_id, str):
-                    raise _fail(
-                        source, _at(at,
-                        "tool_call_id"), f"a tool result names the call it answers, got {shorten(repr(call_id))}",
-                    )
-                if call_id not in pending:
-                    known = ", ".join(map(repr, pending)) or "none left"
-                    raise _fail(
-                        source, _at(at,
-                        "tool_call_id"), f"{call_id!r} matches no pending call of {where} (pending: {known})",
-                    )
-            else:  # legacy "function" role: match by name
-                call_id = next((c for c, name in pending.items() if name == result.get("name")), None)
-                if call_id is None:
-                    raise _fail(
-                        source, _at(at,
-                        "name"), f"{shorten(repr(result.get('name')))} matches no pending function call of {where}",
-                    )
-            pending.pop(call_id)
-            results[call_id] = _content_text(result.get("content"), source, at)
-            used.append(j)
-            j += 1
-        action = "\n".join(f"{name}({arguments})" for _, name, arguments in calls)
-        if len(calls) == 1:
-            observation = results.get(calls[0][0], "")
-        else:
-            observation = "\n".join(f"[{name}] {results[c]}" for c, name, _ in calls if c in results)
-        meta: dict[str, Any] = {
-            "role": "tool",
-            "messages": used,
-            "tool": [name for _, name, _ in calls],
-            "call": [c for c, _, _ in calls],
-        }
-        if pending:
-            meta["unanswered"] = list(pending)
-        steps.append(AgentStep(thought=text, action=action, observation=observation, meta=meta))
-        i = j
-    return "\n\n".join(query_parts), steps
+        call_id = self.call_answered(message, at, role, current)
+        current.pending.pop(call_id)
+        current.results[call_id] = text
+        current.input_role = "tool"
+        current.add(i, role)
+
+    def call_answered(self, message: Mapping[str, Any], at: str, role: str, current: _Building) -> str:
+        """The id of the pending call a tool result answers (by ``tool_call_id``; a legacy ``function`` result by name)."""
+        if role == "function":
+            call_id = next((c for c, name in current.pending.items() if name == message.get("name")), None)
+            if call_id is None:
+                raise _fail(
+                    self.source, _at(at, "name"),
+                    f"{shorten(repr(message.get('name')))} matches no pending function call of {current.output_at}",
+                )
+            return call_id
+        call_id = message.get("tool_call_id")
+        if not isinstance(call_id, str):
+            raise _fail(
+                self.source, _at(at, "tool_call_id"),
+                f"a tool result names the call it answers, got {shorten(repr(call_id))}",
+            )
+        if call_id not in current.pending:
+            known = ", ".join(map(repr, current.pending)) or "none left"
+            raise _fail(
+                self.source, _at(at, "tool_call_id"),
+                f"{call_id!r} matches no pending call of {current.output_at} (pending: {known})",
+            )
+        return call_id
+
+
+def _steps_from_messages(
+    messages: Sequence[Any], labels: Sequence[str], source: str
+) -> tuple[str, list[AgentStep]]:
+    """The query Q (leading system messages) and the steps of a message list."""
+    return _Reader(messages, labels, source).read()
 
 
 def from_openai_messages(
@@ -253,7 +315,7 @@ def from_openai_messages(
     source: str = "",
     _labels: Sequence[str] | None = None,
 ) -> Scenario:
-    """A scenario from an OpenAI-style list of chat messages.
+    """A scenario from an OpenAI-style list of chat messages, in the conversation's order (see the module's text).
 
     Parameters
     ----------
@@ -289,10 +351,15 @@ def from_openai_messages(
     ... ])
     >>> s.query, s.tools
     ('You are a travel assistant.', ('weather',))
-    >>> [(st.action, st.observation) for st in s.steps]
-    [('', 'Weather in Oslo?'), ('weather({"city": "Oslo"})', '4 °C, light snow'), ('', '')]
-    >>> s.steps[2].thought
-    'It is 4 °C with light snow in Oslo.'
+
+    Step 0 is the user's question (input only); step 1 the tool call (output)
+    and its result (input); step 2 the reply, produced from π(ω_2), which
+    holds the question and the result:
+
+    >>> [(st.thought, st.action, st.observation) for st in s.steps]
+    [('', '', 'Weather in Oslo?'), ('', 'weather({"city": "Oslo"})', '4 °C, light snow'), ('It is 4 °C with light snow in Oslo.', '', '')]
+    >>> [st.meta["role"] for st in s.steps], s.steps[1].meta["messages"]
+    (['user', 'tool', 'assistant'], (2, 3))
     """
     if isinstance(messages, (str, bytes, Mapping)):
         raise _fail(source, "messages", f"expected a list of message objects, got {type(messages).__name__}")
@@ -376,9 +443,15 @@ def from_dialogue(
 ) -> Scenario:
     """The incoming steps of a plain conversation, from alternating turns ``[user, assistant, user, assistant, ...]``.
 
-    Each (user, assistant) pair becomes ``AgentStep(observation=user, thought=assistant)``:
-    the user's message is the input, the reply the model's output produced from
-    π(ω_t). An odd last user turn becomes a step with no reply.
+    The turns keep the conversation's order (the rules of
+    :func:`from_openai_messages`): for [u0, a0, u1, a1, …, u_n, a_n], step 0 is
+    ``AgentStep(observation=u0)`` (the user speaks first: an input, no output),
+    step k is ``AgentStep(thought=a_{k−1}, observation=u_k)`` (the reply, then
+    the user's next message) and the last step ``AgentStep(thought=a_n)``. So
+    reply a_k is in the output of step k + 1, produced from π(ω_{k+1}), which
+    holds the question u_k it answers. A dialogue that ends on a user turn
+    has no output-only last step. Each step's ``meta`` records ``role``,
+    ``messages`` (indices into ``turns``) and ``roles``.
 
     Parameters
     ----------
@@ -399,8 +472,10 @@ def from_dialogue(
         if ``turns`` is not a list of non-empty texts.
 
     >>> s = from_dialogue(["Hi, I am Ada.", "Hello Ada!", "What is my name?", "Ada."])
-    >>> [(st.observation, st.thought) for st in s.steps]
-    [('Hi, I am Ada.', 'Hello Ada!'), ('What is my name?', 'Ada.')]
+    >>> [(st.thought, st.observation) for st in s.steps]
+    [('', 'Hi, I am Ada.'), ('Hello Ada!', 'What is my name?'), ('Ada.', '')]
+    >>> s.steps[1].meta["messages"], s.steps[1].meta["roles"]
+    ((1, 2), ('assistant', 'user'))
     """
     if isinstance(turns, (str, bytes)) or not isinstance(turns, Sequence):
         raise ScenarioFormatError(f"turns: expected a list of texts [user, assistant, ...], got {type(turns).__name__}")
@@ -412,9 +487,7 @@ def from_dialogue(
             raise ScenarioFormatError(f"turns[{k}]: the {who} turn is empty")
     if not turns:
         raise ScenarioFormatError("turns: the dialogue is empty")
-    steps = []
-    for k in range(0, len(turns), 2):
-        reply = turns[k + 1] if k + 1 < len(turns) else ""
-        steps.append(AgentStep(observation=turns[k], thought=reply, meta={"role": "user", "turn": k // 2}))
+    messages = [{"role": "user" if k % 2 == 0 else "assistant", "content": turn} for k, turn in enumerate(turns)]
+    _, steps = _steps_from_messages(messages, [f"turns[{k}]" for k in range(len(turns))], "")
     kwargs.setdefault("mechanism", "SCM")
     return Scenario(name=name, query=query, steps=tuple(steps), v_max=v_max, **kwargs)

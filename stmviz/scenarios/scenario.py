@@ -38,23 +38,28 @@ class UnknownScenarioError(ScenarioFormatError, LookupError):
 
 @dataclass(frozen=True, slots=True)
 class Probe:
-    """A probe of retention: a question asked at step t whose evidence lies at an earlier step.
+    """A probe of retention: a question answered from π(ω_t) whose evidence lies at an earlier step.
 
-    The evidence counts as retained at step t when ``answer`` occurs
+    The evidence counts as retained at t when ``answer`` occurs
     (case-insensitively) in the text of π(ω_t), the model input built from
-    the state *before* step t is processed — after steps 0 … t−1.
+    the state after steps 0 … t−1, from which step t's output is produced.
+    A question asked in the input of step k (a user's message, its
+    observation) is answered in step k + 1's output, so its probe has
+    t = k + 1.
 
     Parameters
     ----------
     t : int
-        The step at which the question is asked (0 < t ≤ n).
+        The state whose model input π(ω_t) is inspected (0 < t ≤ n): k + 1
+        for a question asked in the input of step k.
     question : str
         The question, for people reading a report.
     answer : str
         A short key string (a name, a number) whose presence in π(ω_t) means
         the evidence was kept, raw or summarized.
     evidence_step : int
-        The step whose text holds the answer (< t).
+        The step whose text holds the answer (< t): its input (a user's
+        message, a tool's result) or its output (a reply).
 
     >>> p = Probe(12, "What is the user allergic to?", "sesame", 2)
     >>> p.retained_in("Facts: the user is allergic to SESAME.")

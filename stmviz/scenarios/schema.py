@@ -15,9 +15,11 @@ state:
   ``subgoal`` marker;
 - ``meta.retrieve`` names a subgoal finished before the step, by id (0 for
   the first ``subgoal`` marker) or by its text;
-- a probe asked at step t has 0 < t ≤ n (the number of steps), its
-  ``evidence_step`` is < t, and its ``answer`` occurs (case-insensitively) in
-  that step's text.
+- a probe looks at π(ω_t), the model input from which the answer is
+  produced (t = k + 1 for a question asked in the observation of step k):
+  0 < t ≤ n (the number of steps), its ``evidence_step`` is < t, and its
+  ``answer`` occurs (case-insensitively) in that step's text, its output or
+  its input.
 
 A minimal file (``steps`` is the only required field)::
 
@@ -31,15 +33,18 @@ A minimal file (``steps`` is the only required field)::
          "subgoal": "find the key"},
         {"thought": "Lift it.", "action": "lift('mat')", "observation": "A key!",
          "subgoal_done": true, "fold": {"op": "condense"}},
-        {"observation": "Thanks! Now open the door.", "thought": "Opening it.",
+        {"thought": "Here is your key.", "observation": "Thanks! Now open the door.",
          "fold": {"op": "consolidate", "from": 0}, "meta": {"retrieve": 0}}
       ],
       "probes": [{"t": 3, "question": "What hid the key?", "answer": "blue mat", "evidence_step": 0}]
     }
 
 A step with a non-empty ``action`` reads as "the model thought, acted, and
-the tool returned ``observation``"; a step without one as "the user said
-``observation`` and the model replied ``thought``".
+the tool returned ``observation``"; a step without one as "the model replied
+``thought``, then the user said ``observation``" — the model's output first,
+produced from π(ω_t), then the input that arrives after it, which the model
+sees from π(ω_{t+1}) on. Step 0 of a chat holds only the user's first
+message; the last step of a chat that ends on a reply holds only the reply.
 
 Each problem is reported as ``<file>: <where>: <what>``, e.g.
 ``fifo_chat.json: steps[12].fold.op: 'squash' is not one of condense, consolidate``.

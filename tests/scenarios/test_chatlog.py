@@ -39,17 +39,25 @@ def test_openai_messages_rules():
     assert isinstance(s, Scenario) and s.name == "support" and s.v_max == 300
     assert s.query == "You are a helpful assistant."
     assert s.tools == ("get_order", "track")
-    first, second, tools, reply, system, last = s.steps
-    assert (first.observation, first.thought, first.action) == ("Hi, my order is A-17.", "Hello! How can I help with A-17?", "")
-    assert second.observation == "Where is it?\n[image: https://x.example/label.png]" and second.thought == ""
+    first, reply, tools, answer, system, last = s.steps
+    # step 0: the user speaks first, an input and no output
+    assert (first.thought, first.action, first.observation) == ("", "", "Hi, my order is A-17.")
+    assert first.meta["role"] == "user" and first.meta["messages"] == (1,)
+    # step 1: the reply (output), then the user's next message (input)
+    assert reply.thought == "Hello! How can I help with A-17?" and not reply.action
+    assert reply.observation == "Where is it?\n[image: https://x.example/label.png]"
+    assert reply.meta["role"] == "user" and reply.meta["messages"] == (2, 3) and reply.meta["roles"] == ("assistant", "user")
     assert tools.thought == "Let me check."
     assert tools.action == 'get_order({"id": "A-17"})\ntrack({"id": "A-17"})'
     # results are ordered like the calls, not like the messages
     assert tools.observation == "[get_order] shipped 3 May\n[track] in transit"
     assert tools.meta["role"] == "tool" and tools.meta["call"] == ("c1", "c2") and tools.meta["messages"] == (4, 5, 6)
-    assert reply.thought == "It shipped on 3 May and is in transit." and not reply.observation
-    assert system.observation == "The user is a premium member." and system.meta["role"] == "system"
-    assert last.observation == "Thanks!" and last.meta["messages"] == (9,)
+    assert tools.meta["roles"] == ("assistant", "tool", "tool") and tools.meta["tool"] == ("get_order", "track")
+    # a reply followed by a system message: an output-only step, then the system message as an input of its own
+    assert answer.thought == "It shipped on 3 May and is in transit." and not answer.observation
+    assert answer.meta["role"] == "assistant" and answer.meta["messages"] == (7,)
+    assert system.observation == "The user is a premium member." and not system.thought and system.meta["role"] == "system"
+    assert last.observation == "Thanks!" and not last.thought and last.meta["messages"] == (9,)
 
 
 def test_single_tool_call_result_is_the_observation():
@@ -68,7 +76,125 @@ def test_unanswered_call_is_kept_and_marked():
         {"role": "assistant", "content": "", "tool_calls": [call("a", "search", {"q": "x"})]},
     ])
     assert s.steps[1].action.startswith("search(") and s.steps[1].observation == ""
-    assert s.steps[1].meta["unanswered"] == ("a",)
+    assert s.steps[1].meta["unanswered"] == ("a",) and s.steps[1].meta["role"] == "assistant"
+
+
+def test_user_message_after_tool_results_is_an_input_only_step():
+    s = from_openai_messages([
+        {"role": "user", "content": "Book it."},
+        {"role": "assistant", "content": "Booking.", "tool_calls": [call("b", "book", {})]},
+        {"role": "tool", "tool_call_id": "b", "content": "booked: R-1"},
+        {"role": "user", "content": "Also email me."},
+        {"role": "user", "content": "Thanks."},
+        {"role": "assistant", "content": "Done: R-1, emailed."},
+    ])
+    assert [(x.thought, x.action, x.observation, x.meta["role"]) for x in s.steps] == [
+        ("", "", "Book it.", "user"),
+        ("Booking.", "book({})", "booked: R-1", "tool"),
+        ("", "", "Also email me.\n\nThanks.", "user"),  # consecutive user messages are one input
+        ("Done: R-1, emailed.", "", "", "assistant"),
+    ]
+    assert s.steps[2].meta["messages"] == (3, 4)
+
+
+def test_assistant_speaks_first_and_consecutive_replies():
+    s = from_openai_messages([
+        {"role": "system", "content": "Be brief."},
+        {"role": "assistant", "content": "Welcome!"},
+        {"role": "assistant", "content": "Ask me anything."},
+        {"role": "user", "content": "Why is the sky blue?"},
+        {"role": "assistant", "content": ""},
+        {"role": "user", "content": "Hello?"},
+    ])
+    assert s.query == "Be brief."
+    assert [(x.thought, x.observation) for x in s.steps] == [
+        ("Welcome!", ""), ("Ask me anything.", "Why is the sky blue?"), ("", "Hello?"),
+    ]
+    # the empty reply still separates the two user messages: "Hello?" comes after it
+    assert s.steps[2].meta["messages"] == (4, 5)
+
+
+def test_legacy_function_call_and_result():
+    s = from_openai_messages([
+        {"role": "user", "content": "Time?"},
+        {"role": "assistant", "content": None, "function_call": {"name": "clock", "arguments": "{}"}},
+        {"role": "function", "name": "clock", "content": "12:00"},
+        {"role": "assistant", "content": "Noon."},
+    ])
+    assert [(x.thought, x.action, x.observation) for x in s.steps] == [("", "", "Time?"), ("", "clock({})", "12:00"), ("Noon.", "", "")]
+    with pytest.raises(ScenarioFormatError, match=r"^messages\[2\]\.name: 'watch' matches no pending function call of messages\[1\]"):
+        from_openai_messages([
+            {"role": "user", "content": "Time?"},
+            {"role": "assistant", "content": None, "function_call": {"name": "clock", "arguments": "{}"}},
+            {"role": "function", "name": "watch", "content": "12:00"},
+        ])
+
+
+def test_a_tool_result_after_a_user_message_is_an_error():
+    messages = [
+        {"role": "user", "content": "Weather?"},
+        {"role": "assistant", "content": None, "tool_calls": [call("a", "weather", {})]},
+        {"role": "user", "content": "Hurry up."},
+        {"role": "tool", "tool_call_id": "a", "content": "4 °C"},
+    ]
+    with pytest.raises(ScenarioFormatError, match=r"^messages\[3\]\.tool_call_id: a tool result must follow the assistant"):
+        from_openai_messages(messages)
+
+
+# ---------------------------------------------------------------- the conversation's order, as properties
+
+_words = st.text(st.characters(codec="ascii", categories=("L", "N")), min_size=1, max_size=8)
+
+
+@st.composite
+def tool_chats(draw):
+    """A random chat log with user turns, plain replies and tool calls answered in any order."""
+    messages = [{"role": "system", "content": "sys"}] if draw(st.booleans()) else []
+    n_calls = 0
+    for turn in range(draw(st.integers(1, 6))):
+        if draw(st.booleans()) or turn == 0:
+            messages.append({"role": "user", "content": f"u{turn} " + draw(_words)})
+        for _ in range(draw(st.integers(0, 2))):  # rounds of tool calls
+            ids = [f"c{n_calls + j}" for j in range(draw(st.integers(1, 3)))]
+            n_calls += len(ids)
+            messages.append({"role": "assistant", "content": draw(st.sampled_from(["", "calling"])),
+                             "tool_calls": [call(i, f"tool_{i}", {"k": draw(_words)}) for i in ids]})
+            for i in draw(st.permutations(ids)):
+                messages.append({"role": "tool", "tool_call_id": i, "content": f"result of {i}"})
+        messages.append({"role": "assistant", "content": f"reply {turn}"})
+    return messages
+
+
+@settings(max_examples=80, deadline=None)
+@given(tool_chats())
+def test_chat_log_keeps_each_tool_result_after_its_call_and_before_the_next_reply(messages):
+    s = from_openai_messages(messages)
+    where = {}  # message index -> step index
+    for t, step in enumerate(s.steps):
+        for i in step.meta["messages"]:
+            where[i] = t
+    calls = {}
+    for i, m in enumerate(messages):
+        for c in m.get("tool_calls", ()):
+            calls[c["id"]] = i
+    for i, m in enumerate(messages):
+        if m["role"] != "tool":
+            continue
+        call_at = calls[m["tool_call_id"]]
+        t = where[i]
+        step = s.steps[t]
+        # the result is the input of the step whose output made the call: after the call ...
+        assert where[call_at] == t and f"tool_{m['tool_call_id']}(" in step.action
+        assert m["content"] in step.observation and step.meta["role"] == "tool"
+        # ... and before the next assistant message, whose output is in a later step
+        later = [j for j in range(i + 1, len(messages)) if messages[j]["role"] == "assistant"]
+        if later:
+            assert where[later[0]] == t + 1 and s.steps[t + 1].thought == messages[later[0]]["content"]
+    # every message is in exactly one step, and the steps keep the messages' order
+    order = [i for step in s.steps for i in step.meta["messages"]]
+    assert order == sorted(order) and len(order) == len(set(order))
+    assert set(order) | {i for i, m in enumerate(messages) if m["role"] == "system" and i == 0} >= {
+        i for i, m in enumerate(messages) if m["content"] or m.get("tool_calls")}
 
 
 def test_query_and_tools_can_be_given():
@@ -183,7 +309,9 @@ def test_json_file_errors(tmp_path):
 def test_from_dialogue():
     s = from_dialogue(["I am Ada.", "Hi Ada!", "Bye."], name="d", v_max=50, title="T")
     assert s.name == "d" and s.title == "T" and s.mechanism == "SCM"
-    assert [(x.observation, x.thought) for x in s.steps] == [("I am Ada.", "Hi Ada!"), ("Bye.", "")]
+    assert [(x.thought, x.observation) for x in s.steps] == [("", "I am Ada."), ("Hi Ada!", "Bye.")]
+    s = from_dialogue(["I am Ada.", "Hi Ada!"])
+    assert [(x.thought, x.observation, x.meta["role"]) for x in s.steps] == [("", "I am Ada.", "user"), ("Hi Ada!", "", "assistant")]
 
 
 @pytest.mark.parametrize(
@@ -195,12 +323,44 @@ def test_from_dialogue_errors(turns, message):
         from_dialogue(turns)
 
 
+_turns = st.lists(st.text(min_size=1, max_size=20).filter(str.strip), min_size=1, max_size=12)
+
+
 @settings(max_examples=50, deadline=None)
-@given(st.lists(st.text(min_size=1, max_size=20).filter(str.strip), min_size=1, max_size=12))
+@given(_turns)
 def test_dialogue_and_messages_agree(turns):
     """from_dialogue and from_openai_messages give the same steps for a plain alternating chat."""
     messages = [{"role": "user" if k % 2 == 0 else "assistant", "content": t} for k, t in enumerate(turns)]
     a = from_dialogue(turns)
     b = from_openai_messages(messages)
-    assert [(x.observation, x.thought) for x in a.steps] == [(x.observation, x.thought) for x in b.steps]
-    assert len(a.steps) == (len(turns) + 1) // 2
+    assert a.steps == b.steps
+    assert len(a.steps) == len(turns) // 2 + 1
+
+
+@settings(max_examples=50, deadline=None)
+@given(_turns)
+def test_dialogue_reply_k_is_the_output_of_step_k_plus_1_and_question_k_the_input_of_step_k(turns):
+    s = from_dialogue(turns)
+    users, replies = turns[0::2], turns[1::2]
+    for k, question in enumerate(users):
+        assert s.steps[k].observation == question and s.steps[k].meta["role"] == "user"
+    for k, reply in enumerate(replies):
+        assert s.steps[k + 1].thought == reply and not s.steps[k + 1].action
+    assert not s.steps[0].thought
+    if len(turns) % 2 == 0:
+        assert not s.steps[-1].observation and s.steps[-1].meta["role"] == "assistant"
+
+
+@settings(max_examples=25, deadline=None)
+@given(_turns)
+def test_each_reply_is_produced_from_an_input_that_holds_its_question(turns):
+    """End to end with a window large enough for everything: π(ω_{k+1}) holds u_k, from which reply a_k is produced."""
+    from stmviz import StateSpace, run
+    from stmviz.mechanisms import FIFOWindow
+
+    s = from_dialogue([f"<{k}>{turn}" for k, turn in enumerate(turns)])
+    trace = run(FIFOWindow(StateSpace("chars", 10**6)), s)
+    for k in range(0, len(turns) - 1, 2):
+        step = k // 2 + 1  # the step whose output is the reply to turns[k]
+        assert trace[step].context.step.thought.startswith(f"<{k + 1}>")
+        assert f"<{k}>" in trace.project(step).text()

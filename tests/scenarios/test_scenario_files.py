@@ -115,8 +115,34 @@ def test_household_shape():
 def test_long_dialogue_shape():
     s = load_scenario("long_dialogue")
     assert s.mechanism == "SCM" and len(s.steps) >= 40
-    assert all(step.observation and step.thought and not step.action for step in s.steps)
+    assert not any(step.action for step in s.steps)
+    # the conversation's order: the user's first message (input only), then (reply k-1, user message k), then the last reply
+    first, middle, last = s.steps[0], s.steps[1:-1], s.steps[-1]
+    assert first.observation and not first.thought
+    assert all(step.thought and step.observation and step.meta["role"] == "user" for step in middle)
+    assert last.thought and not last.observation and last.meta["role"] == "assistant"
     assert min(p.evidence_step for p in s.probes) <= 5 and min(p.t for p in s.probes) >= 30
+
+
+def test_long_dialogue_probes_ask_in_the_message_just_before_t_and_need_no_cue_turns():
+    """A question asked in the user's message of step k is probed at t = k + 1 and answered in step k + 1's reply."""
+    s = load_scenario("long_dialogue")
+    for p in s.probes:
+        asked = s.steps[p.t - 1].observation
+        assert "?" in asked and p.answer.casefold() not in asked.casefold()
+        assert p.answer.casefold() in s.steps[p.t].thought.casefold(), p  # the reply produced from π(ω_t) answers it
+        # the evidence is a fact the user stated: the input of the evidence step
+        assert p.answer.casefold() in s.steps[p.evidence_step].observation.casefold()
+    # each question step follows the previous question step directly (no turn in between to cue the topic)
+    asked_at = sorted({p.t - 1 for p in s.probes})
+    assert asked_at == list(range(asked_at[0], asked_at[-1] + 1))
+
+
+def test_agent_trajectories_hold_an_output_then_its_observation():
+    """household and web_research: every step is thought and action (output), then the action's result (input)."""
+    for name in ("household", "web_research"):
+        s = load_scenario(name)
+        assert all(step.thought and step.action and step.observation for step in s.steps), name
 
 
 def test_tool_chat_shape():
@@ -127,6 +153,13 @@ def test_tool_chat_shape():
     assert len(tool_steps) >= 8 and len(plain) >= 8
     assert all(step.observation for step in tool_steps)
     assert all(step.meta["role"] == "tool" and step.meta["call"] for step in tool_steps)
+    # the conversation's order: the customer speaks first; every later step opens with an assistant message
+    assert s.steps[0].meta["role"] == "user" and not s.steps[0].thought
+    assert all(step.meta["roles"][0] == "assistant" for step in s.steps[1:])
+    # the probes look at the input the "double-check" answer is produced from
+    ask = next(t for t, step in enumerate(s.steps) if "double-check" in step.observation)
+    assert {p.t for p in s.probes} == {ask + 1}
+    assert "BH-58213-K" in s.steps[ask + 1].thought
 
 
 @pytest.mark.parametrize("name", BUNDLED)
