@@ -863,8 +863,26 @@ def _():
 
 You probably have agent transcripts already, as OpenAI-style chat messages: roles `system`,
 `user`, `assistant` and `tool`, assistant `tool_calls`, tool results with `tool_call_id`. stmviz
-turns them into steps of the Figure 1 loop — a user message and the reply it got become one step;
-an assistant tool call and its result become another — and replays them through any mechanism.
+turns them into steps of the Figure 1 loop and replays them through any mechanism.
+
+A step $t$ holds, in this order, **the model's output** — produced from $x_t = \pi(\omega_t)$ —
+and then **the input that arrives after it**, which the model sees from $x_{t+1}$ on. So the
+importer reads the messages in order and cuts them like this:
+
+| messages | step |
+|---|---|
+| leading `system` message(s) | the query $Q$ (no step) |
+| everything before the first `assistant` message | step 0: no output, input = the user's message |
+| an `assistant` message | a new step: its content is the `thought`, its `tool_calls` the `action` |
+| the `user` or `tool` messages after it, up to the next `assistant` message | that step's input (`observation`): the user's next message, or the tool results in the order of the calls |
+| a `user` message right after tool results | a step of its own with no output (a step's input is a tool's or a person's, never both) |
+| a later `system` message | a step of its own with no output, `meta["role"] == "system"` |
+| an `assistant` message followed by another, or the last one | a step with an output and no input |
+
+For a plain chat $[u_0, a_0, u_1, a_1, \dots]$ that gives step 0 $= (\,\text{—}, u_0)$, step
+$k = (a_{k-1}, u_k)$: reply $a_k$ is the output of step $k+1$, produced from $\pi(\omega_{k+1})$,
+which holds the message $u_k$ it answers. Each step's `meta` keeps the `role` of its input, the
+indices of its `messages`, their `roles`, and the `tool` names and `call` ids.
 """),
         code("""
 import json
@@ -889,10 +907,13 @@ messages = [
 ]
 scenario = from_openai_messages(messages, name="lisbon")
 for t, step in enumerate(scenario.steps):
-    print(t, "| obs:", step.observation[:45], "| thought:", step.thought[:35], "| action:", step.action[:40])
+    print(t, "| output:", (step.thought or "—")[:35], step.action[:40], "| then input:", (step.observation or "—")[:45],
+          "|", step.meta["role"], step.meta["messages"])
 """),
         md(r"""
-The system message became the query $Q$. Logs also load from a JSON file (a list, or
+The system message became the query $Q$. Step 0 is Ada's first message (no output yet); step 1
+is the tool call and, after it, its result; step 2 the reply about Casa Azul and then Ada's next
+message; step 3 the last reply, with nothing after it. Logs also load from a JSON file (a list, or
 `{"messages": [...]}`) or a JSONL file with one message per line:
 """),
         code("""
@@ -914,17 +935,22 @@ except Exception as error:
         md(r"""
 ## Replay through every mechanism
 
-A small $V_{max}$ makes the mechanisms differ even on a short log. Does the model, at the end,
-still see the price limit Ada gave in her first message?
+A small $V_{max}$ makes the mechanisms differ even on a short log. `trace.project(t)` is the
+input the model saw when it produced step $t$'s output. For the last reply (step 3): did the
+model see the message it answers ("remember I'm vegetarian"), and does it still see the price
+limit Ada gave in her first message?
 """),
         code("""
 small = scenario.space(v_max=100)
+last = len(scenario.steps) - 1  # the step whose output is the last reply
 rows = []
 for cls in (FIFOWindow, SCM, HiAgent, AgentFold):
     trace = run(cls(small), scenario)
+    seen = trace.project(last).text()
     rows.append({"mechanism": cls.__name__, **{k: v for k, v in metrics.summary(trace).items()
                  if k in ("mean_occupancy", "total_prompt_tokens", "evictions")},
-                 "still knows the 150 EUR limit": "150 EUR" in trace.project(len(trace)).text()})
+                 "saw the message it answers": "vegetarian" in seen,
+                 "still sees the 150 EUR limit": "150 EUR" in seen})
 table(rows)
 """),
     ]
