@@ -192,35 +192,54 @@ O.types, Operation("evict", {"count": 1}) in O, Operation("fold") in O
 ## Context $C$
 
 $C$ is what the update may use: (1) the current request or input, (2) results of auxiliary model
-calls, (3) request metadata. In stmviz a `Context` carries the incoming agent step — the model's
-output and the observation — together with the query, the tools, the step history and metadata.
+calls, (3) request metadata. In stmviz a `Context` $c_t$ carries the agent step $t$ together with
+the query, the tools, the step history and metadata.
+
+**What a step holds, and in which order.** An `AgentStep` has two halves, in the order they
+happen:
+
+1. **the model's output** — `thought`, `action`, and any `directives` for the memory (a fold, a
+   subgoal) — which the model produced from $x_t = \pi(\omega_t)$;
+2. **the input that arrives after it** — `observation`: the tool's result when there is an
+   action, else the user's next message (`meta["role"]` says whose). The model sees it from
+   $x_{t+1} = \pi(\omega_{t+1})$ on.
+
+`step.has_output` / `step.output` and `step.has_input` / `step.input` name the two halves. Either
+may be missing: step 0 of a conversation holds the user's first message and no output (no model
+call yet), and a conversation that ends on a reply ends with an output and no input.
 """),
         code("""
 c = Context(t=4, step=AgentStep(thought="The user wants dinner.", action="search('nut-free')",
                                 observation="3 restaurants found"),
             query="Plan a dinner", meta={"user": "ada"})
-c.observation, c.model_output, c["user"]
+c.step.output, c.step.input, c.step.input_role, c["user"]
+"""),
+        code("""
+first = AgentStep(observation="Hi! I am allergic to peanuts.", meta={"role": "user"})
+first.has_output, first.has_input
 """),
         md(r"""
 ## A mechanism in a few lines: a sliding window
 
-Here is a complete mechanism. $U$ adds the observation as an element stamped with its time, then —
-while $\sum\mu > V_{max}$ — drops the oldest element and says why. $\pi$ renders the state as
+Here is a complete mechanism. $U$ adds the step's output, then its input — each as an element
+stamped with its time, the output first because it came first — then, while
+$\sum\mu > V_{max}$, drops the oldest element and says why. $\pi$ renders the state as
 numbered lines, oldest first. The framework checks every result of $U$ against $\Omega_{STM}$.
 (Notebook 08 asks you to write a smarter one that uses metadata.)
 """),
         code("""
 class SlidingWindow(Mechanism):
-    operations = {"append": "add the observation; on overflow drop the oldest"}
+    operations = {"append": "add the output and the input; on overflow drop the oldest"}
 
     def update(self, state, operation, context):
-        state = state | {Element(context.observation, {"t": context.t})}
+        halves = (context.step.output, context.step.input)  # the model's output, then the input after it
+        state = state | {Element(text, {"t": context.t + k / 2}) for k, text in enumerate(halves) if text}
         reasons = {}
         for oldest in list(state):  # canonical order: by time
             if state in self.space:
                 break
             state = state - {oldest}
-            reasons[oldest] = f"oldest (t = {oldest.meta['t']}); Σμ > V_max"
+            reasons[oldest] = f"oldest (step {int(oldest.meta['t'])}); Σμ > V_max"
         return Transition(state, reasons)
 
     def project(self, state):
@@ -239,10 +258,18 @@ print(check_mechanism(mechanism))
         md(r"""
 ## The loop of Figure 1
 
-At each step the mechanism projects the state, $x_t = \pi(\omega_t)$, and sends it to the model;
-the model's output and the observation become the context $c_t$; the controller picks an
-operation $o_t$; and $\omega_{t+1} = U(\omega_t, o_t, c_t)$. `run` drives this loop over a
-stream of steps and records a `Trace`.
+At each step $t$ the mechanism projects the state, $x_t = \pi(\omega_t)$, and sends it to the
+model; the model's output — and then the input that arrives after it — become the context
+$c_t$; the controller picks an operation $o_t$; and $\omega_{t+1} = U(\omega_t, o_t, c_t)$.
+`run` drives this loop over a stream of steps and records a `Trace`.
+
+The trace answers, for every model output, *what did the model see when it produced this?*
+`trace.project(t)` is $\pi(\omega_t)$: exactly the input from which step $t$'s output
+(`trace[t].context.step.output`) was produced, and `trace[t].input_size` is its size
+$|\pi(\omega_t)|$ in tokens. A step's input is not in $\pi(\omega_t)$ yet: it enters $\omega$
+through $U$ and is seen from $\pi(\omega_{t+1})$ on. `trace.describe(t)` says it in words.
+
+Each string below is a step with an input only (an observation, no model call):
 """),
         code("""
 steps = [
@@ -261,6 +288,25 @@ and rebuilds any $\omega_t$ on demand. Here is what the model would see after th
 """),
         code("""
 print(mechanism.project(trace.final))
+"""),
+        md(r"""
+### Which input produced which output
+
+A short conversation: the user speaks first (step 0: an input, no output); each reply is the
+output of the next step, produced from $\pi(\omega_t)$, which holds the message it answers; the
+last reply has no input after it.
+"""),
+        code("""
+talk = run(mechanism, [
+    AgentStep(observation="Hi! I am allergic to peanuts.", meta={"role": "user"}),
+    AgentStep(thought="Noted: no peanuts.", observation="Find me a restaurant for tonight.", meta={"role": "user"}),
+    AgentStep(thought="Trattoria Riga has a nut-free menu."),
+])
+for t in range(len(talk) + 1):
+    print(talk.describe(t))
+"""),
+        code("""
+print(talk.project(2).text())  # what the model saw when it answered "Trattoria Riga ..."
 """),
         code("""
 len(trace), [e.text for e in trace.state_at(2)]

@@ -7,9 +7,10 @@ input (reasoning, summaries, extracted key facts); (3) request metadata
 (timestamp, user id, task type, location, …). Having C in the signature of
 U : Ω_STM × O × C → Ω_STM lets updates depend on external factors.
 
-- An :class:`AgentStep` is one incoming step of an agent's trajectory: the
-  model's output (thought, action, directives for the memory) and the input
-  that arrives after it (an observation, the user's next message).
+- An :class:`AgentStep` is one step t of an agent's trajectory: first the
+  model's output (thought, action, directives for the memory), produced from
+  x_t = π(ω_t), then the input that arrives after it (a tool's result, the
+  user's next message), which the model sees from x_{t+1} on.
 - A :class:`History` is the steps before the current one.
 - A :class:`Context` c_t is what U may use at step t.
 """
@@ -28,13 +29,33 @@ __all__ = ["AgentStep", "History", "Context", "DIRECTIVE_SHORTHANDS"]
 
 _STEP_FIELDS = ("thought", "action", "observation")
 
+#: The roles an input (an observation) can have: whose message or result it is.
+_INPUT_ROLES = ("user", "tool", "system")
+
 #: Step-record keys read as directives: shorthand for ``{"directives": {...}}`` in scenario files.
 DIRECTIVE_SHORTHANDS = ("subgoal", "subgoal_done", "fold")
 
 
 @dataclass(frozen=True, slots=True)
 class AgentStep:
-    """One incoming step of an agent trajectory, the current input of c ∈ C: what the model said and did, and what it saw.
+    """One step t of an agent trajectory, the current input of c_t ∈ C: the model's output, then the input that follows it.
+
+    A step holds two halves, in this order (the loop of the paper's Figure 1):
+
+    1. **the output** the model produced from x_t = π(ω_t): its ``thought``
+       (reasoning, AgentFold's explanation, or a reply to the user), its
+       ``action`` (a tool call) and its ``directives`` for the memory (a fold,
+       a subgoal, a retrieval request);
+    2. **the input** that arrives after that output: the ``observation`` —
+       the tool's result when there is an action, else the user's next message
+       (``meta["role"]`` says whose: ``"user"``, ``"tool"``, ``"system"``). The
+       model sees it from x_{t+1} = π(ω_{t+1}) on.
+
+    Either half may be empty: step 0 of a conversation holds the user's first
+    message and no output (:attr:`has_output` is false: no model call yet); a
+    conversation that ends on a reply ends with a step that has an output and
+    no input (:attr:`has_input` is false). U(ω_t, o_t, c_t) receives both halves
+    in c_t and stores the output before the input.
 
     Parameters
     ----------
@@ -44,20 +65,28 @@ class AgentStep:
     action : str
         The tool call the model made, as text (empty if none).
     observation : str
-        What came back from outside: the result of the action, or, when there is
-        no action, the user's message this step answers.
+        The input that arrived after the model's output: the result of the
+        action, or, when there is no action, the user's next message.
     directives : mapping
         What the model's output tells the memory mechanism's controller, by name:
         e.g. HiAgent's ``subgoal`` (the text of a subgoal this step starts) and
         ``subgoal_done``, AgentFold's ``fold`` (``{"op": "condense"}``). Each
         mechanism declares the directives it reads (``Mechanism.directives``).
     meta : mapping
-        Any further request metadata (``source``, ``priority``, ``tool``,
-        ``role``, a ``retrieve`` request, ...).
+        Any further request metadata (``role`` of the input, ``source``,
+        ``priority``, ``tool``, a ``retrieve`` request, ...).
 
+    Examples
+    --------
     >>> step = AgentStep.coerce({"observation": "Found it.", "subgoal": "find the file"})
     >>> step.directives["subgoal"]
     'find the file'
+    >>> first = AgentStep(observation="Hi, my locker code is 7391.", meta={"role": "user"})
+    >>> first.has_output, first.has_input, first.input_role
+    (False, True, 'user')
+    >>> reply = AgentStep(thought="Noted.", observation="What is my code?", meta={"role": "user"})
+    >>> reply.output, reply.input
+    ('Noted.', 'What is my code?')
     """
 
     thought: str = ""
@@ -83,11 +112,48 @@ class AgentStep:
                 object.__setattr__(self, name, Meta(value))
 
     @property
-    def model_output(self) -> str:
-        """The model's output at this step: thought and action."""
+    def has_output(self) -> bool:
+        """Whether the model produced something at this step (a thought, an action or a directive).
+
+        False for a step that only brings an input: step 0 when the user
+        speaks first, or a user message that follows tool results without a
+        reply in between. Then no model call happened from π(ω_t).
+        """
+        return bool(self.thought or self.action or self.directives)
+
+    @property
+    def output(self) -> str:
+        """The model's output text at this step, produced from x_t = π(ω_t): thought, then action (``""`` if none)."""
         if self.thought and self.action:
             return f"{self.thought}\n{self.action}"
         return self.thought or self.action
+
+    @property
+    def model_output(self) -> str:
+        """The model's output at this step: thought and action (the same as :attr:`output`)."""
+        return self.output
+
+    @property
+    def has_input(self) -> bool:
+        """Whether an input (a tool's result, the user's next message) arrived after this step's output."""
+        return bool(self.observation)
+
+    @property
+    def input(self) -> str:
+        """The input that arrived after the output (the observation); the model sees it from x_{t+1} on."""
+        return self.observation
+
+    @property
+    def input_role(self) -> str:
+        """Whose input the observation is: ``meta["role"]`` when it is ``"user"``, ``"tool"`` or ``"system"``.
+
+        Without such a role: ``"tool"`` when the step has an action (the
+        observation is its result), else ``"user"``.
+        """
+        role = self.meta.get("role")
+        if role in _INPUT_ROLES:
+            return str(role)
+        return "tool" if self.action else "user"
 
     @property
     def text(self) -> str:
@@ -215,7 +281,8 @@ class Context:
     """Context information c ∈ C ⊆ C_1 × … × C_n: what the update U may use. Not the context window.
 
     Following the paper, C holds (1) the current request or input — here the
-    current :class:`AgentStep` (model output and observation) and the query;
+    current :class:`AgentStep` (the model's output produced from π(ω_t), then
+    the input that arrived after it) and the query;
     (2) results of auxiliary model calls, as named components in ``extra``;
     (3) request metadata (timestamp, user id, task type, ...) in ``meta``.
     ``history`` holds the steps before this one (HiAgent's "step history").

@@ -30,13 +30,22 @@ from .model_input import ModelInput
 from .operation import Operation
 from .space import State, StateSpace
 
-__all__ = ["Step", "Trace", "run", "require_trace"]
+__all__ = ["Step", "Trace", "run", "require_trace", "describe_step", "step_halves"]
 
 _NO_EXTRA = Meta()
 
 
 class Step:
     """The record of one pass of the loop of Figure 1: ω_t → ω_{t+1}.
+
+    ``context.step`` is the :class:`~stmviz.core.context.AgentStep` of step t:
+    the model's output (thought, action, directives), which the model produced
+    from x_t = π(ω_t), then the input that arrived after it (a tool's result,
+    the user's next message), seen from x_{t+1} on. ``input_size`` is |π(ω_t)|,
+    the size of the input that output was produced from, and
+    ``trace.project(t)`` is that input itself. A step may have no output (the
+    user spoke first) or no input (the conversation ends on a reply);
+    :meth:`describe` says it in words.
 
     Attributes
     ----------
@@ -45,7 +54,7 @@ class Step:
     operations : tuple of Operation
         The operations o_t the controller chose, in the order U applied them.
     context : Context
-        The context c_t (the incoming agent step, query, tools, history, ...).
+        The context c_t: the agent step (output, then input), query, tools, history, ...
     added, removed : tuple of Element
         ω_{t+1} ∖ ω_t and ω_t ∖ ω_{t+1}, in canonical order.
     reasons : tuple of str
@@ -53,7 +62,7 @@ class Step:
     size_before, size_after : float
         Σμ(ω_t) and Σμ(ω_{t+1}).
     input_size : int
-        |π(ω_t)| in tokens: the model input the LLM saw at this step.
+        |π(ω_t)| in tokens: the model input from which the LLM produced this step's output.
     """
 
     __slots__ = ("t", "operations", "context", "added", "removed", "reasons", "size_before", "size_after", "input_size")
@@ -89,6 +98,29 @@ class Step:
     def operation(self) -> str:
         """The operations o_t as one readable string, e.g. ``'evict; append'``."""
         return "; ".join(str(o) for o in self.operations)
+
+    def describe(self, width: int = 80) -> str:
+        """Step t in words: what the model saw, what it answered, and what arrived then.
+
+        Plain text (not escaped; a view escapes it). Agent texts are
+        shortened to ``width`` characters each.
+
+        Examples
+        --------
+        >>> from stmviz import StateSpace, run, sizes
+        >>> from stmviz.core.mechanism import _Example
+        >>> trace = run(_Example(StateSpace(sizes.words, v_max=50)), [
+        ...     {"observation": "Hi, my code is 7391.", "meta": {"role": "user"}},
+        ...     {"thought": "Noted.", "observation": "What is my code?", "meta": {"role": "user"}},
+        ...     {"thought": "It is 7391."}])
+        >>> print(trace[0].describe())
+        step 0: no model call at this step: the user spoke first; then arrived the user message “Hi, my code is 7391.”, seen from π(ω_1) on
+        >>> print(trace[1].describe())
+        step 1: the model saw π(ω_1) (9 tokens) and answered “Noted.”; then arrived the user message “What is my code?”, seen from π(ω_2) on
+        >>> print(trace[2].describe())
+        step 2: the model saw π(ω_2) (17 tokens) and answered “It is 7391.”; no input arrived after it
+        """
+        return describe_step(self.t, self.context.step, self.input_size, width)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Step):
@@ -270,7 +302,15 @@ class Trace(Sequence[Step]):
         return sum(sizes[e] for e in state)
 
     def project(self, t: int) -> ModelInput:
-        """π(ω_t), with the trace's mechanism (or the elements in order, if it has none)."""
+        """π(ω_t): what the model saw when it produced step t's output (``self[t].context.step``).
+
+        Computed with the trace's mechanism (or the elements in order, if it
+        has none). For 0 ≤ t < n it is the input of step t's model call —
+        it holds every input that arrived up to step t − 1 (the user message a
+        reply answers, the tool result an action follows), as far as the
+        mechanism kept it; ``project(n)`` is what the model would see next.
+        ``self[t].input_size`` is its size |π(ω_t)|.
+        """
         state = self.state_at(t)
         if self.mechanism is not None:
             return self.mechanism.input(state)
@@ -284,6 +324,23 @@ class Trace(Sequence[Step]):
     def elements(self) -> list[Element]:
         """Every element e that was ever in some ω_t, in order of first appearance."""
         return list(self.sizes)
+
+    def describe(self, t: int, width: int = 80) -> str:
+        """The loop at state ω_t in words: :meth:`Step.describe` of step t, or, at t = n, the final state.
+
+        Plain text (not escaped). Negative t counts from the end.
+
+        >>> from stmviz import StateSpace, run, sizes
+        >>> from stmviz.core.mechanism import _Example
+        >>> trace = run(_Example(StateSpace(sizes.words, v_max=50)), [{"thought": "Hello.", "observation": "Hi!"}])
+        >>> print(trace.describe(1))
+        ω_1 is the final state: the next model call would see π(ω_1) (4 tokens)
+        """
+        t = self.resolve_t(t, where="describe")
+        if t < len(self._steps):
+            return self._steps[t].describe(width)
+        size = "" if self.final_input_size is None else f" ({self.final_input_size} tokens)"
+        return f"ω_{t} is the final state: the next model call would see π(ω_{t}){size}"
 
     # -- tables ---------------------------------------------------------------
     def to_records(self) -> list[dict[str, Any]]:
@@ -374,6 +431,44 @@ class Trace(Sequence[Step]):
         return trace_from_json(text, mechanism, source)
 
 
+#: How an input is named in words, by its role (``AgentStep.input_role``).
+_INPUT_NAMES = {"user": "the user message", "tool": "the tool result", "system": "a system message"}
+
+
+def describe_step(t: int, step: AgentStep, input_size: int, width: int = 80) -> str:
+    """Step t of the loop in words, from its agent step and |π(ω_t)| (see :meth:`Step.describe`).
+
+    The output half says what the model saw and answered (or that no model
+    call happened), the input half what arrived after it (or that nothing did).
+    """
+    return "; ".join(step_halves(t, step, input_size, width))
+
+
+def step_halves(t: int, step: AgentStep, input_size: int, width: int = 80) -> tuple[str, str]:
+    """The two halves of :func:`describe_step`: (what the model saw and answered, what arrived then).
+
+    Plain text; agent texts are shortened to ``width`` characters each.
+    """
+    if step.has_output:
+        said = f"“{shorten(step.output, width)}”" if step.output else "without text"
+        directives = ", ".join(step.directives)
+        if directives:
+            said += f" (directives: {shorten(directives, width)})"
+        first = f"step {t}: the model saw π(ω_{t}) ({input_size} tokens) and answered {said}"
+    elif t == 0 and step.input_role == "user":
+        first = f"step {t}: no model call at this step: the user spoke first"
+    else:
+        first = f"step {t}: no model call at this step"
+    if step.has_input:
+        name = _INPUT_NAMES[step.input_role]
+        second = f"then arrived {name} “{shorten(step.input, width)}”, seen from π(ω_{t + 1}) on"
+    elif step.has_output:
+        second = "no input arrived after it"
+    else:
+        second = "no input arrived either"
+    return first, second
+
+
 def _texts(elements: Sequence[Element]) -> str:
     """Elements as a short list of their texts, for a table cell (``—`` if none)."""
     return shorten(", ".join(f"'{shorten(e.text, 14)}'" for e in elements) or "—", 30)
@@ -410,10 +505,27 @@ def run(
 ) -> Trace:
     """Run the loop of Figure 1 and record it.
 
-    For each incoming step t: x_t = π(ω_t) is measured (the model's input), the
-    step's model output and observation become the context c_t, the
-    controller picks o_t, and ω_{t+1} = U(ω_t, o_t, c_t), checked against
-    Ω_STM.
+    The contract. A step t holds, in this order, **the model's output** —
+    ``thought``, ``action`` and any directive for the memory (a fold, a
+    subgoal, a retrieval request) — which the model produced from
+    x_t = π(ω_t), and then **the input that arrives after it** —
+    ``observation``: the tool's result, or the user's next message — which the
+    model sees from x_{t+1} = π(ω_{t+1}) on. Step 0 may hold an input and no
+    output (the user speaks first); the last step may hold an output and no
+    input. So for every step t of the trace:
+
+    1. x_t = π(ω_t) is measured: ``trace[t].input_size`` = |x_t|, and
+       ``trace.project(t)`` rebuilds x_t — what the model saw when it produced
+       step t's output;
+    2. the step (output, then input) becomes the context c_t, as the paper's
+       C holds "the current request or input" and "the results of model
+       calls";
+    3. the controller picks o_t, and ω_{t+1} = U(ω_t, o_t, c_t), checked
+       against Ω_STM; a mechanism stores the output before the input.
+
+    For a dialogue u_0, a_0, u_1, a_1, …, u_n, a_n: step 0 = (no output, u_0);
+    step k = (a_{k−1}, u_k); the last step = (a_n, no input). Reply a_k is
+    produced from π(ω_{k+1}), which holds u_k when the mechanism kept it.
 
     Parameters
     ----------

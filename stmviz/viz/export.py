@@ -4,8 +4,11 @@ The page holds plotly.js itself (it works offline) and one figure with
 animation frames: on top the occupancy Σμ(ω_t) against V_max with a marker at
 the current t, below the state ω_t as a bar of blocks of width μ(e). A slider
 and a play button step through t. Long traces are sampled to at most
-``max_frames`` frames, and the page says so. Every string from the trace is
-escaped.
+``max_frames`` frames, and the page says so. Each frame's title says the
+step in words — "the model saw π(ω_t) (N tokens) and answered …; then
+arrived …" (:meth:`~stmviz.core.trace.Step.describe`) — and the page lists
+those sentences for every frame shown, so they read without JavaScript.
+Every string from the trace is escaped.
 """
 
 from __future__ import annotations
@@ -19,12 +22,12 @@ from plotly.subplots import make_subplots
 
 from ..core.errors import InvalidArgumentError
 from ..core.formatting import format_number, shorten
-from ..core.trace import Trace, require_trace
+from ..core.trace import Trace, require_trace, step_halves
 from ._common import escape
 from .occupancy import occupancy_data, occupancy_trace_dicts
 from .state import state_bar, state_bar_dicts
 
-__all__ = ["DEFAULT_MAX_FRAMES", "frame_indices", "animation_dict", "trace_animation", "trace_html", "export_html"]
+__all__ = ["DEFAULT_MAX_FRAMES", "frame_indices", "animation_dict", "trace_animation", "trace_html", "export_html", "words_html"]
 
 #: At most this many animation frames by default.
 DEFAULT_MAX_FRAMES = 300
@@ -66,7 +69,32 @@ def _frame_title(trace: Trace, t: int) -> str:
         text += f" (+{len(step.added)} −{len(step.removed)})"
     else:
         text += " · final state"
-    return escape(text)
+    return escape(text) + "<br>" + "<br>".join(escape(half) for half in _words(trace, t, 60))
+
+
+def _words(trace: Trace, t: int, width: int) -> tuple[str, ...]:
+    """The loop at ω_t in words (plain text): step t's two halves, or at t = n the final state."""
+    if t < len(trace):
+        step = trace[t]
+        return step_halves(t, step.context.step, step.input_size, width)
+    return (trace.describe(t, width),)
+
+
+def words_html(trace: Trace, indices: list[int], width: int = 120) -> str:
+    """The loop step by step in words, as an escaped HTML list over the states ω_t in ``indices``.
+
+    >>> from stmviz import StateSpace, run, sizes
+    >>> from stmviz.core.mechanism import _Example
+    >>> trace = run(_Example(StateSpace(sizes.words, v_max=9)), [{"thought": "<i>hi</i>", "observation": "ok"}])
+    >>> print(words_html(trace, [0]))  # doctest: +NORMALIZE_WHITESPACE
+    <details class="stmviz-words" open><summary><b>The loop step by step</b>: what the model saw, what it answered, what arrived then</summary>
+    <ol start="0" style="padding-left:2.5em"><li value="0">step 0: the model saw π(ω_0) (0 tokens) and answered “&lt;i&gt;hi&lt;/i&gt;”; then arrived the user message “ok”, seen from π(ω_1) on</li></ol></details>
+    """
+    items = "".join(f'<li value="{t}">{escape("; ".join(_words(trace, t, width)))}</li>' for t in indices)
+    return (
+        '<details class="stmviz-words" open><summary><b>The loop step by step</b>: what the model saw, what it answered, '
+        f'what arrived then</summary>\n<ol start="0" style="padding-left:2.5em">{items}</ol></details>'
+    )
 
 
 def animation_dict(trace: Trace, *, max_frames: int = DEFAULT_MAX_FRAMES) -> dict[str, Any]:
@@ -140,7 +168,7 @@ def animation_dict(trace: Trace, *, max_frames: int = DEFAULT_MAX_FRAMES) -> dic
         uniformtext={"minsize": 8, "mode": "hide"},
         hovermode="closest",
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.04, "x": 0},
-        margin={"t": 120, "l": 60, "r": 30, "b": 110},
+        margin={"t": 150, "l": 60, "r": 30, "b": 110},
         updatemenus=[
             {
                 "type": "buttons",
@@ -263,7 +291,7 @@ def trace_html(trace: Trace, *, title: str | None = None, max_frames: int = DEFA
         "(dotted) and the steps where U removed elements (× evicted, ◆ folded). Bottom: the state ω_t; "
         "outlined blocks entered at the previous step, hatched blocks are removed by step t. "
         "Use the slider or ▶ play.</p>\n"
-        f"{plot}\n</body>\n</html>\n"
+        f"{plot}\n{words_html(trace, frame_indices(n + 1, max_frames))}\n</body>\n</html>\n"
     )
 
 

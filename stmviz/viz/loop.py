@@ -3,10 +3,13 @@
     ω_t ──π──► x_t = π(ω_t) ──► LLM ──► c_t ──► U(ω_t, o_t, c_t) ──► ω_{t+1} ──(next step)──► ω_t
 
 The mechanism projects the whole state ω_t with π and sends it to the model;
-the model's output (with the observation) becomes the context c_t; the
-controller picks the operation(s) o_t and U turns ω_t into ω_{t+1}. Each
+the model's output, produced from x_t = π(ω_t), and the input that arrives
+after it (a tool's result, the user's next message) become the context c_t;
+the controller picks the operation(s) o_t and U turns ω_t into ω_{t+1}. Each
 box is labelled with the numbers of that step of a trace: Σμ before and
 after, |π(ω_t)| in tokens, V_max, the operation(s), what was added and removed.
+Below the boxes the step is said in words (:meth:`~stmviz.core.trace.Step.describe`):
+"the model saw π(ω_t) (N tokens) and answered …; then arrived …".
 """
 
 from __future__ import annotations
@@ -16,10 +19,10 @@ from dataclasses import dataclass
 import plotly.graph_objects as go
 
 from ..core.formatting import format_number, shorten
-from ..core.trace import Trace, require_trace
+from ..core.trace import Trace, require_trace, step_halves
 from ._common import escape, hover_text
 
-__all__ = ["LoopBox", "loop_boxes", "loop_figure"]
+__all__ = ["LoopBox", "loop_boxes", "loop_sentence", "loop_figure"]
 
 #: Box centres (x, y) of the diagram, and box half-sizes.
 POSITIONS = {
@@ -98,8 +101,9 @@ def loop_boxes(trace: Trace, t: int) -> list[LoopBox]:
         output_lines.append(f"thought: {agent.thought}")
     if agent.action:
         output_lines.append(f"action: {agent.action}")
-    observation = agent.observation
-    obs_kind = "tool result" if agent.action else "user message"
+    observation = agent.input
+    obs_kind = {"user": "user message", "tool": "tool result", "system": "system message"}[agent.input_role]
+    no_output = "(no model call)" if not agent.has_output else "(directives only)"
 
     def label(*lines: str, width: int = 28) -> str:
         return "<br>".join(escape(shorten(line, width)) for line in lines)
@@ -118,14 +122,15 @@ def loop_boxes(trace: Trace, t: int) -> list[LoopBox]:
     )
     model = LoopBox(
         "model",
-        label("LLM", *(output_lines[:2] or ["(no model output)"])),
-        hover_text("the model reads x_t and answers", *(output_lines or ["(no model output)"]), width=120),
+        label("LLM", *(output_lines[:2] or [no_output])),
+        hover_text(f"the model reads x_t = π(ω_{t}) and answers", *(output_lines or [no_output]),
+                   *(f"directive {k}: {v}" for k, v in agent.directives.items()), width=120),
     )
     context = LoopBox(
         "context",
-        label(f"context c_{t}", f"{obs_kind}: {observation}" if observation else "(no observation)"),
-        hover_text(f"context c_{t}: the model's output and the observation",
-                   f"{obs_kind}: {observation}" if observation else "(no observation)",
+        label(f"context c_{t}", f"{obs_kind}: {observation}" if observation else "(no input)"),
+        hover_text(f"context c_{t}: the model's output, then the input that arrived after it",
+                   f"{obs_kind}: {observation}" if observation else "(no input arrived)",
                    f"query: {step.context.query}" if step.context.query else None, width=120),
     )
     ops = step.operation or "(none)"
@@ -147,6 +152,24 @@ def loop_boxes(trace: Trace, t: int) -> list[LoopBox]:
                    f"Σμ(ω_{t + 1}) = {format_number(step.size_after, 4)} ≤ V_max = {v_max}"),
     )
     return [state, projection, model, context, update, nxt]
+
+
+def loop_sentence(trace: Trace, t: int, width: int = 60) -> str:
+    """Step t in words, escaped, on two lines: what the model saw and answered, then what arrived.
+
+    The annotation under the boxes of :func:`loop_figure`; agent texts are
+    shortened to ``width`` characters and escaped (only ``<br>`` is markup).
+
+    >>> from stmviz import StateSpace, run, sizes
+    >>> from stmviz.core.mechanism import _Example
+    >>> trace = run(_Example(StateSpace(sizes.words, v_max=9)), [{"thought": "<b>hi</b>", "observation": "ok"}])
+    >>> loop_sentence(trace, 0)
+    'step 0: the model saw π(ω_0) (0 tokens) and answered “&lt;b&gt;hi&lt;/b&gt;”<br>then arrived the user message “ok”, seen from π(ω_1) on'
+    """
+    trace = require_trace(trace, "loop_figure")
+    t = trace.resolve_t(t, states=False, where="loop_figure")
+    step = trace[t]
+    return "<br>".join(escape(half) for half in step_halves(t, step.context.step, step.input_size, width))
 
 
 def _edge(start: tuple[float, float], end: tuple[float, float]) -> tuple[tuple[float, float], tuple[float, float]]:
@@ -229,6 +252,10 @@ def loop_figure(trace: Trace, t: int) -> go.Figure:
                 {"x": mx, "y": my, "text": escape(text), "showarrow": False, "font": {"size": 11, "color": "#444"},
                  "name": f"arrow-label:{source}->{target}", **shift}
             )
+    annotations.append(
+        {"x": 2.0, "y": -0.62, "text": loop_sentence(trace, t), "showarrow": False, "font": {"size": 12, "color": "#222"},
+         "name": "sentence", "xanchor": "center", "yanchor": "middle", "align": "center"}
+    )
     fig = go.Figure(layout={"shapes": shapes, "annotations": annotations})
     fig.add_trace(
         go.Scatter(
@@ -248,8 +275,8 @@ def loop_figure(trace: Trace, t: int) -> go.Figure:
     fig.update_layout(
         title={"text": f"The loop of Figure 1 at step t = {t} — {name}"},
         xaxis={"visible": False, "range": [-1.2, 5.2], "fixedrange": True},
-        yaxis={"visible": False, "range": [-0.6, 1.6], "fixedrange": True, "scaleanchor": None},
-        height=380,
+        yaxis={"visible": False, "range": [-0.85, 1.6], "fixedrange": True, "scaleanchor": None},
+        height=430,
         margin={"t": 60, "l": 20, "r": 20, "b": 20},
         template="plotly_white",
         plot_bgcolor="white",

@@ -24,7 +24,7 @@ import plotly.graph_objects as go
 
 from ..core.errors import InvalidArgumentError
 from ..core.formatting import format_number, shorten
-from ..core.trace import Trace, require_trace
+from ..core.trace import Trace, require_trace, step_halves
 from ..viz import escape, hover_text
 from ..viz.hierarchy import hierarchy_figure, hierarchy_graph, hierarchy_kind, hierarchy_title, node_arrays, node_marker
 from ..viz.occupancy import occupancy_data, occupancy_figure
@@ -53,10 +53,15 @@ _UNSET = object()
 BOX_STYLE = "font-family:var(--jp-ui-font-family, sans-serif);font-size:13px;line-height:1.45"
 
 
-def step_html(trace: Trace, t: int, *, max_items: int = 8) -> str:
-    """What produced ω_t: the operation o_{t−1} of step t − 1, what it added and removed, and why.
+def step_html(trace: Trace, t: int, *, max_items: int = 8, width: int = 80) -> str:
+    """The loop at ω_t in words: what the model saw and answered, what arrived then, and what produced ω_t.
 
-    Every string from the trace is shortened and escaped.
+    The first lines say step t (:meth:`~stmviz.core.trace.Step.describe`):
+    "the model saw π(ω_t) (N tokens) and answered …; then arrived …" — or
+    that no model call happened (the user spoke first), or that no input
+    arrived; at t = n, what the model would see next. Then the operation
+    o_{t−1} of step t − 1 that produced ω_t, what it added and removed, and
+    why. Every string from the trace is shortened and escaped.
 
     Parameters
     ----------
@@ -65,6 +70,8 @@ def step_html(trace: Trace, t: int, *, max_items: int = 8) -> str:
         The state ω_t, 0 ≤ t ≤ n.
     max_items : int
         Show at most this many added / removed elements.
+    width : int
+        Agent texts (the output, the input) are shortened to this many characters.
 
     Returns
     -------
@@ -79,6 +86,8 @@ def step_html(trace: Trace, t: int, *, max_items: int = 8) -> str:
     >>> html = step_html(trace, 3)
     >>> "oldest element" in html, "<b>one" in html, "&lt;b&gt;one" in html
     (True, False, True)
+    >>> "then arrived the user message “&lt;b&gt;one&lt;/b&gt; two”" in step_html(trace, 0)
+    True
     """
     t = trace.resolve_t(t, where="step_html")
     n = len(trace)
@@ -87,6 +96,8 @@ def step_html(trace: Trace, t: int, *, max_items: int = 8) -> str:
         f"<b>ω<sub>{t}</sub></b> · Σμ = {escape(format_number(size, 4))} of V<sub>max</sub> = {escape(format_number(trace.v_max, 4))} "
         f"({100 * size / trace.v_max:.0f}%)"
     )
+    now = "<br>&nbsp;&nbsp;".join(escape(half) for half in _halves(trace, t, width))
+    head += f"<br><span class='stmviz-loop-words'>{now}</span>"
     if t == 0:
         lines = [head, "the initial state ω<sub>0</sub>, before the first step"]
     else:
@@ -112,6 +123,14 @@ def step_html(trace: Trace, t: int, *, max_items: int = 8) -> str:
         nxt = "; ".join(escape(shorten(str(o), 60)) for o in trace[t].operations) or "—"
         lines.append(f"<span style='color:#777'>next: step {t} applies <code>{nxt}</code></span>")
     return f"<div class='stmviz-step' style='{BOX_STYLE}'>" + "<br>".join(lines) + "</div>"
+
+
+def _halves(trace: Trace, t: int, width: int) -> tuple[str, ...]:
+    """Step t in words, in two halves (output, input); at t = n, the final state in one line."""
+    if t < len(trace):
+        step = trace[t]
+        return step_halves(t, step.context.step, step.input_size, width)
+    return (trace.describe(t, width),)
 
 
 def _plain(value: Any) -> dict[str, Any]:

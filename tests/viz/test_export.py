@@ -161,3 +161,26 @@ def test_pause_button_stops_without_redraw():
     assert pause["args"] == [
         [None], {"mode": "immediate", "transition": {"duration": 0}, "frame": {"duration": 0, "redraw": False}}
     ]
+
+
+def test_the_page_says_each_step_in_words(tmp_path):
+    from stmviz import AgentStep
+
+    steps = [
+        AgentStep(observation="Hi, I am <script>alert(1)</script> Ada.", meta={"role": "user"}),
+        AgentStep(thought="Hello <img src=x onerror=alert(1)>!", observation="What is my name?", meta={"role": "user"}),
+        AgentStep(thought="Ada."),
+    ]
+    trace = run(Folder(StateSpace(sizes.words, v_max=50)), steps)
+    page = export_html(trace, tmp_path / "words.html").read_text(encoding="utf-8")
+    assert "step 0: no model call at this step: the user spoke first; then arrived the user message" in page
+    assert "Hi, I am &lt;script&gt;alert(1)&lt;/script&gt; Ada." in page
+    assert f"step 1: the model saw π(ω_1) ({trace[1].input_size} tokens) and answered “Hello &lt;img src=x" in page
+    assert f"step 2: the model saw π(ω_2) ({trace[2].input_size} tokens) and answered “Ada.”; no input arrived after it" in page
+    assert "ω_3 is the final state" in page
+    assert "<script>alert" not in page and "<img src=x" not in page  # (plotly.js itself holds other "<a href=")
+    # each animation frame's title says its step in words too
+    titles = [f.layout.title.text for f in trace_animation(trace).frames]
+    assert "no model call at this step: the user spoke first" in titles[0]
+    assert "the model saw π(ω_1)" in titles[1] and "then arrived the user message “What is my name?”" in titles[1]
+    assert "final state" in titles[3]

@@ -110,3 +110,39 @@ def test_real_mechanisms(name):
         blob = fig.to_json()
         for bad in DANGEROUS:
             assert bad not in blob
+
+
+def sentence(fig):
+    (note,) = [a for a in fig.layout.annotations if a.name == "sentence"]
+    return note.text
+
+
+def test_the_step_is_said_in_words_under_the_boxes():
+    steps = [
+        AgentStep(observation="Hi, I am <b>Ada</b>.", meta={"role": "user"}),
+        AgentStep(thought="Hello <i>Ada</i>!", observation="What is my name?", meta={"role": "user"}),
+        AgentStep(thought="Ada."),
+    ]
+    trace = run(chat_trace(1).mechanism.__class__(StateSpace(sizes.words, v_max=50)), steps)
+    first, middle, last = (sentence(loop_figure(trace, t)) for t in range(3))
+    assert first == (
+        "step 0: no model call at this step: the user spoke first<br>"
+        "then arrived the user message “Hi, I am &lt;b&gt;Ada&lt;/b&gt;.”, seen from π(ω_1) on"
+    )
+    assert middle == (
+        f"step 1: the model saw π(ω_1) ({trace[1].input_size} tokens) and answered “Hello &lt;i&gt;Ada&lt;/i&gt;!”<br>"
+        "then arrived the user message “What is my name?”, seen from π(ω_2) on"
+    )
+    assert last == f"step 2: the model saw π(ω_2) ({trace[2].input_size} tokens) and answered “Ada.”<br>no input arrived after it"
+    text = labels(loop_figure(trace, 0))
+    assert "(no model call)" in text["model"] and "user message" in text["context"]
+    assert "(no input)" in labels(loop_figure(trace, 2))["context"]
+
+
+def test_the_words_are_escaped_for_every_payload():
+    trace = chat_trace(6, payload=True)
+    for t in range(len(trace)):
+        words = sentence(loop_figure(trace, t))
+        assert "the model saw π(ω_" in words or "no model call" in words
+        for bad in DANGEROUS:
+            assert bad not in words

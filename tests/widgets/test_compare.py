@@ -74,3 +74,26 @@ def test_bad_inputs():
         compare_player({"a": runs["V_max = 6"], "b": 3})
     with pytest.raises(ValueError, match="columns"):
         compare_player(runs, columns=0)
+
+
+def test_every_panel_says_the_step_in_words():
+    from stmviz import AgentStep
+
+    steps = [
+        AgentStep(observation="Hi <script>alert(1)</script>", meta={"role": "user"}),
+        AgentStep(thought="Hello!", observation="Bye.", meta={"role": "user"}),
+    ]
+    runs = {
+        "small": run(_Example(StateSpace(sizes.words, v_max=3)), steps),
+        "large": run(_Example(StateSpace(sizes.words, v_max=50)), steps),
+    }
+    board = compare_player(runs)
+    for view in board.views:
+        assert "step 0: no model call at this step: the user spoke first" in view.info.value
+        assert "“Hi &lt;script&gt;alert(1)&lt;/script&gt;”" in view.info.value
+        assert PAYLOAD not in view.info.value
+    board.slider.value = 1
+    for view, trace in zip(board.views, runs.values()):
+        expected = f"step 1: the model saw π(ω_1) ({trace[1].input_size} tokens) and answered “Hello!”"
+        assert expected in view.info.value
+        assert "then arrived the user message “Bye.”, seen from π(ω_2) on" in view.info.value

@@ -221,3 +221,33 @@ def test_real_mechanisms(name):
         player.slider.value = t
         assert list(marker(player).x) == [t]
         assert len(player.hierarchy.data[1].x) == fixtures.hierarchy_graph(trace, t).number_of_nodes()
+
+
+def dialogue_trace():
+    from stmviz import AgentStep
+
+    steps = [
+        AgentStep(observation="Hi, I am <script>alert(1)</script> Ada.", meta={"role": "user"}),
+        AgentStep(thought="Hello <b>Ada</b>!", action="lookup('Ada')", observation="Ada: a user", meta={"role": "tool"}),
+        AgentStep(thought="Nice to meet you."),
+    ]
+    return run(_Example(StateSpace(sizes.words, v_max=50)), steps)
+
+
+def test_the_label_says_what_the_model_saw_and_answered_at_every_t():
+    trace = dialogue_trace()
+    player = TracePlayer(trace, tokens=False)
+    said = []
+    for t in range(len(trace) + 1):
+        player.slider.value = t
+        said.append(player.info.value)
+    assert "step 0: no model call at this step: the user spoke first" in said[0]
+    assert "then arrived the user message “Hi, I am &lt;script&gt;alert(1)&lt;/script&gt; Ada.”" in said[0]
+    assert f"step 1: the model saw π(ω_1) ({trace[1].input_size} tokens) and answered “Hello &lt;b&gt;Ada&lt;/b&gt;!" in said[1]
+    assert "then arrived the tool result “Ada: a user”, seen from π(ω_2) on" in said[1]
+    assert f"step 2: the model saw π(ω_2) ({trace[2].input_size} tokens) and answered “Nice to meet you.”" in said[2]
+    assert "no input arrived after it" in said[2]
+    assert f"ω_3 is the final state: the next model call would see π(ω_3) ({trace.final_input_size} tokens)" in said[3]
+    for html in said:
+        for bad in DANGEROUS:
+            assert bad not in html
