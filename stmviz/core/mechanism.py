@@ -71,10 +71,11 @@ class Mechanism:
     --------
     >>> from stmviz import Element, Mechanism, StateSpace, run, sizes
     >>> class KeepNewest(Mechanism):
-    ...     '''Append each observation; drop the oldest elements while Σμ > V_max.'''
-    ...     operations = {"append": "add the observation, evicting the oldest on overflow"}
+    ...     '''Append each step's output, then its input; drop the oldest elements while Σμ > V_max.'''
+    ...     operations = {"append": "add the output and the input, evicting the oldest on overflow"}
     ...     def update(self, state, operation, context):
-    ...         state = state | {Element(context.observation, {"t": context.t})}
+    ...         halves = (context.step.output, context.step.input)  # the output came first
+    ...         state = state | {Element(x, {"t": context.t + k / 2}) for k, x in enumerate(halves) if x}
     ...         while state not in self.space:
     ...             state = state - {state.ordered()[0]}
     ...         return state

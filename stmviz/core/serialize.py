@@ -14,6 +14,11 @@ elements by index::
                 "size_before", "size_after", "input_size", "extra"?}],
      "final_input_size"}
 
+A step's ``"step"`` is its agent step, :meth:`~stmviz.core.context.AgentStep.to_json`:
+the model's output (``thought``, ``action``, ``directives``) and the input that
+arrived after it (``observation``), empty fields left out — so a step with no
+output (the user spoke first) or no input (the last reply) reads back as it was.
+
 Reading checks everything: a truncated, malformed, foreign or wrong-version
 file raises :class:`~stmviz.core.errors.TraceFormatError` saying where and what.
 """
