@@ -154,7 +154,7 @@ def loop_boxes(trace: Trace, t: int) -> list[LoopBox]:
     return [state, projection, model, context, update, nxt]
 
 
-def loop_sentence(trace: Trace, t: int, width: int = 60) -> str:
+def loop_sentence(trace: Trace, t: int, width: int = 48) -> str:
     """Step t in words, escaped, on two lines: what the model saw and answered, then what arrived.
 
     The annotation under the boxes of :func:`loop_figure`; agent texts are
