@@ -2,7 +2,9 @@
 
 The paper proposes comparing memory mechanisms within one formal model; here
 each panel shows one mechanism's occupancy Σμ(ω_t) with its own marker at t,
-its state bar ω_t and the operation that produced it.
+its state bar ω_t, step t in words ("the model saw π(ω_t) (N tokens) and
+answered …; then arrived …" — the same step, seen through each mechanism's π)
+and the operation that produced ω_t.
 """
 
 from __future__ import annotations

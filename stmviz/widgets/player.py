@@ -2,8 +2,9 @@
 
 :class:`TracePlayer` is an ipywidgets layout: a ``Play`` button and an
 ``IntSlider`` joined by ``jslink`` choose t; the occupancy figure marks t,
-the state bar shows ω_t, a label says which operation o_{t−1} produced ω_t
-and why elements left, the projection π(ω_t) is shown as coloured tokens,
+the state bar shows ω_t, a label says step t in words ("the model saw
+π(ω_t) (N tokens) and answered …; then arrived …") and which operation
+o_{t−1} produced ω_t and why elements left, the projection π(ω_t) is shown as coloured tokens,
 and when the mechanism declares a hierarchy (``Mechanism.hierarchy``,
 ``Mechanism.folds``: HiAgent, AgentFold, or a mechanism of your own) the
 hierarchy of ω_t is drawn. Moving
