@@ -424,8 +424,14 @@ window is both the carrier and the model input.
 | $E = I \times D$ | a chat message; $D$ = time, role, tool-call id, pinned flag |
 | $\mu$, $V_{max}$ | tokens; the window size |
 | $O$ | `append` (cutting off the beginning on overflow), `evict_oldest` |
-| $U$ | the queue discipline |
+| $C$ | the incoming step: the model's output, then the input that arrived after it |
+| $U$ | the queue discipline: append the output's message (a reply, or a tool call), then the input's (the user's next message, or the tool's result) |
 | $\pi$ | the identity: the ordered messages |
+
+Messages enter in the order they happened. A step of a dialogue holds the model's reply and then the
+user's next message (step 0 holds only the user's first message); a step of an agent holds the tool
+call and then its result. So $\pi(\omega_t)$ — what the model saw when it produced step $t$'s output
+— ends with the input that output answers.
 """),
         code("""
 from stmviz import AgentStep, CapacityError, FIFOWindow, StateSpace, load_scenario, run, sizes
@@ -448,11 +454,14 @@ print(trace.table(width=0, limit=12))
         md(r"""
 ## Identity projection
 
-$\pi$ returns the window's messages in order — exactly what a chat API would receive:
+$\pi$ returns the window's messages in order — exactly what a chat API would receive. The last
+messages of $\pi(\omega_t)$, and the output the model produced from them at step $t$:
 """),
         code("""
-for message in window.project(trace.state_at(8))[:4]:
+t = next(t for t in range(8, len(trace)) if trace[t].context.step.model_output)
+for message in trace.project(t)[-3:]:
     print(f"{message.role:9}| {message.text[:70]}")
+print(f"→ output | {trace[t].context.step.model_output[:70]}")
 """),
         md(r"""
 ## Occupancy against $V_{max}$
@@ -523,13 +532,20 @@ memory controller decide what to put in front of the model. In the paper's terms
 | | SCM |
 |---|---|
 | $E = I \times D$ | $I$ = (observation, response, summary); $D$ = interaction index, embedding, type |
-| type | **flash** memory (the most recent turns, in full) / **activation** memory (older turns brought back) |
-| $\mu$, $V_{max}$ | tokens; the limit on activation + flash memory |
-| $\omega$ | the elements fed to the model at the current step |
+| type | **flash** memory (the most recent turns, in full) / **activation** memory (older turns brought back) / the current **message** |
+| $\mu$, $V_{max}$ | tokens; the limit on activation + flash memory + the current message |
+| $\omega$ | the elements fed to the model at the next step |
 | $O$ | memory activation, top-$k$ retrieval, full text or summary |
-| $C$ | the current observation and its embedding |
-| $U$ | rank by recency + relevance, summarize, add the current interaction |
-| $\pi$ | the selected memories concatenated with the observation |
+| $C$ | the incoming step (the reply, then the user's next message), the step before it, and the message's embedding |
+| $U$ | file the previous interaction, keep the new message, rank older interactions by recency + relevance to it, summarize |
+| $\pi$ | related history (activated memories), previous conversation (flash), the current message — the order of SCM's prompt |
+
+**SCM retrieves for the message it is about to answer.** Step $k$ of a dialogue holds the reply
+$a_{k-1}$ and then the user's next message $u_k$. At that step $U$ files the interaction
+$(u_{k-1}, a_{k-1})$ in the memory stream (it becomes flash memory), keeps $u_k$ as the current
+message, and activates the older interactions relevant to $u_k$. The reply $a_k$ — the output of
+step $k+1$ — is produced from $\pi(\omega_{k+1})$, which holds the question and the memories
+retrieved for it.
 
 The stream itself is the step history in $C$, so $U$ stays a pure function of $(\omega, o, c)$.
 Summaries and embeddings here are offline and deterministic (an extractive summarizer and a hashing
@@ -551,9 +567,9 @@ trace
         md(r"""
 ## Activation and flash memory
 
-Late in the dialogue, $\omega_t$ holds the newest turns in full (flash) and a few older turns that
-the controller activated because they are relevant to the current message — in full if they fit,
-else as their summary:
+Late in the dialogue, $\omega_t$ holds the newest turns in full (flash), the current message, and a
+few older turns that the controller activated because they are relevant to that message — in full
+if they fit, else as their summary:
 """),
         code("""
 t = 40
@@ -561,13 +577,13 @@ Counter((e.type, e.meta.get("form")) for e in trace.state_at(t))
 """),
         code("""
 for e in trace.state_at(t):
-    print(f"{e.type:10} #{e.meta.get('index')!s:3} {e.meta.get('form', ''):8} {e.text[:60]!r}")
+    print(f"{e.type:10} step {e.meta['step']!s:3} {e.meta.get('form', ''):8} {e.text[:60]!r}")
 """),
         md(r"""
 ## Recency + relevance
 
 The controller ranks each older interaction by `recency_weight · recency + relevance_weight ·
-cosine(embed(observation), embed(interaction))`. The operations it chose at step $t$:
+cosine(embed(current message), embed(interaction))`. The operations it chose at step $t$:
 """),
         code("""
 trace[t].operation
@@ -579,8 +595,9 @@ occupancy_figure(trace)
 ## Retention of early facts, compared with FIFO
 
 The scenario carries **probes**: questions asked late whose answers were stated early. A probe
-counts as retained when its answer is still in $\pi(\omega_t)$. At the same $V_{max}$ a FIFO
-window has long forgotten the first turns; SCM brings them back:
+counts as retained when its answer is in $\pi(\omega_t)$, the input from which the reply to its
+question is produced. At the same $V_{max}$ a FIFO window has long forgotten the first turns; SCM
+answers with the memories it retrieved for the question:
 """),
         code("""
 table(metrics.compare([FIFOWindow, SCM], scenario),
@@ -589,6 +606,17 @@ table(metrics.compare([FIFOWindow, SCM], scenario),
         code("""
 for result in metrics.retention(trace, scenario.probes):
     print("✓" if result.retained else "✗", result.probe.question)
+"""),
+        md(r"""
+What the model saw when it answered the last probe's question: the related history first, the
+question last.
+"""),
+        code("""
+probe = scenario.probes[-1]
+for message in trace.project(probe.t):
+    print(f"{message.role:6}| {message.text[:90]!r}")
+if probe.t < len(trace):
+    print(f"→ reply | {trace[probe.t].context.step.model_output[:90]!r}")
 """),
         code("""
 TracePlayer(trace)

@@ -8,7 +8,7 @@ choice open; stmviz fills the gap with measures that need no model calls:
 - :func:`evictions` — how many elements left ω, and why;
 - :func:`summarizer_calls` — steps that produced a new summary (the rule is below);
 - :func:`retention` — for each :class:`~stmviz.scenarios.Probe`, whether its answer
-  is still in the text of π(ω_t) when the question is asked;
+  is in the text of π(ω_t), the model input the question is answered from;
 - :func:`summary` — one record per run, and :func:`compare` — one record per
   mechanism on one scenario.
 
@@ -230,8 +230,10 @@ class ProbeResult:
 def retention(trace: Trace, probes: Iterable[Any]) -> list[ProbeResult]:
     """For each probe, whether its evidence is retained: ``answer`` in the text of π(ω_t), ignoring case.
 
-    π(ω_t) is rebuilt with ``trace.project(t)`` — the model input after steps
-    0 … t−1, before the question's step is processed.
+    π(ω_t) is rebuilt with ``trace.project(t)``: the model input from which
+    step t's output is produced (after steps 0 … t−1). A question asked in
+    the user message of step k (the input of step k) is answered by the
+    output of step k + 1, so its probe has t = k + 1.
 
     Raises
     ------

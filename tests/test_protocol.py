@@ -116,7 +116,7 @@ def test_undeclared_types_get_stable_fallback_colours():
 def test_the_four_mechanisms_declare_their_types_and_directives():
     expected = {
         FIFOWindow: {"system", "user", "assistant", "tool"},
-        SCM: {"flash", "activation"},
+        SCM: {"flash", "activation", "message"},
         HiAgent: {"task", "subgoal", "pair", "summary", "retrieved"},
         AgentFold: {"query", "tools", "block", "latest"},
     }

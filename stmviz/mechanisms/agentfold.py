@@ -103,6 +103,18 @@ class AgentFold(Mechanism):
 
     Notes
     -----
+    **Interactions and the order of a step.** A step holds the model's
+    output, then the input that arrived after it, so the interaction I_t is
+    one step: explanation (thought), action, observation. At step t + 1 the
+    model sees I_t complete — its observation is the input it now acts on —
+    and its folding directive folds it. In a dialogue, step k holds the reply
+    a_{k−1} and the user's next message u_k: I_k is (a_{k−1}, u_k), the reply
+    as the explanation and the user's message as the observation that
+    followed it, as a tool's result follows a call (step 0 holds u_0 alone, a
+    last reply a_n alone). A question and its reply thus sit in consecutive
+    interactions: the model answering u_k sees it in full in I_k, and u_{k−1}
+    in I_{k−1}'s block.
+
     **Directives.** ``step.directives["fold"] = {"op": "condense"}`` or ``{"op":
     "consolidate", "from": x}`` at step t folds I_{t−1}. Deep consolidation
     merges whole blocks: the chain is every block that holds a step ≥ x, so if x

@@ -49,16 +49,22 @@ _APPEND = Operation("append")
 class FIFOWindow(Mechanism):
     """The mechanism (O, E, Ω_STM, C, U, X, π) of a FIFO context window: U appends and cuts off the beginning, π = id.
 
-    Each incoming :class:`~stmviz.AgentStep` becomes chat messages, in order:
+    Each incoming :class:`~stmviz.AgentStep` becomes chat messages in the
+    order they happened — the model's output first, then the input that
+    arrived after it:
 
     - a step with an action → an *assistant* message "thought + action" that
       carries a tool call id ``call``, then a *tool* message with the
       observation (the action's result) and the same ``call``;
-    - a step without action → a *user* message (the observation) and then an
-      *assistant* message (the thought, the model's reply).
+    - a step without action → an *assistant* message (the thought, the
+      model's reply), then a *user* message (the observation: the user's next
+      message; a *system* message when ``meta["role"]`` is ``"system"``).
 
-    Empty parts are skipped. When Σμ would exceed V_max the oldest messages
-    are evicted first; pinned messages (the system prompt) never are.
+    Empty parts are skipped: step 0 of a dialogue (no output) adds only the
+    user's message, a last reply (no input) only the assistant's. So π(ω_t)
+    ends with the input the model answers at step t. When Σμ would exceed
+    V_max the oldest messages are evicted first; pinned messages (the system
+    prompt) never are.
 
     Parameters
     ----------
@@ -86,21 +92,22 @@ class FIFOWindow(Mechanism):
     --------
     >>> from stmviz import AgentStep, StateSpace, run, sizes
     >>> window = FIFOWindow(StateSpace(sizes.words, v_max=12), system="Be brief.")
-    >>> steps = [AgentStep(thought="Hello there!", observation="Hi, I am Ann."),
+    >>> steps = [AgentStep(observation="Hi, I am Ann."),  # step 0: the user speaks first
     ...          AgentStep(thought="Let me look.", action="search(pets)", observation="cats dogs"),
-    ...          AgentStep(thought="Cats, then.", observation="Which is best?")]
+    ...          AgentStep(thought="Cats, then.", observation="Which is best?"),
+    ...          AgentStep(thought="Cats.")]  # a last reply, no input after it
     >>> trace = run(window, steps)
-    >>> [(m.role, m.content) for m in window.project(trace.state_at(2))]
-    [('system', 'Be brief.'), ('assistant', 'Hello there!'), ('assistant', 'Let me look.\\nsearch(pets)'), ('tool', 'cats dogs')]
+    >>> [(m.role, m.content) for m in trace.project(2)]  # what the model saw when it answered "Cats, then."
+    [('system', 'Be brief.'), ('user', 'Hi, I am Ann.'), ('assistant', 'Let me look.\\nsearch(pets)'), ('tool', 'cats dogs')]
     >>> trace[2].operation
     'append'
     >>> for e, why in trace[2].why.items():
     ...     print(repr(e.text), "←", why)
-    'Hello there!' ← oldest message; Σμ = 15 > V_max = 12
+    'Hi, I am Ann.' ← oldest message; Σμ = 17 > V_max = 12
     'Let me look.\\nsearch(pets)' ← oldest message; Σμ = 13 > V_max = 12
     'cats dogs' ← tool result of the evicted call call_1 (keep_tool_pairs)
-    >>> [(m.role, m.content) for m in window.project(trace.final)]
-    [('system', 'Be brief.'), ('user', 'Which is best?'), ('assistant', 'Cats, then.')]
+    >>> [(m.role, m.content) for m in trace.project(3)]  # ... and when it answered "Cats."
+    [('system', 'Be brief.'), ('assistant', 'Cats, then.'), ('user', 'Which is best?')]
     """
 
     name = "FIFOWindow"
@@ -112,7 +119,7 @@ class FIFOWindow(Mechanism):
     )
     element_types = element_types_of(
         {
-            "system": ("the system prompt", "#7f7f7f"),
+            "system": ("the system prompt, or a system message of the conversation", "#7f7f7f"),
             "user": ("a message of the user", "#1f77b4"),
             "assistant": ("a reply or tool call of the model", "#ff7f0e"),
             "tool": ("the result of a tool call", "#2ca02c"),
@@ -207,10 +214,10 @@ class FIFOWindow(Mechanism):
             if step.observation:
                 parts.append(("tool", step.observation, call_id))
         else:
-            if step.observation:
-                parts.append(("user", step.observation, None))
             if step.thought:
                 parts.append(("assistant", step.thought, None))
+            if step.observation:
+                parts.append((_input_role(step.meta.get("role")), step.observation, None))
         out: list[Element] = []
         notes: list[str] = []
         measure = self.space.measure
@@ -423,6 +430,11 @@ class _LastStep:
 
     def __repr__(self) -> str:
         return "_LastStep()"
+
+
+def _input_role(role: Any) -> str:
+    """The chat role of a step's input without a tool call: ``"system"`` for a system message, else ``"user"``."""
+    return "system" if role == "system" else "user"
 
 
 def _pin_element(item: Any, k: int) -> Element:

@@ -149,18 +149,30 @@ class HiAgent(Mechanism):
 
     Notes
     -----
+    **Pairs and the order of a step.** A step holds the model's output, then
+    the input that arrived after it; its pair is (action, observation). In a
+    dialogue, step k holds the reply a_{k−1} and the user's next message u_k:
+    the pair is (a_{k−1}, u_k) — the reply is the action, and the user's next
+    message is the observation that followed it, as a tool's result follows a
+    call (step 0 holds u_0 alone, a last reply a_n alone). So the newest pair
+    always holds the input the model answers next, and the newest pair is
+    never dropped (only cut, when it alone overflows V_max).
+
     **Controller.** Per step t, in order:
 
-    1. a new subgoal starts if the step has a ``subgoal`` marker, else if its
+    1. if the previous step declared ``subgoal_done``, the open subgoal is
+       summarized first: the subgoal ends with the step that declares it
+       done, but its pairs stay in ω until the next step, so the model sees
+       the observation of its last action when it is asked at t + 1;
+    2. a new subgoal starts if the step has a ``subgoal`` marker, else if its
        thought has a line ``Subgoal: <text>``; the open subgoal is summarized
        first (``summarize`` then ``subgoal``);
-    2. else, if no subgoal is open (at the start, or after ``subgoal_done``),
+    3. else, if no subgoal is open (at the start, or after ``subgoal_done``),
        one is opened by rule, its text taken from the thought's first line;
-    3. else, a rule-opened subgoal older than ``subgoal_every`` steps is
+    4. else, a rule-opened subgoal older than ``subgoal_every`` steps is
        summarized and a new rule subgoal opened;
-    4. ``observe`` attaches the step's (action, observation) pair (skipped for
+    5. ``observe`` attaches the step's (action, observation) pair (skipped for
        an empty step), then ``select`` if more than ``keep_pairs`` pairs;
-    5. ``summarize`` if the step has ``subgoal_done``;
     6. ``retrieve`` if ``step.meta["retrieve"]`` names a finished subgoal (by id
        or by its text, case-insensitively). The pairs are rebuilt from the step
        history, typed "retrieved", and dropped at the next subgoal switch. A
@@ -278,6 +290,12 @@ class HiAgent(Mechanism):
         step, t = context.step, context.t
         ops: list[Operation] = []
         current = self.current_subgoal(state)
+        if current is not None and _declared_done(context):
+            # subgoal_done at step t − 1: the model has now seen its last observation, the pairs give way
+            ops.append(
+                Operation("summarize", reason=f"subgoal_done at step {t - 1}; its last observation was seen at step {t}")
+            )
+            current = None
         text, source = None, None
         marker = _marker(step)
         if marker is not None:
@@ -311,8 +329,6 @@ class HiAgent(Mechanism):
                     count = 1 + len(_VIEWS(state).groups.get("pair", ()))
                 if count > self.keep_pairs:
                     ops.append(Operation("select", {"keep": self.keep_pairs}, reason=f"more than {self.keep_pairs} pairs"))
-        if step.directives.get("subgoal_done"):
-            ops.append(Operation("summarize", reason=f"subgoal_done at step {t}"))
         if "retrieve" in step.meta:
             target = step.meta["retrieve"]
             why = f"retrieval requested at step {t}"
@@ -658,6 +674,12 @@ class HiAgent(Mechanism):
     def _count_element(self, e: Element) -> int:
         label, text = self._line(e)
         return self.count_tokens(label) + self.count_tokens(text)
+
+
+def _declared_done(context: Context) -> bool:
+    """Whether the step before the current one declared its subgoal finished (``subgoal_done``)."""
+    history, t = context.history, context.t
+    return 0 < t <= len(history) and bool(history[t - 1].directives.get("subgoal_done"))
 
 
 def _step_at(context: Context, s: int) -> AgentStep:

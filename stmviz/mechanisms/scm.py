@@ -1,32 +1,54 @@
 """SCM, the Self-Controlled Memory framework (Wang et al., 2023), as the paper's Section 4 describes it.
 
+SCM answers each incoming message from a prompt that fuses three parts, in
+this order: the *related history* (older interactions retrieved for the
+message — activation memory), the *previous conversation* (the newest
+interactions — flash memory) and the *current message*. With the step order
+of :func:`~stmviz.run` (a step holds the model's output, then the input that
+arrived after it) the retrieval happens at the step where a message arrives,
+so the reply is produced from an input that holds its question and the
+memories retrieved for it.
+
 Element by element (Definitions 1 and 2):
 
 - **E = I × D.** I is the tuple (observation, response, summary) of one
   interaction: an element's content is the interaction's full text
   ("Observation: … / Response: …", ``form = "full"``) or its summary
-  (``form = "summary"``). D holds the interaction index (``index``, also
-  ``t`` and ``step``), its embedding (``embedding``) and the type
-  (``type`` = ``"activation"`` or ``"flash"`` memory).
+  (``form = "summary"``); or the text of the current message. D holds the
+  interaction index (``index``, also ``t`` and ``step``: the step at which
+  the interaction was filed), its embedding (``embedding``) and the type
+  (``type`` = ``"activation"``, ``"flash"`` or ``"message"``).
+- **Interactions.** In a dialogue, step k holds the reply a_{k−1} and the
+  next user message u_k: the interaction (u_{k−1}, a_{k−1}) — a message and
+  its reply — is filed at step k, and u_k becomes the current message. A
+  step with an action holds its own interaction (thought and action, then
+  the tool's result), filed at that step; a user message just before it
+  belongs to it too. A step without output files the pending message alone
+  (it got no reply); a step with neither files nothing (an empty index).
 - **μ:** tokens (any size function works). **V_max:** the limit on
-  activation + flash memory.
-- **ω:** the elements fed to the model at the current step. The memory
-  stream (every past interaction) is *not* in ω: it is the step history in
-  the context c (``context.history``), so U stays a pure function.
+  activation + flash memory + the current message.
+- **ω:** the elements fed to the model at the next step. The memory stream
+  (every interaction filed before) is *not* in ω: it is rebuilt from the
+  step history in the context c (``context.history``), so U stays a pure
+  function.
 - **O:** ``add_interaction`` and ``activate_memory``. Memory activation is
   the controller's decision to emit ``activate_memory`` at all (only when
   there are interactions older than flash memory and k ≥ 1); its parameter
   ``k`` is the top-k retrieval, and ``form`` (``"auto"``, ``"full"``,
   ``"summary"``) the choice between full text and summary.
-- **C:** the current observation and its embedding (computed from c).
-- **U:** ``add_interaction`` adds the current interaction in full as flash
-  memory (the newest ``flash_size`` interactions, the current one included)
-  and clears activation memory; ``activate_memory`` ranks the older
-  interactions by recency_weight · recency + relevance_weight · cosine(embed(
-  current observation), embed(interaction)), activates the top k — in full if
-  it fits, else as its summary, dropping the lowest-ranked until Σμ ≤ V_max.
-- **π:** input fusion — the activated memories, then flash memory, ending
-  with the current interaction (which holds the current observation).
+- **C:** the current step (output and input), the previous step (whose
+  message the output answers) and the embedding of the current input.
+- **U:** ``add_interaction`` files the step's interaction in the memory
+  stream and keeps it in full as flash memory (with the interactions of the
+  newest ``flash_size`` steps, and the one that holds the latest input while
+  the model keeps acting on it through steps without input), keeps the
+  step's input as the current message when no interaction holds it, and
+  clears activation memory; ``activate_memory`` ranks the older interactions
+  by recency_weight · recency + relevance_weight · cosine(embed(latest
+  input), embed(interaction)), activates the top k — in full if it fits,
+  else as its summary, dropping the lowest-ranked until Σμ ≤ V_max.
+- **π:** input fusion — the activated memories (related history), then
+  flash memory (previous conversation), then the current message.
 
 Summaries and embeddings are cached per interaction text, in an object whose
 identity never changes (results do not depend on the cache).
@@ -52,37 +74,78 @@ from ..text.embed import cosine, hashing_embedder, joined_frequencies
 from .fit import fit_text
 from ._shared import Memo
 
-__all__ = ["SCM", "interaction_text"]
+__all__ = ["SCM", "interaction_text", "pending_message"]
 
 _FORMS = ("auto", "full", "summary")
 
 
-def interaction_text(step: AgentStep) -> tuple[str, str]:
-    """The (full text, raw text) of one interaction i = (observation, response).
+def interaction_text(step: AgentStep, previous: AgentStep | None = None) -> tuple[str, str]:
+    """The (full text, raw text) of the interaction i = (observation, response) filed at a step.
 
-    The full text labels the parts in the order they happened (a tool step:
-    the response — thought and action — then its observation; a dialogue
-    step: the user's observation, then the response). The raw text, without
-    labels, is what gets embedded and summarized.
+    ``previous`` is the step before: its input, when it was a message (no
+    tool call), is what this step's output answers. The interaction holds,
+    in the order they happened, that message, this step's output (thought
+    and action) and, for a tool call, its result. The full text labels the
+    parts; the raw text, without labels, is what gets embedded and
+    summarized.
 
-    >>> interaction_text(AgentStep(thought="Noted.", observation="My code is 7391."))
+    >>> interaction_text(AgentStep(thought="Noted.", observation="How is the weather?"),
+    ...                  AgentStep(observation="My code is 7391."))
     ('Observation: My code is 7391.\\nResponse: Noted.', 'My code is 7391.\\nNoted.')
+    >>> interaction_text(AgentStep(thought="Look.", action="search(x)", observation="x found"))[0]
+    'Response: Look.\\nsearch(x)\\nObservation: x found'
     """
-    parts = _parts(step)
+    parts = _parts(step, previous)
     full = "\n".join(f"{label}: {text}" for label, text in parts)
     raw = "\n".join(text for _, text in parts)
     return full, raw
 
 
-def _parts(step: AgentStep) -> list[tuple[str, str]]:
-    """The labelled, non-empty parts (response, observation) of one interaction, in the order they happened."""
-    response = step.model_output
-    observation = step.observation
+def pending_message(step: AgentStep) -> str:
+    """The input of a step that waits for the model's next output: its observation when it has no tool call.
+
+    (A tool's result belongs to the step's own interaction.)
+
+    >>> pending_message(AgentStep(thought="Sunny.", observation="What is for dinner?"))
+    'What is for dinner?'
+    >>> pending_message(AgentStep(action="search(x)", observation="x found"))
+    ''
+    """
+    return "" if step.action else step.observation
+
+
+def _parts(step: AgentStep, previous: AgentStep | None) -> list[tuple[str, str]]:
+    """The labelled, non-empty parts of the interaction filed at ``step``, in the order they happened."""
+    parts = [("Observation", pending_message(previous) if previous is not None else ""), ("Response", step.model_output)]
     if step.action:
-        parts = [("Response", response), ("Observation", observation)]
-    else:
-        parts = [("Observation", observation), ("Response", response)]
+        parts.append(("Observation", step.observation))
     return [(label, text) for label, text in parts if text]
+
+
+def _latest_input(context: Context) -> tuple[int, str] | None:
+    """(index of the interaction that holds it, text) of the latest input up to the current step, or None.
+
+    The current step's input, if it has one (an index of t: the step's own
+    interaction for a tool's result, the current message otherwise); else the
+    latest earlier step s with an input: a tool's result is in interaction s,
+    a message in interaction s + 1 (filed with the output that followed it).
+    """
+    step, t = context.step, context.t
+    if step.observation:
+        return t, step.observation
+    history = context.history
+    for s in range(min(t, len(history)) - 1, -1, -1):
+        earlier = history[s]
+        if earlier.observation:
+            return (s if earlier.action else s + 1), earlier.observation
+    return None
+
+
+def _previous(context: Context) -> AgentStep | None:
+    """The step before the current one (whose message the current output answers), or None at step 0."""
+    history = context.history
+    t = context.t
+    return history[t - 1] if 0 < t <= len(history) else None
 
 
 class _Cache:
@@ -113,7 +176,7 @@ class _Cache:
         self.elements = Memo(limit)  # (index, kind, form, full text, budget) → element or None
         self.stream: Any = None  # the step list the rows were computed from
         self.rows: list[Any] = []  # per interaction: (step, (full, raw, embedding) or None when empty)
-        self.current: Any = None  # (step, row) of the step whose interaction was added last
+        self.current: Any = None  # (previous step, step, row) of the step whose interaction was added last
         self.norms: Any = None  # (unit rows of the embeddings, indices of empty interactions, rows filled)
         self.powers: Any = None  # (decay, recency_weight, decay ** age, recency_weight · decay ** age; age = 0, 1, …)
         self.embedder: Any = None  # the embed callable ``hashing`` was resolved for
@@ -131,15 +194,17 @@ class SCM(Mechanism):
     Parameters
     ----------
     space : StateSpace
-        Ω_STM: μ (tokens) and V_max, the limit on activation + flash memory.
+        Ω_STM: μ (tokens) and V_max, the limit on activation + flash memory +
+        the current message.
     k : int
         Top-k retrieval: how many older interactions to activate (≥ 0).
     flash_size : int
-        How many of the newest interactions, the current one included, are
-        kept in full as flash memory (≥ 1).
+        Flash memory keeps in full the interactions filed at the newest
+        ``flash_size`` steps, the current one included (≥ 1).
     recency_weight, relevance_weight : float
         Weights (≥ 0, not both 0) of recency = ``recency_decay`` ** age (age in
-        steps) and relevance = cosine similarity to the current observation.
+        steps) and relevance = cosine similarity to the current input (the
+        message about to be answered, or the tool's result about to be acted on).
     summary_budget : int
         Token budget of an interaction's summary.
     summarize : callable, optional
@@ -149,41 +214,75 @@ class SCM(Mechanism):
     recency_decay : float
         The per-step decay of recency, in (0, 1].
 
+    Notes
+    -----
+    **When SCM retrieves.** At step k of a dialogue (output: the reply
+    a_{k−1}; input: the user's next message u_k) U files (u_{k−1}, a_{k−1})
+    in the memory stream and keeps it as flash memory, keeps u_k as the
+    current message, and activates the older interactions relevant to u_k.
+    π(ω_{k+1}) fuses them — related history, previous conversation, current
+    message — and the reply a_k (the output of step k + 1) is produced from
+    it. A step with an action is its own interaction (the tool's result
+    included); the retrieval is for the result the model is about to act on.
+    Through steps that bring no input (outputs only) the model keeps acting
+    on the latest input: the interaction that holds it stays in flash memory,
+    and retrieval is for it.
+
+    **Room.** The current message has the first claim on V_max (cut to fit if
+    it alone is too large), then the newest interaction, then older flash
+    memory, then activation memory in the room that is left.
+
     Examples
     --------
+    A dialogue in the order of :func:`~stmviz.run`: each step holds the
+    model's reply, then the user's next message.
+
     >>> from stmviz import AgentStep, StateSpace, run, sizes
-    >>> steps = [AgentStep(thought="Noted.", observation="My locker code is 7391."),
-    ...          AgentStep(thought="Sunny.", observation="How is the weather?"),
-    ...          AgentStep(thought="Pasta.", observation="What is for dinner?"),
-    ...          AgentStep(thought="Let me recall.", observation="What is my locker code?")]
+    >>> steps = [AgentStep(observation="My locker code is 7391."),
+    ...          AgentStep(thought="Noted.", observation="How is the weather?"),
+    ...          AgentStep(thought="Sunny.", observation="What is for dinner?"),
+    ...          AgentStep(thought="Pasta.", observation="What is my locker code?"),
+    ...          AgentStep(thought="It is 7391.")]
     >>> scm = SCM(StateSpace(sizes.tokens(), v_max=200), k=1, flash_size=1)
     >>> trace = run(scm, steps)
-    >>> [(e.type, e.meta["index"], e.meta["form"]) for e in trace.final]
-    [('activation', 0, 'full'), ('flash', 3, 'full')]
-    >>> print(scm.project(trace.final).text())
+    >>> trace[3].operation
+    'add_interaction; activate_memory(k=1, form=auto)'
+    >>> [(e.type, e.meta["step"]) for e in trace.state_at(4)]
+    [('activation', 1), ('flash', 3), ('message', 3)]
+
+    The reply "It is 7391." (step 4) is produced from π(ω_4): the memory
+    retrieved for the question, the previous exchange, and the question.
+
+    >>> trace[4].context.step.thought
+    'It is 7391.'
+    >>> print(trace.project(4).text())
     Observation: My locker code is 7391.
     Response: Noted.
     <BLANKLINE>
+    Observation: What is for dinner?
+    Response: Pasta.
+    <BLANKLINE>
     Observation: What is my locker code?
-    Response: Let me recall.
-    >>> trace[3].operation
-    'add_interaction; activate_memory(k=1, form=auto)'
     """
 
     name = "SCM"
     operations = OperationSet(
         {
-            "add_interaction": "add the current interaction in full to flash memory; clear activation memory",
+            "add_interaction": (
+                "file the step's interaction in the memory stream and keep it in full as flash memory; keep the "
+                "step's input as the current message; clear activation memory"
+            ),
             "activate_memory": (
-                "memory activation: rank older interactions by recency + relevance to the current observation, "
+                "memory activation: rank older interactions by recency + relevance to the current input, "
                 "activate the top k in full text or as a summary (params k, form)"
             ),
         }
     )
     element_types = element_types_of(
         {
-            "flash": ("flash memory: the current interaction (in full, or its summary if it cannot fit)", "#d62728"),
+            "flash": ("flash memory: a recent interaction (in full, or its summary if it cannot fit)", "#d62728"),
             "activation": ("activation memory: an older interaction recalled in full or as a summary", "#9467bd"),
+            "message": ("the current message: the input the model answers next", "#1f77b4"),
         }
     )
 
@@ -311,9 +410,11 @@ class SCM(Mechanism):
         cache.summaries.put(key, summary)
         return summary
 
-    def _row(self, step: AgentStep, context: Context) -> tuple[str, str, tuple[float, ...]] | None:
-        """(full text, raw text, embedding) of one interaction; None if it has no text."""
-        parts = _parts(step)
+    def _row(
+        self, previous: AgentStep | None, step: AgentStep, context: Context
+    ) -> tuple[str, str, tuple[float, ...]] | None:
+        """(full text, raw text, embedding) of the interaction filed at ``step``; None if it has no text."""
+        parts = _parts(step, previous)
         if not parts:
             return None
         full = "\n".join(f"{label}: {text}" for label, text in parts)
@@ -335,9 +436,14 @@ class SCM(Mechanism):
             cache.rows = rows = []
             cache.norms = None
         while len(rows) < n:
-            step = history[len(rows)]
+            i = len(rows)
+            step = history[i]
+            previous = history[i - 1] if i else None
             current = cache.current  # the row of the interaction the previous step added, usually
-            rows.append((step, current[1] if current is not None and current[0] is step else self._row(step, context)))
+            if current is not None and current[1] is step and current[0] is previous:
+                rows.append((step, current[2]))
+            else:
+                rows.append((step, self._row(previous, step, context)))
         return rows
 
     def _element(self, index: int, row: tuple[str, str, tuple[float, ...]], kind: str, form: str, context: Context) -> Element | None:
@@ -357,7 +463,7 @@ class SCM(Mechanism):
 
     # -- the seven-tuple ----------------------------------------------------------
     def controller(self, state: State, context: Context) -> list[Operation]:
-        """The memory controller: add the interaction, and activate memory when there is older memory to rank."""
+        """The memory controller: file the interaction, and activate memory when there is older memory to rank."""
         k = self.k
         cache = self._cache
         built = cache.operations
@@ -388,17 +494,41 @@ class SCM(Mechanism):
             return self._activate(state, context, k, form)
         raise UnsupportedOperationError(f"SCM has no update for {operation.type!r}")  # pragma: no cover
 
+    def _message(self, context: Context) -> Element | None:
+        """The current message: the step's input when no interaction holds it (a message without a tool call)."""
+        text = pending_message(context.step)
+        if not text:
+            return None
+        t = context.t
+        vector = self._embedding(text, context)  # the query of memory activation, too
+        return Element(
+            f"Observation: {text}",
+            {"t": t + 0.5, "step": t, "type": "message", "embedding": vector, "form": "full"},
+        )
+
     def _add_interaction(self, state: State, context: Context) -> Transition:
         space = self.space
         t = context.t
         stream = self._stream(context)
-        current = self._row(context.step, context)
-        self._cache.current = (context.step, current)  # the next step's memory stream ends with it
+        previous = _previous(context)
+        current = self._row(previous, context.step, context)
+        self._cache.current = (previous, context.step, current)  # the next step's memory stream ends with it
         window: list[tuple[int, Any]] = [(t, current)]
+        latest = _latest_input(context)
+        if latest is not None and latest[0] <= t - self.flash_size and latest[0] < len(stream):
+            # the model keeps acting on an input older than flash memory: its interaction stays in flash
+            window.append((latest[0], stream[latest[0]][1]))
         for i in range(min(t, len(stream)) - 1, max(-1, t - self.flash_size), -1):
             window.append((i, stream[i][1]))
         room = space.v_max
         chosen: list[Element] = []
+        message = self._message(context)
+        if message is not None:  # the input the model answers next has the first claim on V_max
+            if space.measure(message) > room:
+                message = fit_text(space, message, room)
+            if message is not None:
+                chosen.append(message)
+                room -= space.measure(message)
         for i, row in window:  # newest first: the current interaction has the first claim on V_max
             if row is None:
                 continue
@@ -422,13 +552,24 @@ class SCM(Mechanism):
         re_ranked = ""
         for e in state.elements - new.elements:
             index = e.meta.get("index")
-            if e.type == "flash":
-                if isinstance(index, int) and index <= t - self.flash_size:
+            if e.type == "message":
+                step = e.meta.get("step")
+                if current is not None and previous is not None and step == t - 1 and pending_message(previous):
+                    reasons[e] = f"the message of step {step} got its reply: filed with it as interaction {t}"
+                else:
+                    reasons[e] = f"the message of step {step} is no longer the current input (step {t})"
+            elif e.type == "flash":
+                if isinstance(index, int) and index < t - self.flash_size:
+                    reasons[e] = (
+                        f"left flash memory: interaction {index}, older than the newest flash_size = {self.flash_size}, "
+                        f"no longer holds the latest input"
+                    )
+                elif isinstance(index, int) and index <= t - self.flash_size:
                     reasons[e] = f"left flash memory: interaction {index} is older than the newest flash_size = {self.flash_size}"
                 else:
                     reasons[e] = f"flash memory re-fitted to V_max = {format_number(space.v_max)}"
             else:
-                reasons[e] = re_ranked = re_ranked or f"activation memory is re-ranked for the observation of step {t}"
+                reasons[e] = re_ranked = re_ranked or f"activation memory is re-ranked for the input of step {t}"
         return Transition(new, reasons)
 
     def _activate(self, state: State, context: Context, k: int, form: str) -> Transition:
@@ -439,7 +580,8 @@ class SCM(Mechanism):
         last = min(len(stream), t - self.flash_size + 1)  # candidates: 0 … t − flash_size
         if k == 0 or last <= 0:
             return Transition(state)
-        query_text = context.observation or interaction_text(context.step)[1]
+        latest = _latest_input(context)  # what the model is about to answer or act on
+        query_text = latest[1] if latest is not None else interaction_text(context.step, _previous(context))[1]
         query = self._embedding(query_text, context) if query_text else None
         ranked = self._rank(stream, last, query, t, k, in_state)
         if not ranked:
@@ -599,9 +741,12 @@ class SCM(Mechanism):
         return [-i for _, i in scored[:k]]
 
     def project(self, state: State) -> ModelInput:
-        """The projection π : Ω → X of SCM: input fusion — activated memories, then flash memory ending with the current interaction.
+        """The projection π : Ω → X of SCM: input fusion — activated memories, flash memory, the current message.
 
-        Activated memories are system messages, flash memory user messages, in interaction order.
+        The order of SCM's prompt: related history (activated memories, as
+        system messages), previous conversation (flash memory, user
+        messages), then the current message (a user message); each part in
+        interaction order.
         """
         return ModelInput(
             Message("system" if e.type == "activation" else "user", e.content) for e in _fused(state)
@@ -619,8 +764,10 @@ class SCM(Mechanism):
 
 
 def _fused(state: State) -> list[Element]:
+    """ω in the order of π: activation memory, flash memory (and any other element), the current message."""
     activations = [e for e in state if e.type == "activation"]
-    return activations + [e for e in state if e.type != "activation"]
+    messages = [e for e in state if e.type == "message"]
+    return activations + [e for e in state if e.type not in ("activation", "message")] + messages
 
 
 #: The most matrix cells one BLAS matrix–vector product gets: below OpenBLAS's threading

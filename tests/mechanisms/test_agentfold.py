@@ -378,3 +378,31 @@ def test_folding_keeps_facts_of_the_bundled_research_task():
     scenario = load_scenario("web_research")
     trace = run(AgentFold(scenario.space()), scenario)
     assert metrics.summary(trace, scenario.probes)["retained"] >= 2
+
+
+# -- the model sees what it answers (issue 15) -----------------------------------------------------
+
+
+def test_the_latest_interaction_is_complete_when_the_model_folds_it():
+    steps = [
+        AgentStep(thought="Search first.", action="search('fold')", observation="Result: a paper."),
+        AgentStep(thought="Open it.", action="open(1)", observation="It folds context.", directives={"fold": {"op": "condense"}}),
+        AgentStep(thought="Answer.", action="answer()", observation="Accepted.", directives={"fold": {"op": "consolidate", "from": 0}}),
+    ]
+    trace = run(AgentFold(StateSpace(sizes.tokens(), 2000)), steps, query="What is AgentFold?")
+    for t in (1, 2):  # the directive of step t folds I_{t−1}, which the model saw in full, observation included
+        latest = AgentFold.latest(trace.state_at(t))
+        assert latest.meta["step"] == t - 1 and latest.text == interaction_text(steps[t - 1])
+        assert trace.project(t).text().endswith(f"Observation: {steps[t - 1].observation}")
+
+
+def test_a_dialogue_step_is_one_interaction_reply_then_next_message():
+    steps = [
+        AgentStep(observation="Hi, what is AgentFold?"),
+        AgentStep(thought="A folding agent.", observation="Who wrote it?"),
+        AgentStep(thought="A 2025 paper."),
+    ]
+    trace = run(AgentFold(StateSpace(sizes.tokens(), 2000)), steps)
+    assert AgentFold.latest(trace.state_at(1)).text == "Observation: Hi, what is AgentFold?"
+    assert AgentFold.latest(trace.state_at(2)).text == "Explanation: A folding agent.\nObservation: Who wrote it?"
+    assert trace.project(2).text().endswith("Observation: Who wrote it?")  # the reply "A 2025 paper." answers it

@@ -30,9 +30,14 @@ def words(v_max: float) -> StateSpace:
 
 
 def dialogue(n: int, length: int = 3) -> list[AgentStep]:
-    return [
-        AgentStep(thought=" ".join([f"r{t}"] * length), observation=" ".join([f"u{t}"] * length)) for t in range(n)
-    ]
+    """n turns u_t → r_t in the order of the contract: step 0 = (–, u0), step k = (r_{k−1}, u_k), last = (r_{n−1}, –)."""
+    user = [" ".join([f"u{t}"] * length) for t in range(n)]
+    reply = [" ".join([f"r{t}"] * length) for t in range(n)]
+    return (
+        [AgentStep(observation=user[0], meta={"role": "user"})]
+        + [AgentStep(thought=reply[k - 1], observation=user[k], meta={"role": "user"}) for k in range(1, n)]
+        + [AgentStep(thought=reply[n - 1])]
+    )
 
 
 # -- the paper's example: FIFO, beginning cut off, π the identity -------------------------
@@ -63,16 +68,22 @@ def test_messages_of_a_step():
         AgentStep(thought="Hello!", observation="Hi there"),
         AgentStep(thought="", action="open(y)", observation=""),
         AgentStep(thought="only a thought"),
+        AgentStep(observation="only an input"),
+        AgentStep(thought="Noted.", observation="Be formal from now on.", meta={"role": "system"}),
     ]
     state = run(m, steps).final
     got = [(e.type, e.meta["role"], e.text, e.meta.get("call"), e.meta["step"]) for e in state]
+    # the model's output first, then the input that arrived after it
     assert got == [
         ("assistant", "assistant", "I will search.\nsearch(x)", "call_0", 0),
         ("tool", "tool", "found x", "call_0", 0),
-        ("user", "user", "Hi there", None, 1),
         ("assistant", "assistant", "Hello!", None, 1),
+        ("user", "user", "Hi there", None, 1),
         ("assistant", "assistant", "open(y)", "call_2", 2),
         ("assistant", "assistant", "only a thought", None, 3),
+        ("user", "user", "only an input", None, 4),
+        ("assistant", "assistant", "Noted.", None, 5),
+        ("system", "system", "Be formal from now on.", None, 5),
     ]
     ts = [e.t for e in state]
     assert ts == sorted(ts) and len(set(ts)) == len(ts)
@@ -117,7 +128,7 @@ def test_pins_too_large_raise_capacity_error():
 def test_keep_tool_pairs_evicts_call_with_result():
     steps = [AgentStep(thought="t0", action="a0", observation="o0 o0"), AgentStep(thought="x", observation="y y y")]
     paired = run(FIFOWindow(words(7)), steps)
-    assert [e.text for e in paired.final] == ["y y y", "x"]
+    assert [e.text for e in paired.final] == ["x", "y y y"]
     assert "tool result of the evicted call call_0 (keep_tool_pairs)" in paired[1].reasons
     plain = run(FIFOWindow(words(7), keep_tool_pairs=False), steps)
     # without pairing the tool result can be left at the start, without its call
@@ -327,3 +338,33 @@ def test_oversize_error_raises_only_when_a_message_cannot_fit(steps, v_max):
             run(m, steps)
     else:
         assert all(s in space for s in run(m, steps).states())
+
+
+# -- the model sees what it answers (issue 15) ---------------------------------------------------
+
+
+def test_each_reply_is_produced_from_a_window_that_ends_with_the_message_it_answers():
+    m = FIFOWindow(words(1000), system="Be brief.")
+    steps = dialogue(4, 2)
+    trace = run(m, steps)
+    for k in range(4):  # reply r_k is the output of step k + 1, produced from π(ω_{k+1})
+        assert steps[k + 1].thought == f"r{k} r{k}"
+        assert trace.project(k + 1)[-1].to_dict() == {"role": "user", "content": f"u{k} u{k}"}
+    # the conversation in its order: u0 r0 u1 r1 …; the last reply, with no input after it, ends the window
+    assert [msg.content for msg in trace.project(len(trace))][1:] == [
+        "u0 u0", "r0 r0", "u1 u1", "r1 r1", "u2 u2", "r2 r2", "u3 u3", "r3 r3"
+    ]
+
+
+def test_a_tool_result_is_the_last_message_before_the_next_action():
+    steps = [
+        AgentStep(observation="Find x.", meta={"role": "user"}),
+        AgentStep(thought="Search.", action="search(x)", observation="x is 4", meta={"role": "tool"}),
+        AgentStep(thought="It is 4.", observation="Thanks!", meta={"role": "user"}),
+    ]
+    trace = run(FIFOWindow(words(100)), steps)
+    assert [(msg.role, msg.content) for msg in trace.project(2)] == [
+        ("user", "Find x."),
+        ("assistant", "Search.\nsearch(x)"),
+        ("tool", "x is 4"),
+    ]

@@ -87,12 +87,15 @@ def test_O_declared():
 
 def test_U_summarize_replaces_finished_subgoal_and_records_why():
     trace = run(make(), kitchen(), query=QUERY)
-    step2 = trace[2]  # subgoal_done
-    assert [o.type for o in step2.operations] == ["observe", "summarize"]
-    removed = {e.type for e in step2.removed}
+    assert [o.type for o in trace[2].operations] == ["observe"]  # subgoal_done: the model has yet to see the result
+    assert "You hold the dirty mug." in trace.project(3).text()  # ... which it does at step 3, in full
+    step3 = trace[3]  # the step after subgoal_done: the finished subgoal gives way to its summary
+    assert [o.type for o in step3.operations] == ["summarize", "subgoal", "observe"]
+    assert step3.operations[0].reason == "subgoal_done at step 2; its last observation was seen at step 3"
+    removed = {e.type for e in step3.removed}
     assert removed == {"subgoal", "pair"}
-    assert [e.type for e in step2.added] == ["summary"]
-    assert all("subgoal 0 finished" in why for why in step2.reasons)
+    assert [e.type for e in step3.added] == ["summary", "subgoal", "pair"]
+    assert all("subgoal 0 finished" in why for why in step3.reasons)
 
 
 def test_C_summary_uses_the_step_history_even_for_dropped_pairs():
@@ -103,10 +106,10 @@ def test_C_summary_uses_the_step_history_even_for_dropped_pairs():
         seen.append(list(texts))
         return "summary of " + str(len(texts)) + " pairs"
 
-    steps = kitchen()[:3]
+    steps = kitchen()[:4]
     trace = run(make(keep_pairs=1, summarize=spy), steps, query=QUERY)
-    assert len(trace.state_at(2).where(type="pair")) == 1
-    assert seen[-1] == [pair_text(AgentStep.coerce(s)) for s in steps]
+    assert len(trace.state_at(3).where(type="pair")) == 1
+    assert seen[-1] == [pair_text(AgentStep.coerce(s)) for s in steps[:3]]
     assert trace.final.where(type="summary")[0].text == "find a mug → summary of 3 pairs"
 
 
@@ -350,11 +353,11 @@ def test_failing_summarizer_leaves_state_untouched():
         raise RuntimeError("model offline")
 
     m = make(summarize=broken)
-    with pytest.raises(UpdateFailedError, match=r"step 2.*model offline") as info:
-        run(m, kitchen(), query=QUERY)
-    assert info.value.step == 2 and len(info.value.trace) == 2
+    with pytest.raises(UpdateFailedError, match=r"step 3.*model offline") as info:
+        run(m, kitchen(), query=QUERY)  # subgoal_done at step 2: the summary is made at step 3
+    assert info.value.step == 3 and len(info.value.trace) == 3
     omega = info.value.trace.final
-    ctx_trace = run(make(), kitchen()[:2], query=QUERY)
+    ctx_trace = run(make(), kitchen()[:3], query=QUERY)
     assert omega == ctx_trace.final
 
 
@@ -385,7 +388,7 @@ def test_bad_summarizer_type():
         make(summarize="summary")
     m = make(summarize=lambda texts, budget: 42)
     with pytest.raises(Exception, match="must return a string"):
-        run(m, kitchen()[:3], query=QUERY)
+        run(m, kitchen()[:4], query=QUERY)
 
 
 def test_direct_operations_are_checked():
@@ -418,3 +421,34 @@ def test_retrieval_of_a_subgoal_that_never_existed_still_raises():
     ]
     with pytest.raises(ScenarioFormatError):
         run(HiAgent(StateSpace(sizes.tokens(), v_max=500)), steps)
+
+
+# --------------------------------------------------------------------------- the model sees what it answers (issue 15)
+
+
+def test_after_subgoal_done_the_model_still_sees_the_last_observation_in_full():
+    """Before, subgoal_done summarized at once: the result of the last action reached the model only as a summary."""
+    steps = [
+        {"subgoal": "find the key", "action": "look()", "observation": "A mat."},
+        {"action": "lift('mat')", "observation": "A key lies under the mat!", "subgoal_done": True},
+        {"subgoal": "open the door", "action": "use('key')", "observation": "Open."},
+    ]
+    trace = run(make(summarize=lambda texts, budget: "done"), steps, query="Leave the room")
+    seen = trace.project(2).text()  # what the model saw when it chose the next subgoal and use('key')
+    assert "A key lies under the mat!" in seen and "Current subgoal 0: find the key" in seen
+    assert trace.project(3).text().splitlines()[1] == "Finished subgoal 0 (steps 0–1): find the key → done"
+
+
+def test_a_dialogue_step_is_one_pair_reply_then_next_message():
+    steps = [
+        AgentStep(observation="Hi, I need a mug."),
+        AgentStep(thought="Which colour?", observation="Red, please."),
+        AgentStep(thought="Here is a red mug."),
+    ]
+    trace = run(make(), steps, query=QUERY)
+    assert [e.text for e in trace.final.where(type="pair")] == [
+        "Observation: Hi, I need a mug.",
+        "Action: Which colour?\nObservation: Red, please.",
+        "Action: Here is a red mug.",
+    ]
+    assert trace.project(2).text().endswith("Observation: Red, please.")

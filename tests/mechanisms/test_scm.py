@@ -26,7 +26,7 @@ from stmviz import (
     sizes,
 )
 from stmviz.core.context import History
-from stmviz.mechanisms.scm import interaction_text
+from stmviz.mechanisms.scm import interaction_text, pending_message
 from stmviz.text import OpenAIEmbedder, OpenAISummarizer, cosine, embed, summarize
 
 TOPICS = [
@@ -41,18 +41,33 @@ TOPICS = [
 ]
 
 
+def dialogue_steps(turns: list[tuple[str, str]]) -> list[AgentStep]:
+    """Turns (u_k, a_k) in the order of run(): step 0 = (–, u_0), step k = (a_{k−1}, u_k), the last = (a_n, –)."""
+    steps = [AgentStep(observation=turns[0][0], meta={"role": "user"})]
+    steps += [AgentStep(thought=turns[k - 1][1], observation=turns[k][0], meta={"role": "user"}) for k in range(1, len(turns))]
+    steps.append(AgentStep(thought=turns[-1][1]))
+    return steps
+
+
 def probe_dialogue(n: int = 40, seed: int = 0) -> list[AgentStep]:
-    """A fact at step 2, filler chatter, and a probe about the fact at step n."""
+    """A fact in turn 2, filler chatter, and a question about the fact in turn n (asked at step n, answered at n + 1).
+
+    The fact's interaction (u_2, a_2) is filed at step 3: its index is 3.
+    """
     rng = random.Random(seed)
-    steps = []
+    turns = []
     for t in range(n):
         if t == 2:
-            steps.append(AgentStep(observation="My locker code is 7391.", thought="Noted, your locker code is 7391."))
+            turns.append(("My locker code is 7391.", "Noted, your locker code is 7391."))
         else:
-            topic = rng.choice(TOPICS)
-            steps.append(AgentStep(observation=f"Tell me something. {topic}", thought=f"Sure. {rng.choice(TOPICS)}"))
-    steps.append(AgentStep(observation="What is my locker code?", thought="Let me check."))
-    return steps
+            turns.append((f"Tell me something. {rng.choice(TOPICS)}", f"Sure. {rng.choice(TOPICS)}"))
+    turns.append(("What is my locker code?", "It is 7391."))
+    return dialogue_steps(turns)
+
+
+def rows(steps: list[AgentStep]) -> list[tuple[str, str]]:
+    """The interaction filed at each step: (full text, raw text)."""
+    return [interaction_text(s, steps[i - 1] if i else None) for i, s in enumerate(steps)]
 
 
 def tokens_space(v_max: int = 300) -> StateSpace:
@@ -64,22 +79,35 @@ def tokens_space(v_max: int = 300) -> StateSpace:
 
 def test_paper_example_elements_E_is_I_times_D():
     scm = SCM(tokens_space(), k=2, flash_size=2)
-    trace = run(scm, probe_dialogue(12))
+    steps = probe_dialogue(12)  # the question arrives at step 12, the reply is step 13's output
+    trace = run(scm, steps)
     for state in trace.states():
-        assert state in scm.space  # V_max bounds activation + flash memory
+        assert state in scm.space  # V_max bounds activation + flash memory + the current message
+        assert len(state.where(type="message")) <= 1
         for e in state:
-            # D: interaction index, embedding, type (activation / flash); plus form and the sort key
-            assert e.type in ("activation", "flash")
-            assert e.meta["index"] == e.t == e.meta["step"]
+            # D: interaction index, embedding, type (activation / flash / message); plus form and the sort key
+            assert e.type in ("activation", "flash", "message")
+            if e.type == "message":
+                assert e.t == e.meta["step"] + 0.5 and "index" not in e.meta
+            else:
+                assert e.meta["index"] == e.t == e.meta["step"]
             assert e.meta["form"] in ("full", "summary")
             assert isinstance(e.meta["embedding"], tuple) and len(e.meta["embedding"]) == 64
-    final = trace.final
-    flash = final.where(type="flash")
-    assert [e.meta["index"] for e in flash] == [11, 12]  # the newest flash_size interactions, current included
-    # I: (observation, response) in full form, as the interaction's text
-    full, raw = interaction_text(trace[12].context.step)
+    # the input of the reply: flash memory (steps 11, 12), then the question as the current message
+    before = trace.state_at(13)
+    flash = before.where(type="flash")
+    assert [e.meta["index"] for e in flash] == [11, 12]
+    # I: (observation, response) in full form: the interaction filed at step 12 is turn 11 and its reply
+    full, raw = interaction_text(steps[12], steps[11])
+    assert full == f"Observation: {steps[11].observation}\nResponse: {steps[12].thought}"
     assert flash[-1].text == full and flash[-1].meta["embedding"] == embed(raw)
-    assert len(final.where(type="activation")) == 2
+    (message,) = before.where(type="message")
+    assert message.text == "Observation: What is my locker code?" and message.meta["embedding"] == embed(steps[12].observation)
+    assert len(before.where(type="activation")) == 2
+    # after the last reply (no input after it): the question and its reply are one interaction, in flash memory
+    final = trace.final
+    assert [e.meta["index"] for e in final.where(type="flash")] == [12, 13] and not final.where(type="message")
+    assert final.where(type="flash")[-1].text == "Observation: What is my locker code?\nResponse: It is 7391."
 
 
 def test_paper_example_operations_O_and_controller():
@@ -98,12 +126,13 @@ def test_paper_example_context_C_observation_and_embedding_ranks_memory():
     steps = probe_dialogue(40)
     scm = SCM(tokens_space(), k=1, flash_size=2)
     trace = run(scm, steps)
-    (activated,) = trace.final.where(type="activation")
-    assert activated.meta["index"] == 2  # the most relevant to the current observation
-    # relevance is cosine(embed(current observation), embed(interaction))
-    query = embed(steps[-1].observation)
-    fact = cosine(query, embed(interaction_text(steps[2])[1]))
-    others = [cosine(query, embed(interaction_text(s)[1])) for i, s in enumerate(steps[:-3]) if i != 2]
+    (activated,) = trace.state_at(41).where(type="activation")  # retrieved at step 40, where the question arrives
+    assert activated.meta["index"] == 3  # the most relevant to the current message
+    # relevance is cosine(embed(current message), embed(interaction))
+    query = embed(steps[40].observation)
+    texts = rows(steps)
+    fact = cosine(query, embed(texts[3][1]))
+    others = [cosine(query, embed(texts[i][1])) for i in range(1, 39) if i != 3]  # the candidates 1 … t − flash_size
     assert fact > max(others)
 
 
@@ -111,10 +140,10 @@ def test_paper_example_update_U_ranks_by_recency_plus_relevance():
     steps = probe_dialogue(40)
     # with recency alone, the newest interactions older than flash memory win
     recent = run(SCM(tokens_space(600), k=3, relevance_weight=0), steps)
-    assert [e.meta["index"] for e in recent.final.where(type="activation")] == [36, 37, 38]
+    assert [e.meta["index"] for e in recent.state_at(41).where(type="activation")] == [36, 37, 38]
     # with relevance alone, the fact wins
     relevant = run(SCM(tokens_space(600), k=3, recency_weight=0), steps)
-    assert 2 in [e.meta["index"] for e in relevant.final.where(type="activation")]
+    assert 3 in [e.meta["index"] for e in relevant.state_at(41).where(type="activation")]
 
 
 def test_paper_example_update_U_summarizes_when_full_text_does_not_fit():
@@ -132,13 +161,14 @@ def test_paper_example_update_U_summarizes_when_full_text_does_not_fit():
 def test_paper_example_projection_pi_is_input_fusion():
     scm = SCM(tokens_space(), k=2, flash_size=2)
     trace = run(scm, probe_dialogue(40))
-    x = scm.project(trace.final)
+    x = trace.project(41)  # what the model saw when it replied to the question
     assert isinstance(x, ModelInput)
     roles = [m.role for m in x]
-    assert roles == ["system", "system", "user", "user"]  # activated memories, then flash memory
-    # the model input ends with the current observation's interaction
-    assert x[-1].content.startswith("Observation: What is my locker code?")
-    assert scm.projection_size(trace.final) == sum(sizes.count_tokens(m.content) for m in x)
+    # related history (activated memories), previous conversation (flash memory), the current message
+    assert roles == ["system", "system", "user", "user", "user"]
+    assert "7391" in x[0].content + x[1].content
+    assert x[-1].content == "Observation: What is my locker code?"
+    assert trace[41].input_size == scm.projection_size(trace.state_at(41)) == sum(sizes.count_tokens(m.content) for m in x)
     assert trace.final_input_size == scm.projection_size(trace.final)
 
 
@@ -148,8 +178,9 @@ def test_early_fact_retrievable_where_fifo_lost_it():
         steps = probe_dialogue(40, seed=seed)
         scm_trace = run(SCM(tokens_space(300)), steps)
         fifo_trace = run(FIFOWindow(tokens_space(300)), steps)
-        hits_scm += "7391" in SCM(tokens_space(300)).project(scm_trace.final).text()
-        hits_fifo += "7391" in fifo_trace.project(len(fifo_trace)).text()
+        question = len(steps) - 1  # the step whose output answers the question
+        hits_scm += "7391" in scm_trace.project(question).text()
+        hits_fifo += "7391" in fifo_trace.project(question).text()
     assert hits_fifo == 0
     assert hits_scm >= 4
 
@@ -160,10 +191,13 @@ def test_early_fact_retrievable_where_fifo_lost_it():
 def test_flash_window_slides_with_reasons():
     scm = SCM(tokens_space(), k=0, flash_size=2)
     trace = run(scm, probe_dialogue(5))
-    assert [e.meta["index"] for e in trace.final] == [4, 5]
-    step = trace[4]
-    assert [e.meta["index"] for e in step.removed] == [2]
-    assert step.reasons == ("left flash memory: interaction 2 is older than the newest flash_size = 2",)
+    assert [e.meta["index"] for e in trace.final] == [5, 6]
+    step = trace[5]
+    assert [(e.type, e.meta["step"]) for e in step.removed] == [("flash", 3), ("message", 4)]
+    assert step.reasons == (
+        "left flash memory: interaction 3 is older than the newest flash_size = 2",
+        "the message of step 4 got its reply: filed with it as interaction 5",
+    )
 
 
 def test_activation_reason_when_re_ranked():
@@ -351,22 +385,24 @@ def test_two_runs_are_equal_and_history_of_another_kind_gives_the_same_result():
 
 def test_long_run_uses_the_vectorized_ranking_consistently():
     rng = random.Random(7)
-    steps = [AgentStep(observation=rng.choice(TOPICS), thought=rng.choice(TOPICS) + f" {t}") for t in range(150)]
-    steps[5] = AgentStep(observation="My locker code is 7391.", thought="Noted.")
-    steps.append(AgentStep(observation="What is my locker code?", thought="Checking."))
+    turns = [(rng.choice(TOPICS), rng.choice(TOPICS) + f" {t}") for t in range(150)]
+    turns[5] = ("My locker code is 7391.", "Noted.")
+    turns.append(("What is my locker code?", "Checking."))
+    steps = dialogue_steps(turns)
+    texts = rows(steps)
     for rw, lw in ((0.5, 0.5), (0.0, 1.0), (1.0, 0.2)):
         scm = SCM(tokens_space(300), k=3, recency_weight=rw, relevance_weight=lw)
         trace = run(scm, steps)
-        t = len(steps) - 1
+        t = len(steps) - 2  # the question arrives at step t; the reply is step t + 1's output
         query = embed(steps[t].observation)
         expected = sorted(
-            range(t - scm.flash_size + 1),
-            key=lambda i: (-(rw * 0.99 ** (t - i) + lw * cosine(query, embed(interaction_text(steps[i])[1]))), -i),
+            range(1, t - scm.flash_size + 1),  # (step 0 files nothing: the user spoke first)
+            key=lambda i: (-(rw * 0.99 ** (t - i) + lw * cosine(query, embed(texts[i][1]))), -i),
         )[:3]
-        got = [e.meta["index"] for e in trace.final.where(type="activation")]
+        got = [e.meta["index"] for e in trace.state_at(t + 1).where(type="activation")]
         assert sorted(got) == sorted(expected)
         if rw == 0:
-            assert 5 in got
+            assert 6 in got  # turn 5 and its reply, filed at step 6
         assert all(s in scm.space for s in trace.states())
 
 
@@ -391,7 +427,8 @@ def test_streams_never_leave_omega(steps, v_max, k, flash):
     for t, state in enumerate(trace.states()):
         assert state in scm.space
         assert len(state.where(type="activation")) <= k
-        assert all(e.meta["index"] < max(t, 1) for e in state)
+        assert all(e.meta.get("index", e.meta["step"]) < max(t, 1) for e in state)
+        assert len(state.where(type="message")) <= 1
         x = scm.project(state)
         assert len(x) == len(state)
 
@@ -399,7 +436,9 @@ def test_streams_never_leave_omega(steps, v_max, k, flash):
 def test_state_given_by_hand_is_accepted():
     scm = SCM(tokens_space(), k=1, flash_size=1)
     out = scm.apply(State(), Operation("add_interaction"), Context(t=0, step=AgentStep(observation="hi")))
-    assert [e.type for e in out.state] == ["flash"]
+    assert [e.type for e in out.state] == ["message"]  # nothing answered yet: no interaction, the message waits
+    out = scm.apply(State(), Operation("add_interaction"), Context(t=0, step=AgentStep(thought="Hello.", observation="hi")))
+    assert [e.type for e in out.state] == ["flash", "message"]
 
 
 @pytest.mark.parametrize("n", [20, 120])
@@ -420,7 +459,7 @@ def test_ranking_over_a_long_stream_equals_brute_force(rw, lw, decay):
     ]
     scm = SCM(tokens_space(4000), k=4, flash_size=2, recency_weight=rw, relevance_weight=lw, recency_decay=decay)
     trace = run(scm, steps)
-    embeddings = [embed(interaction_text(s)[1]) for s in steps]
+    embeddings = [embed(raw) for _, raw in rows(steps)]
     for t in (257, 300, 450, 511, 512, 640, 699):
         query = embed(steps[t].observation)
         candidates = range(t - scm.flash_size + 1)
@@ -428,3 +467,121 @@ def test_ranking_over_a_long_stream_equals_brute_force(rw, lw, decay):
         expected = sorted(candidates, key=lambda i: (-score[i], -i))[:4]
         got = {e.meta["index"] for e in trace.state_at(t + 1).where(type="activation")}
         assert got == set(expected), (t, sorted(got), sorted(expected))
+
+
+# -- SCM retrieves for the message it is about to answer (issue 15) ------------------------------
+
+LOCKER = [
+    ("My locker code is 7391.", "Noted."),
+    ("How is the weather?", "Sunny."),
+    ("What is for dinner?", "Pasta."),
+    ("What is my locker code?", "It is 7391."),
+]
+
+
+def test_locker_example_the_reply_is_produced_from_its_question_and_the_memory_retrieved_for_it():
+    """The docstring's example. Before, memory was retrieved for a message but reached π one step after its reply."""
+    steps = dialogue_steps(LOCKER)
+    assert [(s.thought, s.observation) for s in steps] == [
+        ("", "My locker code is 7391."),
+        ("Noted.", "How is the weather?"),
+        ("Sunny.", "What is for dinner?"),
+        ("Pasta.", "What is my locker code?"),
+        ("It is 7391.", ""),
+    ]
+    scm = SCM(tokens_space(200), k=1, flash_size=1)
+    trace = run(scm, steps)
+    assert trace[4].context.step.thought == "It is 7391."
+    x = trace.project(4)  # what the model saw when it said "It is 7391."
+    assert [(m.role, m.content) for m in x] == [
+        ("system", "Observation: My locker code is 7391.\nResponse: Noted."),  # related history, retrieved at step 3
+        ("user", "Observation: What is for dinner?\nResponse: Pasta."),  # previous conversation
+        ("user", "Observation: What is my locker code?"),  # the current message
+    ]
+    # at step 3 (where the question arrives) U files the previous exchange and retrieves for the new message
+    assert [str(o) for o in trace[3].operations] == ["add_interaction", "activate_memory(k=1, form=auto)"]
+    assert [(e.type, e.meta["step"]) for e in trace.state_at(4)] == [("activation", 1), ("flash", 3), ("message", 3)]
+    assert {e.type for e in trace[3].added} == {"flash", "message"}
+    # every reply was produced from an input that holds the message it answers, paired with nothing else
+    for k in range(1, len(steps)):
+        assert trace.project(k)[-1].content == f"Observation: {LOCKER[k - 1][0]}"
+
+
+def test_each_interaction_pairs_a_message_with_its_reply():
+    steps = dialogue_steps(LOCKER)
+    trace = run(SCM(tokens_space(500), k=0, flash_size=10), steps)
+    flash = [e.text for e in trace.final.where(type="flash")]
+    assert flash == [f"Observation: {u}\nResponse: {a}" for u, a in LOCKER]
+    assert [e.meta["index"] for e in trace.final.where(type="flash")] == [1, 2, 3, 4]  # step 0 files nothing
+
+
+def test_a_step_without_output_files_the_waiting_message_alone():
+    steps = [
+        AgentStep(observation="First message."),
+        AgentStep(observation="Second message, before any reply."),  # no output: the first got no reply
+        AgentStep(thought="Both read."),  # no input: the conversation ends on a reply
+    ]
+    trace = run(SCM(tokens_space(500), k=2, flash_size=2), steps)
+    assert [(e.type, e.text) for e in trace.state_at(2)] == [
+        ("flash", "Observation: First message."),
+        ("message", "Observation: Second message, before any reply."),
+    ]
+    assert "First message." in trace.project(2).text() and "Second message" in trace.project(2).text()
+    assert [(e.type, e.text) for e in trace.final] == [
+        ("flash", "Observation: First message."),
+        ("flash", "Observation: Second message, before any reply.\nResponse: Both read."),
+    ]
+
+
+def test_a_tool_step_is_its_own_interaction_and_takes_the_user_message_it_answers():
+    steps = [
+        AgentStep(observation="Find the price of the red lamp.", meta={"role": "user"}),
+        AgentStep(thought="Search it.", action="search('red lamp')", observation="The red lamp costs 40 EUR.", meta={"role": "tool"}),
+        AgentStep(thought="Open the page.", action="open(1)", observation="Page: red lamp, 40 EUR, in stock.", meta={"role": "tool"}),
+        AgentStep(thought="It costs 40 EUR.", observation="Thanks. And the blue one?", meta={"role": "user"}),
+    ]
+    trace = run(SCM(tokens_space(800), k=3, flash_size=1), steps)
+    assert trace.state_at(2).where(type="flash")[0].text == (
+        "Observation: Find the price of the red lamp.\nResponse: Search it.\nsearch('red lamp')\n"
+        "Observation: The red lamp costs 40 EUR."
+    )
+    assert not trace.state_at(2).where(type="message")  # the tool's result is in the step's own interaction
+    for t in range(1, len(steps) + 1):  # every output was produced from an input holding the input it responds to
+        assert pending_message(steps[t - 1]) in trace.project(t).text() or steps[t - 1].observation in trace.project(t).text()
+    assert trace.project(4)[-1].content == "Observation: Thanks. And the blue one?"
+
+
+_mixed_step = st.builds(
+    AgentStep,
+    thought=st.sampled_from(["", "ok", "I think so.", "Let me search."]),
+    action=st.sampled_from(["", "", "search(x)"]),
+    observation=st.sampled_from(["", "The code is 12.", "What was the code?", "Tell me about Lisbon."]),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(steps=st.lists(_mixed_step, min_size=1, max_size=12), k=st.integers(0, 3), flash=st.integers(1, 3))
+def test_with_room_for_everything_each_output_sees_the_input_it_responds_to(steps, k, flash):
+    scm = SCM(tokens_space(10_000), k=k, flash_size=flash)
+    trace = run(scm, steps)
+    for t in range(1, len(steps)):
+        if steps[t].model_output and steps[t - 1].observation:
+            assert steps[t - 1].observation in trace.project(t).text()
+
+
+def test_the_interaction_holding_the_latest_input_stays_while_the_model_keeps_acting_on_it():
+    """Found by the loop-contract property: thoughts more relevant than a tool result pushed it out of π."""
+    steps = [
+        AgentStep(action="tool('apple')", observation="obs0 apple", meta={"role": "tool"}),
+        *(AgentStep(thought=f"th{t} apple apple") for t in range(1, 4)),
+        *(AgentStep(thought=f"th{t} apple") for t in range(4, 7)),
+        AgentStep(thought="next", action="tool('pear')", observation="obs7 pear", meta={"role": "tool"}),
+        AgentStep(thought="done"),
+    ]
+    trace = run(SCM(tokens_space(10_000), k=3, flash_size=2), steps)
+    for t in range(1, 8):  # outputs with no input in between: each acts on the result of step 0
+        assert "obs0 apple" in trace.project(t).text()
+        assert 0 in [e.meta["index"] for e in trace.state_at(t).where(type="flash")]
+    assert "obs7 pear" in trace.project(8).text()
+    assert [e.meta["index"] for e in trace.state_at(9).where(type="flash")] == [7, 8]
+    assert "left flash memory: interaction 0, older than the newest flash_size = 2, no longer holds the latest input" in trace[7].reasons

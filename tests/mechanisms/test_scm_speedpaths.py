@@ -181,7 +181,7 @@ def test_ranking_takes_the_first_k_by_score_then_newest(k):
         norm = float(np.sqrt(array @ array))
         return array / norm if norm > 0 else array
 
-    rows = [interaction_text(s) for s in steps]
+    rows = [interaction_text(s, steps[i - 1] if i else None) for i, s in enumerate(steps)]  # filed at step i
     data = np.array([unit(embed(raw)) if full else np.zeros(64) for full, raw in rows])
     for t in (100, 257, 333, 399):
         last = t - scm.flash_size + 1
