@@ -51,6 +51,7 @@ __all__ = ["HiAgent"]
 # Sort keys: within step s, a new subgoal comes first, then the step's pair;
 # a summary takes the place of the subgoal it replaces, retrieved pairs follow it.
 _T_SUBGOAL, _T_SUMMARY, _T_PAIR, _T_RETRIEVED = 0.1, 0.2, 0.5, 0.6
+_T_KEPT = 0.15  # a pair kept at a switch because the model still acts on its observation: just before its summary
 _SUBGOAL_LINE = re.compile(r"^\s*subgoal\s*:\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
 
 
@@ -156,7 +157,11 @@ class HiAgent(Mechanism):
     message is the observation that followed it, as a tool's result follows a
     call (step 0 holds u_0 alone, a last reply a_n alone). So the newest pair
     always holds the input the model answers next, and the newest pair is
-    never dropped (only cut, when it alone overflows V_max).
+    never dropped (only cut, when it alone overflows V_max). When a step
+    brings no input (outputs only) the model keeps acting on the latest
+    earlier one: if its pair is summarized away at that step, a copy stays
+    (typed "retrieved", shown just before the summary) until the next
+    subgoal switch.
 
     **Controller.** Per step t, in order:
 
@@ -172,7 +177,9 @@ class HiAgent(Mechanism):
     4. else, a rule-opened subgoal older than ``subgoal_every`` steps is
        summarized and a new rule subgoal opened;
     5. ``observe`` attaches the step's (action, observation) pair (skipped for
-       an empty step), then ``select`` if more than ``keep_pairs`` pairs;
+       an empty step), then ``select`` if more than ``keep_pairs`` pairs
+       (the newest pair stays, and with ``keep_pairs`` ≥ 2 so does the pair
+       whose observation is the latest input, when the step brings none);
     6. ``retrieve`` if ``step.meta["retrieve"]`` names a finished subgoal (by id
        or by its text, case-insensitively). The pairs are rebuilt from the step
        history, typed "retrieved", and dropped at the next subgoal switch. A
@@ -357,7 +364,7 @@ class HiAgent(Mechanism):
         elif kind == "summarize":
             new = self._summarize(state, context, reasons, operation.reason)
         elif kind == "select":
-            new = self._select(state, operation, reasons)
+            new = self._select(state, operation, reasons, context)
         elif kind == "retrieve":
             new = self._retrieve(state, operation, context)
         else:  # pragma: no cover - apply() refuses undeclared types
@@ -374,7 +381,8 @@ class HiAgent(Mechanism):
         if self.current_subgoal(state) is not None:
             state = self._summarize(state, context, reasons, f"a new subgoal starts at step {context.t}")
         k = self._next_id(state, context)
-        retrieved = _VIEWS(state).groups.get("retrieved", ())
+        latest = _earlier_input(context)  # a pair kept because the model still acts on its observation stays
+        retrieved = [e for e in _VIEWS(state).groups.get("retrieved", ()) if e.meta["step"] != latest]
         for e in retrieved:
             reasons[e] = (
                 f"retrieved pair (step {e.meta['step']}) of subgoal {e.meta['subgoal']} dropped at the switch to subgoal {k}"
@@ -437,9 +445,21 @@ class HiAgent(Mechanism):
         for e in pairs:
             reasons[e] = f"pair (step {e.meta['step']}) of {label}"
         self.space.measure(summary)
-        return (state - [current, *pairs]) | {summary}
+        new = (state - [current, *pairs]) | {summary}
+        latest = _earlier_input(context)
+        kept = next((e for e in pairs if e.meta["step"] == latest), None)
+        if kept is not None:
+            # the step brings no input: the model keeps acting on this pair's observation, so it stays in π
+            reasons[kept] += "; it holds the latest input, kept under the summary until the next subgoal switch"
+            copy = Element(  # shown just before the summary, which may quote the observation without its action
+                kept.text,
+                {"t": start + _T_KEPT, "type": "retrieved", "subgoal": k, "current": False, "step": latest},
+            )
+            self.space.measure(copy)
+            new = new | {copy}
+        return new
 
-    def _select(self, state: State, operation: Operation, reasons: dict[Element, str]) -> State:
+    def _select(self, state: State, operation: Operation, reasons: dict[Element, str], context: Context) -> State:
         keep = operation.get("keep", self.keep_pairs)
         if isinstance(keep, bool) or not isinstance(keep, int) or keep < 1:
             raise InvalidOperationError(f"select(keep=…) needs a whole number ≥ 1 of pairs, got {keep!r}")
@@ -460,7 +480,9 @@ class HiAgent(Mechanism):
             e: cosine(goal, self._embeddings.lookup(e.text, embed)) if goal is not None else 0.0
             for e in older
         }
-        ranked = sorted(older, key=lambda e: (-scores[e], -e.meta["t"]))
+        # with keep ≥ 2, so is the pair whose observation the model still acts on (the step brings no input)
+        latest = _earlier_input(context) if keep >= 2 else None
+        ranked = sorted(older, key=lambda e: (e.meta["step"] != latest, -scores[e], -e.meta["t"]))
         dropped = ranked[keep - 1 :]
         for e in dropped:
             reasons[e] = (
@@ -674,6 +696,17 @@ class HiAgent(Mechanism):
     def _count_element(self, e: Element) -> int:
         label, text = self._line(e)
         return self.count_tokens(label) + self.count_tokens(text)
+
+
+def _earlier_input(context: Context) -> int | None:
+    """When the current step brings no input: the latest earlier step with one (the model still acts on it), else None."""
+    if context.step.observation:
+        return None
+    history = context.history
+    for s in range(min(context.t, len(history)) - 1, -1, -1):
+        if history[s].observation:
+            return s
+    return None
 
 
 def _declared_done(context: Context) -> bool:

@@ -452,3 +452,23 @@ def test_a_dialogue_step_is_one_pair_reply_then_next_message():
         "Action: Here is a red mug.",
     ]
     assert trace.project(2).text().endswith("Observation: Red, please.")
+
+
+def test_a_switch_at_a_step_without_input_keeps_the_latest_observation_in_view():
+    """Found by the loop-contract property: the summary replaced the pair whose observation the model still acts on."""
+    steps = [
+        {"subgoal": "find the key", "action": "look()", "observation": "A key lies under the mat."},
+        {"thought": "Subgoal: open the door\nGo there.", "action": "go('door')"},  # a switch, and no input after it
+        {"thought": "Now use the key."},  # still acting on what step 0 showed
+        {"action": "use('key')", "observation": "Open."},
+        {"subgoal": "leave", "action": "walk()", "observation": "Outside."},
+    ]
+    trace = run(make(summarize=lambda texts, budget: "done"), steps, query="Leave the room")
+    for t in (1, 2, 3):
+        assert "A key lies under the mat." in trace.project(t).text()
+    assert trace.project(2).text().splitlines()[1:3] == [
+        "  ↳ retrieved [step 0] Action: look()",
+        "Observation: A key lies under the mat.",
+    ]
+    assert "until the next subgoal switch" in trace[1].why[trace.state_at(1).where(type="pair")[0]]
+    assert not trace.state_at(5).where(type="retrieved")  # dropped at the next switch (step 4)
