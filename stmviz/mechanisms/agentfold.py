@@ -113,7 +113,9 @@ class AgentFold(Mechanism):
     followed it, as a tool's result follows a call (step 0 holds u_0 alone, a
     last reply a_n alone). A question and its reply thus sit in consecutive
     interactions: the model answering u_k sees it in full in I_k, and u_{k−1}
-    in I_{k−1}'s block.
+    in I_{k−1}'s block. Through a step that brings no input (an output only)
+    the latest input is in the block that folded it: the model chose that
+    fold having seen the input in full, as the paper's agent does.
 
     **Directives.** ``step.directives["fold"] = {"op": "condense"}`` or ``{"op":
     "consolidate", "from": x}`` at step t folds I_{t−1}. Deep consolidation
