@@ -791,7 +791,8 @@ metrics open. stmviz fills that gap with a few honest ones, computed from the tr
 * **prompt tokens** $|\pi(\omega_t)|$ summed over steps — what the run would be billed;
 * **evictions** — elements that left $\omega$, with their reasons;
 * **summarizer calls** — steps that produced a new summary;
-* **retention** — whether each probe's answer is still in $\pi(\omega_t)$ when it is asked.
+* **retention** — whether each probe's answer is still in $\pi(\omega_t)$, the input the model answers
+  the probe's question from (the question arrives as the input of step $t-1$).
 """),
         code("""
 from stmviz import AgentFold, FIFOWindow, HiAgent, SCM, load_scenario, metrics, run

@@ -32,7 +32,7 @@ from stmviz.viz.tokens import tokens_html
 V_MAX, BLOCK_BUDGET = 260, 40
 
 #: Elements a payload would add if it were inserted as HTML (none of stmviz's own views uses them).
-INJECTED = "img[src='x'], iframe, details, marquee, object, embed, math, input[autofocus], body body, textarea"
+INJECTED = "img[src='x'], iframe, details[ontoggle], marquee, object, embed, math, input[autofocus], body body, textarea"
 
 PWNED = "() => typeof window.__pwned === 'undefined' ? null : String(window.__pwned)"
 
