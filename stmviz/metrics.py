@@ -220,6 +220,7 @@ class ProbeResult:
 
     @property
     def t(self) -> int:
+        """The probe's state index t: its answer is looked for in π(ω_t), the input the reply is produced from."""
         return self.probe.t
 
     def __repr__(self) -> str:
