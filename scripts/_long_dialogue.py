@@ -250,6 +250,11 @@ TURNS = [
         "trip cost to set the cancellation cover, so spell your name exactly as in your passport.",
     ),
     (
+        "While those forms upload - tell me a joke, something silly about penguins, to cheer me up.",
+        "Why don't penguins like talking to strangers at parties? They find it hard to break the ice! "
+        "Good luck with the uploads.",
+    ),
+    (
         "Brilliant, thank you. I think we're all set. I'll come back after the trip to tell you how it went!",
         "Have a wonderful time in Lisbon, Maggie, and a very happy birthday to Ines. I'd love to hear how "
         "the Oceanarium and the cable car go!",

@@ -1,4 +1,37 @@
-"""SCM, the Self-Controlled Memory framework (Wang et al., 2023), as the paper's Section 4 describes it.
+"""SCM, the Self-Controlled Memory framework (Wang et al., 2023, arXiv 2304.13343), with its memory controller.
+
+What the released code (``wbbeyourself/SCM4LLMs``, ``core/chat.py``) does, and
+stmviz with it: for each incoming message a controller first decides whether
+memory is needed at all; if so, the older interactions (all but the
+previous one) are ranked by cosine relevance to the message and the top k
+are activated; the previous interaction is flash memory, in full when it is
+short (under 500 tokens), else its summary; when the activated memories do
+not fit, each but the best-ranked is judged — dropped if even its full text
+cannot answer the message, kept as its summary if the summary can, else in
+full — and full texts then become summaries until they fit. The two
+decisions are callables (:mod:`stmviz.mechanisms.scm_controller`), offline
+heuristics by default, model-backed with the adapters of
+:mod:`stmviz.text.openai`.
+
+Departures from the original, named:
+
+- *simplified*: the offline defaults of the two decisions are heuristics
+  (recall cues and shared content words), not a model's yes/no answer;
+- *simplified*: the room of activation memory is V_max minus flash memory
+  and the current message (the original: 2,500 tokens for related history
+  plus the previous turn);
+- *stmviz extension*: ``ranking="recency+relevance"`` scores
+  recency_weight · recency_decay^age + relevance_weight · cosine, the
+  paper's Section 3 description (the code ranks by cosine alone, the default);
+- *stmviz extension*: when the memories still do not fit after every full
+  text became a summary, the lowest-ranked are dropped (the original would
+  loop); an over-long current message or previous interaction is cut to fit;
+- *stmviz extension*: ``flash_size`` > 1 keeps more recent interactions as
+  flash memory (default 1, the original's previous interaction only);
+- *stmviz extension*: the trace records the top-k scores and every
+  judgement with its reason (the original logs them);
+- *simplified*: agent steps (a tool call and its result) are interactions
+  too; the original is a dialogue system.
 
 SCM answers each incoming message from a prompt that fuses three parts, in
 this order: the *related history* (older interactions retrieved for the
@@ -32,21 +65,27 @@ Element by element (Definitions 1 and 2):
   step history in the context c (``context.history``), so U stays a pure
   function.
 - **O:** ``add_interaction`` and ``activate_memory``. Memory activation is
-  the controller's decision to emit ``activate_memory`` at all (only when
-  there are interactions older than flash memory and k ≥ 1); its parameter
-  ``k`` is the top-k retrieval, and ``form`` (``"auto"``, ``"full"``,
-  ``"summary"``) the choice between full text and summary.
+  the controller's decision to emit ``activate_memory`` at all: only when
+  there are non-empty interactions older than flash memory, k ≥ 1, and
+  ``needs_memory(latest input, older interactions)`` says memory is needed
+  (otherwise ``add_interaction`` carries the reason). Its parameter ``k``
+  is the top-k retrieval, ``form`` (``"auto"``, ``"full"``, ``"summary"``)
+  the choice between full text and summary (``"auto"``: the judgement), and
+  the controller records ``scores`` (``[index, score]`` of the top k, best
+  first) and ``judgements`` (``[index, verdict, reason]``) in its params.
 - **C:** the current step (output and input), the previous step (whose
   message the output answers) and the embedding of the current input.
 - **U:** ``add_interaction`` files the step's interaction in the memory
-  stream and keeps it in full as flash memory (with the interactions of the
-  newest ``flash_size`` steps, and the one that holds the latest input while
-  the model keeps acting on it through steps without input), keeps the
-  step's input as the current message when no interaction holds it, and
-  clears activation memory; ``activate_memory`` ranks the older interactions
-  by recency_weight · recency + relevance_weight · cosine(embed(latest
-  input), embed(interaction)), activates the top k — in full if it fits,
-  else as its summary, dropping the lowest-ranked until Σμ ≤ V_max.
+  stream and keeps it as flash memory — in full below ``flash_threshold``
+  tokens, else its summary — (with the interactions of the newest
+  ``flash_size`` steps, and the one that holds the latest input while the
+  model keeps acting on it through steps without input), keeps the step's
+  input as the current message when no interaction holds it, and clears
+  activation memory; ``activate_memory`` ranks the older interactions by
+  cosine(embed(latest input), embed(interaction)) (or recency + relevance),
+  activates the top k in full if they fit; else judges each but the best
+  (drop / summary / full), turns full texts into summaries from the
+  lowest-ranked up, and drops the lowest-ranked until Σμ ≤ V_max.
 - **π:** input fusion — the activated memories (related history), then
   flash memory (previous conversation), then the current message.
 
@@ -58,6 +97,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
+from itertools import islice
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -73,10 +113,12 @@ from ..core.space import State, StateSpace
 from ..text.embed import cosine, hashing_embedder, joined_frequencies
 from .fit import fit_text
 from ._shared import Memo
+from .scm_controller import VERDICTS, OverlapJudge, RecallHeuristic
 
 __all__ = ["SCM", "interaction_text", "pending_message"]
 
 _FORMS = ("auto", "full", "summary")
+_RANKINGS = ("relevance", "recency+relevance")
 
 
 def interaction_text(step: AgentStep, previous: AgentStep | None = None) -> tuple[str, str]:
@@ -168,6 +210,7 @@ class _Cache:
         "hashing",
         "frequencies",
         "operations",
+        "judgements",
     )
 
     def __init__(self, limit: int = 1 << 16) -> None:
@@ -182,14 +225,15 @@ class _Cache:
         self.embedder: Any = None  # the embed callable ``hashing`` was resolved for
         self.hashing: Any = None  # the HashingEmbedder that embed is, or None
         self.frequencies = Memo(8)  # the latest texts' term frequencies
-        self.operations: Any = None  # (k, the controller's two operations for that k)
+        self.operations: Any = None  # (unused; kept for compatibility)
+        self.judgements = Memo(limit)  # (full, summary, message) → (verdict, reason)
 
     def __repr__(self) -> str:
         return f"_Cache({len(self.embeddings)} embeddings, {len(self.summaries)} summaries)"
 
 
 class SCM(Mechanism):
-    """The mechanism (O, E, Ω_STM, C, U, X, π) of SCM: flash memory of recent interactions + activation memory retrieved by rank.
+    """The mechanism (O, E, Ω_STM, C, U, X, π) of SCM: a memory controller, flash memory and activation memory.
 
     Parameters
     ----------
@@ -199,12 +243,22 @@ class SCM(Mechanism):
     k : int
         Top-k retrieval: how many older interactions to activate (≥ 0).
     flash_size : int
-        Flash memory keeps in full the interactions filed at the newest
-        ``flash_size`` steps, the current one included (≥ 1).
+        Flash memory keeps the interactions filed at the newest
+        ``flash_size`` steps, the current one included (≥ 1). Default 1: the
+        previous interaction, as in the original; larger values are an
+        stmviz extension kept for comparisons (they also shrink the
+        candidates of retrieval, which exclude flash memory).
+    ranking : {"relevance", "recency+relevance"}
+        ``"relevance"`` (default, the released code): the cosine similarity
+        of the interaction to the current input (the message about to be
+        answered, or the tool's result about to be acted on).
+        ``"recency+relevance"`` (the paper's description): recency_weight ·
+        ``recency_decay`` ** age (age in steps) + relevance_weight · cosine.
     recency_weight, relevance_weight : float
-        Weights (≥ 0, not both 0) of recency = ``recency_decay`` ** age (age in
-        steps) and relevance = cosine similarity to the current input (the
-        message about to be answered, or the tool's result about to be acted on).
+        Weights (≥ 0, not both 0) of ``ranking="recency+relevance"``.
+    flash_threshold : int
+        An interaction of this many tokens or more is kept in flash memory as
+        its summary (the original: 500).
     summary_budget : int
         Token budget of an interaction's summary.
     summarize : callable, optional
@@ -213,6 +267,21 @@ class SCM(Mechanism):
         ``embed(text) -> vector``; default :func:`stmviz.text.embed`.
     recency_decay : float
         The per-step decay of recency, in (0, 1].
+    needs_memory : callable, optional
+        ``needs_memory(message, memories) -> (bool, reason)``: is memory
+        needed for the input about to be answered? ``memories`` are the raw
+        texts of the candidate interactions, oldest first. Default
+        :class:`~stmviz.mechanisms.scm_controller.RecallHeuristic` (a recall
+        cue, or an earlier interaction sharing content words);
+        :func:`~stmviz.mechanisms.scm_controller.always_needs_memory` turns
+        the decision off; :class:`~stmviz.text.openai.OpenAIMemoryController`
+        asks a model.
+    judge : callable, optional
+        ``judge(memory_text, summary_text, message) -> ("drop" | "summary" |
+        "full", reason)``, asked per activated memory when they exceed their
+        room. Default :class:`~stmviz.mechanisms.scm_controller.OverlapJudge`
+        (shared content words); :class:`~stmviz.text.openai.OpenAIMemoryJudge`
+        asks a model.
 
     Notes
     -----
@@ -245,8 +314,10 @@ class SCM(Mechanism):
     ...          AgentStep(thought="It is 7391.")]
     >>> scm = SCM(StateSpace(sizes.tokens(), v_max=200), k=1, flash_size=1)
     >>> trace = run(scm, steps)
-    >>> trace[3].operation
-    'add_interaction; activate_memory(k=1, form=auto)'
+    >>> trace[2].operations[0].reason[:47]  # "What is for dinner?" needs no memory
+    'memory not needed: no recall cue, and no earlie'
+    >>> trace[3].operation  # "What is my locker code?" does: interaction 1 scores 0.7071
+    'add_interaction; activate_memory(k=1, form=auto, scores=((1, 0.7071),))'
     >>> [(e.type, e.meta["step"]) for e in trace.state_at(4)]
     [('activation', 1), ('flash', 3), ('message', 3)]
 
@@ -273,14 +344,15 @@ class SCM(Mechanism):
                 "step's input as the current message; clear activation memory"
             ),
             "activate_memory": (
-                "memory activation: rank older interactions by recency + relevance to the current input, "
-                "activate the top k in full text or as a summary (params k, form)"
+                "memory activation, when the controller finds memory needed: rank older interactions by relevance "
+                "to the current input, activate the top k; if they exceed their room, judge each (drop, summary or "
+                "full text), then summarize until they fit (params k, form; recorded: scores, judgements)"
             ),
         }
     )
     element_types = element_types_of(
         {
-            "flash": ("flash memory: a recent interaction (in full, or its summary if it cannot fit)", "#d62728"),
+            "flash": ("flash memory: the previous interaction (in full, or its summary when long or when it cannot fit)", "#d62728"),
             "activation": ("activation memory: an older interaction recalled in full or as a summary", "#9467bd"),
             "message": ("the current message: the input the model answers next", "#1f77b4"),
         }
@@ -291,18 +363,28 @@ class SCM(Mechanism):
         space: StateSpace,
         *,
         k: int = 3,
-        flash_size: int = 2,
+        flash_size: int = 1,
+        ranking: str = "relevance",
         recency_weight: float = 0.5,
         relevance_weight: float = 0.5,
+        flash_threshold: int = 500,
         summary_budget: int = 64,
         summarize: Callable[[Sequence[str], int], str] | None = None,
         embed: Callable[[str], Sequence[float]] | None = None,
         recency_decay: float = 0.99,
+        needs_memory: Callable[[str, Sequence[str]], tuple[bool, str]] | None = None,
+        judge: Callable[[str, str, str], tuple[str, str]] | None = None,
     ) -> None:
         super().__init__(space)
         _whole("k", k, 0)
         _whole("flash_size", flash_size, 1)
         _whole("summary_budget", summary_budget, 1)
+        _whole("flash_threshold", flash_threshold, 1)
+        if ranking not in _RANKINGS:
+            raise InvalidArgumentError(
+                f"ranking must be one of {', '.join(map(repr, _RANKINGS))}, got {ranking!r}: 'relevance' ranks by "
+                "cosine alone (the released code), 'recency+relevance' by the weighted sum (the paper)"
+            )
         for name, value in (("recency_weight", recency_weight), ("relevance_weight", relevance_weight)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
                 raise InvalidArgumentError(f"{name} must be a finite number ≥ 0, got {value!r}")
@@ -314,13 +396,17 @@ class SCM(Mechanism):
             or not 0 < recency_decay <= 1
         ):
             raise InvalidArgumentError(f"recency_decay must be a number in (0, 1], got {recency_decay!r}")
-        for name, function in (("summarize", summarize), ("embed", embed)):
+        for name, function in (("summarize", summarize), ("embed", embed), ("needs_memory", needs_memory), ("judge", judge)):
             if function is not None and not callable(function):
                 raise InvalidArgumentError(f"{name} must be a callable or None, got {type(function).__name__}")
         from ..text import embed as default_embed
         from ..text import summarize as default_summarize
         self.k = k
         self.flash_size = flash_size
+        self.ranking = ranking
+        self.flash_threshold = flash_threshold
+        self.needs_memory: Callable[[str, Sequence[str]], tuple[bool, str]] = needs_memory or RecallHeuristic()
+        self.judge: Callable[[str, str, str], tuple[str, str]] = judge or OverlapJudge()
         self.recency_weight = float(recency_weight)
         self.relevance_weight = float(relevance_weight)
         self.summary_budget = summary_budget
@@ -330,10 +416,12 @@ class SCM(Mechanism):
         self._cache = _Cache()
 
     def params(self) -> dict[str, Any]:
-        """JSON-ready constructor arguments (a custom summarize/embed is not recorded: rebuilt, it is the default)."""
+        """JSON-ready constructor arguments (a custom summarize/embed/needs_memory/judge is not recorded: rebuilt, it is the default)."""
         return {
             "k": self.k,
             "flash_size": self.flash_size,
+            "ranking": self.ranking,
+            "flash_threshold": self.flash_threshold,
             "recency_weight": self.recency_weight,
             "relevance_weight": self.relevance_weight,
             "summary_budget": self.summary_budget,
@@ -463,16 +551,53 @@ class SCM(Mechanism):
 
     # -- the seven-tuple ----------------------------------------------------------
     def controller(self, state: State, context: Context) -> list[Operation]:
-        """The memory controller: file the interaction, and activate memory when there is older memory to rank."""
+        """The memory controller: file the interaction; then decide whether memory is needed for the latest input.
+
+        When there are interactions older than flash memory and k ≥ 1, it asks
+        ``needs_memory(message, memories)`` about the input the model answers
+        next. If memory is needed it emits ``activate_memory`` with the
+        retrieval it plans — the top-k candidates' scores and the judgement of
+        each memory, with its reason — in the operation's params (so they are in
+        the trace); if not, ``add_interaction`` carries the reason.
+        """
+        add = Operation("add_interaction")
         k = self.k
-        cache = self._cache
-        built = cache.operations
-        if built is None or type(built[0]) is not type(k) or built[0] != k:  # operations are immutable: built once per k
-            cache.operations = (k, Operation("add_interaction"), Operation("activate_memory", {"k": k, "form": "auto"}))
-        _, add, activate = cache.operations
-        if k > 0 and context.t - self.flash_size >= 0:
-            return [add, activate]
-        return [add]
+        t = context.t
+        last = self._candidates(context)
+        if k <= 0 or last <= 0:
+            return [add]
+        latest = _latest_input(context)
+        if latest is None or not latest[1]:
+            return [add]
+        stream = self._stream(context)
+        if not any(row[1] is not None for row in islice(stream, last)):
+            return [add]  # no older interaction has any text (the user spoke first): nothing to retrieve
+        memories = _Texts(stream, last)
+        try:
+            verdict = self.needs_memory(latest[1], memories)
+            needed, why = verdict
+        except Exception as exc:
+            raise self._fail(context, f"decide whether memory is needed with {self.needs_memory!r}", exc) from exc
+        why = str(why)
+        if not needed:
+            return [Operation("add_interaction", {"memory": "not needed"}, reason=f"memory not needed: {why}")]
+        filed = self._add_interaction(state if state is not None else State(), context).state
+        scores, judgements, _ = self._plan(filed, context, k, "auto")
+        params: dict[str, Any] = {"k": k, "form": "auto", "scores": scores}
+        if judgements:
+            params["judgements"] = judgements
+        reason = f"memory needed at step {t}: {why}"
+        return [add, Operation("activate_memory", params, reason=reason)]
+
+    def _candidates(self, context: Context) -> int:
+        """How many interactions are candidates of retrieval: 0 … t − flash_size (flash memory excluded)."""
+        return max(0, min(len(context.history), context.t - self.flash_size + 1))
+
+    def _weights(self) -> tuple[float, float, float]:
+        """(recency weight, relevance weight, decay) of the ranking in use."""
+        if self.ranking == "relevance":
+            return 0.0, 1.0, self.recency_decay
+        return self.recency_weight, self.relevance_weight, self.recency_decay
 
     def update(self, state: State, operation: Operation, context: Context) -> Transition:
         """The update U : Ω × O × C → Ω of SCM: adding the interaction (flash) or activating memory.
@@ -533,6 +658,9 @@ class SCM(Mechanism):
             if row is None:
                 continue
             element = self._element(i, row, "flash", "full", context)
+            if element is not None and self.count_tokens(row[0]) >= self.flash_threshold:
+                # a long interaction: flash memory holds its summary (the original: 500 tokens or more)
+                element = self._element(i, row, "flash", "summary", context) or element
             if element is None or space.measure(element) > room:
                 summary = self._element(i, row, "flash", "summary", context)
                 if summary is not None and space.measure(summary) <= room and (
@@ -573,47 +701,97 @@ class SCM(Mechanism):
         return Transition(new, reasons)
 
     def _activate(self, state: State, context: Context, k: int, form: str) -> Transition:
+        return Transition(state | self._plan(state, context, k, form)[2])
+
+    def _plan(self, state: State, context: Context, k: int, form: str) -> tuple[list[list[Any]], list[list[Any]], list[Element]]:
+        """(scores, judgements, elements) of memory activation for the latest input, given ω after filing.
+
+        ``scores``: ``[index, score]`` of the top-k candidates, best first.
+        ``judgements``: ``[index, verdict, reason]`` in the order they were
+        made — the judge's verdict on each memory (form ``"auto"``, when the
+        full texts exceed the room), then each full text that became a
+        summary and each memory dropped to fit.
+        """
         space = self.space
         t = context.t
         stream = self._stream(context)
         in_state = {e.meta.get("index") for e in state.elements}
         last = min(len(stream), t - self.flash_size + 1)  # candidates: 0 … t − flash_size
         if k == 0 or last <= 0:
-            return Transition(state)
+            return [], [], []
         latest = _latest_input(context)  # what the model is about to answer or act on
         query_text = latest[1] if latest is not None else interaction_text(context.step, _previous(context))[1]
         query = self._embedding(query_text, context) if query_text else None
         ranked = self._rank(stream, last, query, t, k, in_state)
+        rw, lw, decay = self._weights()
+        scores: list[list[Any]] = []
+        for i in ranked:
+            relevance = cosine(query, stream[i][1][2]) if query else 0.0
+            scores.append([i, round(rw * decay ** (t - i) + lw * relevance, 4)])
+        judgements: list[list[Any]] = []
         if not ranked:
-            return Transition(state)
+            return scores, judgements, []
         room = space.free(state)
         picks: list[list[Any]] = []  # [index, row, form, element], best-ranked first
-        total: float = 0
         want = "summary" if form == "summary" else "full"
         for i in ranked:
             row = stream[i][1]
             element = self._element(i, row, "activation", want, context)
             if element is not None:
                 picks.append([i, row, want, element])
-                total += space.measure(element)
-        while picks and total > room:
-            switch = None
-            if form == "auto":
-                for p in reversed(picks):  # the lowest-ranked full text gives way to its summary first
-                    if p[2] == "full":
-                        summary = self._element(p[0], p[1], "activation", "summary", context)
-                        p[2] = "summary-tried"
-                        if summary is not None and space.measure(summary) < space.measure(p[3]):
-                            switch = (p, summary)
-                            break
-            if switch is not None:
-                p, summary = switch
-                total += space.measure(summary) - space.measure(p[3])
-                p[2], p[3] = "summary", summary
-                continue
+        total: float = sum(space.measure(p[3]) for p in picks)
+        if form == "auto" and total > room and picks:
+            # the judgement, as the released code makes it: every memory but the best-ranked is judged
+            judgements.append([picks[0][0], "full", "the best-ranked memory is kept without a judgement"])
+            kept = [picks[0]]
+            for p in picks[1:]:
+                summary = self._element(p[0], p[1], "activation", "summary", context)
+                verdict, why = self._judge(p[1][0], summary.text if summary is not None else "", query_text, context)
+                judgements.append([p[0], verdict, why])
+                if verdict == "drop":
+                    total -= space.measure(p[3])
+                    continue
+                if verdict == "summary" and summary is not None:
+                    total += space.measure(summary) - space.measure(p[3])
+                    p[2], p[3] = "summary", summary
+                kept.append(p)
+            picks = kept
+            # then full texts become summaries, the lowest-ranked first, until the memories fit
+            for p in reversed(picks):
+                if total <= room:
+                    break
+                if p[2] == "full":
+                    summary = self._element(p[0], p[1], "activation", "summary", context)
+                    if summary is not None and space.measure(summary) < space.measure(p[3]):
+                        total += space.measure(summary) - space.measure(p[3])
+                        p[2], p[3] = "summary", summary
+                        judgements.append([p[0], "summary", "summarized to fit the room left by flash memory and the message"])
+        while picks and total > room:  # stmviz extension: still too large, the lowest-ranked is dropped
             dropped = picks.pop()
             total -= space.measure(dropped[3])
-        return Transition(state | [p[3] for p in picks])
+            judgements.append([dropped[0], "drop", f"dropped to fit: Σμ would exceed V_max = {format_number(space.v_max)}"])
+        return scores, judgements, [p[3] for p in picks]
+
+    def _judge(self, full: str, summary: str, message: str, context: Context) -> tuple[str, str]:
+        """judge(full, summary, message), cached per arguments and checked."""
+        cache = self._cache.judgements
+        key = (full, summary, message)
+        hit = cache.get(key)
+        if hit is not None:
+            return hit
+        try:
+            verdict, why = self.judge(full, summary, message)
+        except Exception as exc:
+            raise self._fail(context, f"judge a memory with {self.judge!r}", exc) from exc
+        if verdict == "raw":
+            verdict = "full"
+        if verdict not in VERDICTS:
+            raise self._fail(
+                context, "use the judgement", ValueError(f"judge returned {verdict!r}; it must be one of {', '.join(VERDICTS)}")
+            )
+        result = (str(verdict), str(why))
+        cache.put(key, result)
+        return result
 
     def _matrix(self, np: Any, rows: list[Any], last: int, dim: int | None) -> tuple[Any, list[int]]:
         """The memory stream's embeddings as unit rows (filled at least up to row last − 1), and the empty interactions.
@@ -665,7 +843,7 @@ class SCM(Mechanism):
 
     def _rank(self, stream: list[Any], last: int, query: tuple[float, ...] | None, t: int, k: int, skip: set) -> list[int]:
         """The indices of the top-k candidates 0 … last−1 by recency_weight·recency + relevance_weight·cosine."""
-        rw, lw, decay = self.recency_weight, self.relevance_weight, self.recency_decay
+        rw, lw, decay = self._weights()
         if last > 64:  # a matrix–vector product over the memory stream (numpy is imported only here)
             import numpy as np
 
@@ -761,6 +939,26 @@ class SCM(Mechanism):
                 return super().projection_size(state)
             total += count(e.content)
         return total
+
+
+class _Texts(Sequence[str]):
+    """The raw texts of the interactions 0 … n − 1 of the memory stream, read lazily ("" for an empty one)."""
+
+    def __init__(self, rows: list[Any], n: int) -> None:
+        self._rows, self._n = rows, n
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(self._n))]
+        if i < 0:
+            i += self._n
+        if not 0 <= i < self._n:
+            raise IndexError(i)
+        row = self._rows[i][1]
+        return row[1] if row is not None else ""
 
 
 def _fused(state: State) -> list[Element]:

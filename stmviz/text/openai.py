@@ -1,4 +1,4 @@
-"""Adapters from an OpenAI-compatible client object to stmviz's summarizer and embedder signatures.
+"""Adapters from an OpenAI-compatible client object to stmviz's summarizer, embedder and memory-controller signatures.
 
 stmviz never imports ``openai``: pass any object with
 ``client.chat.completions.create(model=..., messages=...)`` (and
@@ -14,7 +14,7 @@ from typing import Any
 from ..core.errors import InvalidArgumentError, STMError
 from .summarize import truncate_to_tokens
 
-__all__ = ["OpenAISummarizer", "OpenAIEmbedder"]
+__all__ = ["OpenAISummarizer", "OpenAIEmbedder", "OpenAIMemoryController", "OpenAIMemoryJudge", "OpenAISubgoalSummarizer"]
 
 PROMPT = (
     "Summarize the following agent memory in at most {budget} tokens. Keep every fact, number, name "
@@ -83,3 +83,165 @@ class OpenAIEmbedder:
         except (AttributeError, IndexError, KeyError, TypeError) as exc:
             raise STMError(f"the embeddings response has no data[0].embedding ({exc})") from None
         return tuple(float(v) for v in vector)
+
+
+def _check_chat(client: Any) -> None:
+    if not hasattr(client, "chat"):
+        raise InvalidArgumentError(
+            "client must be OpenAI-compatible: it needs client.chat.completions.create(...); "
+            f"got {type(client).__name__}"
+        )
+
+
+def _ask(client: Any, model: str, content: str, options: dict[str, Any]) -> str:
+    """The text of the model's reply to one user message."""
+    response = client.chat.completions.create(model=model, messages=[{"role": "user", "content": content}], **options)
+    try:
+        text = response.choices[0].message.content
+    except (AttributeError, IndexError, KeyError, TypeError) as exc:
+        raise STMError(f"the chat client's response has no choices[0].message.content ({exc})") from None
+    if not isinstance(text, str):
+        raise STMError(f"the model {model!r} returned no text (content = {text!r})")
+    return text.strip()
+
+
+def _yes(reply: str) -> bool:
+    """A yes/no reply read as the SCM code reads it: "no" when it picks (B) or starts with "no"."""
+    head = reply.strip().lower()
+    return not ("(b)" in head or head.startswith("no") or head.startswith("b)") or head == "b")
+
+
+NEED_PROMPT = (
+    "You are the memory controller of a chat assistant. Decide whether answering the user's new message needs "
+    "anything from earlier in the conversation (facts the user gave, things said before), or whether it can be "
+    "answered on its own. Reply with (A) if earlier conversation is needed, (B) if not, then one short sentence "
+    "saying why.\n\nNew message:\n{message}"
+)
+
+ANSWERABLE_PROMPT = (
+    "Can the user's question be answered from the text below? Reply with (A) for yes or (B) for no, then one "
+    "short sentence saying why.\n\nText:\n{content}\n\nQuestion:\n{message}"
+)
+
+
+class OpenAIMemoryController:
+    """``needs_memory(message, memories) -> (bool, reason)`` backed by a chat-completions call.
+
+    Asks the model whether the message needs earlier conversation ((A) yes,
+    (B) no), as SCM's controller does; the reason is the model's reply. The
+    earlier memories are not sent (the original asks about the message
+    alone); ``prompt`` may use ``{message}`` and ``{count}`` (how many
+    earlier interactions there are).
+    """
+
+    def __init__(self, client: Any, model: str, *, prompt: str = NEED_PROMPT, **options: Any):
+        _check_chat(client)
+        self.client = client
+        self.model = model
+        self.prompt = prompt
+        self.options = options
+
+    def __repr__(self) -> str:
+        return f"OpenAIMemoryController(model={self.model!r})"
+
+    def __call__(self, message: str, memories: Sequence[str]) -> tuple[bool, str]:
+        reply = _ask(self.client, self.model, self.prompt.format(message=message, count=len(memories)), self.options)
+        return _yes(reply), f"{self.model}: {reply}"
+
+
+class OpenAIMemoryJudge:
+    """``judge(memory_text, summary_text, message) -> ("drop" | "summary" | "full", reason)`` backed by chat calls.
+
+    As SCM's judgement: first asks whether the memory's full text can answer
+    the message — if not, ``"drop"``; then whether its summary can — if so,
+    ``"summary"``, else ``"full"``. The reason quotes the model's replies.
+    """
+
+    def __init__(self, client: Any, model: str, *, prompt: str = ANSWERABLE_PROMPT, **options: Any):
+        _check_chat(client)
+        self.client = client
+        self.model = model
+        self.prompt = prompt
+        self.options = options
+
+    def __repr__(self) -> str:
+        return f"OpenAIMemoryJudge(model={self.model!r})"
+
+    def __call__(self, memory_text: str, summary_text: str, message: str) -> tuple[str, str]:
+        full = _ask(self.client, self.model, self.prompt.format(content=memory_text, message=message), self.options)
+        if not _yes(full):
+            return "drop", f"full text cannot answer ({self.model}: {full})"
+        short = _ask(self.client, self.model, self.prompt.format(content=summary_text, message=message), self.options)
+        if _yes(short):
+            return "summary", f"the summary can answer ({self.model}: {short})"
+        return "full", f"only the full text can answer ({self.model}: {short})"
+
+
+import re as _re  # noqa: E402  (kept next to the HiAgent adapter it serves)
+
+SUBGOAL_PROMPT = (
+    "An agent worked on one subgoal. Below are the actions it took and what it observed after each.\n"
+    "In at most {budget} tokens, say what was observed that bears on the subgoal (objects, places, states, "
+    "numbers, failures). Then, on a last line of its own, write 'Achieved: yes', 'Achieved: no' or "
+    "'Achieved: unclear'.\n\nSubgoal: {subgoal}\n\nTrajectory:\n{trajectory}"
+)
+
+_ACHIEVED_LINE = _re.compile(
+    r"^\s*\**\s*achieved\s*\**\s*:\s*\**\s*(yes|no|unclear|unknown)\b.*$", _re.IGNORECASE | _re.MULTILINE
+)
+
+
+class OpenAISubgoalSummarizer:
+    """HiAgent's summarized observation by a chat model: ``summarize_subgoal(subgoal, pairs, budget) -> (text, achieved)``.
+
+    The model reads the subgoal and its action–observation pairs (any objects
+    with ``action`` and ``observation`` attributes, e.g.
+    :class:`stmviz.mechanisms.hiagent.SubgoalPair`), says what was observed
+    and ends with a verdict line ``Achieved: yes / no / unclear``, read as
+    ``True`` / ``False`` / ``None`` (no such line: ``None``). The text, without
+    the verdict line, is cut to ``budget`` tokens. The prompt is stmviz's own
+    wording of the task the HiAgent paper gives its summarizer.
+    """
+
+    def __init__(
+        self, client: Any, model: str, *, prompt: str = SUBGOAL_PROMPT, encoding: str = "cl100k_base", **options: Any
+    ):
+        if not hasattr(client, "chat"):
+            raise InvalidArgumentError(
+                "client must be OpenAI-compatible: it needs client.chat.completions.create(...); "
+                f"got {type(client).__name__}"
+            )
+        self.client = client
+        self.model = model
+        self.prompt = prompt
+        self.encoding = encoding
+        self.options = options
+
+    def __repr__(self) -> str:
+        return f"OpenAISubgoalSummarizer(model={self.model!r})"
+
+    def __call__(self, subgoal: str, pairs: Sequence[Any], budget: int) -> tuple[str, bool | None]:
+        lines = []
+        for pair in pairs:
+            if getattr(pair, "action", ""):
+                lines.append(f"Action: {pair.action}")
+            if getattr(pair, "observation", ""):
+                lines.append(f"Observation: {pair.observation}")
+        message = self.prompt.format(budget=budget, subgoal=subgoal, trajectory="\n".join(lines) or "(no actions)")
+        response = self.client.chat.completions.create(
+            model=self.model, messages=[{"role": "user", "content": message}], **self.options
+        )
+        try:
+            content = response.choices[0].message.content
+        except (AttributeError, IndexError, KeyError, TypeError) as exc:
+            raise STMError(f"the chat client's response has no choices[0].message.content ({exc})") from None
+        if not isinstance(content, str):
+            raise STMError(f"the model {self.model!r} returned no text (content = {content!r})")
+        verdicts = list(_ACHIEVED_LINE.finditer(content))
+        achieved: bool | None = None
+        if verdicts:
+            word = verdicts[-1].group(1).lower()
+            achieved = True if word == "yes" else False if word == "no" else None
+            content = _ACHIEVED_LINE.sub("", content)
+        text = " ".join(content.split())
+        return truncate_to_tokens(text, budget, self.encoding), achieved

@@ -107,6 +107,7 @@ def step_html(trace: Trace, t: int, *, max_items: int = 8, width: int = 80) -> s
         why_ops = "; ".join(dict.fromkeys(escape(shorten(o.reason, 80)) for o in step.operations if o.reason))
         lines = [head, f"ω<sub>{t}</sub> = U(ω<sub>{t - 1}</sub>, o, c<sub>{t - 1}</sub>) with o = <code>{ops}</code>"
                  + (f" — {why_ops}" if why_ops else "")]
+        lines.extend(_retrieval_lines(step.operations))
         if step.added:
             shown = ", ".join(escape(e.label(30)) for e in step.added[:max_items])
             more = f" … (+{len(step.added) - max_items})" if len(step.added) > max_items else ""
@@ -124,6 +125,26 @@ def step_html(trace: Trace, t: int, *, max_items: int = 8, width: int = 80) -> s
         nxt = "; ".join(escape(shorten(str(o), 60)) for o in trace[t].operations) or "—"
         lines.append(f"<span style='color:#777'>next: step {t} applies <code>{nxt}</code></span>")
     return f"<div class='stmviz-step' style='{BOX_STYLE}'>" + "<br>".join(lines) + "</div>"
+
+
+def _retrieval_lines(operations: Any) -> list[str]:
+    """Escaped lines with a retrieval's recorded scores and judgements (params ``scores`` and ``judgements``, as SCM records them)."""
+    lines = []
+    for o in operations:
+        scores = o.get("scores") if hasattr(o, "get") else None
+        judgements = o.get("judgements") if hasattr(o, "get") else None
+        if scores:
+            shown = ", ".join(f"#{escape(str(i))} {escape(str(v))}" for i, v in list(scores)[:6])
+            more = f" … (+{len(scores) - 6})" if len(scores) > 6 else ""
+            lines.append(f"<span style='color:#9467bd'>scores</span>: {shown}{more}")
+        if judgements:
+            shown = "; ".join(
+                f"#{escape(str(i))} <b>{escape(str(v))}</b> (<i>{escape(shorten(str(why), 70))}</i>)"
+                for i, v, why in list(judgements)[:6]
+            )
+            more = f" … (+{len(judgements) - 6})" if len(judgements) > 6 else ""
+            lines.append(f"<span style='color:#9467bd'>judgements</span>: {shown}{more}")
+    return lines
 
 
 def _halves(trace: Trace, t: int, width: int) -> tuple[str, ...]:

@@ -27,6 +27,9 @@ from stmviz import (
 )
 from stmviz.core.context import History
 from stmviz.mechanisms.scm import interaction_text, pending_message
+from stmviz.mechanisms.scm_controller import always_needs_memory
+
+RR = {"ranking": "recency+relevance", "needs_memory": always_needs_memory}  # the paper's ranking, at every step
 from stmviz.text import OpenAIEmbedder, OpenAISummarizer, cosine, embed, summarize
 
 TOPICS = [
@@ -111,13 +114,16 @@ def test_paper_example_elements_E_is_I_times_D():
 
 
 def test_paper_example_operations_O_and_controller():
-    scm = SCM(tokens_space(), k=3, flash_size=2)
+    scm = SCM(tokens_space(), k=3, flash_size=2, needs_memory=always_needs_memory)
     assert set(scm.operations.types) == {"add_interaction", "activate_memory"}
     trace = run(scm, probe_dialogue(6))
-    # memory activation: only once there is memory older than flash memory
+    # memory activation: only once there is memory older than flash memory (interaction 0 is empty:
+    # the user spoke first, so step 2 has nothing to retrieve either)
     assert [o.type for o in trace[0].operations] == ["add_interaction"]
     assert [o.type for o in trace[1].operations] == ["add_interaction"]
-    assert [str(o) for o in trace[2].operations] == ["add_interaction", "activate_memory(k=3, form=auto)"]
+    assert [o.type for o in trace[2].operations] == ["add_interaction"]
+    assert [o.type for o in trace[3].operations] == ["add_interaction", "activate_memory"]
+    assert {key: trace[3].operations[1][key] for key in ("k", "form")} == {"k": 3, "form": "auto"}
     # k = 0 disables activation memory
     assert all(len(s.operations) == 1 for s in run(SCM(tokens_space(), k=0), probe_dialogue(6)))
 
@@ -139,10 +145,10 @@ def test_paper_example_context_C_observation_and_embedding_ranks_memory():
 def test_paper_example_update_U_ranks_by_recency_plus_relevance():
     steps = probe_dialogue(40)
     # with recency alone, the newest interactions older than flash memory win
-    recent = run(SCM(tokens_space(600), k=3, relevance_weight=0), steps)
-    assert [e.meta["index"] for e in recent.state_at(41).where(type="activation")] == [36, 37, 38]
+    recent = run(SCM(tokens_space(600), k=3, relevance_weight=0, **RR), steps)
+    assert [e.meta["index"] for e in recent.state_at(41).where(type="activation")] == [37, 38, 39]
     # with relevance alone, the fact wins
-    relevant = run(SCM(tokens_space(600), k=3, recency_weight=0), steps)
+    relevant = run(SCM(tokens_space(600), k=3, recency_weight=0, **RR), steps)
     assert 3 in [e.meta["index"] for e in relevant.state_at(41).where(type="activation")]
 
 
@@ -391,7 +397,7 @@ def test_long_run_uses_the_vectorized_ranking_consistently():
     steps = dialogue_steps(turns)
     texts = rows(steps)
     for rw, lw in ((0.5, 0.5), (0.0, 1.0), (1.0, 0.2)):
-        scm = SCM(tokens_space(300), k=3, recency_weight=rw, relevance_weight=lw)
+        scm = SCM(tokens_space(300), k=3, flash_size=2, recency_weight=rw, relevance_weight=lw, **RR)
         trace = run(scm, steps)
         t = len(steps) - 2  # the question arrives at step t; the reply is step t + 1's output
         query = embed(steps[t].observation)
@@ -444,7 +450,7 @@ def test_state_given_by_hand_is_accepted():
 @pytest.mark.parametrize("n", [20, 120])
 def test_ties_go_to_the_newest_interactions(n):
     steps = [AgentStep(observation="same words here", thought="same reply") for _ in range(n)]
-    scm = SCM(tokens_space(300), k=3, flash_size=2, recency_weight=0, relevance_weight=1)
+    scm = SCM(tokens_space(300), k=3, flash_size=2, needs_memory=always_needs_memory)
     trace = run(scm, steps)
     assert [e.meta["index"] for e in trace.final.where(type="activation")] == [n - 5, n - 4, n - 3]
 
@@ -457,7 +463,7 @@ def test_ranking_over_a_long_stream_equals_brute_force(rw, lw, decay):
         AgentStep(observation=f"{rng.choice(TOPICS)} {rng.choice(TOPICS)}", thought=f"{rng.choice(TOPICS)} ({t})")
         for t in range(700)
     ]
-    scm = SCM(tokens_space(4000), k=4, flash_size=2, recency_weight=rw, relevance_weight=lw, recency_decay=decay)
+    scm = SCM(tokens_space(4000), k=4, flash_size=2, recency_weight=rw, relevance_weight=lw, recency_decay=decay, **RR)
     trace = run(scm, steps)
     embeddings = [embed(raw) for _, raw in rows(steps)]
     for t in (257, 300, 450, 511, 512, 640, 699):
@@ -499,9 +505,12 @@ def test_locker_example_the_reply_is_produced_from_its_question_and_the_memory_r
         ("user", "Observation: What is my locker code?"),  # the current message
     ]
     # at step 3 (where the question arrives) U files the previous exchange and retrieves for the new message
-    assert [str(o) for o in trace[3].operations] == ["add_interaction", "activate_memory(k=1, form=auto)"]
+    assert [o.type for o in trace[3].operations] == ["add_interaction", "activate_memory"]
+    assert trace[3].operations[1]["scores"][0][0] == 1  # the interaction that holds the code ranks first
     assert [(e.type, e.meta["step"]) for e in trace.state_at(4)] == [("activation", 1), ("flash", 3), ("message", 3)]
-    assert {e.type for e in trace[3].added} == {"flash", "message"}
+    # (the message of step 2, "What is for dinner?", needed no memory: activation memory was empty)
+    assert {e.type for e in trace[3].added} == {"activation", "flash", "message"}
+    assert [o.type for o in trace[2].operations] == ["add_interaction"]
     # every reply was produced from an input that holds the message it answers, paired with nothing else
     for k in range(1, len(steps)):
         assert trace.project(k)[-1].content == f"Observation: {LOCKER[k - 1][0]}"

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from stmviz import SCM, AgentStep, Context, Operation, StateSpace, run, sizes
 from stmviz.core.context import History
 from stmviz.mechanisms.scm import interaction_text
+from stmviz.mechanisms.scm_controller import always_needs_memory
 from stmviz.text import HashingEmbedder, embed
 from stmviz.text.embed import _default, hashing_embedder, joined_frequencies
 
@@ -151,8 +152,10 @@ def _stream(n: int, seed: int) -> list[AgentStep]:
         {"k": 3},
         {"k": 8, "recency_weight": 0, "relevance_weight": 1},  # many ties: the newest wins
         {"k": 9, "recency_weight": 0, "relevance_weight": 1},  # past 8: the partition path
-        {"k": 5, "flash_size": 4, "recency_decay": 1.0},
-        {"k": 2, "recency_weight": 1, "relevance_weight": 0},
+        {"k": 5, "flash_size": 4, "recency_decay": 1.0, "ranking": "recency+relevance"},
+        {"k": 2, "recency_weight": 1, "relevance_weight": 0, "ranking": "recency+relevance"},
+        {"k": 3, "flash_size": 2, "ranking": "recency+relevance", "needs_memory": always_needs_memory},
+        {"k": 4, "needs_memory": always_needs_memory},
     ],
 )
 def test_long_runs_equal_the_plain_embedder(kwargs):
@@ -173,7 +176,7 @@ def test_ranking_takes_the_first_k_by_score_then_newest(k):
         AgentStep(thought=rng.choice(["", "ok"]), observation=" ".join(rng.sample(words, rng.randint(1, 2))))
         for _ in range(400)
     ]
-    scm = SCM(StateSpace(sizes.tokens(), 4000), k=k, recency_weight=0, relevance_weight=1)  # score = cosine
+    scm = SCM(StateSpace(sizes.tokens(), 4000), k=k, needs_memory=always_needs_memory)  # score = cosine
     trace = run(scm, steps)
 
     def unit(vector):
@@ -195,14 +198,15 @@ def test_ranking_takes_the_first_k_by_score_then_newest(k):
             assert got == set(expected), (t, sorted(got), sorted(expected))
 
 
-def test_the_controller_reuses_its_operations_and_follows_k():
-    scm = SCM(StateSpace(sizes.tokens(), 500), k=2, flash_size=1)
+def test_the_controller_follows_k():
+    scm = SCM(StateSpace(sizes.tokens(), 500), k=2, flash_size=1, needs_memory=always_needs_memory)
     context = Context(t=3, step=AgentStep(observation="hi"), history=History([AgentStep(observation="a")] * 3))
     first = scm.controller(None, context)
-    assert first == [Operation("add_interaction"), Operation("activate_memory", {"k": 2, "form": "auto"})]
-    assert all(a is b for a, b in zip(first, scm.controller(None, context)))
+    assert [o.type for o in first] == ["add_interaction", "activate_memory"]
+    assert (first[1]["k"], first[1]["form"]) == (2, "auto")
+    assert first == scm.controller(None, context)  # the same decision, every time
     scm.k = 4
-    assert scm.controller(None, context)[1] == Operation("activate_memory", {"k": 4, "form": "auto"})
+    assert scm.controller(None, context)[1]["k"] == 4
     scm.k = 0
     assert scm.controller(None, context) == [Operation("add_interaction")]
 
