@@ -1,28 +1,51 @@
-"""AgentFold: proactive context folding into multi-scale summaries (Section 4; AgentFold, 2025).
+"""AgentFold: proactive context folding into multi-scale summaries (Section 4; AgentFold, arXiv 2510.24699).
 
 At step t the AgentFold agent sees the context (Q, T, S_{t−2}, I_{t−1}): the
 user query Q, the tools T, the sequence S_{t−2} of summary blocks s_{x,y} that
 cover steps 0 … t−2, and the latest interaction I_{t−1} in full. With its
-action at step t the agent emits a *folding directive* for I_{t−1}:
+response at step t (reasoning, explanation, one tool call) the agent writes a
+*folding directive*: a range [x, t−1] and the summary text σ of that range.
 
-- **granular condensation** ("condense") — I_{t−1} becomes one block s_{t−1,t−1};
-- **deep consolidation** ("consolidate", from x) — the chain of blocks covering
-  x … t−2 together with I_{t−1} becomes one block s_{x,t−1}.
+- **granular condensation** (x = t−1) — I_{t−1} becomes one block s_{t−1,t−1}
+  holding σ;
+- **deep consolidation** (x < t−1) — the blocks covering x … t−2 and I_{t−1}
+  become one block s_{x,t−1} holding σ.
 
 Then the new interaction I_t becomes "latest". In the paper's terms:
 
 - E = I × D — summary blocks (content: the summary text; metadata: ``range``
-  = (x, y), ``type`` "block") and one ``type`` "latest" element (the full
-  record of the previous step: explanation, action, observation); plus the
-  "query" and "tools" elements of ω_0.
+  = (x, y), ``type`` "block", ``summary_by`` "agent" or "fallback",
+  ``passes`` — how many times the most re-summarized step in it was
+  summarized) and one ``type`` "latest" element (the full record of the
+  previous step: explanation, action, observation); plus the "query" and
+  "tools" elements of ω_0.
 - ω — a time-ordered sequence of blocks plus one latest interaction; μ, V_max —
   tokens (or any μ) and the context limit.
-- O — ``condense`` and ``consolidate``; C — the query, the tools, the incoming
-  step (with its directive) and the current state.
-- U — fold the previous latest as directed, add the new latest; on overflow
-  consolidate further (and, last, cut the oldest block's summary) so that
-  U(ω, o, c) ∈ Ω_STM. Blocks never overlap and cover the folded steps in order.
-- π — the tuple (Q, T, S, I) as text, each block labelled by its step range.
+- O — ``condense`` and ``consolidate`` (``overflow=True`` when the capacity,
+  not the directive or the rule, forced it); C — the query, the tools, the
+  incoming step (with its directive) and the current state.
+- U — fold the previous latest as directed, add the new latest; Σμ ≤ V_max
+  so that U(ω, o, c) ∈ Ω_STM. Blocks never overlap and cover the folded
+  steps in order.
+- π — the tuple (Q, T, S, I) as text, each block labelled by its step range
+  (and marked when stmviz's fallback summarizer, not the agent, wrote it).
+
+Where stmviz departs from the original (see docs/fidelity.md):
+
+- simplified: the agent is a recorded transcript (a scenario, or one
+  imported with :func:`stmviz.scenarios.load_agentfold_log`); its directives
+  are read, not generated, and its reasoning is not part of I_t.
+- stmviz extension: a directive without summary text is filled by an
+  extractive fallback summarizer, marked ``summary_by="fallback"`` in the
+  block's metadata and "stmviz fallback summary" in π.
+- stmviz extension: steps without a directive are folded by a rule
+  controller; the default is a log-structured merge (a binary counter), so
+  blocks grow coarser with age and each step is re-summarized at most about
+  log₂ t times. The original agent always writes its directive.
+- stmviz extension: the original has no hard capacity (its context grows
+  slowly because the agent folds); stmviz keeps Σμ ≤ V_max by forcing a
+  deeper consolidation, named ``consolidate(…, overflow=True)`` with the
+  directive it replaced in its reason, and as a last resort cuts texts.
 """
 
 from __future__ import annotations
@@ -32,7 +55,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ..core.element import Element, order_key
+from ..core.element import Element, order_key, thaw
 from ..core.formatting import format_number, shorten
 from ..core.errors import CapacityError, InvalidArgumentError, InvalidOperationError, ScenarioFormatError
 from ..core.mechanism import Mechanism, Transition
@@ -46,7 +69,8 @@ from ._shared import Memo, Summarizer, Tally, View, ViewIndex, cached_summarizer
 
 __all__ = ["AgentFold"]
 
-_RULES = ("share", "count", "condense")
+_RULES = ("lsm", "share", "count", "condense")
+FALLBACK_MARK = "stmviz fallback summary"  # π marks blocks whose text the agent did not write
 _VIEWS = ViewIndex(View)  # ω grouped by type (query, tools, block, latest), derived from the previous ω's grouping
 _NONE: tuple[Element, ...] = ()
 
@@ -88,13 +112,14 @@ class AgentFold(Mechanism):
         Ω_STM: μ and the context limit V_max (at least room for two minimal
         elements, a block and the latest interaction).
     block_budget : int
-        Tokens allowed for the summary of one block s_{x,y}.
+        Tokens allowed for a fallback summary of one step (see :meth:`budget_for`);
+        the agent's own summaries are kept whole.
     summarize : callable, optional
         ``summarize(texts, budget) -> str``; default :func:`stmviz.text.summarize`.
         Results are cached per (texts, budget). Not recorded in :meth:`params`.
-    controller_rule : {"share", "count", "condense"}
-        The rule-based controller used on steps without a ``fold`` directive
-        (see Notes).
+    controller_rule : {"lsm", "share", "count", "condense"}
+        The rule-based controller used on steps without a ``fold`` directive:
+        the log-structured merge (default) or a baseline (see Notes).
     share : float
         For ``"share"``: consolidate when the blocks would take more than this
         share of V_max.
@@ -117,43 +142,63 @@ class AgentFold(Mechanism):
     the latest input is in the block that folded it: the model chose that
     fold having seen the input in full, as the paper's agent does.
 
-    **Directives.** ``step.directives["fold"] = {"op": "condense"}`` or ``{"op":
-    "consolidate", "from": x}`` at step t folds I_{t−1}. Deep consolidation
-    merges whole blocks: the chain is every block that holds a step ≥ x, so if x
-    falls inside a block s_{a,b} the new block starts at a (the operation's
-    reason says so). An unknown op, a missing or non-integer ``from``, x < 0 or
-    x > t−1, or a consolidation at step 0 (nothing to fold) raises
-    :class:`~stmviz.errors.ScenarioFormatError`. At step 0, "condense" folds
-    nothing.
+    **Directives.** ``step.directives["fold"] = {"range": [x, t−1], "summary":
+    σ}`` at step t folds [x, t−1]: granular condensation when x = t−1, deep
+    consolidation when x < t−1; the new block holds σ, the agent's text
+    (``summary_by="agent"``). Without ``summary`` stmviz's fallback
+    summarizer writes the block from the folded texts (``summary_by=
+    "fallback"``, marked in π). The older forms ``{"op": "condense"}`` and
+    ``{"op": "consolidate", "from": x}`` (optionally with ``summary``) are
+    read as the ranges [t−1, t−1] and [x, t−1]. Deep consolidation merges
+    whole blocks: if x falls inside a block s_{a,b} the new block starts at
+    a and keeps that block's text before σ (the operation's reason says so).
+    A range not ending at t−1, x < 0, an empty summary, an unknown op, a
+    missing ``from``, or a directive with a range at step 0 (nothing to
+    fold) raises :class:`~stmviz.errors.ScenarioFormatError`. At step 0,
+    "condense" folds nothing.
 
-    **Rule-based controller** (no directive): condense I_{t−1}; but with
-    ``"share"``, if Σμ(S) + μ(I_{t−1}) > share · V_max, and with ``"count"``,
-    if the blocks would number more than ``max_blocks``, consolidate the newer
-    half of the blocks (from the start of block ⌊n/2⌋) with I_{t−1}. Older
-    blocks stay coarse and untouched: summaries become multi-scale.
+    **Rule-based controller** (no directive). ``"lsm"`` (default), a
+    log-structured merge: I_{t−1} is a run of one step; while the newest
+    block covers as many steps as the run, it joins the run (1, 2, 4, …), and
+    the run is consolidated into one block — else I_{t−1} is condensed. The
+    block lengths are the binary digits of the number of folded steps
+    (…, 8, 4, 1): old blocks are coarse and untouched, recent ones fine, and
+    each step is summarized at most ⌈log₂ t⌉ + 1 times over a run, not at
+    every consolidation. Blocks of other lengths (from the agent's
+    directives) are left as they are. Baselines, for comparison: ``"share"``
+    (when Σμ(S) + μ(I_{t−1}) > share · V_max) and ``"count"`` (more than
+    ``max_blocks`` blocks) consolidate the newer half of the blocks with
+    I_{t−1} — which lands in the big block again and again, a rolling
+    summary — and ``"condense"`` condenses every step.
 
-    **Overflow.** If Σμ > V_max after folding, U consolidates further: the
-    chain is extended backwards by 1, 2, 4, … older blocks until the state
-    fits or every block is merged; then the oldest block's summary is cut to
-    the room left; then the latest interaction, the tools and the query are
-    cut. Blocks are never dropped, so they always cover steps 0 … t−1.
+    **Overflow.** If, once I_t is added, Σμ would exceed V_max, the
+    controller replaces the fold by a deeper consolidation: the newest block
+    is merged with 1, 2, 4, … older blocks until the state fits or every
+    block is merged, and the operation is ``consolidate(from=x,
+    overflow=True)``, its reason naming the fold it replaced. The merged
+    block is written by the fallback summarizer (from the blocks' texts and
+    the agent's σ, if any) and marked ``overflow``. Then, if still needed, U
+    cuts the oldest block's summary to the room left, then the latest
+    interaction, the tools and the query. Blocks are never dropped, so they
+    always cover steps 0 … t−1.
 
     Examples
     --------
     >>> from stmviz import StateSpace, run, sizes
     >>> steps = [
     ...     {"thought": "Search first.", "action": "search('AgentFold')", "observation": "Result: a paper."},
-    ...     {"thought": "Open it.", "action": "open(1)", "observation": "It folds context.", "fold": {"op": "condense"}},
-    ...     {"thought": "Answer.", "observation": "Done.", "fold": {"op": "consolidate", "from": 0}},
+    ...     {"thought": "Open it.", "action": "open(1)", "observation": "It folds context.",
+    ...      "fold": {"range": [0, 0], "summary": "search('AgentFold') found a paper."}},
+    ...     {"thought": "Answer.", "observation": "Done.", "fold": {"range": [0, 1]}},
     ... ]
     >>> trace = run(AgentFold(StateSpace(sizes.tokens(), v_max=500)), steps, query="What is AgentFold?", tools=["search", "open"])
-    >>> [(e.type, e.meta.get("range")) for e in trace.final]
-    [('query', None), ('tools', None), ('block', (0, 1)), ('latest', None)]
+    >>> [(e.type, e.meta.get("range"), e.meta.get("summary_by")) for e in trace.final]
+    [('query', None, None), ('tools', None, None), ('block', (0, 1), 'fallback'), ('latest', None, None)]
     >>> print(trace.project(2).text())
     Question: What is AgentFold?
     Tools: search; open
     Summaries:
-    [step 0] Explanation: Search first. Action: search('AgentFold') Observation: Result: a paper.
+    [step 0] search('AgentFold') found a paper.
     Latest interaction (step 1):
     Explanation: Open it.
     Action: open(1)
@@ -176,7 +221,10 @@ class AgentFold(Mechanism):
             ElementType("latest", "the latest interaction I_{t−1} in full", "#ffbb78", label="I[{step}]"),
         ]
     )
-    directives = {"fold": "the folding directive: {'op': 'condense'} or {'op': 'consolidate', 'from': x}"}
+    directives = {
+        "fold": "the folding directive the agent wrote: {'range': [x, t-1], 'summary': σ} "
+        "(older forms {'op': 'condense'} and {'op': 'consolidate', 'from': x} are still read)"
+    }
 
     def __init__(
         self,
@@ -184,7 +232,7 @@ class AgentFold(Mechanism):
         *,
         block_budget: int = 48,
         summarize: Summarizer | None = None,
-        controller_rule: str = "share",
+        controller_rule: str = "lsm",
         share: float = 0.5,
         max_blocks: int = 12,
     ) -> None:
@@ -252,14 +300,42 @@ class AgentFold(Mechanism):
         return State(fitted)
 
     def controller(self, state: State, context: Context) -> Operation:
-        """The controller: the step's folding directive if any, else the documented rule."""
+        """The controller: the step's folding directive if any, else the documented rule; overflow named as such.
+
+        When the fold chosen would leave Σμ > V_max once I_t is added, the
+        controller extends it to the deep consolidation that fits (the newest
+        block merged with 1, 2, 4, … older ones) and returns it as
+        ``consolidate(from=x, overflow=True)``, its reason saying which fold
+        was asked for: the trace names what happened.
+        """
         t, fold = context.t, context.step.directives.get("fold")
         latest = self.latest(state)
         if fold is not None:
-            return self._directive(state, fold, t, latest)
+            chosen = self._directive(state, fold, t, latest)
+        else:
+            chosen = self._rule(state, latest)
+        return self._with_overflow(state, chosen, context)
+
+    def _rule(self, state: State, latest: Element | None) -> Operation:
         if latest is None:
             return Operation("condense", reason="no latest interaction yet: nothing to fold")
         blocks = self.blocks(state)
+        if self.controller_rule == "lsm":
+            # binary counter: I_{t−1} is a run of length 1; while the newest block has the run's length, absorb it
+            run, x = 1, None
+            for b in reversed(blocks):
+                a, z = b.meta["range"]
+                if z - a + 1 != run:
+                    break
+                x, run = a, 2 * run
+            if x is None:
+                return Operation("condense", reason="rule (log-structured merge): no block of length 1 to merge with")
+            return Operation(
+                "consolidate",
+                {"from": x},
+                reason=f"rule (log-structured merge): the newest blocks cover 1, 2, … steps; with I_{latest.meta['step']} "
+                f"they become one block of {run} steps",
+            )
         if self.controller_rule == "share":
             total = self.space.size(blocks) + self.space.measure(latest)
             limit = self.share * self.space.v_max
@@ -268,26 +344,92 @@ class AgentFold(Mechanism):
                 return Operation(
                     "consolidate",
                     {"from": x},
-                    reason=f"rule: blocks and I_{latest.meta['step']} take {format_number(total)} > {self.share:g}·V_max = {format_number(limit)}",
+                    reason=f"rule (baseline share): blocks and I_{latest.meta['step']} take {format_number(total)} > {self.share:g}·V_max = {format_number(limit)}",
                 )
         elif self.controller_rule == "count":
             if len(blocks) + 1 > self.max_blocks:
                 x = blocks[len(blocks) // 2].meta["range"][0]
                 return Operation(
-                    "consolidate", {"from": x}, reason=f"rule: more than {self.max_blocks} blocks"
+                    "consolidate", {"from": x}, reason=f"rule (baseline count): more than {self.max_blocks} blocks"
                 )
         return Operation("condense", reason="rule: condense each step")
 
+    def _with_overflow(self, state: State, chosen: Operation, context: Context) -> Operation:
+        """``chosen``, or the deep consolidation that overflow forces instead (from an earlier step)."""
+        latest = self.latest(state)
+        if latest is None:
+            return chosen
+        incoming = self._incoming(context)
+        space, v_max = self.space, self.space.v_max
+        folded = self._fold(state, self._chain(state, chosen), latest, chosen, {})
+        if space.size(folded) + space.measure(incoming) <= v_max:
+            return chosen
+        blocks = self.blocks(folded)
+        if len(blocks) < 2:
+            return chosen
+        k, x = 1, blocks[-1].meta["range"][0]
+        while True:
+            x = blocks[-1 - k].meta["range"][0]
+            trial = Operation("consolidate", {"from": x, "overflow": True})
+            size = space.size(self._fold(state, self._chain(state, trial), latest, trial, {})) + space.measure(incoming)
+            if size <= v_max or k == len(blocks) - 1:
+                break
+            k = min(2 * k, len(blocks) - 1)
+        asked = str(chosen)
+        summary = chosen.get("summary")
+        params: dict[str, Any] = {"from": x, "overflow": True}
+        if isinstance(summary, str):
+            params["summary"] = summary
+        return Operation(
+            "consolidate",
+            params,
+            reason=f"overflow: {asked} would leave Σμ > V_max = {format_number(v_max)} once I_{context.t} is added, "
+            f"so the blocks from step {x} on are consolidated with I_{latest.meta['step']}"
+            + (f" ({chosen.reason})" if chosen.reason else ""),
+        )
+
     def _directive(self, state: State, fold: Any, t: int, latest: Element | None) -> Operation:
-        op = fold.get("op")
-        if op == "condense":
-            return Operation("condense", reason=f"folding directive of step {t}")
-        if op != "consolidate":
+        if not isinstance(fold, dict) and not hasattr(fold, "get"):
             raise ScenarioFormatError(
-                f"step {t}: unknown folding directive op {shorten(repr(op))}; use {{'op': 'condense'}} or "
-                f"{{'op': 'consolidate', 'from': x}}"
+                f"step {t}: a folding directive is a mapping {{'range': [x, {t - 1}], 'summary': '…'}}, got {shorten(repr(thaw(fold)))}"
             )
-        x = fold.get("from")
+        summary = fold.get("summary")
+        if summary is not None and (not isinstance(summary, str) or not summary.strip()):
+            raise ScenarioFormatError(
+                f"step {t}: the folding directive's summary must be non-empty text (the agent's summary of the range), "
+                f"got {shorten(repr(summary))}; omit it to use stmviz's fallback summarizer"
+            )
+        extra: dict[str, Any] = {"summary": summary.strip()} if summary else {}
+        where = f"folding directive of step {t}" + (" (summary written by the agent)" if summary else " (no summary text)")
+        span = fold.get("range")
+        op = fold.get("op")
+        if span is not None:
+            if latest is None:
+                raise ScenarioFormatError(
+                    f"step {t}: the folding directive has range {shorten(repr(span))} but there is no previous "
+                    f"interaction to fold; drop the directive at the first step"
+                )
+            y = latest.meta["step"]
+            pair = tuple(span) if isinstance(span, (list, tuple)) else ()
+            ok = len(pair) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in pair)
+            if not ok or pair[1] != y or not 0 <= pair[0] <= y:
+                raise ScenarioFormatError(
+                    f"step {t}: the folding directive's range must be [x, {y}] with 0 ≤ x ≤ {y} (it folds up to the "
+                    f"latest interaction I_{y}), got {shorten(repr(thaw(span)))}"
+                )
+            x = pair[0]
+            if x == y:
+                return Operation("condense", extra, reason=f"{where}: granular condensation of I_{y}")
+            op = "consolidate"
+        elif op == "condense":
+            return Operation("condense", extra, reason=where)
+        elif op == "consolidate":
+            x = fold.get("from")
+        else:
+            raise ScenarioFormatError(
+                f"step {t}: unknown folding directive {shorten(repr(thaw(fold)))}; use {{'range': [x, t-1], 'summary': '…'}} "
+                f"(or the older {{'op': 'condense'}} / {{'op': 'consolidate', 'from': x}})"
+            )
         if latest is None:
             raise ScenarioFormatError(f"step {t}: deep consolidation needs a latest interaction to fold, and ω has none")
         y = latest.meta["step"]
@@ -296,50 +438,63 @@ class AgentFold(Mechanism):
                 f"step {t}: consolidate 'from' must be a step index x with 0 ≤ x ≤ {y} (the latest interaction), "
                 f"got {shorten(repr(x))}; block starts in ω: {', '.join(str(b.meta['range'][0]) for b in self.blocks(state)) or 'none'}"
             )
-        reason = f"folding directive of step {t}"
         holder = next((b for b in self.blocks(state) if b.meta["range"][0] <= x <= b.meta["range"][1]), None)
         if holder is not None and holder.meta["range"][0] != x:
-            reason += f" (from={x} lies inside {block_label(holder)}: the chain starts at {holder.meta['range'][0]})"
-        return Operation("consolidate", {"from": x}, reason=reason)
+            where += f" (from={x} lies inside {block_label(holder)}: the chain starts at {holder.meta['range'][0]})"
+        if x == y:
+            return Operation("condense", extra, reason=where)
+        return Operation("consolidate", {"from": x, **extra}, reason=where)
 
     # ------------------------------------------------------------------ U
 
     def update(self, state: State, operation: Operation, context: Context) -> Transition:
         """The update U : Ω × O × C → Ω of AgentFold: fold I_{t−1} as directed, add I_t, keep Σμ ≤ V_max."""
         reasons: dict[Element, str] = {}
-        groups = _VIEWS(state).groups
-        found = groups.get("latest")
-        latest = found[0] if found else None
+        latest = self.latest(state)
         new = state
         if latest is not None:
-            y = latest.meta["step"]
-            if operation.type == "condense":
-                chain: list[Element] = []
-                how = "granular condensation"
-            else:
-                x = operation.get("from")
-                if isinstance(x, bool) or not isinstance(x, int) or not 0 <= x <= y:
-                    raise InvalidOperationError(
-                        f"consolidate(from=x) needs a step index 0 ≤ x ≤ {y}, got {shorten(repr(x))}"
-                    )
-                chain = [b for b in groups.get("block", _NONE) if b.meta["range"][1] >= x]
-                how = "deep consolidation"
-            new = self._fold(new, chain, latest, how, operation.reason or "directive", reasons)
+            new = self._fold(state, self._chain(state, operation), latest, operation, reasons)
         elif operation.type == "consolidate":
             raise InvalidOperationError("consolidate: ω has no latest interaction I_{t−1} to fold")
-        incoming = Element(
-            interaction_text(context.step), {"t": context.t, "type": "latest", "step": context.t}
-        )
-        self.space.measure(incoming)  # μ known before the union, so Σμ is carried, not re-summed
-        new = new | {incoming}
+        new = new | {self._incoming(context)}
         new = self._fit(new, reasons)
         return Transition(new, {e: why for e, why in reasons.items() if e in state.elements})
 
-    def _merge(self, chain: Sequence[Element], latest: Element, step: int) -> Element:
+    def _incoming(self, context: Context) -> Element:
+        incoming = Element(interaction_text(context.step), {"t": context.t, "type": "latest", "step": context.t})
+        self.space.measure(incoming)  # μ known before the union, so Σμ is carried, not re-summed
+        return incoming
+
+    def _chain(self, state: State, operation: Operation) -> list[Element]:
+        """The blocks a fold merges with I_{t−1}: none for condense, every block holding a step ≥ x for consolidate."""
+        if operation.type == "condense":
+            return []
+        latest = self.latest(state)
+        y = latest.meta["step"] if latest is not None else -1
+        x = operation.get("from")
+        if isinstance(x, bool) or not isinstance(x, int) or not 0 <= x <= y:
+            raise InvalidOperationError(f"consolidate(from=x) needs a step index 0 ≤ x ≤ {y}, got {shorten(repr(x))}")
+        return [b for b in _VIEWS(state).groups.get("block", _NONE) if b.meta["range"][1] >= x]
+
+    def _merge(self, chain: Sequence[Element], latest: Element, step: int, operation: Operation) -> Element:
         x = chain[0].meta["range"][0] if chain else latest.meta["step"]
         y = latest.meta["step"]
-        text = self._summaries([b.text for b in chain] + [latest.text], self.budget_for(x, y))
-        return Element(text, {"t": x, "type": "block", "range": (x, y), "step": step})
+        passes = 1 + max((b.meta.get("passes", 1) for b in chain), default=0)
+        summary = operation.get("summary")
+        if isinstance(summary, str) and summary and not operation.get("overflow"):
+            # the agent's σ covers [from, y]; a block the range starts inside keeps its own text before σ
+            start = operation.get("from", y)
+            kept = [b.text for b in chain if b.meta["range"][0] < start]
+            text = " ".join([*kept, summary])
+            by = "agent"
+        else:
+            texts = [b.text for b in chain] + [summary if isinstance(summary, str) and summary else latest.text]
+            text = self._summaries(texts, self.budget_for(x, y))
+            by = "fallback"
+        meta: dict[str, Any] = {"t": x, "type": "block", "range": (x, y), "step": step, "summary_by": by, "passes": passes}
+        if operation.get("overflow"):
+            meta["overflow"] = True
+        return Element(text, meta)
 
     def budget_for(self, x: int, y: int) -> int:
         """The token budget of a block s_{x,y}: ``block_budget`` for one step, growing with log₂ of the steps covered.
@@ -359,15 +514,20 @@ class AgentFold(Mechanism):
         return max(self.block_budget, min(budget, int(self.space.v_max // 4) or 1))
 
     def _fold(
-        self, state: State, chain: list[Element], latest: Element, how: str, why: str, reasons: dict[Element, str]
+        self, state: State, chain: list[Element], latest: Element, operation: Operation, reasons: dict[Element, str]
     ) -> State:
-        block = self._merge(chain, latest, latest.meta["step"] + 1)
+        block = self._merge(chain, latest, latest.meta["step"] + 1, operation)
+        how = "granular condensation" if operation.type == "condense" else "deep consolidation"
+        if operation.get("overflow"):
+            how += " forced by overflow"
+        why = operation.reason or "directive"
+        by = "the agent's summary" if block.meta["summary_by"] == "agent" else "stmviz's fallback summarizer"
         name = block_label(block)
         if chain:
             sources = ", ".join(block_label(b) for b in chain) + f" and I_{latest.meta['step']}"
-            text = f"{sources} merged into {name} by {how} ({why})"
+            text = f"{sources} merged into {name} by {how}, text by {by} ({why})"
         else:
-            text = f"I_{latest.meta['step']} condensed into {name} by {how} ({why})"
+            text = f"I_{latest.meta['step']} condensed into {name} by {how}, text by {by} ({why})"
         for e in [*chain, latest]:
             reasons[e] = text
         self.space.measure(block)  # μ known before the union, so Σμ is carried, not re-summed
@@ -386,7 +546,12 @@ class AgentFold(Mechanism):
                 older = blocks[-1 - k : -1]
                 x, y = older[0].meta["range"][0], newest.meta["range"][1]
                 text = self._summaries([b.text for b in older] + [newest.text], self.budget_for(x, y))
-                merged = Element(text, {"t": x, "type": "block", "range": (x, y), "step": newest.meta["step"]})
+                passes = 1 + max(b.meta.get("passes", 1) for b in [*older, newest])
+                merged = Element(
+                    text,
+                    {"t": x, "type": "block", "range": (x, y), "step": newest.meta["step"], "summary_by": "fallback",
+                     "passes": passes, "overflow": True},
+                )
                 space.measure(merged)  # μ known before the union, so Σμ is carried, not re-summed
                 candidate = state.replace([*older, newest], [merged])
                 size = space.size(candidate)
@@ -440,8 +605,7 @@ class AgentFold(Mechanism):
                 if not blocks_started:
                     lines.append("Summaries:")
                     blocks_started = True
-                x, y = e.meta["range"]
-                lines.append(f"[{range_label(x, y)}] {e.text}")
+                lines.append(_block_line(e))
             elif kind == "latest":
                 latest = e
             else:  # pragma: no cover - foreign elements
@@ -500,12 +664,22 @@ class AgentFold(Mechanism):
     def _count_element(self, e: Element) -> int:
         count = self.count_tokens
         if e.type == "block":
-            x, y = e.meta["range"]
-            return count(f"[{range_label(x, y)}] ") + count(e.text)
+            return count(_block_prefix(e)) + count(e.text)
         if e.type == "latest":
             return count(f"Latest interaction (step {e.meta['step']}):") + count(e.text)
         label = {"query": "Question: ", "tools": "Tools: "}.get(e.type, "")
         return count(label) + count(e.text)
+
+
+def _block_prefix(e: Element) -> str:
+    """A block's label in π: its step range, and a mark when stmviz's fallback summarizer wrote its text."""
+    x, y = e.meta["range"]
+    mark = f"; {FALLBACK_MARK}" if e.meta.get("summary_by") == "fallback" else ""
+    return f"[{range_label(x, y)}{mark}] "
+
+
+def _block_line(e: Element) -> str:
+    return _block_prefix(e) + e.text
 
 
 def _whole(value: Any) -> int | None:

@@ -20,6 +20,7 @@ be run at, and probes that test retention of early facts in π(ω_t).
 ('FIFOWindow', True)
 """
 
+from .agentfold_log import from_agentfold_records, load_agentfold_log
 from .chatlog import from_dialogue, from_openai_messages, load_chat_log
 from .scenario import (
     Probe,
@@ -45,6 +46,8 @@ __all__ = [
     "from_openai_messages",
     "load_chat_log",
     "from_dialogue",
+    "from_agentfold_records",
+    "load_agentfold_log",
     "validate",
     "problems",
     "json_schema",

@@ -236,6 +236,15 @@ def _semantic(data: Mapping[str, Any]) -> list[tuple[str, str]]:
                     else f"the directive at step {t} folds steps from … {t - 1}, so from must be ≤ {t - 1}, got {start}"
                 )
                 found.append((f"{where}.fold.from", what))
+        span = fold.get("range") if isinstance(fold, Mapping) else None
+        if isinstance(span, (list, tuple)) and len(span) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in span):
+            if t == 0 or span[1] != t - 1 or span[0] > span[1]:
+                what = (
+                    "step 0 has no earlier interaction to fold"
+                    if t == 0
+                    else f"the directive at step {t} folds a range [x, {t - 1}] with x ≤ {t - 1}, got {list(span)}"
+                )
+                found.append((f"{where}.fold.range", what))
         meta = step.get("meta")
         retrieve = meta.get("retrieve") if isinstance(meta, Mapping) else None
         if retrieve is not None and not isinstance(retrieve, bool):

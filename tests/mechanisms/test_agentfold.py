@@ -72,7 +72,7 @@ def test_latest_is_the_full_record_explanation_action_observation():
 
 
 def test_E_and_D_block_metadata():
-    trace = run(make(), web(3), query=QUERY, tools=TOOLS)
+    trace = run(make(controller_rule="condense"), web(3), query=QUERY, tools=TOOLS)
     block = AgentFold.blocks(trace.final)[0]
     assert block.type == "block" and block.meta["range"] == (0, 0) and block.t == 0
     assert block_label(block) == "s_{0,0}"
@@ -88,11 +88,14 @@ def test_O_declared():
 def test_granular_condensation_adds_block_s_t_minus_1():
     steps = web(3)
     steps[2]["fold"] = {"op": "condense"}
-    trace = run(make(), steps)
+    trace = run(make(controller_rule="condense"), steps)
     step = trace[2]
-    assert step.operations == (Operation("condense", reason="folding directive of step 2"),)
+    assert step.operations == (Operation("condense", reason="folding directive of step 2 (no summary text)"),)
     assert [e.type for e in step.removed] == ["latest"]
-    assert step.reasons == ("I_1 condensed into s_{1,1} by granular condensation (folding directive of step 2)",)
+    assert step.reasons == (
+        "I_1 condensed into s_{1,1} by granular condensation, text by stmviz's fallback summarizer "
+        "(folding directive of step 2 (no summary text))",
+    )
     assert ranges(trace.final) == [(0, 0), (1, 1)]
 
 
@@ -103,7 +106,10 @@ def test_deep_consolidation_replaces_chain_by_one_block():
     assert ranges(trace.state_at(4)) == [(0, 0), (1, 1), (2, 2)]
     assert ranges(trace.final) == [(0, 0), (1, 3)]
     why = set(trace[4].reasons)
-    assert why == {"s_{1,1}, s_{2,2} and I_3 merged into s_{1,3} by deep consolidation (folding directive of step 4)"}
+    assert why == {
+        "s_{1,1}, s_{2,2} and I_3 merged into s_{1,3} by deep consolidation, text by stmviz's fallback summarizer "
+        "(folding directive of step 4 (no summary text))"
+    }
     assert len(trace[4].removed) == 3
 
 
@@ -138,8 +144,8 @@ def test_pi_is_the_tuple_Q_T_S_I_with_range_labels():
     trace = run(m, steps, query=QUERY, tools=TOOLS)
     lines = m.project(trace.final).splitlines()
     assert lines[:3] == [f"Question: {QUERY}", "Tools: search; open_page", "Summaries:"]
-    assert lines[3].startswith("[step 0] ")
-    assert lines[4].startswith("[steps 1–3] ")
+    assert lines[3].startswith("[step 0; stmviz fallback summary] ")
+    assert lines[4].startswith("[steps 1–3; stmviz fallback summary] ")
     assert lines[5] == "Latest interaction (step 4):"
     assert "\n".join(lines[6:]) == interaction_text(AgentStep.coerce(web(5)[4]))
 
@@ -201,7 +207,9 @@ def test_overflow_consolidates_more_and_records_why():
     for t in range(len(trace) + 1):
         assert trace.size_at(t) <= 120
     reasons = [r for s in trace for r in s.reasons]
-    assert any(re.search(r"merged into s_\{\d+,\d+\} by deep consolidation: Σμ = \d+ > V_max = 120", r) for r in reasons)
+    assert any(re.search(r"merged into s_\{\d+,\d+\} by deep consolidation forced by overflow", r) for r in reasons)
+    forced = [op for s in trace for op in s.operations if op.get("overflow")]
+    assert forced and all(op.type == "consolidate" and op.reason.startswith("overflow: condense would leave") for op in forced)
 
 
 def test_last_resort_cuts_oldest_block_then_latest():
@@ -217,7 +225,7 @@ def test_last_resort_cuts_oldest_block_then_latest():
 
 
 @pytest.mark.parametrize("v_max", [4096, 300, 60, 12])
-@pytest.mark.parametrize("rule", ["share", "count", "condense"])
+@pytest.mark.parametrize("rule", ["lsm", "share", "count", "condense"])
 def test_check_mechanism(v_max, rule):
     report = check_mechanism(make(v_max=v_max, controller_rule=rule))
     assert report, str(report)
@@ -234,11 +242,15 @@ def fold_streams(draw):
             "action": draw(st.sampled_from(["", "search('x')"])),
             "observation": " ".join(f"w{i}" for i in range(size)),
         }
-        kind = draw(st.sampled_from(["none", "condense", "consolidate"]))
+        kind = draw(st.sampled_from(["none", "condense", "consolidate", "range"]))
         if kind == "condense":
             step["fold"] = {"op": "condense"}
         elif kind == "consolidate" and t >= 1:
             step["fold"] = {"op": "consolidate", "from": draw(st.integers(0, t - 1))}
+        elif kind == "range" and t >= 1:
+            step["fold"] = {"range": [draw(st.integers(0, t - 1)), t - 1]}
+            if draw(st.booleans()):
+                step["fold"]["summary"] = " ".join(f"s{i}" for i in range(draw(st.integers(1, 30))))
         steps.append(step)
     return steps
 
@@ -248,7 +260,7 @@ def fold_streams(draw):
     steps=fold_streams(),
     v_max=st.integers(10, 400),
     mu=st.sampled_from([sizes.words, sizes.chars, sizes.tokens()]),
-    rule=st.sampled_from(["share", "count", "condense"]),
+    rule=st.sampled_from(["lsm", "share", "count", "condense"]),
     budget=st.integers(1, 40),
 )
 def test_blocks_never_overlap_and_cover_folded_steps_in_order(steps, v_max, mu, rule, budget):
@@ -289,7 +301,7 @@ def test_deterministic_and_json_round_trip():
 @pytest.mark.parametrize(
     "fold, match",
     [
-        ({"op": "squash"}, "unknown folding directive op 'squash'"),
+        ({"op": "squash"}, "unknown folding directive {'op': 'squash'}"),
         ({"op": "consolidate"}, "'from' must be a step index"),
         ({"op": "consolidate", "from": -1}, "'from' must be a step index"),
         ({"op": "consolidate", "from": 3}, r"0 ≤ x ≤ 2"),
@@ -356,7 +368,7 @@ def test_summaries_are_cached_per_text():
         calls.append(tuple(texts))
         return "s"
 
-    m = make(summarize=counting)
+    m = make(summarize=counting, controller_rule="condense")
     trace = run(m, web(3))
     state, ctx = trace.state_at(2), trace[2].context
     m.apply(state, Operation("condense"), ctx)
