@@ -49,7 +49,7 @@ STEPS = [
         "The fridge might hold the apple, so I will check it on the way to the cabinets.",
         "go to fridge 1",
         "You arrive at fridge 1. The fridge 1 is closed.",
-        {},
+        {"subgoal": "Check the fridge for an apple"},
     ),
     (
         "Open the fridge to see what is inside.",
@@ -66,10 +66,10 @@ STEPS = [
         {},
     ),
     (
-        "Cabinet 1 is above the coffee machine.",
+        "No apple in the fridge. Back to the mug: cabinet 1 is above the coffee machine.",
         "go to cabinet 1",
         "You arrive at cabinet 1. The cabinet 1 is closed.",
-        {},
+        {"subgoal": "Find a mug in the cabinets"},
     ),
     (
         "Open it.",
@@ -129,10 +129,10 @@ STEPS = [
     # ---------------------------------------------------------------- subgoal 2: find an apple and a knife
     (
         "Second half: I need an apple and something to slice it with. I saw a butterknife while searching "
-        "for the mug; let me bring back where exactly, from the first subgoal's trajectory.",
+        "for the mug; retrieve(0, 2) brings back both parts of that search in full to see where exactly.",
         "inventory",
         "You are not carrying anything.",
-        {"subgoal": "Find an apple and a knife", "meta": {"retrieve": 0}},
+        {"subgoal": "Find an apple and a knife", "directives": {"retrieve": [0, 2]}},
     ),
     (
         "Apples are often on the dining table or in the microwave. Check the dining table first.",
@@ -214,11 +214,11 @@ STEPS = [
     ),
     # ---------------------------------------------------------------- subgoal 5: plate to the dining table
     (
-        "Last subgoal: a plate for the slice. While looking for the mug I saw a plate somewhere; bring "
-        "back that part of the first subgoal to find where.",
+        "Last subgoal: a plate for the slice. I saw a plate when I checked the fridge; retrieve(1) brings "
+        "that trajectory back in full.",
         "inventory",
         "You are carrying: a appleslice 1.",
-        {"subgoal": "Put the slice on a plate on the dining table", "meta": {"retrieve": 0}},
+        {"subgoal": "Put the slice on a plate on the dining table", "directives": {"retrieve": [1]}},
     ),
     (
         "The plate was in the fridge. Open it; I am standing next to it.",

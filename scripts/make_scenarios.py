@@ -44,10 +44,11 @@ def web_research() -> Scenario:
             "title": "Web research: compare three e-bike share programs (AgentFold)",
             "description": (
                 "A web agent researches three fictional cities' e-bike share programs for a briefing: searches, "
-                "page excerpts full of numbers and names, calculations. Each step carries AgentFold's folding "
-                "directive: condense the latest interaction into a block, or, at the end of each sub-task (a "
-                "city, the local context), consolidate the sub-task's blocks into one. Probes ask for figures "
-                "read early on."
+                "page excerpts full of numbers and names, calculations. From step 1 on, each response carries "
+                "AgentFold's folding directive, written by the agent: the range [x, t-1] to fold and its summary "
+                "of that range - granular (x = t-1) for one step, deep at the end of each sub-task (a city, the "
+                "local context), when the sub-task's blocks become one. The summaries keep the figures and names. "
+                "Probes ask for figures read early on."
             ),
             "query": m.QUERY,
             "tools": m.TOOLS,
@@ -55,7 +56,8 @@ def web_research() -> Scenario:
             "mechanism": "AgentFold",
             "meta": META,
             "steps": [
-                {"thought": th, "action": ac, "observation": ob, "fold": fold} for th, ac, ob, fold in m.STEPS
+                {"thought": th, "action": ac, "observation": ob, **({"fold": fold} if fold else {})}
+                for th, ac, ob, fold in m.STEPS
             ],
             "probes": [dict(zip(("t", "question", "answer", "evidence_step"), p)) for p in m.PROBES],
         },
@@ -73,12 +75,15 @@ def household() -> Scenario:
     return Scenario.from_dict(
         {
             "name": "household",
-            "title": "Household task in six subgoals (HiAgent)",
+            "title": "Household task in eight subgoals (HiAgent)",
             "description": (
                 "An ALFWorld-style kitchen task: clean a mug and put it in the coffee machine, then chill an "
-                "apple slice and serve it on a plate. Steps carry subgoal markers and subgoal_done; twice the "
-                "agent asks (meta.retrieve) to bring back the pairs of the first subgoal, where it saw the "
-                "butterknife and the plate. Probes ask about observations of finished subgoals."
+                "apple slice and serve it on a plate. Steps carry subgoal markers and subgoal_done; each finished "
+                "subgoal becomes a summarized observation with a verdict (two end unconfirmed). The agent asks "
+                "(the retrieve directive) for the full trajectories of two finished subgoals at once, the two "
+                "parts of the mug search where it saw the butterknife, and later for the fridge check where it "
+                "saw the plate; each retrieval lasts until the next subgoal. Probes ask about observations of "
+                "finished subgoals."
             ),
             "query": m.QUERY,
             "tools": m.TOOLS,
@@ -105,7 +110,8 @@ def long_dialogue() -> Scenario:
             "description": (
                 f"A {len(m.TURNS)}-turn conversation with a personal assistant about a family trip and a busy "
                 "month. The first turns state the user's name, a serious allergy, travel dates, a seating "
-                "preference, a daughter's name and a budget; the last turns ask about them. Imported with "
+                "preference, a daughter's name and a budget; the last turns ask about them, and one asks for a joke, "
+                "which needs no memory at all. Imported with "
                 "from_dialogue, in the conversation's order: step 0 is the user's first message, each later "
                 "step the assistant's reply (thought) and then the user's next message (observation). A "
                 "question asked in the user's message of step k is answered from π(ω_{k+1}), where the "

@@ -124,7 +124,7 @@ def test_the_four_mechanisms_declare_their_types_and_directives():
         assert set(cls.element_types) == names
         assert all(t.color and t.meaning for t in cls.element_types.values())
         assert all(color_for(name) == cls.element_types[name].color for name in names)
-    assert set(HiAgent.directives) == {"subgoal", "subgoal_done"} and set(AgentFold.directives) == {"fold"}
+    assert set(HiAgent.directives) == {"subgoal", "subgoal_done", "retrieve"} and set(AgentFold.directives) == {"fold"}
     assert {"block", "summary"} <= {n for n, t in declared_types().items() if t.summary}
     assert HiAgent.element_types["summary"].summary and not AgentFold.element_types["latest"].summary
 

@@ -31,7 +31,8 @@ history. In the paper's terms (Definition 1, Definition 2, Section 4):
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 from ..core.element import Element, order_key
 from ..core.formatting import format_number, shorten
@@ -46,13 +47,123 @@ from ..text import summarize as default_summarize
 from .fit import fit_text
 from ._shared import Memo, Summarizer, Tally, View, ViewIndex, cached_summarizer, check_budget, range_label
 
-__all__ = ["HiAgent"]
+__all__ = ["HiAgent", "SubgoalPair", "ObservationSummarizer", "verdict_of", "informative_sentences"]
 
 # Sort keys: within step s, a new subgoal comes first, then the step's pair;
 # a summary takes the place of the subgoal it replaces, retrieved pairs follow it.
 _T_SUBGOAL, _T_SUMMARY, _T_PAIR, _T_RETRIEVED = 0.1, 0.2, 0.5, 0.6
 _T_KEPT = 0.15  # a pair kept at a switch because the model still acts on its observation: just before its summary
 _SUBGOAL_LINE = re.compile(r"^\s*subgoal\s*:\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
+_RETRIEVE_CALL = re.compile(r"^\s*retrieve\s*\(\s*([0-9]+(?:\s*,\s*[0-9]+)*)?\s*\)\s*$", re.IGNORECASE)
+_DONE_CUE = re.compile(
+    r"\b(done|complete[sd]?|finished|succeed(?:ed|s)?|success(?:ful|fully)?|accomplished|achieved)\b", re.IGNORECASE
+)
+_FAIL_CUE = re.compile(r"\b(nothing happens|fail(?:ed|s|ure)?|cannot|can't|unable|error)\b", re.IGNORECASE)
+_VERDICTS = {True: "achieved", False: "not achieved", None: "not confirmed"}
+
+
+# --------------------------------------------------------------------------- summarized observations
+
+
+class SubgoalPair(NamedTuple):
+    """One action–observation pair of a finished subgoal, as the subgoal summarizer receives it.
+
+    ``thought`` is the model's reasoning at that step and ``done`` whether the
+    step declared the subgoal finished (the ``subgoal_done`` directive).
+    """
+
+    step: int
+    action: str
+    observation: str
+    thought: str = ""
+    done: bool = False
+
+
+#: ``summarize_subgoal(subgoal, pairs, budget) -> (text, achieved)``; ``achieved`` is True, False or None (not confirmed).
+SubgoalSummarizer = Callable[[str, Sequence[SubgoalPair], int], "tuple[str, bool | None]"]
+
+
+def verdict_of(pairs: Sequence[SubgoalPair]) -> bool | None:
+    """The offline verdict on a finished subgoal: a documented heuristic, not a judgement.
+
+    ``True`` (achieved) when a step of the subgoal declared ``subgoal_done`` or
+    the last observation or the last thought holds a done/success cue (done,
+    complete, finished, succeeded, success, accomplished, achieved); ``False``
+    (not achieved) when the last observation holds a failure cue (nothing
+    happens, fail, cannot, unable, error); else ``None`` (not confirmed).
+
+    >>> verdict_of([SubgoalPair(0, "take mug", "You pick up the mug.", done=True)])
+    True
+    >>> verdict_of([SubgoalPair(0, "open safe", "Nothing happens.")]) is False
+    True
+    >>> verdict_of([SubgoalPair(0, "look", "A room.")]) is None
+    True
+    """
+    if not pairs:
+        return None
+    last = pairs[-1]
+    if any(p.done for p in pairs) or _DONE_CUE.search(last.observation) or _DONE_CUE.search(last.thought):
+        return True
+    if _FAIL_CUE.search(last.observation):
+        return False
+    return None
+
+
+class ObservationSummarizer:
+    """The offline default summarizer of a finished subgoal: what was observed, and a verdict.
+
+    It keeps the observations (not the actions) of the subgoal's pairs — the
+    sentences that add to their action (:func:`informative_sentences`; when
+    none does, the last observation) — shortened together to the budget by
+    ``summarize(texts, budget)`` (default: :func:`stmviz.text.summarize`,
+    extractive), and states the verdict of :func:`verdict_of`. Deterministic and offline; HiAgent's own summarizer is
+    an LLM (see :class:`stmviz.text.openai.OpenAISubgoalSummarizer`).
+
+    >>> ObservationSummarizer()("find a key", [SubgoalPair(0, "lift mat", "A key!", done=True)], 32)
+    ('A key!', True)
+    """
+
+    def __init__(self, summarize: Any = None) -> None:
+        self.summarize = summarize or default_summarize
+
+    def __repr__(self) -> str:
+        return "ObservationSummarizer()"
+
+    def __call__(self, subgoal: str, pairs: Sequence[SubgoalPair], budget: int) -> tuple[str, bool | None]:
+        kept: list[str] = []
+        for p in pairs:
+            if p.observation:
+                kept.extend(s for s in informative_sentences(p.action, p.observation) if s not in kept)
+        if not kept:  # every observation only confirmed its action: keep the last one
+            kept = [p.observation for p in pairs if p.observation][-1:]
+        text = self.summarize(kept, budget) if kept else "nothing was observed"
+        return text, verdict_of(pairs)
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_WORD = re.compile(r"[a-z0-9]+")
+_FILLER = frozenset(
+    "a an the you your it its is are was be at on in into onto of to and with from for by as this that there "
+    "now here".split()
+)
+
+
+def informative_sentences(action: str, observation: str) -> list[str]:
+    """The sentences of an observation that add to its action (the offline summarizer keeps only these).
+
+    A sentence that only confirms the action — at most one word beyond the
+    action's words and filler words, e.g. "You arrive at cabinet 1." after
+    ``go to cabinet 1`` — is left out.
+
+    >>> informative_sentences("go to cabinet 1", "You arrive at cabinet 1. On it, you see a bowl 2.")
+    ['On it, you see a bowl 2.']
+    """
+    said = set(_WORD.findall(action.lower())) | _FILLER
+    return [
+        sentence
+        for sentence in _SENTENCE.split(observation.strip())
+        if len(set(_WORD.findall(sentence.lower())) - said) > 1
+    ]
 
 
 # --------------------------------------------------------------------------- derived views of ω
@@ -128,25 +239,44 @@ def pair_text(step: AgentStep) -> str:
 class HiAgent(Mechanism):
     """The mechanism (O, E, Ω_STM, C, U, X, π) of HiAgent: subgoals as memory chunks.
 
+    As the authors built it (Hu et al., ACL 2025, and their AgentBoard agent
+    ``agentboard/agents/cme_final.py``): the model writes a line ``Subgoal: …``
+    when it starts a subgoal; the working memory keeps the current subgoal with
+    its action–observation pairs in full, and each earlier subgoal as a
+    summarized observation that says what was observed and whether the
+    subgoal was achieved; the model may write ``retrieve(ids…)`` to see the
+    full pairs of finished subgoals again until it starts its next subgoal;
+    when the prompt is too long the oldest memory is dropped first.
+
     Parameters
     ----------
     space : StateSpace
         Ω_STM: the size function μ and the context limit V_max.
     summary_budget : int
-        Tokens allowed for the summarized observation that replaces a finished
-        subgoal.
+        Tokens allowed for the summarized observation of a finished subgoal.
+    summarize_subgoal : callable, optional
+        ``summarize_subgoal(subgoal, pairs, budget) -> (text, achieved)``: the
+        summarized observation of a finished subgoal, conditioned on the
+        subgoal, from its :class:`SubgoalPair` s; ``achieved`` is ``True``,
+        ``False`` or ``None`` (not confirmed). Default
+        :class:`ObservationSummarizer` (offline: the observations, shortened,
+        and the :func:`verdict_of` heuristic); an LLM:
+        :class:`stmviz.text.openai.OpenAISubgoalSummarizer`. Results are
+        cached. Not recorded in :meth:`params`.
     summarize : callable, optional
-        ``summarize(texts, budget) -> str``; default :func:`stmviz.text.summarize`
-        (extractive, offline). Results are cached per (texts, budget). Not
-        recorded in :meth:`params`: a mechanism rebuilt from a trace uses the default.
+        ``summarize(texts, budget) -> str`` used by the default
+        ``summarize_subgoal`` to shorten the observations; default
+        :func:`stmviz.text.summarize` (extractive, offline).
     keep_pairs : int, optional
-        If set, after each new pair the controller issues ``select`` so that at
-        most this many pairs stay under the current subgoal: the newest one and
-        those most relevant (cosine of hashing embeddings) to the subgoal's text.
+        Off by default. stmviz's reading of the paper's Section 4, not in the
+        released agent: its "select relevant pairs" step. After each new pair
+        the controller issues ``select`` so that at most this many pairs stay
+        under the current subgoal, the newest one and those most relevant
+        (cosine of hashing embeddings) to the subgoal's text.
     subgoal_every : int, optional
-        The rule-based controller for trajectories without markers: a subgoal
-        that was opened by rule (not by a marker) is finished after this many
-        steps and a new one is opened. ``None`` keeps it open.
+        Off by default (``None``). A *chunking baseline*, not HiAgent: a chunk
+        opened by rule (no subgoal stated) is summarized after this many steps
+        and a new chunk opened, as if fixed-size chunks were subgoals.
 
     Notes
     -----
@@ -161,49 +291,64 @@ class HiAgent(Mechanism):
     brings no input (outputs only) the model keeps acting on the latest
     earlier one: if its pair is summarized away at that step, a copy stays
     (typed "retrieved", shown just before the summary) until the next
-    subgoal switch.
+    subgoal switch, and overflow never drops it.
 
     **Controller.** Per step t, in order:
 
     1. if the previous step declared ``subgoal_done``, the open subgoal is
-       summarized first: the subgoal ends with the step that declares it
-       done, but its pairs stay in ω until the next step, so the model sees
-       the observation of its last action when it is asked at t + 1;
-    2. a new subgoal starts if the step has a ``subgoal`` marker, else if its
-       thought has a line ``Subgoal: <text>``; the open subgoal is summarized
-       first (``summarize`` then ``subgoal``);
-    3. else, if no subgoal is open (at the start, or after ``subgoal_done``),
-       one is opened by rule, its text taken from the thought's first line;
-    4. else, a rule-opened subgoal older than ``subgoal_every`` steps is
-       summarized and a new rule subgoal opened;
+       summarized first (stmviz extension: the released agent ends a subgoal
+       only when the next one starts); its pairs stay in ω until step t, so
+       the model sees the observation of its last action;
+    2. a new subgoal starts if the step's output states one: the ``subgoal``
+       directive (a scenario marker) or a line ``Subgoal: <text>`` in the
+       thought; the open subgoal is summarized first (``summarize`` then
+       ``subgoal``), and retrieved trajectories fold back to their summaries;
+    3. else, if no subgoal is open (no subgoal stated yet, or after
+       ``subgoal_done``), the pairs go under an unnamed chunk ("steps from t,
+       no subgoal stated") opened by rule — it is not a subgoal of the model;
+    4. else, only with ``subgoal_every`` (the chunking baseline), a rule chunk
+       older than ``subgoal_every`` steps is summarized and a new one opened;
     5. ``observe`` attaches the step's (action, observation) pair (skipped for
-       an empty step), then ``select`` if more than ``keep_pairs`` pairs
-       (the newest pair stays, and with ``keep_pairs`` ≥ 2 so does the pair
-       whose observation is the latest input, when the step brings none);
-    6. ``retrieve`` if ``step.meta["retrieve"]`` names a finished subgoal (by id
-       or by its text, case-insensitively). The pairs are rebuilt from the step
-       history, typed "retrieved", and dropped at the next subgoal switch. A
-       request for the current subgoal is a no-op (its pairs are in ω), and so
-       is one for a finished subgoal whose summary overflow dropped earlier (the
-       operation's reason says so); a subgoal that never finished raises :class:`~stmviz.errors.ScenarioFormatError` (the
-       controller checks the request against ω_t; U itself treats a target that
-       an earlier overflow of the same step dropped as a no-op).
+       an empty step), then, only with ``keep_pairs``, ``select``;
+    6. ``retrieve`` if the output asks for it: the ``retrieve`` directive (a
+       subgoal id or text, or a list of them), an action ``retrieve(0, 2)``
+       as the released agent writes it, or ``meta["retrieve"]`` (legacy). The
+       listed finished subgoals are *expanded*: each summary gives way to its
+       subgoal's full trajectory (all its pairs, rebuilt from the step history,
+       typed "retrieved") until the next subgoal switch, when they fold back to
+       their summaries. If they do not all fit, overflow drops the oldest of
+       them in the same update (those never enter ω, so no reason is recorded
+       for them; the expanded header's range says which steps it covers). A request for the current subgoal, or for one already
+       expanded, is a no-op, and so is one for a finished subgoal whose summary
+       overflow dropped earlier (the operation's reason says so); a subgoal
+       that never finished raises :class:`~stmviz.errors.ScenarioFormatError`.
 
-    Subgoal ids count 0, 1, 2, … in the order subgoals start.
+    Subgoal ids count 0, 1, 2, … in the order subgoals start (simplified: the
+    released agent numbers them from 1 in its prompt).
 
-    **Overflow.** Whenever Σμ > V_max after an operation, U frees room in this
-    order, recording each reason: retrieved pairs (oldest first); pairs of the
-    current subgoal (oldest first, never the newest); summaries (oldest first,
-    never the newest); then it cuts the newest pair, the newest summary, the
-    subgoal text and the task text to what fits. Retrieval brings back only as
-    many pairs (newest first) as fit in the free room.
+    **Summarized observation.** A finished subgoal becomes one element: its
+    text, then what ``summarize_subgoal`` says was observed, then the verdict
+    (achieved / not achieved / not confirmed); meta ``achieved`` holds it.
+
+    **Overflow.** Whenever Σμ > V_max after an operation, U drops the oldest
+    memory first, as the released agent drops the oldest history entries:
+    summaries, retrieved pairs and pairs in time order (an expanded
+    subgoal's header after its pairs), never the task, the
+    current subgoal, the newest pair or the pair holding the latest input;
+    then, as a last resort, it cuts the newest pair, the newest summary, the
+    subgoal text and the task text to what fits.
+
+    **π.** The task, the finished subgoals (summarized, or expanded with their
+    retrieved pairs), the current subgoal and its pairs, and — when a
+    finished subgoal is summarized — one line telling the model it may write
+    ``retrieve(ids…)`` and which ids it may name.
 
     Examples
     --------
     >>> from stmviz import StateSpace, run, sizes
     >>> steps = [
-    ...     {"subgoal": "find the key", "action": "look()", "observation": "A mat."},
-    ...     {"action": "lift('mat')", "observation": "A key!", "subgoal_done": True},
+    ...     {"subgoal": "find the key", "action": "look()", "observation": "A mat lies here."},
+    ...     {"action": "lift('mat')", "observation": "A brass key!", "subgoal_done": True},
     ...     {"subgoal": "open the door", "action": "use('key')", "observation": "Open."},
     ... ]
     >>> trace = run(HiAgent(StateSpace(sizes.tokens(), v_max=200)), steps, query="Leave the room")
@@ -211,10 +356,11 @@ class HiAgent(Mechanism):
     [('task', None), ('summary', 0), ('subgoal', 1), ('pair', 1)]
     >>> print(trace.project(3).text())
     Task: Leave the room
-    Finished subgoal 0 (steps 0–1): find the key → Action: look() Observation: A mat. Action: lift('mat') Observation: A key!
+    Finished subgoal 0 (steps 0–1): find the key → observed: A mat lies here. A brass key! Verdict: achieved.
     Current subgoal 1: open the door
     [step 2] Action: use('key')
     Observation: Open.
+    To see the full action–observation pairs of a finished subgoal again, write retrieve(ids…) with ids among: 0.
     """
 
     name = "HiAgent"
@@ -223,8 +369,8 @@ class HiAgent(Mechanism):
             "subgoal": "a new subgoal starts (the open one is summarized first; retrieved pairs are dropped)",
             "observe": "attach the step's action–observation pair to the current subgoal",
             "summarize": "replace the finished current subgoal and its pairs by a summarized observation",
-            "select": "keep only the pairs most relevant to the current subgoal",
-            "retrieve": "trajectory retrieval: bring a finished subgoal's pairs back from the step history",
+            "select": "keep only the pairs most relevant to the current subgoal (stmviz's reading of Section 4; off by default)",
+            "retrieve": "trajectory retrieval: finished subgoals' full pairs replace their summaries until the next switch",
         }
     )
     element_types = element_types_of(
@@ -232,15 +378,16 @@ class HiAgent(Mechanism):
             ElementType("task", "the task q", "#8c564b", label="task"),
             ElementType("subgoal", "the current subgoal g_i", "#e377c2", label="g{subgoal}"),
             ElementType("pair", "an action–observation pair of the current subgoal", "#17becf", label="a/o {step}"),
-            ElementType("summary", "a finished subgoal collapsed to its summarized observation", "#bcbd22",
+            ElementType("summary", "a finished subgoal: its summarized observation and verdict (or, expanded, its header)", "#bcbd22",
                             summary=True, label="Σg{subgoal}"),
-            ElementType("retrieved", "a pair of a finished subgoal brought back by trajectory retrieval", "#aec7e8",
+            ElementType("retrieved", "a pair of a finished subgoal restored by trajectory retrieval", "#aec7e8",
                             label="↺ a/o {step}"),
         ]
     )
     directives = {
         "subgoal": "the text of a subgoal the model starts (the open one is summarized first)",
         "subgoal_done": "true when the model declares the current subgoal finished",
+        "retrieve": "finished subgoals (ids or texts, one or a list) whose full trajectories the model asks to see again",
     }
 
     def __init__(
@@ -249,8 +396,9 @@ class HiAgent(Mechanism):
         *,
         summary_budget: int = 64,
         summarize: Summarizer | None = None,
+        summarize_subgoal: SubgoalSummarizer | None = None,
         keep_pairs: int | None = None,
-        subgoal_every: int | None = 8,
+        subgoal_every: int | None = None,
     ) -> None:
         super().__init__(space)
         self.summary_budget = check_budget("summary_budget", summary_budget)
@@ -258,7 +406,14 @@ class HiAgent(Mechanism):
         self.subgoal_every = check_budget("subgoal_every", subgoal_every, allow_none=True)
         if summarize is not None and not callable(summarize):
             raise InvalidArgumentError(f"summarize must be a callable (texts, budget) -> str, got {type(summarize).__name__}")
+        if summarize_subgoal is not None and not callable(summarize_subgoal):
+            raise InvalidArgumentError(
+                "summarize_subgoal must be a callable (subgoal, pairs, budget) -> (text, achieved), "
+                f"got {type(summarize_subgoal).__name__}"
+            )
         self._summaries = cached_summarizer(summarize or default_summarize)
+        self.summarize_subgoal: SubgoalSummarizer = summarize_subgoal or ObservationSummarizer(self._summaries)
+        self._subgoal_summaries = Memo(4096)
         self._embeddings = Memo()
         self._line_tokens = Memo()
         self._projection_tokens = Tally()
@@ -316,15 +471,20 @@ class HiAgent(Mechanism):
                 ops.append(Operation("summarize", reason=f"a new subgoal starts at step {t} ({source})"))
             ops.append(Operation("subgoal", {"text": text, "source": source}, reason=f"subgoal {source} at step {t}"))
         elif current is None:
-            ops.append(
-                Operation("subgoal", {"text": _rule_text(step, t), "source": "rule"}, reason="rule: no subgoal is open")
-            )
+            if pair_text(step):  # an empty step opens nothing
+                ops.append(
+                    Operation(
+                        "subgoal",
+                        {"text": _rule_text(step, t), "source": "rule"},
+                        reason="rule: no subgoal is stated, the pairs go under an unnamed chunk",
+                    )
+                )
         elif (
             self.subgoal_every is not None
             and current.meta.get("source") == "rule"
             and t - current.meta["step"] >= self.subgoal_every
         ):
-            why = f"rule: subgoal {current.meta['subgoal']} ran {self.subgoal_every} steps without a marker"
+            why = f"chunking baseline: chunk {current.meta['subgoal']} ran {self.subgoal_every} steps without a stated subgoal"
             ops.append(Operation("summarize", reason=why))
             ops.append(Operation("subgoal", {"text": _rule_text(step, t), "source": "rule"}, reason=why))
         if pair_text(step):
@@ -336,19 +496,24 @@ class HiAgent(Mechanism):
                     count = 1 + len(_VIEWS(state).groups.get("pair", ()))
                 if count > self.keep_pairs:
                     ops.append(Operation("select", {"keep": self.keep_pairs}, reason=f"more than {self.keep_pairs} pairs"))
-        if "retrieve" in step.meta:
-            target = step.meta["retrieve"]
-            why = f"retrieval requested at step {t}"
-            try:
-                self._find_summary(state, target, context, error=ScenarioFormatError)  # validate early
-            except ScenarioFormatError:
-                if not self._was_evicted(state, target, context):
-                    raise
+        request, origin = _retrieve_request(step)
+        if request is not None:
+            targets = tuple(request) if isinstance(request, (list, tuple)) else (request,)
+            why = f"retrieval requested at step {t} ({origin})"
+            gone = []
+            for target in targets:
+                try:
+                    self._find_summary(state, target, context, error=ScenarioFormatError)  # validate early
+                except ScenarioFormatError:
+                    if not self._was_evicted(state, target, context):
+                        raise
+                    gone.append(repr(target))
+            if gone:
                 why += (
-                    f", but subgoal {target!r} finished earlier and its summary was dropped from ω for lack of "
-                    f"space (Σμ > V_max): nothing is retrieved"
+                    f"; subgoal(s) {', '.join(gone)} finished earlier and their summaries were dropped from ω for lack "
+                    f"of space (Σμ > V_max): nothing is retrieved for them"
                 )
-            ops.append(Operation("retrieve", {"subgoal": target}, reason=why))
+            ops.append(Operation("retrieve", {"subgoals": targets}, reason=why))
         return ops
 
     # ------------------------------------------------------------------ U
@@ -366,10 +531,10 @@ class HiAgent(Mechanism):
         elif kind == "select":
             new = self._select(state, operation, reasons, context)
         elif kind == "retrieve":
-            new = self._retrieve(state, operation, context)
+            new = self._retrieve(state, operation, context, reasons)
         else:  # pragma: no cover - apply() refuses undeclared types
             raise InvalidOperationError(f"HiAgent has no operation {kind!r}")
-        new = self._fit(new, reasons)
+        new = self._fit(new, reasons, context)
         return Transition(new, {e: why for e, why in reasons.items() if e in state.elements})
 
     def _start(self, state: State, operation: Operation, context: Context, reasons: dict[Element, str]) -> State:
@@ -389,6 +554,15 @@ class HiAgent(Mechanism):
             )
         if retrieved:
             state = state - retrieved
+        expanded = [e for e in _VIEWS(state).groups.get("summary", ()) if e.meta.get("expanded")]
+        if expanded:
+            folded = []
+            for e in expanded:
+                reasons[e] = f"subgoal {e.meta['subgoal']} folds back to its summary at the switch to subgoal {k}"
+                back = Element(e.meta["summary_text"], {key: v for key, v in e.meta.items() if key not in ("expanded", "summary_text")})
+                self.space.measure(back)
+                folded.append(back)
+            state = (state - expanded) | folded
         subgoal = Element(
             text.strip(),
             {
@@ -426,10 +600,11 @@ class HiAgent(Mechanism):
         k, start = current.meta["subgoal"], current.meta["step"]
         pairs = [e for e in _VIEWS(state).groups.get("pair", ()) if e.meta.get("subgoal") == k]
         end = max([start] + [e.meta["step"] for e in pairs])
-        texts = [text for s in range(start, end + 1) if (text := pair_text(_step_at(context, s)))]
-        summary_text = self._summaries(texts, self.summary_budget) if texts else "(no actions)"
+        trajectory = tuple(_subgoal_pair(_step_at(context, s), s) for s in range(start, end + 1))
+        trajectory = tuple(p for p in trajectory if p.action or p.observation)
+        observed, achieved = self._summarize_subgoal(current.text, trajectory)
         summary = Element(
-            f"{current.text} → {summary_text}",
+            f"{current.text} → observed: {observed} Verdict: {_VERDICTS[achieved]}.",
             {
                 "t": start + _T_SUMMARY,
                 "type": "summary",
@@ -438,6 +613,7 @@ class HiAgent(Mechanism):
                 "step": context.t,
                 "range": (start, end),
                 "goal": current.text,
+                "achieved": achieved,
             },
         )
         label = f"subgoal {k} finished ({why}): replaced by its summarized observation"
@@ -544,39 +720,62 @@ class HiAgent(Mechanism):
                     return True
         return False
 
-    def _retrieve(self, state: State, operation: Operation, context: Context) -> State:
-        target = operation.get("subgoal")
-        try:
-            summary = self._find_summary(state, target, context, error=LookupError)
-        except LookupError:
-            # The controller validated the request against ω_t; an earlier operation of this step may
-            # have dropped the summary on overflow since, so an unknown target here is a no-op.
-            if isinstance(target, bool) or not isinstance(target, (int, str)):
-                raise InvalidOperationError(f"retrieve(subgoal=…) needs an id or a text, got {shorten(repr(target))}")
-            return state
-        if summary is None:
-            return state
-        k = summary.meta["subgoal"]
-        start, end = summary.meta["range"]
-        room = self.space.free(state)
-        present = {e.meta["step"] for e in _VIEWS(state).groups.get("retrieved", ()) if e.meta["subgoal"] == k}
-        added = []
-        for s in range(end, start - 1, -1):  # newest first, while they fit
-            if s in present:
-                continue
-            text = pair_text(_step_at(context, s))
-            if not text:
-                continue
-            e = Element(text, {"t": s + _T_RETRIEVED, "type": "retrieved", "subgoal": k, "current": False, "step": s})
-            size = self.space.measure(e)
-            if size > room:
-                break
-            added.append(e)
-            room -= size
-        return state | added
+    def _summarize_subgoal(self, goal: str, trajectory: tuple[SubgoalPair, ...]) -> tuple[str, bool | None]:
+        """``summarize_subgoal(goal, pairs, summary_budget)``, checked and cached per (goal, pairs)."""
 
-    def _fit(self, state: State, reasons: dict[Element, str]) -> State:
-        """Free room until Σμ ≤ V_max, in the documented order, recording why each element left."""
+        def compute(key: tuple[str, tuple[SubgoalPair, ...]]) -> tuple[str, bool | None]:
+            result = self.summarize_subgoal(key[0], list(key[1]), self.summary_budget)
+            if (
+                not isinstance(result, tuple)
+                or len(result) != 2
+                or not isinstance(result[0], str)
+                or result[1] not in (True, False, None)
+            ):
+                raise InvalidOperationError(
+                    f"summarize_subgoal returned {shorten(repr(result))}; it must return (text, achieved) with "
+                    f"achieved True, False or None"
+                )
+            text = " ".join(result[0].split()) or "nothing was observed"
+            return text, result[1]
+
+        return self._subgoal_summaries.lookup((goal, trajectory), compute)
+
+    def _retrieve(self, state: State, operation: Operation, context: Context, reasons: dict[Element, str]) -> State:
+        targets = operation.get("subgoals")
+        if targets is None:
+            targets = (operation.get("subgoal"),)  # the one-subgoal form
+        elif not isinstance(targets, (list, tuple)):
+            targets = (targets,)
+        for target in targets:
+            try:
+                summary = self._find_summary(state, target, context, error=LookupError)
+            except LookupError:
+                # The controller validated the request against ω_t; an earlier operation of this step may
+                # have dropped the summary on overflow since, so an unknown target here is a no-op.
+                if isinstance(target, bool) or not isinstance(target, (int, str)):
+                    raise InvalidOperationError(f"retrieve(subgoals=…) needs ids or texts, got {shorten(repr(target))}")
+                continue
+            if summary is None or summary.meta.get("expanded"):
+                continue  # the current subgoal, or already expanded
+            k = summary.meta["subgoal"]
+            lo, hi = summary.meta["range"]
+            present = {e.meta["step"] for e in _VIEWS(state).groups.get("retrieved", ()) if e.meta["subgoal"] == k}
+            added = []
+            for s in range(lo, hi + 1):
+                text = pair_text(_step_at(context, s))
+                if s in present or not text:
+                    continue
+                e = Element(text, {"t": s + _T_RETRIEVED, "type": "retrieved", "subgoal": k, "current": False, "step": s})
+                self.space.measure(e)
+                added.append(e)
+            head = Element(summary.meta["goal"], {**summary.meta, "expanded": True, "summary_text": summary.text})
+            self.space.measure(head)
+            reasons[summary] = f"subgoal {k} retrieved: its full trajectory replaces its summary until the next switch"
+            state = (state - (summary,)) | {head, *added}
+        return state
+
+    def _fit(self, state: State, reasons: dict[Element, str], context: Context) -> State:
+        """Free room until Σμ ≤ V_max, oldest memory first, recording why each element left."""
         space = self.space
         v_max = space.v_max
         total = space.size(state)
@@ -588,29 +787,38 @@ class HiAgent(Mechanism):
 
         groups = _VIEWS(state).groups
         pairs = groups.get("pair", ())
-        summaries = groups.get("summary", ())
-        candidates = (
-            (groups.get("retrieved", ()), "retrieved pair"),
-            (pairs[:-1], "pair"),
-            (summaries[:-1], "summary"),
+        latest = _earlier_input(context)
+        protected = set(pairs[-1:])
+        protected.update(e for e in groups.get("retrieved", ()) if e.meta["step"] == latest)
+        protected.update(e for e in pairs if e.meta["step"] == latest)
+        candidates = sorted(
+            (
+                e
+                for kind in ("summary", "retrieved", "pair")
+                for e in groups.get(kind, ())
+                if e not in protected
+            ),
+            key=_age,
         )
         drop = []
-        for members, kind in candidates:
-            for e in members:
-                if total <= v_max:
-                    break
-                if kind == "summary":
-                    what = f"summary of subgoal {e.meta['subgoal']} dropped"
-                else:
-                    what = f"{kind} (step {e.meta['step']}) dropped"
-                reasons[e] = f"{what}: {over()}"
-                total -= space.measure(e)
-                drop.append(e)
+        for e in candidates:
+            if total <= v_max:
+                break
+            if e.type == "summary":
+                what = f"summary of subgoal {e.meta['subgoal']} dropped"
+            elif e.type == "retrieved":
+                what = f"retrieved pair (step {e.meta['step']}) dropped"
+            else:
+                what = f"pair (step {e.meta['step']}) dropped"
+            reasons[e] = f"{what}, the oldest memory first: {over()}"
+            total -= space.measure(e)
+            drop.append(e)
         if drop:
             state = state - drop
-        # last resort: cut texts, newest pair first
+        summaries = tuple(e for e in groups.get("summary", ()) if e not in drop)
+        # last resort: cut texts, the newest pair and the latest input first
         heads = sorted(groups.get("subgoal", ()) + groups.get("task", ()), key=order_key)  # canonical order
-        shrinkable = pairs[-1:] + summaries[-1:] + tuple(heads)
+        shrinkable = tuple(sorted(protected, key=order_key, reverse=True)) + summaries[-1:] + tuple(heads)
         for e in shrinkable:
             if total <= v_max:
                 break
@@ -635,6 +843,9 @@ class HiAgent(Mechanism):
             return "Task: ", e.text
         if kind == "summary":
             x, y = e.meta["range"]
+            if e.meta.get("expanded"):
+                verdict = _VERDICTS.get(e.meta.get("achieved"), "not confirmed")
+                return f"Finished subgoal {e.meta['subgoal']} ({range_label(x, y)}; {verdict}), retrieved in full: ", e.text
             return f"Finished subgoal {e.meta['subgoal']} ({range_label(x, y)}): ", e.text
         if kind == "retrieved":
             return f"  ↳ retrieved [step {e.meta['step']}] ", e.text
@@ -679,7 +890,11 @@ class HiAgent(Mechanism):
 
     def project(self, state: State) -> str:
         """The projection π : Ω → X of HiAgent: task, summarized finished subgoals, current subgoal and its pairs."""
-        return "\n".join(label + text for label, text in map(self._line, state))
+        lines = [label + text for label, text in map(self._line, state)]
+        hint = _retrieval_hint(state)
+        if hint:
+            lines.append(hint)
+        return "\n".join(lines)
 
     def projection_size(self, state: State) -> int:
         """|π(ω)| in tokens, counted per label and text plus one per line break: within about two tokens per line of the whole-text count.
@@ -687,7 +902,9 @@ class HiAgent(Mechanism):
         The per-element counts are cached, and their sum over ω is carried from
         one ω to the next by the elements that changed.
         """
-        return self._projection_tokens(state.elements, self._element_tokens) + max(0, len(state) - 1)
+        size = self._projection_tokens(state.elements, self._element_tokens) + max(0, len(state) - 1)
+        hint = _retrieval_hint(state)
+        return size + self._line_tokens.lookup(hint, self.count_tokens) + 1 if hint else size
 
     def _element_tokens(self, e: Element) -> int:
         """The tokens of an element's line in π(ω): its label and its text (cached per element)."""
@@ -724,5 +941,43 @@ def _step_at(context: Context, s: int) -> AgentStep:
 
 
 def _rule_text(step: AgentStep, t: int) -> str:
-    first = step.thought.strip().splitlines()[0] if step.thought.strip() else ""
-    return shorten(first, 80) if first else f"continue the task (from step {t})"
+    """The text of a chunk opened by rule: it names the steps, never the model's words, since no subgoal was stated."""
+    return f"steps from {t} (no subgoal stated)"
+
+
+def _age(e: Element) -> tuple[int, float, str]:
+    """The overflow order: oldest first by time, except that an expanded subgoal's header leaves after its pairs."""
+    if e.type == "summary" and e.meta.get("expanded"):
+        return (0, e.meta["range"][1] + _T_RETRIEVED + 0.01, e.id)
+    return order_key(e)
+
+
+def _subgoal_pair(step: AgentStep, s: int) -> SubgoalPair:
+    return SubgoalPair(
+        s, step.action or step.thought, step.observation, step.thought, bool(step.directives.get("subgoal_done"))
+    )
+
+
+def _retrieve_request(step: AgentStep) -> tuple[Any, str]:
+    """The retrieval the step's output asks for and where it was written; ``(None, "")`` without one."""
+    if "retrieve" in step.directives:
+        return step.directives["retrieve"], "retrieve directive"
+    match = _RETRIEVE_CALL.match(step.action) if step.action else None
+    if match:
+        ids = tuple(int(x) for x in re.findall(r"[0-9]+", match.group(1) or ""))
+        return ids, f"action {step.action.strip()}"
+    if "retrieve" in step.meta:
+        return step.meta["retrieve"], "meta['retrieve']"
+    return None, ""
+
+
+def _retrieval_hint(state: State) -> str:
+    """The line of π that tells the model it may retrieve, naming the summarized finished subgoals; "" without one."""
+    ids = [e.meta["subgoal"] for e in _VIEWS(state).groups.get("summary", ()) if not e.meta.get("expanded")]
+    if not ids:
+        return ""
+    return (
+        "To see the full action–observation pairs of a finished subgoal again, write retrieve(ids…) with ids among: "
+        + ", ".join(str(k) for k in sorted(ids))
+        + "."
+    )

@@ -102,15 +102,20 @@ def test_C_summary_uses_the_step_history_even_for_dropped_pairs():
     # keep_pairs=1: only the newest pair stays under the subgoal, yet the summary covers every step of it.
     seen = []
 
-    def spy(texts, budget):
-        seen.append(list(texts))
-        return "summary of " + str(len(texts)) + " pairs"
+    def spy(subgoal, pairs, budget):
+        seen.append((subgoal, list(pairs)))
+        return "summary of " + str(len(pairs)) + " pairs", None
 
     steps = kitchen()[:4]
-    trace = run(make(keep_pairs=1, summarize=spy), steps, query=QUERY)
+    trace = run(make(keep_pairs=1, summarize_subgoal=spy), steps, query=QUERY)
     assert len(trace.state_at(3).where(type="pair")) == 1
-    assert seen[-1] == [pair_text(AgentStep.coerce(s)) for s in steps[:3]]
-    assert trace.final.where(type="summary")[0].text == "find a mug → summary of 3 pairs"
+    subgoal, pairs = seen[-1]
+    assert subgoal == "find a mug" and [p.step for p in pairs] == [0, 1, 2]
+    assert [(p.action, p.observation) for p in pairs] == [(s["action"], s["observation"]) for s in steps[:3]]
+    assert [p.done for p in pairs] == [False, False, True]
+    summary = trace.final.where(type="summary")[0]
+    assert summary.text == "find a mug → observed: summary of 3 pairs Verdict: not confirmed."
+    assert summary.meta["achieved"] is None
 
 
 def test_pi_order_task_summaries_subgoal_pairs():
@@ -188,20 +193,45 @@ def test_retrieval_of_unknown_subgoal_is_a_clear_error(target):
         run(make(), steps, query=QUERY)
 
 
-def test_retrieval_takes_only_what_fits():
+def test_retrieval_that_overflows_loses_its_oldest_pairs_first():
+    """Before, retrieval added only the newest pairs that fit; now it restores all, and overflow drops the oldest."""
     long = " ".join(["word"] * 60)
     steps = [
         {"subgoal": "a", "action": "a1()", "observation": long},
         {"action": "a2()", "observation": long, "subgoal_done": True},
-        {"subgoal": "b", "action": "b1()", "observation": "short", "meta": {"retrieve": 0}},
+        {"subgoal": "b", "action": "b1()", "observation": "short", "directives": {"retrieve": [0]}},
     ]
-    m = make(v_max=170, mu=sizes.words)
-    final = run(m, steps, query=QUERY).final
-    assert [e.meta["step"] for e in final.where(type="retrieved")] == [1]  # newest first; step 0 did not fit
-    assert m.space.size(final) <= 170
+    m = make(v_max=100, mu=sizes.words)
+    trace = run(m, steps, query=QUERY)
+    final = trace.final
+    assert [e.meta["step"] for e in final.where(type="retrieved")] == [1]  # step 0 was the oldest memory
+    assert final.where(type="summary")[0].meta["expanded"]  # the header stays while a pair is left
+    assert m.space.size(final) <= 100
 
 
 # --------------------------------------------------------------------------- controller rules
+
+
+def test_no_fixed_interval_subgoal_by_default_and_no_subgoal_from_a_thought_line():
+    """Before, a rule opened a "subgoal" every 8 steps, its text taken from the thought ("Nice to meet you, Maggie!")."""
+    steps = [{"thought": "Nice to meet you, Maggie!", "action": f"say({i})", "observation": f"ok {i}"} for i in range(20)]
+    m = make()
+    assert m.subgoal_every is None and m.params()["subgoal_every"] is None
+    trace = run(m, steps)
+    assert not trace.final.where(type="summary")
+    (chunk,) = trace.final.where(type="subgoal")
+    assert chunk.text == "steps from 0 (no subgoal stated)" and chunk.meta["source"] == "rule"
+    assert "Maggie" not in chunk.text
+    ops = [op for step in trace for op in step.operations if op.type in ("subgoal", "summarize")]
+    assert len(ops) == 1 and "no subgoal is stated" in ops[0].reason
+
+
+def test_chunking_baseline_is_named_as_such():
+    steps = [{"thought": f"Plan {i}.", "action": f"step({i})", "observation": f"ok {i}"} for i in range(9)]
+    trace = run(make(subgoal_every=3), steps)
+    reasons = [op.reason for step in trace for op in step.operations if op.type == "summarize"]
+    assert reasons and all(r.startswith("chunking baseline: ") for r in reasons)
+    assert "chunking baseline" in HiAgent.__doc__ and "not HiAgent" in HiAgent.__doc__
 
 
 def test_rule_subgoal_from_thought_and_every_n_steps():
@@ -221,7 +251,7 @@ def test_rule_subgoal_from_thought_and_every_n_steps():
         trace2.final.where(type="subgoal")[0].meta["step"]
     ]
     assert [e.meta["range"] for e in trace2.final.where(type="summary")] == [(0, 2), (3, 5)]
-    assert trace2.final.where(type="subgoal")[0].text == "Plan 6."
+    assert trace2.final.where(type="subgoal")[0].text == "steps from 6 (no subgoal stated)"
     assert len(starts) == 3
     trace3 = run(make(subgoal_every=None), steps2)
     assert not trace3.final.where(type="summary")
@@ -252,7 +282,7 @@ def test_overflow_drops_oldest_pairs_with_the_reason():
     m = make(v_max=100, mu=sizes.words)
     trace = run(m, steps, query=QUERY)
     reasons = [r for step in trace for r in step.reasons]
-    assert any(re.fullmatch(r"pair \(step 0\) dropped: Σμ = \d+ > V_max = 100", r) for r in reasons)
+    assert any(re.fullmatch(r"pair \(step 0\) dropped, the oldest memory first: Σμ = \d+ > V_max = 100", r) for r in reasons)
     for t in range(len(trace) + 1):
         assert trace.size_at(t) <= 100
     assert trace.final.where(type="pair")[-1].meta["step"] == 5  # the newest pair is kept
@@ -408,10 +438,12 @@ def test_retrieval_of_subgoal_evicted_for_overflow_is_a_recorded_noop():
     trace = run(HiAgent(StateSpace(sizes.tokens(), v_max=300)), load_scenario("household"))
     ops = [op for step in trace for op in step.operations if op.type == "retrieve"]
     evicted = [op for op in ops if "dropped from ω for lack of space" in op.reason]
+    assert all(op.params["subgoals"] for op in ops)
     assert evicted, [op.reason for op in ops]
-    for step in trace:
+    for t, step in enumerate(trace):
         if any(op in evicted for op in step.operations):
-            assert not any(e.type == "retrieved" for e in step.added)
+            there = {e.meta["subgoal"] for e in trace.state_at(t).where(type="summary")}
+            assert {e.meta["subgoal"] for e in step.added if e.type == "retrieved"} <= there
 
 
 def test_retrieval_of_a_subgoal_that_never_existed_still_raises():
@@ -436,7 +468,9 @@ def test_after_subgoal_done_the_model_still_sees_the_last_observation_in_full():
     trace = run(make(summarize=lambda texts, budget: "done"), steps, query="Leave the room")
     seen = trace.project(2).text()  # what the model saw when it chose the next subgoal and use('key')
     assert "A key lies under the mat!" in seen and "Current subgoal 0: find the key" in seen
-    assert trace.project(3).text().splitlines()[1] == "Finished subgoal 0 (steps 0–1): find the key → done"
+    assert trace.project(3).text().splitlines()[1] == (
+        "Finished subgoal 0 (steps 0–1): find the key → observed: done Verdict: achieved."
+    )
 
 
 def test_a_dialogue_step_is_one_pair_reply_then_next_message():
