@@ -98,7 +98,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from itertools import islice
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from ..core.element import Element
@@ -211,6 +211,8 @@ class _Cache:
         "frequencies",
         "operations",
         "judgements",
+        "plan",
+        "filed",
     )
 
     def __init__(self, limit: int = 1 << 16) -> None:
@@ -227,6 +229,8 @@ class _Cache:
         self.frequencies = Memo(8)  # the latest texts' term frequencies
         self.operations: Any = None  # (unused; kept for compatibility)
         self.judgements = Memo(limit)  # (full, summary, message) → (verdict, reason)
+        self.plan: Any = None  # (key, the latest plan of memory activation)
+        self.filed: Any = None  # (key, state, the latest add_interaction transition)
 
     def __repr__(self) -> str:
         return f"_Cache({len(self.embeddings)} embeddings, {len(self.summaries)} summaries)"
@@ -632,6 +636,18 @@ class SCM(Mechanism):
         )
 
     def _add_interaction(self, state: State, context: Context) -> Transition:
+        """add_interaction; the controller's planning and the update share the result (kept for one step)."""
+        cache = self._cache
+        source = context.history.steps() if isinstance(context.history, History) else None
+        key = (context.t, id(state), id(context.step), id(source), len(context.history), self.flash_size, self.flash_threshold)
+        if source is not None and cache.filed is not None and cache.filed[0] == key and cache.filed[1] is state:
+            return cache.filed[2]
+        transition = self._filed(state, context)
+        if source is not None:
+            cache.filed = (key, state, transition)
+        return transition
+
+    def _filed(self, state: State, context: Context) -> Transition:
         space = self.space
         t = context.t
         stream = self._stream(context)
@@ -721,6 +737,25 @@ class SCM(Mechanism):
             return [], [], []
         latest = _latest_input(context)  # what the model is about to answer or act on
         query_text = latest[1] if latest is not None else interaction_text(context.step, _previous(context))[1]
+        cache = self._cache
+        key = None
+        if cache.stream is not None:  # the controller plans, then the update applies the same plan: computed once
+            key = (
+                t, k, form, id(cache.stream), len(stream), id(stream[-1][0]) if stream else None, query_text,
+                frozenset(in_state), space.free(state), self._weights(), id(self.judge), self.summary_budget,
+            )
+            if cache.plan is not None and cache.plan[0] == key:
+                return cache.plan[1]
+        plan = self._planned(state, context, k, form, stream, in_state, last, query_text)
+        if key is not None:
+            cache.plan = (key, plan)
+        return plan
+
+    def _planned(
+        self, state: State, context: Context, k: int, form: str, stream: list[Any], in_state: set, last: int, query_text: str
+    ) -> tuple[list[list[Any]], list[list[Any]], list[Element]]:
+        space = self.space
+        t = context.t
         query = self._embedding(query_text, context) if query_text else None
         ranked = self._rank(stream, last, query, t, k, in_state)
         rw, lw, decay = self._weights()
@@ -949,6 +984,16 @@ class _Texts(Sequence[str]):
 
     def __len__(self) -> int:
         return self._n
+
+    def __iter__(self) -> Iterator[str]:
+        for step, row in islice(self._rows, self._n):
+            yield row[1] if row is not None else ""
+
+    def __reversed__(self) -> Iterator[str]:
+        rows = self._rows
+        for i in range(self._n - 1, -1, -1):
+            row = rows[i][1]
+            yield row[1] if row is not None else ""
 
     def __getitem__(self, i: Any) -> Any:
         if isinstance(i, slice):

@@ -84,7 +84,8 @@ class RecallHeuristic:
     "again", "earlier", "I told you", "I said", "you said",
     "I mentioned", "did I", "what was", "my") — or (b) some earlier
     interaction shares at least ``min_shared`` of the message's content
-    words (:func:`content_words`) and at least ``min_fraction`` of them.
+    words (:func:`content_words`) and at least ``min_fraction`` of them
+    (the newest such interaction is named in the reason).
     Otherwise it is not: "Tell me a joke" has no cue, and its content words
     ("joke") are in no earlier interaction.
 
@@ -118,13 +119,12 @@ class RecallHeuristic:
         words = content_words(message)
         need = max(self.min_shared, 1)
         if len(words) >= need:
-            best, where = 0, -1
-            for i, text in enumerate(memories):
+            enough = max(need, self.min_fraction * len(words))
+            n = len(memories)
+            for back, text in enumerate(reversed(memories)):  # the newest first: it stops at the first match
                 shared = len(words & content_words(text))
-                if shared > best:
-                    best, where = shared, i
-            if best >= need and best >= self.min_fraction * len(words):
-                return True, f"earlier interaction {where} shares {best} of the message's {len(words)} content words"
+                if shared >= enough:
+                    return True, f"earlier interaction {n - 1 - back} shares {shared} of the message's {len(words)} content words"
         return False, (
             f"no recall cue, and no earlier interaction shares {need} of the message's content words {sorted(words)}"
         )
