@@ -302,3 +302,26 @@ def test_the_player_shows_scores_and_judgements_escaped():
 def test_check_mechanism_passes_with_the_controller(kwargs):
     report = check_mechanism(SCM(space(120), **kwargs))
     assert report.ok, report
+
+
+def test_a_controller_that_raises_names_the_step_and_leaves_omega():
+    def broken(message, memories):
+        raise RuntimeError("model offline")
+
+    with pytest.raises(UpdateFailedError, match=r"step 2: .*decide whether memory is needed.*model offline"):
+        run(SCM(space(), needs_memory=broken), dialogue_steps(LOCKER))
+
+
+def test_the_plan_shared_by_controller_and_update_equals_a_fresh_mechanism():
+    """The controller plans the activation and the update reuses it: the same states as planning anew every step."""
+    steps = dialogue_steps(FACTS * 4)
+    shared = SCM(space(150), k=3, summary_budget=8)
+    trace = run(shared, steps)
+    for t in range(len(steps)):
+        fresh = SCM(space(150), k=3, summary_budget=8)
+        state = trace.state_at(t)
+        context = trace[t].context
+        for op in fresh.choose(state, context):
+            assert op in trace[t].operations
+            state = fresh.apply(state, op, context).state
+        assert state == trace.state_at(t + 1), t
