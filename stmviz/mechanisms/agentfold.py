@@ -359,22 +359,29 @@ class AgentFold(Mechanism):
         latest = self.latest(state)
         if latest is None:
             return chosen
-        incoming = self._incoming(context)
-        space, v_max = self.space, self.space.v_max
-        folded = self._fold(state, self._chain(state, chosen), latest, chosen, {})
-        if space.size(folded) + space.measure(incoming) <= v_max:
+        space, v_max, measure = self.space, self.space.v_max, self.space.measure
+        base = space.size(state) - measure(latest) + measure(self._incoming(context))
+
+        def size_after(operation: Operation) -> tuple[float, list[Element]]:
+            chain = self._chain(state, operation)
+            block = self._merge(chain, latest, latest.meta["step"] + 1, operation)
+            return base - sum(measure(b) for b in chain) + measure(block), chain
+
+        after, chain = size_after(chosen)
+        if after <= v_max:
             return chosen
-        blocks = self.blocks(folded)
-        if len(blocks) < 2:
+        blocks = self.blocks(state)
+        starts = [b.meta["range"][0] for b in blocks if b not in chain]  # blocks older than the fold, newest last
+        # the fold's block counts as the newest: merge it with 1, 2, 4, … older blocks until the state fits
+        if not starts:
             return chosen
-        k, x = 1, blocks[-1].meta["range"][0]
+        k, x = 1, starts[-1]
         while True:
-            x = blocks[-1 - k].meta["range"][0]
+            x = starts[-k]
             trial = Operation("consolidate", {"from": x, "overflow": True})
-            size = space.size(self._fold(state, self._chain(state, trial), latest, trial, {})) + space.measure(incoming)
-            if size <= v_max or k == len(blocks) - 1:
+            if size_after(trial)[0] <= v_max or k == len(starts):
                 break
-            k = min(2 * k, len(blocks) - 1)
+            k = min(2 * k, len(starts))
         asked = str(chosen)
         summary = chosen.get("summary")
         params: dict[str, Any] = {"from": x, "overflow": True}
