@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from stmviz import AgentFold, ScenarioFormatError, StateSpace, check_mechanism, run, sizes
 from stmviz.mechanisms.agentfold import FALLBACK_MARK
@@ -229,3 +231,12 @@ def test_overflow_over_an_agent_directive_keeps_its_text_as_input_and_marks_fall
 @pytest.mark.parametrize("v_max", [4096, 300, 60, 12])
 def test_check_mechanism_with_agent_directives(v_max):
     assert check_mechanism(make(v_max=v_max)), "lsm"
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(2, 700), budget=st.integers(4, 60))
+def test_lsm_bound_holds_for_any_run_length_without_overflow(n, budget):
+    trace = run(make(v_max=10**6, block_budget=budget), web(n))
+    counts = resummarized(trace)
+    assert max(counts.values()) <= math.ceil(math.log2(n)) + 1
+    assert len(AgentFold.blocks(trace.final)) == bin(n - 1).count("1")  # one block per binary digit of t − 1
