@@ -630,23 +630,37 @@ def _():
         md(r"""
 # 5 · HiAgent — hierarchical working memory
 
-HiAgent (Hu et al., 2024) organises working memory around **subgoals**. Only the current subgoal
-keeps its raw action–observation pairs; when a subgoal is finished its pairs are replaced by a
-summary. On request, a finished subgoal's trajectory can be brought back.
+HiAgent (Hu et al., ACL 2025) organises an agent's working memory around **subgoals** that the
+model itself writes. Its released agent (AgentBoard, `cme_final.py`) works like this, and so does
+stmviz's `HiAgent`:
+
+1. **The model states its subgoals.** When it starts one, its output holds a line
+   `Subgoal: …` (in a scenario file: the `subgoal` directive). No rule invents subgoals: a
+   fixed-interval rule exists only as a *chunking baseline* (`subgoal_every=…`, off by default).
+2. **A finished subgoal becomes a summarized observation.** Its action–observation pairs are
+   replaced by one line, conditioned on the subgoal, that keeps *what was observed* and says
+   *whether the subgoal was achieved*. HiAgent asks an LLM for it
+   (`stmviz.text.openai.OpenAISubgoalSummarizer`); the offline default keeps the observations'
+   informative sentences and gives a verdict by a stated heuristic (`subgoal_done`, or a
+   done/success cue → achieved; a failure cue → not achieved; else *not confirmed*).
+3. **`retrieve(ids…)`.** The model may ask for the full trajectories of finished subgoals; the
+   listed summaries give way to all their pairs **until the next subgoal**, when they fold back.
+   π ends with a line telling the model which ids it may name.
+4. **Overflow drops the oldest memory first** — old summaries before the current subgoal's pairs.
 
 | | HiAgent |
 |---|---|
-| $E = I \times D$ | subgoals and action–observation pairs; $D$ = subgoal id, time, current-subgoal flag |
-| $\omega$ | the task, summaries of finished subgoals, the current subgoal and its pairs |
+| $E = I \times D$ | subgoals and action–observation pairs; $D$ = subgoal id, time, current-subgoal flag, verdict |
+| $\omega$ | the task, summaries of finished subgoals (or their retrieved trajectories), the current subgoal and its pairs |
 | $\mu$, $V_{max}$ | tokens; the context limit |
-| $O$ | replace a finished subgoal by its summary, select relevant pairs, trajectory retrieval |
-| $C$ | the current request and the step history |
-| $U$ | the hierarchical update |
-| $\pi$ | task, summaries, current subgoal and its pairs, assembled into the input |
+| $O$ | start a subgoal, observe, summarize a finished subgoal, retrieve, (select: an option, off) |
+| $C$ | the model's output (subgoal, done, retrieve), the observation, the step history |
+| $U$ | the hierarchical update, oldest memory dropped first on overflow |
+| $\pi$ | task, finished subgoals, current subgoal and its pairs, the retrieval offer |
 """),
         code("""
 from collections import Counter
-from stmviz import HiAgent, StateSpace, load_scenario, run, sizes
+from stmviz import HiAgent, StateSpace, load_scenario, metrics, run, sizes
 from stmviz.viz import hierarchy_figure, occupancy_figure
 from stmviz.widgets import TracePlayer
 
@@ -656,33 +670,83 @@ trace = run(hiagent, scenario)
 print(scenario.title, "—", len(trace), "steps; subgoals:", len(scenario.subgoals))
 """),
         md(r"""
-## Finished subgoals become summaries
+## Subgoals come from the model's output
 
-Count the kinds of elements over time: pairs come and go with each subgoal, summaries accumulate.
+Every subgoal switch below was written by the agent (a marker in the scenario, or a
+`Subgoal:` line in its thought); the operation's reason says which.
 """),
         code("""
-for t in (5, 15, 25, len(trace)):
-    print(t, dict(Counter(e.type for e in trace.state_at(t))))
+for t, step in enumerate(trace):
+    for op in step.operations:
+        if op.type == "subgoal":
+            print(t, op.get("source"), "→", op.get("text"))
 """),
         md(r"""
-## Trajectory retrieval
+## Finished subgoals become summarized observations with a verdict
 
-When the agent needs details of an earlier subgoal, it asks for them (in the scenario, a
-`retrieve` request in the step's metadata). The finished subgoal's pairs come back as
-*retrieved* elements, until the next subgoal switch.
+Each summary keeps what the agent *saw* (not the actions it typed) and ends with the verdict.
+Two subgoals of `household` end without a confirmation: the agent moved on before it found what
+it looked for.
 """),
         code("""
-retrievals = [t for t, step in enumerate(trace) if any(e.type == "retrieved" for e in step.added)]
-retrievals, trace[retrievals[0]].operation if retrievals else None
+for e in trace.state_at(29).where(type="summary"):
+    print(f"[{e.meta['subgoal']}] {e.text}\\n")
 """),
         md(r"""
+## `retrieve(ids…)`: full trajectories in place of summaries, until the next subgoal
+
+At step 16 the agent asks for subgoals 0 and 2 at once (where it saw the butterknife). From the
+next state on, their summaries are replaced by every pair they held; at the next subgoal switch
+they fold back to their summaries.
+"""),
+        code("""
+asks = [t for t, step in enumerate(trace) if any(op.type == "retrieve" for op in step.operations)]
+t = asks[0]
+print(t, next(op for op in trace[t].operations if op.type == "retrieve"))
+print(trace.project(t + 1).text())
+"""),
+        code("""
+switch = next(s for s in range(t + 1, len(trace)) if any(op.type == "subgoal" for op in trace[s].operations))
+print("next switch at step", switch)
+for why in trace[switch].reasons:
+    if "folds back" in why or "retrieved pair" in why:
+        print(" -", why)
+"""),
+        md(r"""
+## Overflow: the oldest memory first
+
+When $\sum\mu > V_{max}$, HiAgent (like its released agent) gives up the oldest memory first —
+old summaries and old retrieved pairs — and keeps the current subgoal's pairs.
+"""),
+        code("""
+for t, step in enumerate(trace):
+    for why in step.reasons:
+        if "oldest memory first" in why:
+            print(t, why)
+"""),
+        md(r"""
+## What stays answerable
+
+The scenario's probes ask about observations of finished subgoals. A probe is kept when its answer
+is in $\pi(\omega_t)$: through a summary, or through a retrieved trajectory.
+"""),
+        code("""
+metrics.retention(trace, scenario.probes)
+"""),
+        md(r"""
+## Options that are not HiAgent
+
+`keep_pairs=k` is stmviz's reading of the paper's Section 4 ("select relevant pairs"), not in the
+released agent; `subgoal_every=n` is a chunking baseline that treats every $n$ steps as a subgoal.
+Both are off by default.
+
 ## The hierarchy as a graph
 
 Task → subgoals → action–observation pairs. Finished subgoals are collapsed to their summary;
-the current (and any retrieved) subgoal is expanded.
+the current subgoal, and any retrieved one, is expanded.
 """),
         code("""
-hierarchy_figure(trace, retrievals[0] + 1 if retrievals else len(trace))
+hierarchy_figure(trace, asks[0] + 1 if asks else len(trace))
 """),
         code("""
 occupancy_figure(trace)
