@@ -18,11 +18,13 @@ and :class:`~stmviz.text.openai.OpenAIMemoryJudge` ask a chat model instead.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from functools import lru_cache
 
 from ..core.errors import InvalidArgumentError
+from ..core.formatting import shorten
 
 __all__ = [
     "RecallHeuristic",
@@ -84,8 +86,9 @@ class RecallHeuristic:
     "again", "earlier", "I told you", "I said", "you said",
     "I mentioned", "did I", "what was", "my") — or (b) some earlier
     interaction shares at least ``min_shared`` of the message's content
-    words (:func:`content_words`) and at least ``min_fraction`` of them
-    (the newest such interaction is named in the reason).
+    words (:func:`content_words`) and at least ``min_fraction`` of them, or
+    ``max_shared`` of them for a long input such as a tool's result (the
+    newest such interaction is named in the reason).
     Otherwise it is not: "Tell me a joke" has no cue, and its content words
     ("joke") are in no earlier interaction.
 
@@ -96,21 +99,26 @@ class RecallHeuristic:
     True
     """
 
-    def __init__(self, cues: Sequence[str] = RECALL_CUES, *, min_shared: int = 2, min_fraction: float = 0.5) -> None:
+    def __init__(
+        self, cues: Sequence[str] = RECALL_CUES, *, min_shared: int = 2, min_fraction: float = 0.5, max_shared: int = 4
+    ) -> None:
         if isinstance(cues, str) or not all(isinstance(c, str) and c.strip() for c in cues):
             raise InvalidArgumentError(f"cues must be a sequence of non-empty phrases, got {cues!r}")
         if isinstance(min_shared, bool) or not isinstance(min_shared, int) or min_shared < 1:
             raise InvalidArgumentError(f"min_shared must be a whole number ≥ 1, got {min_shared!r}")
         if isinstance(min_fraction, bool) or not isinstance(min_fraction, (int, float)) or not 0 <= min_fraction <= 1:
             raise InvalidArgumentError(f"min_fraction must be a number in [0, 1], got {min_fraction!r}")
+        if isinstance(max_shared, bool) or not isinstance(max_shared, int) or max_shared < min_shared:
+            raise InvalidArgumentError(f"max_shared must be a whole number ≥ min_shared = {min_shared}, got {max_shared!r}")
         self.cues = tuple(cues)
+        self.max_shared = max_shared
         self.min_shared = min_shared
         self.min_fraction = float(min_fraction)
         pattern = "|".join(r"\s+".join(map(re.escape, c.lower().split())) for c in self.cues)
         self._cue = re.compile(rf"(?<![^\W_])(?:{pattern})(?![^\W_])", re.IGNORECASE) if pattern else None
 
     def __repr__(self) -> str:
-        return f"RecallHeuristic(min_shared={self.min_shared}, min_fraction={self.min_fraction})"
+        return f"RecallHeuristic(min_shared={self.min_shared}, min_fraction={self.min_fraction}, max_shared={self.max_shared})"
 
     def __call__(self, message: str, memories: Sequence[str]) -> tuple[bool, str]:
         cue = self._cue.search(message) if self._cue is not None else None
@@ -118,15 +126,16 @@ class RecallHeuristic:
             return True, f"the message refers back ({cue.group(0)!r})"
         words = content_words(message)
         need = max(self.min_shared, 1)
+        enough = max(need, min(self.min_fraction * len(words), self.max_shared))
         if len(words) >= need:
-            enough = max(need, self.min_fraction * len(words))
             n = len(memories)
             for back, text in enumerate(reversed(memories)):  # the newest first: it stops at the first match
                 shared = len(words & content_words(text))
                 if shared >= enough:
                     return True, f"earlier interaction {n - 1 - back} shares {shared} of the message's {len(words)} content words"
         return False, (
-            f"no recall cue, and no earlier interaction shares {need} of the message's content words {sorted(words)}"
+            f"no recall cue, and no earlier interaction shares {math.ceil(enough)} of the message's content words "
+            f"{shorten(str(sorted(words)), 120)}"
         )
 
 

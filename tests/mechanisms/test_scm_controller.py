@@ -76,6 +76,14 @@ def test_recall_heuristic_says_what_it_found():
     assert content_words("What's the budget for Lisbon?") == {"budget", "lisbon"}
     with pytest.raises(InvalidArgumentError, match="min_shared"):
         RecallHeuristic(min_shared=0)
+    with pytest.raises(InvalidArgumentError, match="max_shared"):
+        RecallHeuristic(min_shared=3, max_shared=2)
+    # a long input (a tool's result, say) needs at most max_shared = 4 shared content words, not half of its 12
+    result = "Rivermouth report: fleet 1450 bikes, operator Voltway, stations 96, trips 2310000, year 2025, city council"
+    earlier = ["Search Rivermouth fleet operator Voltway figures.\nsearch(Rivermouth)"]
+    ok, why = needs(result, earlier)
+    assert ok and why.startswith("earlier interaction 0 shares 4 of the message's")
+    assert RecallHeuristic(max_shared=8)(result, earlier)[0] is False
 
 
 def test_long_dialogue_answers_the_joke_without_memory_and_early_questions_with_it():
