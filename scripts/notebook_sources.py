@@ -768,17 +768,26 @@ $(Q, T, S_{t-2}, I_{t-1})$: the user query $Q$, the tools $T$, the multi-scale s
 $S_{t-2}$ and the latest interaction $I_{t-1}$.
 
 **Definition 1.** $E$ holds summary blocks $s_{x,y}$ (content: the summary text; metadata: the
-step range $(x, y)$ and the type "block") and one element "latest interaction" (the full record of
-step $t-1$: explanation, action, observation). $\mu$ counts tokens, $V_{max}$ is the context limit.
+step range $(x, y)$, the type "block", and who wrote the text) and one element "latest interaction"
+(the full record of step $t-1$: explanation, action, observation). $\mu$ counts tokens, $V_{max}$ is
+the context limit.
 
-**Definition 2.** $O$ holds *granular condensation* (fold the latest interaction into a block
-$s_{t,t}$) and *deep consolidation* (merge a chain of blocks, ending at the latest step, into one).
-$C$ = query, tools, current state. Following the agent's folding directive, $U$ adds a block or
-replaces a chain by one summary. $\pi$ renders $(Q, T, S, I)$ as text.
+**Definition 2.** What AgentFold's paper is about is that *the agent itself* decides how to fold.
+With each response — reasoning, an explanation, one tool call — the model writes a *folding
+directive*: a range $[x, t-1]$ and the summary text $\sigma$ it wrote for that range. When
+$x = t-1$ this is a *granular condensation* (the latest interaction becomes one block
+$s_{t-1,t-1}$); when $x < t-1$ it is a *deep consolidation* (the blocks from step $x$ on and the
+latest interaction become one block $s_{x,t-1}$, typically at the end of a sub-task). $O$ holds these
+two operations, $C$ = the query, the tools, the incoming step with its directive and the state;
+$U$ puts $\sigma$ into the new block; $\pi$ renders $(Q, T, S, I)$ as text.
+
+In `web_research` every response from step 1 on carries such a directive, and the agent's summaries
+keep the figures and names it will need later (fleet sizes, contract values, who said what).
 """),
         code("""
 from collections import Counter
 from stmviz import AgentFold, StateSpace, load_scenario, run, sizes
+from stmviz.metrics import retention
 from stmviz.viz import hierarchy_figure, occupancy_figure
 from stmviz.widgets import TracePlayer
 
@@ -786,17 +795,18 @@ scenario = load_scenario("web_research")
 agentfold = AgentFold(StateSpace(sizes.tokens(), v_max=scenario.v_max))
 trace = run(agentfold, scenario)
 print(scenario.query)
+print(dict(scenario.steps[7].directives["fold"]))   # the agent folds steps 0-6 (Rivermouth) into one block
 """),
         md(r"""
 ## Definition 1: the state at step $t$
 
 $\omega_t$ is a set of elements: $Q$, $T$, the blocks $s_{x,y}$ with their ranges, and the latest
-interaction.
+interaction. `summary_by` says whether the block holds the agent's text:
 """),
         code("""
 t = 20
 for e in trace.state_at(t):
-    print(f"{e.type:7} {str(e.meta.get('range', '')):9} μ={trace.sizes[e]:4}  {e.text[:55]!r}")
+    print(f"{e.type:7} {str(e.meta.get('range', '')):9} {e.meta.get('summary_by', ''):8} μ={trace.sizes[e]:4}  {e.text[:50]!r}")
 """),
         md(r"""
 ## Definition 2: condensation and consolidation
@@ -816,10 +826,58 @@ for why in dict.fromkeys(trace[merge].reasons):
         md(r"""
 ## $\pi$: the model input $(Q, T, S, I)$
 
-Each block is labelled by the steps it covers:
+Each block is labelled by the steps it covers. A block whose text the agent did not write — a
+directive without summary text, filled by stmviz's extractive *fallback* summarizer — is marked
+"stmviz fallback summary" in $\pi$ and `summary_by="fallback"` in its metadata. Compare what the
+probes find when the agent's summaries are removed from the same run:
 """),
         code("""
-print(agentfold.project(trace.state_at(t))[:900])
+print(trace.project(t).text()[:900])
+"""),
+        code("""
+from stmviz.scenarios import Scenario
+data = scenario.to_dict()
+for step in data["steps"]:
+    step.get("fold", {}).pop("summary", None)   # keep the ranges, drop the agent's text
+no_text = Scenario.from_dict(data)
+fallback = run(AgentFold(StateSpace(sizes.tokens(), v_max=scenario.v_max)), no_text)
+for name, tr in [("agent's summaries", trace), ("fallback summarizer", fallback)]:
+    kept = sum(r.retained for r in retention(tr, scenario.probes))
+    print(f"{name:20} keeps {kept} of {len(scenario.probes)} probes")
+"""),
+        md(r"""
+## Without directives: a log-structured merge
+
+stmviz also runs streams that carry no directives (any other scenario, a chat log). Then a rule
+decides, and the default is multi-scale the way the paper intends: a *log-structured merge*. The
+latest interaction is a run of one step; while the newest block covers as many steps as the run
+(1, 2, 4, …) it joins it, like carrying in a binary counter. Old blocks are coarse and left alone;
+recent ones are fine. Each step is summarized again only when its block doubles, so at most about
+$\log_2 t$ times over a run — not at every consolidation, as a rolling summary would. (The old
+rules, `"share"` and `"count"`, which consolidate "the newer half" and so keep re-summarizing one big
+block, are kept as labelled baselines.)
+"""),
+        code("""
+steps = [{"thought": f"Read page {i}.", "action": f"open_page({i})", "observation": f"Page {i} says fact {i}."}
+         for i in range(300)]
+lsm = run(AgentFold(StateSpace(sizes.tokens(), v_max=20000)), steps)
+print("block lengths, oldest first:", [y - x + 1 for x, y in (b.meta["range"] for b in AgentFold.blocks(lsm.final))])
+print("most summarizations of any one step:", max(b.meta["passes"] for b in AgentFold.blocks(lsm.final)))
+"""),
+        md(r"""
+## Overflow is named
+
+The original agent has no hard capacity — its context stays short because it folds. stmviz keeps
+$\Sigma\mu \le V_{max}$: when the fold asked for would overflow once the new interaction arrives,
+the controller replaces it by a deeper consolidation and the trace says so,
+`consolidate(from=x, overflow=True)`, with the fold it replaced in its reason. In `web_research` this
+happens once, at the last step:
+"""),
+        code("""
+for t_, step in enumerate(trace):
+    for op in step.operations:
+        if op.get("overflow"):
+            print(t_, op.type, "from", op["from"], "--", op.reason[:160], "…")
 """),
         md(r"""
 ## The fold tree
@@ -832,6 +890,25 @@ hierarchy_figure(trace, len(trace))
 """),
         code("""
 occupancy_figure(trace)
+"""),
+        md(r"""
+## Replaying a real AgentFold transcript
+
+`stmviz.scenarios.load_agentfold_log(path)` reads a transcript in which each model response holds
+its reasoning, the folding block (a JSON object with `range` and `summary`), an explanation and a
+tool call, followed by the tool's response (JSON or JSONL; the format is in the function's
+docstring). `from_agentfold_records` does the same for records in memory:
+"""),
+        code("""
+from stmviz.scenarios import from_agentfold_records
+records = [
+    {"role": "user", "content": "How many e-bikes does Norby run?"},
+    {"role": "assistant", "content": '<think>Search.</think>Look it up.<tool_call>{"name": "search", "arguments": {"q": "NorbyCykel"}}</tool_call>'},
+    {"role": "tool", "content": "NorbyCykel: 640 e-bikes at 58 stations."},
+    {"role": "assistant", "content": '<fold>{"range": [0, 0], "summary": "NorbyCykel has 640 e-bikes, 58 stations."}</fold>Done.<answer>640</answer>'},
+]
+small = from_agentfold_records(records, "norby")
+print(run(AgentFold(StateSpace(sizes.tokens(), v_max=500)), small).project(2).text())
 """),
         md(r"""
 Play the run and watch the tree grow and fold:
