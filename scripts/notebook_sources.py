@@ -361,7 +361,7 @@ $$\omega_t \xrightarrow{\;\pi\;} x_t \xrightarrow{\text{LLM}} \text{output} \lon
 | [01 · Definition 1](01_definition1_state_space.ipynb) | elements $(i, d)$, metadata, $\mu$, $V_{max}$, membership in $\Omega_{STM}$ |
 | [02 · Definition 2](02_definition2_mechanism.ipynb) | $O$, $C$, $U$, $X$, $\pi$; the loop; a mechanism in a few lines |
 | [03 · FIFO context window](03_fifo_context_window.ipynb) | the usual context window as a FIFO queue with identity $\pi$ |
-| [04 · SCM](04_scm.ipynb) | Self-Controlled Memory: activation and flash memory, recency + relevance |
+| [04 · SCM](04_scm.ipynb) | Self-Controlled Memory: the memory controller, relevance ranking, flash memory, the judgement |
 | [05 · HiAgent](05_hiagent.ipynb) | subgoals, summarized finished subgoals, trajectory retrieval |
 | [06 · AgentFold](06_agentfold.ipynb) | summary blocks $s_{x,y}$, granular condensation, deep consolidation |
 | [07 · Compare](07_compare.ipynb) | one scenario, four mechanisms, the same $V_{max}$ |
@@ -526,30 +526,48 @@ def _():
         md(r"""
 # 4 · SCM — Self-Controlled Memory
 
-SCM (Wang et al., 2023) keeps a memory stream of all past interactions and, at every step, lets a
-memory controller decide what to put in front of the model. In the paper's terms:
+SCM (Wang et al., 2023; code `wbbeyourself/SCM4LLMs`) keeps a memory stream of all past
+interactions and puts a **memory controller** in front of the model. For each incoming message the
+controller makes two decisions the rest of the system depends on:
+
+1. **Is memory needed at all?** "Tell me a joke" needs nothing from the past; "what's my daughter's
+   name again?" does. Only when memory is needed are older interactions retrieved.
+2. **Which form of each retrieved memory answers the message?** When the retrieved memories do not
+   fit, each (but the best-ranked) is judged: dropped when even its full text cannot answer the
+   message, kept as its summary when the summary can, else kept in full; then full texts become
+   summaries, lowest-ranked first, until they fit.
+
+Around these decisions:
+
+- **Relevance ranking.** The candidates are the older interactions — all but the previous one —
+  ranked by the cosine similarity of their embedding to the message's, as the released code does;
+  the top $k$ are activated. The paper also describes recency + relevance: `ranking="recency+relevance"`.
+- **Flash memory** is the previous interaction: in full when it is short, its summary when it is
+  500 tokens or longer (`flash_threshold`).
 
 | | SCM |
 |---|---|
 | $E = I \times D$ | $I$ = (observation, response, summary); $D$ = interaction index, embedding, type |
-| type | **flash** memory (the most recent turns, in full) / **activation** memory (older turns brought back) / the current **message** |
+| type | **flash** memory (the previous interaction) / **activation** memory (older interactions brought back) / the current **message** |
 | $\mu$, $V_{max}$ | tokens; the limit on activation + flash memory + the current message |
 | $\omega$ | the elements fed to the model at the next step |
-| $O$ | memory activation, top-$k$ retrieval, full text or summary |
+| $O$ | file the interaction; memory activation (top-$k$, with the judgement), only when memory is needed |
 | $C$ | the incoming step (the reply, then the user's next message), the step before it, and the message's embedding |
-| $U$ | file the previous interaction, keep the new message, rank older interactions by recency + relevance to it, summarize |
+| $U$ | file the previous interaction as flash memory, keep the new message; if needed, rank the older interactions by relevance, judge, summarize to fit |
 | $\pi$ | related history (activated memories), previous conversation (flash), the current message — the order of SCM's prompt |
 
 **SCM retrieves for the message it is about to answer.** Step $k$ of a dialogue holds the reply
-$a_{k-1}$ and then the user's next message $u_k$. At that step $U$ files the interaction
-$(u_{k-1}, a_{k-1})$ in the memory stream (it becomes flash memory), keeps $u_k$ as the current
-message, and activates the older interactions relevant to $u_k$. The reply $a_k$ — the output of
-step $k+1$ — is produced from $\pi(\omega_{k+1})$, which holds the question and the memories
-retrieved for it.
+$a_{k-1}$ and then the user's next message $u_k$. At that step $U$ files $(u_{k-1}, a_{k-1})$ (it
+becomes flash memory), keeps $u_k$ as the current message and — if the controller finds memory
+needed — activates the older interactions relevant to $u_k$. The reply $a_k$, the output of step
+$k+1$, is produced from $\pi(\omega_{k+1})$.
 
-The stream itself is the step history in $C$, so $U$ stays a pure function of $(\omega, o, c)$.
-Summaries and embeddings here are offline and deterministic (an extractive summarizer and a hashing
-embedder); any callable can replace them, e.g. an OpenAI-compatible client.
+Offline, the two decisions are documented heuristics — *is memory needed?*: a recall cue ("remember",
+"again", "I told you", "what was", "my", …) or an earlier interaction sharing at least two (and half,
+at most four for a long input) of the message's content words; *the judgement*: drop when no content
+word of the message is in the memory, summary when the summary keeps every such word, else full. `needs_memory=` and `judge=`
+take any callable, e.g. `OpenAIMemoryController(client, model)` and `OpenAIMemoryJudge(client, model)`
+from `stmviz.text.openai`, which ask a chat model the original's yes/no questions.
 """),
         code("""
 from collections import Counter
@@ -560,33 +578,63 @@ from stmviz.widgets import TracePlayer
 
 scenario = load_scenario("long_dialogue")
 space = StateSpace(sizes.tokens(), v_max=scenario.v_max)
-scm = SCM(space, k=3, flash_size=2)
+scm = SCM(space, k=3)  # ranking="relevance", flash_threshold=500, the offline controller
 trace = run(scm, scenario)
 trace
 """),
         md(r"""
-## Activation and flash memory
+## The controller's first decision: is memory needed?
 
-Late in the dialogue, $\omega_t$ holds the newest turns in full (flash), the current message, and a
-few older turns that the controller activated because they are relevant to that message — in full
-if they fit, else as their summary:
+Each step's operations say what the controller decided, and why. Near the end the user asks for a
+joke: no memory is activated. The question about the allergy, stated in the second turn, activates it:
 """),
         code("""
-t = 40
-Counter((e.type, e.meta.get("form")) for e in trace.state_at(t))
+joke = next(t for t, step in enumerate(scenario.steps) if "joke" in step.observation)
+allergy = next(p for p in scenario.probes if p.answer == "sesame")
+for t in (joke, allergy.t - 1):
+    print(f"step {t}: {scenario.steps[t].observation[:70]!r}")
+    for o in trace[t].operations:
+        print(f"   {o.type}: {o.reason}")
+"""),
+        md(r"""
+## Relevance ranking: the scores of the top candidates
+
+`activate_memory` records the top-$k$ candidates' scores (cosine similarity to the question),
+best first. The interaction that states the allergy (filed at step 2: the user's message of step 1
+with its reply) ranks first:
 """),
         code("""
-for e in trace.state_at(t):
+trace[allergy.t - 1].operations[1]["scores"]
+"""),
+        code("""
+for e in trace.state_at(allergy.t):
     print(f"{e.type:10} step {e.meta['step']!s:3} {e.meta.get('form', ''):8} {e.text[:60]!r}")
 """),
         md(r"""
-## Recency + relevance
-
-The controller ranks each older interaction by `recency_weight · recency + relevance_weight ·
-cosine(embed(current message), embed(interaction))`. The operations it chose at step $t$:
+With the paper's recency + relevance (0.5 · 0.99^age + 0.5 · cosine), recency lifts the newest
+turns and pushes some evidence down:
 """),
         code("""
-trace[t].operation
+mixed = run(SCM(space, k=3, ranking="recency+relevance"), scenario)
+for p in scenario.probes[:5]:
+    print(f"{p.answer:14} evidence {p.evidence_step + 1:2}:",
+          "relevance", [i for i, _ in trace[p.t - 1].operations[1]["scores"]],
+          "| recency+relevance", [i for i, _ in mixed[p.t - 1].operations[1]["scores"]])
+"""),
+        md(r"""
+## Flash memory and the judgement
+
+Flash memory is the previous interaction — its summary once it reaches `flash_threshold` tokens.
+With a small $V_{max}$ the activated memories no longer fit, and the controller judges them; each
+judgement is recorded with its reason (and shown by the player):
+"""),
+        code("""
+small = run(SCM(StateSpace(sizes.tokens(), v_max=260), k=3, flash_threshold=60), scenario)
+for t in range(len(small)):
+    for o in small[t].operations:
+        for index, verdict, reason in o.get("judgements") or ():
+            print(f"step {t}: memory {index:2} → {verdict:7} {reason}")
+Counter(e.meta["form"] for s in small.states() for e in s.where(type="flash"))
 """),
         code("""
 occupancy_figure(trace)
@@ -609,7 +657,7 @@ for result in metrics.retention(trace, scenario.probes):
 """),
         md(r"""
 What the model saw when it answered the last probe's question: the related history first, the
-question last.
+question last. (This question asks two things at once; the three best-ranked memories hold neither.)
 """),
         code("""
 probe = scenario.probes[-1]
