@@ -996,6 +996,19 @@ table(results, ["mechanism", "mean_occupancy", "max_occupancy", "total_prompt_to
                 "evictions", "summarizer_calls", "retained", "probes"])
 """),
         md(r"""
+Read the table knowing what each mechanism needs from the agent, as in the original systems:
+
+* **SCM** asks, for each message, whether memory is needed at all (a joke needs none), then brings
+  back the older turns most *relevant* to the message — so it spends few tokens and keeps the facts
+  the questions ask about;
+* **HiAgent** manages memory by the subgoals the agent states (a `Subgoal:` line). A plain
+  conversation states none, so here HiAgent has nothing to summarize or retrieve and behaves like a
+  window over the latest pairs: this scenario is not its showcase (`household` is);
+* **AgentFold** folds with the summaries the agent writes; a dialogue carries no folding directives,
+  so its blocks come from stmviz's rule controller and fallback summarizer (`web_research` is its
+  showcase, with the agent's own summaries);
+* **FIFO** keeps the newest messages and forgets the first turns.
+
 Every mechanism stays within $V_{max}$ — that is Definition 1 — but they spend it differently:
 """),
         code("""
