@@ -22,7 +22,7 @@ from stmviz.viz.tokens import tokens_html
 
 def _scm() -> Trace:  # as in notebooks/04_scm.ipynb
     scenario = load_scenario("long_dialogue")
-    return run(SCM(StateSpace(sizes.tokens(), v_max=scenario.v_max), k=3, flash_size=2), scenario)
+    return run(SCM(StateSpace(sizes.tokens(), v_max=scenario.v_max), k=3), scenario)
 
 
 def _agentfold() -> Trace:  # as in notebooks/06_agentfold.ipynb
