@@ -52,6 +52,8 @@ __all__ = [
     "directives_of",
     "declared_types",
     "register_types",
+    "whole_number",
+    "step_range",
 ]
 
 _COLOR = re.compile(
@@ -418,3 +420,35 @@ def declared_types() -> Mapping[str, ElementType]:
     defined when :mod:`stmviz` is imported).
     """
     return MappingProxyType(_DECLARED)
+
+
+def whole_number(value: Any) -> int | None:
+    """A metadata value as a whole number (``3`` and ``3.0`` alike, as read back from JSON), else ``None``.
+
+    >>> whole_number(3.0), whole_number(True), whole_number("3")
+    (3, None, None)
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
+def step_range(element: Element) -> tuple[int, int] | None:
+    """The steps x … y an element summarizes, from its metadata ``range`` = (x, y) (AgentFold's s_{x,y}).
+
+    ``None`` when the element has no such range, or it is not two whole numbers x ≤ y.
+
+    >>> step_range(Element("…", {"type": "block", "range": (3, 7)})), step_range(Element("hi"))
+    ((3, 7), None)
+    """
+    value = element.meta.get("range")
+    if not isinstance(value, tuple) or len(value) != 2:
+        return None
+    x, y = whole_number(value[0]), whole_number(value[1])
+    if x is None or y is None or x > y:
+        return None
+    return (x, y)

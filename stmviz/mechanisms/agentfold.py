@@ -59,7 +59,7 @@ from ..core.element import Element, order_key, thaw
 from ..core.formatting import format_number, shorten
 from ..core.errors import CapacityError, InvalidArgumentError, InvalidOperationError, ScenarioFormatError
 from ..core.mechanism import Mechanism, Transition
-from ..core.protocol import ElementType, Hierarchy, element_types_of
+from ..core.protocol import ElementType, Hierarchy, element_types_of, step_range, whole_number
 from ..core.context import AgentStep, Context
 from ..core.operation import Operation, OperationSet
 from ..core.space import State, StateSpace
@@ -634,7 +634,7 @@ class AgentFold(Mechanism):
         latest interaction alone (granular condensation) is a leaf. Children
         are in step order.
         """
-        new_blocks = [(b, r) for b in added if b.type == "block" for r in (_range(b),) if r is not None]
+        new_blocks = [(b, r) for b in added if b.type == "block" for r in (step_range(b),) if r is not None]
         if not new_blocks:
             return {}
         candidates = [(e, s) for e in removed if e.type in ("block", "latest") for s in (_span(e),) if s is not None]
@@ -689,31 +689,10 @@ def _block_line(e: Element) -> str:
     return _block_prefix(e) + e.text
 
 
-def _whole(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return None
-
-
-def _range(element: Element) -> tuple[int, int] | None:
-    """meta ``range`` = (x, y) of a block as two whole numbers x ≤ y, or ``None``."""
-    value = element.meta.get("range")
-    if not isinstance(value, tuple) or len(value) != 2:
-        return None
-    x, y = _whole(value[0]), _whole(value[1])
-    if x is None or y is None or x > y:
-        return None
-    return (x, y)
-
-
 def _span(element: Element) -> tuple[int, int] | None:
     """The steps an element covers: a block's range, else (step, step), else ``None``."""
-    r = _range(element)
+    r = step_range(element)
     if r is not None:
         return r
-    s = _whole(element.meta.get("step"))
+    s = whole_number(element.meta.get("step"))
     return (s, s) if s is not None else None

@@ -36,7 +36,7 @@ import plotly.graph_objects as go
 from ..core.element import Element, order_key
 from ..core.errors import InvalidArgumentError, MechanismContractError
 from ..core.mechanism import Mechanism
-from ..core.protocol import ElementType, Hierarchy, declared_types, default_label
+from ..core.protocol import ElementType, Hierarchy, declared_types, default_label, step_range, whole_number
 from ..core.space import State
 from ..core.trace import Trace
 from ._common import color_for, element_types_of_trace, escape, shorten
@@ -66,25 +66,6 @@ _CONTENT_WIDTH = 160
 # --------------------------------------------------------------------------- reading metadata
 
 
-def _int(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return None
-
-
-def _range(element: Element) -> tuple[int, int] | None:
-    """meta ``range`` = (x, y), the steps an element summarizes, as two whole numbers x ≤ y, or ``None``."""
-    value = element.meta.get("range")
-    if not isinstance(value, tuple) or len(value) != 2:
-        return None
-    x, y = _int(value[0]), _int(value[1])
-    if x is None or y is None or x > y:
-        return None
-    return (x, y)
 
 
 def declares_hierarchy(mechanism: Mechanism | None) -> bool:
@@ -179,8 +160,8 @@ def _element_attrs(element: Element, sizes: Mapping[Element, float], types: Mapp
         "color": color_for(element.type, types),
         "size": float(size) if size is not None else 1.0,
         "content": escape(shorten(element.text, _CONTENT_WIDTH)),
-        "range": _range(element),
-        "step": _int(element.meta.get("step")),
+        "range": step_range(element),
+        "step": whole_number(element.meta.get("step")),
         "t": element.t,
         "element": element,
     }
