@@ -8,6 +8,7 @@ or a local server's client. Nothing here runs unless you call it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,11 +31,7 @@ class OpenAISummarizer:
     """
 
     def __init__(self, client: Any, model: str, *, prompt: str = PROMPT, encoding: str = "cl100k_base", **options: Any):
-        if not hasattr(client, "chat"):
-            raise InvalidArgumentError(
-                "client must be OpenAI-compatible: it needs client.chat.completions.create(...); "
-                f"got {type(client).__name__}"
-            )
+        _check_chat(client)
         self.client = client
         self.model = model
         self.prompt = prompt
@@ -48,16 +45,7 @@ class OpenAISummarizer:
         if isinstance(texts, str):
             texts = [texts]
         message = self.prompt.format(budget=budget, text="\n\n".join(texts))
-        response = self.client.chat.completions.create(
-            model=self.model, messages=[{"role": "user", "content": message}], **self.options
-        )
-        try:
-            content = response.choices[0].message.content
-        except (AttributeError, IndexError, KeyError, TypeError) as exc:
-            raise STMError(f"the chat client's response has no choices[0].message.content ({exc})") from None
-        if not isinstance(content, str):
-            raise STMError(f"the model {self.model!r} returned no text (content = {content!r})")
-        return truncate_to_tokens(content.strip(), budget, self.encoding)
+        return truncate_to_tokens(_ask(self.client, self.model, message, self.options), budget, self.encoding)
 
 
 class OpenAIEmbedder:
@@ -177,8 +165,6 @@ class OpenAIMemoryJudge:
         return "full", f"only the full text can answer ({self.model}: {short})"
 
 
-import re as _re  # noqa: E402  (kept next to the HiAgent adapter it serves)
-
 SUBGOAL_PROMPT = (
     "An agent worked on one subgoal. Below are the actions it took and what it observed after each.\n"
     "In at most {budget} tokens, say what was observed that bears on the subgoal (objects, places, states, "
@@ -186,8 +172,8 @@ SUBGOAL_PROMPT = (
     "'Achieved: unclear'.\n\nSubgoal: {subgoal}\n\nTrajectory:\n{trajectory}"
 )
 
-_ACHIEVED_LINE = _re.compile(
-    r"^\s*\**\s*achieved\s*\**\s*:\s*\**\s*(yes|no|unclear|unknown)\b.*$", _re.IGNORECASE | _re.MULTILINE
+_ACHIEVED_LINE = re.compile(
+    r"^\s*\**\s*achieved\s*\**\s*:\s*\**\s*(yes|no|unclear|unknown)\b.*$", re.IGNORECASE | re.MULTILINE
 )
 
 
@@ -206,11 +192,7 @@ class OpenAISubgoalSummarizer:
     def __init__(
         self, client: Any, model: str, *, prompt: str = SUBGOAL_PROMPT, encoding: str = "cl100k_base", **options: Any
     ):
-        if not hasattr(client, "chat"):
-            raise InvalidArgumentError(
-                "client must be OpenAI-compatible: it needs client.chat.completions.create(...); "
-                f"got {type(client).__name__}"
-            )
+        _check_chat(client)
         self.client = client
         self.model = model
         self.prompt = prompt
@@ -228,15 +210,7 @@ class OpenAISubgoalSummarizer:
             if getattr(pair, "observation", ""):
                 lines.append(f"Observation: {pair.observation}")
         message = self.prompt.format(budget=budget, subgoal=subgoal, trajectory="\n".join(lines) or "(no actions)")
-        response = self.client.chat.completions.create(
-            model=self.model, messages=[{"role": "user", "content": message}], **self.options
-        )
-        try:
-            content = response.choices[0].message.content
-        except (AttributeError, IndexError, KeyError, TypeError) as exc:
-            raise STMError(f"the chat client's response has no choices[0].message.content ({exc})") from None
-        if not isinstance(content, str):
-            raise STMError(f"the model {self.model!r} returned no text (content = {content!r})")
+        content = _ask(self.client, self.model, message, self.options)
         verdicts = list(_ACHIEVED_LINE.finditer(content))
         achieved: bool | None = None
         if verdicts:
