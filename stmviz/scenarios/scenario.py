@@ -60,18 +60,33 @@ class Probe:
     evidence_step : int
         The step whose text holds the answer (< t): its input (a user's
         message, a tool's result) or its output (a reply).
+    evidence_steps : tuple of int, optional
+        Every step whose text holds evidence for the question, when it is
+        spread over several (benchmarks such as LoCoMo label more than one
+        evidence turn). Sorted and without repeats; it always contains
+        ``evidence_step``, and defaults to ``(evidence_step,)``.
+    reference : str, optional
+        The full reference answer, when it is longer than the key string
+        (``None``: the key string ``answer`` is the whole answer). A probe
+        with a reference may carry an ``answer`` that does not occur
+        verbatim in its evidence (a benchmark's free-text answer); without
+        one, a scenario file checks that it does.
 
     >>> p = Probe(12, "What is the user allergic to?", "sesame", 2)
     >>> p.retained_in("Facts: the user is allergic to SESAME.")
     True
     >>> p.retained_in("Facts: the user likes tea.")
     False
+    >>> p.evidence_steps, p.reference_answer
+    ((2,), 'sesame')
     """
 
     t: int
     question: str
     answer: str
     evidence_step: int
+    evidence_steps: tuple[int, ...] = ()
+    reference: str | None = None
 
     def __post_init__(self) -> None:
         for name in ("t", "evidence_step"):
@@ -87,6 +102,26 @@ class Probe:
                 f"Probe asked at t = {self.t} has evidence_step = {self.evidence_step}; the evidence must lie "
                 f"at an earlier step (evidence_step < t)"
             )
+        steps = self.evidence_steps
+        if isinstance(steps, (str, bytes)) or not isinstance(steps, Iterable):
+            raise ScenarioFormatError(f"Probe.evidence_steps must be a list of step numbers, got {shorten(repr(steps))}")
+        steps = tuple(steps)
+        for value in steps:
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < self.t:
+                raise ScenarioFormatError(
+                    f"Probe asked at t = {self.t}: every evidence step must be a whole number in 0 … t−1, "
+                    f"got {shorten(repr(value))} in evidence_steps"
+                )
+        object.__setattr__(self, "evidence_steps", tuple(sorted({self.evidence_step, *steps})))
+        if self.reference is not None and (not isinstance(self.reference, str) or not self.reference.strip()):
+            raise ScenarioFormatError(
+                f"Probe.reference must be non-empty text or None, got {shorten(repr(self.reference))}"
+            )
+
+    @property
+    def reference_answer(self) -> str:
+        """The full reference answer: ``reference`` if given, else the key string ``answer``."""
+        return self.reference if self.reference is not None else self.answer
 
     def retained_in(self, text: str) -> bool:
         """Whether ``answer`` occurs in ``text``, ignoring case."""
@@ -94,7 +129,14 @@ class Probe:
 
     def to_dict(self) -> dict[str, Any]:
         """The probe as a JSON object of a scenario file."""
-        return {"t": self.t, "question": self.question, "answer": self.answer, "evidence_step": self.evidence_step}
+        data: dict[str, Any] = {
+            "t": self.t, "question": self.question, "answer": self.answer, "evidence_step": self.evidence_step
+        }
+        if self.evidence_steps != (self.evidence_step,):
+            data["evidence_steps"] = list(self.evidence_steps)
+        if self.reference is not None:
+            data["reference"] = self.reference
+        return data
 
 
 @dataclass(frozen=True)

@@ -288,13 +288,20 @@ def _semantic(data: Mapping[str, Any]) -> list[tuple[str, str]]:
                 continue
             if asked > n:
                 found.append((f"{where}.t", f"t = {asked} is after the last state ω_{n} (the scenario has {n} steps)"))
+            extra = probe.get("evidence_steps")
+            if isinstance(extra, list):
+                for j, step in enumerate(extra):
+                    if _is_whole(step) and not step < min(asked, n):
+                        found.append(
+                            (f"{where}.evidence_steps[{j}]", f"evidence step {step} is not a step before t = {asked} of the {n} steps")
+                        )
             if ev >= asked:
                 found.append(
                     (f"{where}.evidence_step", f"the evidence must lie at a step before t = {asked}, got evidence_step = {ev}")
                 )
             elif ev >= n:
                 found.append((f"{where}.evidence_step", f"there is no step {ev} (the scenario has {n} steps)"))
-            elif isinstance(answer, str) and answer and (evidence := texts[ev]) is not None:
+            elif probe.get("reference") is None and isinstance(answer, str) and answer and (evidence := texts[ev]) is not None:
                 if answer.casefold() not in evidence.casefold():
                     found.append(
                         (f"{where}.answer", f"{shorten(answer)!r} does not occur in the text of steps[{ev}], its evidence step")
