@@ -45,7 +45,9 @@ What each field becomes (:func:`load_locomo`):
 - **evidence.** Each dia_id in ``evidence`` names a turn; the probe's
   ``evidence_steps`` are the steps holding them, ``evidence_step`` the first.
   An evidence item may hold several ids separated by ";" or "," (a few do in
-  ``locomo10.json``); ``"D1:03"`` matches turn ``"D1:3"``.
+  ``locomo10.json``); ``"D1:03"`` and ``"D:1:3"`` match turn ``"D1:3"``; a
+  fragment without a number (a bare ``"D"``, which ``locomo10.json`` also
+  holds) names nothing and is ignored.
 - **skipped questions.** A question without an ``answer`` (category 5
   holds only an ``adversarial_answer``), with no evidence, or outside
   ``categories`` gives no probe; ``meta["skipped"]`` lists each with the
@@ -80,7 +82,7 @@ from .scenario import Probe, Scenario
 __all__ = ["load_locomo", "from_locomo"]
 
 _SESSION = re.compile(r"^session_(\d+)$")
-_DIA_ID = re.compile(r"^\s*D\s*(\d+)\s*:\s*(\d+)\s*$", re.IGNORECASE)
+_DIA_ID = re.compile(r"^\s*D\s*:?\s*(\d+)\s*:\s*(\d+)\s*$", re.IGNORECASE)
 _EXPECTED = "a LoCoMo file is a JSON list of samples, each with 'conversation' and 'qa'"
 _MODES = ("appended", "final", "each")
 
@@ -402,7 +404,7 @@ def _questions(
         for e, ref in enumerate(evidence):
             ref_at = f"{at}.evidence[{e}]"
             ref = need_text(ref, source, ref_at, "an evidence item is a dia_id such as 'D1:3'", empty_ok=True)
-            for part in (p for p in re.split(r"[;,]", ref) if p.strip()):
+            for part in (p for p in re.split(r"[;,]", ref) if any(c.isdigit() for c in p)):
                 step = step_of.get(_dia_key(part))
                 if step is None:
                     if strict:

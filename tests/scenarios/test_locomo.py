@@ -223,3 +223,11 @@ def test_the_input_file_is_not_changed():
 def test_a_longmemeval_file_is_recognised_and_named():
     with pytest.raises(ScenarioFormatError, match="looks like a LongMemEval file.*load_longmemeval"):
         load_locomo(FIXTURES / "longmemeval_small.json")
+
+
+def test_quirks_of_the_published_file_are_read():
+    # locomo10.json writes some ids "D:11:26", holds bare "D" items and several ids in one item
+    s = load_locomo(SMALL, sample=0)[0]
+    assert next(p for p in s.probes if p.question.startswith("What color")).evidence_steps == (4,)
+    data = mutated(set_at(0, "qa", 0, "evidence", ["D", "D1:4", "D1:4", ""]))
+    assert from_locomo(data, sample=0)[0].probes[0].evidence_steps == (3,)
