@@ -213,7 +213,7 @@ _PERSONAL: tuple[tuple[str, Callable[[random.Random], str]], ...] = (
     ("licence plate", lambda r: f"{_letters(r, 2)} {_digits(r, 3)} {_letters(r, 2)}"),
     ("wifi password", lambda r: f"{r.choice(_WORDS)}-{r.choice(_WORDS)}-{_digits(r, 2)}"),
     ("flight number", lambda r: f"{_letters(r, 2)} {_digits(r, 4)}"),
-    ("dentist appointment time", lambda r: f"{r.randrange(8, 18)}:{r.choice(('05', '15', '25', '35', '45', '55'))}"),
+    ("dentist appointment time", lambda r: f"{r.randrange(8, 18)}:{r.randrange(60):02d}"),
     ("favourite restaurant", lambda r: f"{_name(r)} {r.choice(('Grill', 'Bistro', 'Kitchen', 'Tavern'))}"),
     ("parcel tracking number", lambda r: f"PW{_digits(r, 9)}"),
     ("hotel room number", lambda r: f"room {_digits(r, 3)}"),
@@ -377,8 +377,8 @@ def generate_dialogue(
 
 
 def _window(rng: random.Random) -> str:
-    start = rng.randrange(6, 18)
-    return f"{start:02d}:00 to {start + rng.randrange(1, 4):02d}:30"
+    start, minutes = rng.randrange(6, 18), rng.choice(("00", "10", "15", "20", "30", "40", "45", "50"))
+    return f"{start:02d}:{minutes} to {start + rng.randrange(1, 4):02d}:{rng.choice(('00', '15', '30', '45'))}"
 
 
 # (attribute in a record, the value's maker): a shipment record holds these
@@ -386,7 +386,7 @@ _RECORD: tuple[tuple[str, Callable[[random.Random], str]], ...] = (
     ("seal number", lambda r: f"S-{_digits(r, 4)}-{_letters(r, 1)}"),
     ("carrier", lambda r: f"{_name(r)} Freight"),
     ("destination", lambda r: f"Port {_name(r)}"),
-    ("pallet count", lambda r: f"{r.randrange(11, 99)} pallets"),
+    ("pallet count", lambda r: f"{r.randrange(100, 1000)} pallets"),
     ("customs reference", lambda r: f"CR/{_digits(r, 3)}/{_letters(r, 2)}"),
     ("consignee", lambda r: f"{_name(r)} {_name(r)}"),
     ("delivery window", _window),
