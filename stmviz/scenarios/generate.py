@@ -71,7 +71,7 @@ def _plan_parameters(
         count = _whole("facts", facts, 1) if facts is not None else max(1, min(16, n // 50))
         wanted = _default_distances(n, count)
     elif isinstance(distances, int) and not isinstance(distances, bool):
-        count = _whole("facts", facts, 1) if facts is not None else 1
+        count = _whole("facts", facts, 1) if facts is not None else max(1, min(16, n // 50))
         wanted = [distances] * count
     elif isinstance(distances, Sequence) and not isinstance(distances, (str, bytes)) and len(distances) > 0:
         wanted = list(distances)
@@ -121,26 +121,30 @@ class _Plan:
     distances: list[int]
 
 
-def _place(rng: random.Random, n: int, distances: list[int], per_fact: int, first_question: int) -> _Plan:
+def _place(rng: random.Random, n: int, distances: list[int], per_fact: int, *, apart: bool = False) -> _Plan:
     """Pick free steps for each fact's evidence e and question k = e + d, and for its distractors before k.
 
     The longest distances are placed first (they have the fewest choices). A
     question step is chosen uniformly among the free steps k whose step k − d
     is free too and before which enough free steps are left for the
     distractors; the distractors take a uniform sample of those. So the plan
-    depends only on the seed.
+    depends only on the seed. With ``apart``, no two questions are in
+    consecutive steps (an agent's question is an input-only step, and the
+    step after it holds the answer).
     """
     free = [True] * n
     evidence, question = [0] * len(distances), [0] * len(distances)
     planted: list[list[int]] = [[] for _ in distances]
+    asked: set[int] = set()
     for i in sorted(range(len(distances)), key=lambda i: -distances[i]):
         d = distances[i]
         before = [0] * (n + 1)  # before[k]: free steps in 0 … k − 1
         for s, is_free in enumerate(free):
             before[s + 1] = before[s] + is_free
         options = [
-            k for k in range(max(d, first_question), n)
+            k for k in range(d, n)
             if free[k] and free[k - d] and before[k] - 1 >= per_fact
+            and not (apart and (k - 1 in asked or k + 1 in asked))
         ]
         if not options:
             raise InvalidArgumentError(
@@ -149,6 +153,7 @@ def _place(rng: random.Random, n: int, distances: list[int], per_fact: int, firs
                 f"distances or more steps"
             )
         k = rng.choice(options)
+        asked.add(k)
         free[k] = free[k - d] = False
         evidence[i], question[i] = k - d, k
         planted[i] = sorted(rng.sample([s for s in range(k) if free[s]], per_fact))
@@ -321,7 +326,7 @@ def generate_dialogue(
         The number of steps (≥ 2).
     facts : int, optional
         How many facts to plant, one probe each (default: one per 50 steps,
-        1 … 16; or the number of ``distances``).
+        1 … 16; or the length of a list of ``distances``).
     distances : int or sequence of int, optional
         The distance d = k − e of each fact, from its evidence step e to the
         step k whose input asks about it (1 ≤ d ≤ n_steps − 1); the probe has
@@ -344,7 +349,7 @@ def generate_dialogue(
     """
     n, wanted, per_fact = _plan_parameters(n_steps, facts, distances, distractors, seed)
     rng = random.Random(seed)
-    plan = _place(rng, n, wanted, per_fact, first_question=1)
+    plan = _place(rng, n, wanted, per_fact)
     planted = _personal_facts(rng, _Fresh(rng, _DIALOGUE_TEXT), len(wanted), per_fact)
     messages: list[tuple[str, dict[str, Any]]] = [("", {})] * n
     for i, fact in enumerate(planted):
@@ -510,7 +515,7 @@ def generate_agent(
     n, wanted, per_fact = _plan_parameters(n_steps, facts, distances, distractors, seed)
     phase = _whole("phase", phase, 1)
     rng = random.Random(seed)
-    plan = _place(rng, n, wanted, per_fact, first_question=1)
+    plan = _place(rng, n, wanted, per_fact, apart=True)
     fresh = _Fresh(rng, _AGENT_TEXT)
     planted = _shipment_facts(rng, fresh, len(wanted), per_fact)
     kinds: list[tuple[str, dict[str, Any]]] = [("", {})] * n

@@ -138,3 +138,16 @@ def test_property_every_generated_scenario_keeps_its_promises(params, generate):
     s = generate(n, distances=distances, distractors=per_fact, seed=seed)
     assert len(s) == n
     check_planted(s, distances=distances, per_fact=per_fact)
+
+
+def test_an_agent_question_is_followed_by_a_step_that_answers_it():
+    s = generate_agent(60, facts=12, distances=1, distractors=0, seed=9)
+    asked = [p.t - 1 for p in s.probes]
+    assert len(asked) == 12 and s.meta["distances"] == (1,) * 12
+    for k in asked:
+        assert k + 1 == len(s) or s.steps[k + 1].has_output  # the answer is the next step's output
+        assert k - 1 not in asked
+
+
+def test_one_distance_applies_to_the_default_number_of_facts():
+    assert len(generate_dialogue(500, distances=20, seed=0).probes) == 10
