@@ -98,7 +98,7 @@ def need_text(value: Any, source: str, where: str, fix: str, *, empty_ok: bool =
 def field(record: Mapping[str, Any], key: str, source: str, where: str, fix: str) -> Any:
     """``record[key]``, or an error naming the missing key."""
     if key not in record:
-        known = ", ".join(map(repr, list(record)[:8])) or "none"
+        known = ", ".join(shorten(repr(key), 30) for key in list(record)[:8]) or "none"
         raise fail(source, where, f"missing the field {key!r} (fields here: {known}); {fix}")
     return record[key]
 

@@ -82,7 +82,7 @@ from .scenario import Probe, Scenario
 __all__ = ["load_locomo", "from_locomo"]
 
 _SESSION = re.compile(r"^session_(\d+)$")
-_DIA_ID = re.compile(r"^\s*D\s*:?\s*(\d+)\s*:\s*(\d+)\s*$", re.IGNORECASE)
+_DIA_ID = re.compile(r"^\s*D\s*:?\s*(\d{1,9})\s*:\s*(\d{1,9})\s*$", re.IGNORECASE)  # longer numbers name no turn
 _EXPECTED = "a LoCoMo file is a JSON list of samples, each with 'conversation' and 'qa'"
 _MODES = ("appended", "final", "each")
 
@@ -204,8 +204,8 @@ def _choose(samples: list[Any], sample: int | str | None, source: str) -> list[i
         ids = [s.get("sample_id") if isinstance(s, Mapping) else None for s in samples]
         if sample in ids:
             return [ids.index(sample)]
-        known = ", ".join(repr(x) for x in ids[:10] if x is not None) or "none"
-        raise InvalidArgumentError(f"no sample has sample_id {sample!r} in {source}; sample ids: {known}")
+        known = ", ".join(shorten(repr(x), 30) for x in ids[:10] if x is not None) or "none"
+        raise InvalidArgumentError(f"no sample has sample_id {shorten(repr(sample))} in {source}; sample ids: {known}")
     raise InvalidArgumentError(f"sample must be a position or a sample_id, got {sample!r}")
 
 
@@ -286,6 +286,8 @@ def _sessions(conversation: Mapping[str, Any], source: str, where: str) -> list[
     for key in conversation:
         match = _SESSION.match(key) if isinstance(key, str) else None
         if match:
+            if len(match.group(1)) > 9:
+                raise fail(source, f"{where}.{shorten(key, 30)}", "the session number is too large; number sessions 1, 2, …")
             found.append((int(match.group(1)), key))
     if not found:
         raise fail(source, where, "no session_N list of turns; a conversation holds session_1, session_2, …")
@@ -313,7 +315,7 @@ def _turns(conversation: Mapping[str, Any], speakers: list[str], source: str, wh
                                f"{turn_at}.dia_id", "give the turn's id, e.g. 'D1:3'").strip()
             key_of = _dia_key(dia_id)
             if key_of in seen:
-                raise fail(source, f"{turn_at}.dia_id", f"{dia_id!r} is also the id of the turn at {seen[key_of]}; "
+                raise fail(source, f"{turn_at}.dia_id", f"{shorten(repr(dia_id))} is also the id of the turn at {seen[key_of]}; "
                            f"every turn needs its own id")
             seen[key_of] = turn_at
             text = need_text(turn.get("text", ""), source, f"{turn_at}.text", "give the turn's text", empty_ok=True).strip()
@@ -409,8 +411,8 @@ def _questions(
                 if step is None:
                     if strict:
                         raise fail(source, ref_at, f"{shorten(part.strip())!r} is the id of no turn (ids run "
-                                   f"{turns[0].dia_id} … {turns[-1].dia_id}); fix the id, or load with strict=False "
-                                   f"to drop such ids")
+                                   f"{shorten(turns[0].dia_id, 20)} … {shorten(turns[-1].dia_id, 20)}); fix the id, "
+                                   f"or load with strict=False to drop such ids")
                     continue
                 found.add(step)
         if not found:

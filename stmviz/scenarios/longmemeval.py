@@ -140,8 +140,8 @@ def from_longmemeval(
         missing = wanted - set(ids)
         if missing:
             raise InvalidArgumentError(
-                f"no entry of {source} has the question_id(s) {', '.join(map(repr, sorted(missing)[:5]))}; "
-                f"ids in the file include {', '.join(repr(i) for i in ids[:5] if i is not None) or 'none'}"
+                f"no entry of {source} has the question_id(s) {', '.join(shorten(repr(m), 30) for m in sorted(missing, key=str)[:5])}; "
+                f"ids in the file include {', '.join(shorten(repr(i), 30) for i in ids[:5] if i is not None) or 'none'}"
             )
         chosen = [k for k in chosen if ids[k] in wanted]
     if limit is not None:

@@ -231,3 +231,17 @@ def test_quirks_of_the_published_file_are_read():
     assert next(p for p in s.probes if p.question.startswith("What color")).evidence_steps == (4,)
     data = mutated(set_at(0, "qa", 0, "evidence", ["D", "D1:4", "D1:4", ""]))
     assert from_locomo(data, sample=0)[0].probes[0].evidence_steps == (3,)
+
+
+def test_messages_stay_short_whatever_the_file_holds():
+    huge = "D" + "9" * 5000 + ":1"
+    with pytest.raises(ScenarioFormatError) as caught:
+        from_locomo(mutated(set_at(0, "qa", 0, "evidence", [huge])), source="x.json")
+    assert len(str(caught.value)) < 400
+    data = mutated(lambda d: d[0]["conversation"].update({"k" * 10_000: 1}))
+    data[0]["conversation"].pop("speaker_a")
+    with pytest.raises(ScenarioFormatError) as caught:
+        from_locomo(data, source="x.json")
+    assert len(str(caught.value)) < 600
+    with pytest.raises(ScenarioFormatError, match="session number is too large"):
+        from_locomo(mutated(lambda d: d[0]["conversation"].update({"session_" + "1" * 5000: []})), source="x.json")
