@@ -245,3 +245,51 @@ def test_messages_stay_short_whatever_the_file_holds():
     assert len(str(caught.value)) < 600
     with pytest.raises(ScenarioFormatError, match="session number is too large"):
         from_locomo(mutated(lambda d: d[0]["conversation"].update({"session_" + "1" * 5000: []})), source="x.json")
+
+
+# ----------------------------------------------------------------- properties
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@st.composite
+def locomo_samples(draw):
+    """A random valid sample: 1–4 sessions of 1–6 turns by either speaker, questions on random turns."""
+    conversation = {"speaker_a": "Ana", "speaker_b": "Ben"}
+    ids = []
+    for n in range(1, draw(st.integers(1, 4)) + 1):
+        conversation[f"session_{n}_date_time"] = f"{n}:00 pm on {n} May, 2023"
+        turns = []
+        for j in range(1, draw(st.integers(1, 6)) + 1):
+            speaker = draw(st.sampled_from(["Ana", "Ben"]))
+            turns.append({"speaker": speaker, "dia_id": f"D{n}:{j}", "text": f"turn {n}-{j} by {speaker}"})
+            ids.append(f"D{n}:{j}")
+        conversation[f"session_{n}"] = turns
+    qa = [
+        {"question": f"question {q}?", "answer": f"answer {q}", "category": draw(st.integers(1, 4)),
+         "evidence": draw(st.lists(st.sampled_from(ids), min_size=1, max_size=3))}
+        for q in range(draw(st.integers(1, 5)))
+    ]
+    return {"sample_id": "p", "conversation": conversation, "qa": qa}
+
+
+@settings(max_examples=40, deadline=None)
+@given(locomo_samples(), st.sampled_from([None, "speaker_a", "speaker_b"]), st.sampled_from(["appended", "final"]))
+def test_property_every_evidence_turn_is_in_an_evidence_step_before_t(sample, assistant, questions):
+    [s] = from_locomo([sample], assistant=assistant, questions=questions)
+    held = {i: k for k, step in enumerate(s.steps) for i in step.meta.get("dia_ids", ())}
+    turns = [t for key in sample["conversation"] if key.startswith("session_") and not key.endswith("time")
+             for t in sample["conversation"][key]]
+    assert set(held) == {t["dia_id"] for t in turns}  # every turn is in exactly one step
+    for t in turns:
+        assert t["text"] in s.steps[held[t["dia_id"]]].text
+    assert len(s.probes) == len(sample["qa"])
+    for p, item in zip(s.probes, sample["qa"]):
+        assert p.evidence_steps == tuple(sorted({held[i] for i in item["evidence"]}))
+        assert max(p.evidence_steps) < p.t and p.reference == item["answer"]
+        if questions == "appended":
+            assert s.steps[p.t - 1].observation == item["question"]
+        else:
+            assert p.t == len(s)
+    assert Scenario.from_dict(s.to_dict()) == s

@@ -162,3 +162,49 @@ def test_a_file_of_the_wrong_kind_is_refused(tmp_path):
 def test_a_locomo_file_is_recognised_and_named():
     with pytest.raises(ScenarioFormatError, match="looks like a LoCoMo file.*load_locomo"):
         load_longmemeval(FIXTURES / "locomo_small.json")
+
+
+# ----------------------------------------------------------------- properties
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@st.composite
+def entries(draw):
+    """A random valid entry: 1–4 sessions of 1–5 turns, roles drawn freely, some turns marked has_answer."""
+    sessions, ids, dates = [], [], []
+    for n in range(draw(st.integers(1, 4))):
+        turns = [
+            {"role": draw(st.sampled_from(["user", "assistant"])), "content": f"turn {n}-{j}",
+             **({"has_answer": True} if draw(st.booleans()) else {})}
+            for j in range(draw(st.integers(1, 5)))
+        ]
+        sessions.append(turns)
+        ids.append(f"s{n}")
+        dates.append(f"2023/05/{10 + n} (Wed) 10:00")
+    return {"question_id": "p", "question_type": "multi-session", "question": "What?", "answer": "this",
+            "question_date": "2023/06/01 (Thu) 10:00", "haystack_sessions": sessions, "haystack_session_ids": ids,
+            "haystack_dates": dates, "answer_session_ids": [ids[0]]}
+
+
+@settings(max_examples=40, deadline=None)
+@given(entries())
+def test_property_marked_turns_are_the_evidence_and_the_question_is_last(entry):
+    [s] = from_longmemeval(entry)
+    p = s.probes[0]
+    assert p.t == len(s) and s.steps[-1].observation.endswith("What?")
+    marked = [t["content"] for session in entry["haystack_sessions"] for t in session if t.get("has_answer")]
+    evidence_text = "\n".join(s.steps[k].text for k in p.evidence_steps)
+    if marked:
+        assert all(m in evidence_text for m in marked) and s.meta["evidence_from"] == "has_answer"
+        for k in p.evidence_steps:  # no step without a marked turn is evidence
+            assert any(m in s.steps[k].text for m in marked)
+    else:
+        assert all(t["content"] in evidence_text for t in entry["haystack_sessions"][0])
+    # the chat's order: every turn appears once, user turns as inputs and assistant turns as outputs
+    for session in entry["haystack_sessions"]:
+        for t in session:
+            where = [step.observation if t["role"] == "user" else step.thought for step in s.steps]
+            assert sum(t["content"] in w for w in where) == 1
+    assert Scenario.from_dict(s.to_dict()) == s
