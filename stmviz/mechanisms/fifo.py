@@ -251,10 +251,15 @@ class FIFOWindow(Mechanism):
     def _oversize(
         self, element: Element, size: float, room: float, role: str, t: int, paired: bool, notes: list[str]
     ) -> Element | None:
-        where = (
-            f"the room of the window (V_max = {format_number(self.space.v_max)} − Σμ(pinned) = {format_number(self.room)}"
-            + (f", less its tool call = {format_number(room)})" if paired else ")")
-        )
+        v_max, pinned = self.space.v_max, self.space.v_max - self.room
+        if pinned:
+            where = (
+                f"the room of the window (V_max − Σμ(pinned) = {format_number(v_max)} − {format_number(pinned)} "
+                f"= {format_number(self.room)}"
+            )
+        else:
+            where = f"the room of the window (V_max = {format_number(v_max)}, nothing pinned"
+        where += f", less its tool call = {format_number(room)})" if paired else ")"
         if self.oversize == "error":
             raise CapacityError(
                 f"the {role} message {element.label()} of step {t} alone has μ = {format_number(size)} > {format_number(room)}, "
