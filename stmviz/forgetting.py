@@ -317,6 +317,18 @@ class _Explainer:
                 f"{probe.answer!r} is not in π(ω_{t}).",
                 "never entered",
             )
+        quoted = any(
+            probe.answer.casefold() in self.trace[s].context.step.text.casefold() for s in steps if s < len(self.trace)
+        )
+        if not quoted:  # a benchmark's free-text answer: retention looks for a string the evidence never held
+            held = f"; {_name(kept[-1])}, which records it, is in ω_{t}" if kept else ""
+            return Forgetting(
+                probe, False, None, None, "the key string is not in the evidence's text", (), "raw" if kept else None,
+                f"{probe.answer!r} does not occur verbatim in the evidence ({evidence}), and no element of ω_0 … ω_{t} "
+                f"held it{held}: retention looks for the key string (reference answer: "
+                f"{shorten(probe.reference_answer if hasattr(probe, 'reference_answer') else probe.answer, 60)!r}).",
+                "never entered",
+            )
         if left:
             first = left[0]
             form = "a summary" if self.is_summary(first) else ("a cut text" if first.meta.get("truncated") else "a form")
@@ -417,7 +429,14 @@ class _Explainer:
         mechanism = self.trace.mechanism
         if mechanism is None or "retrieve" not in mechanism.operations:
             return ""
-        return ", and no retrieve operation brought it back before step " + str(t)
+        asked = [(k, op) for k in range(t) for op in self.trace[k].operations if op.type == "retrieve"]
+        if not asked:
+            return f", and no retrieve operation asked for it before step {t}"
+        k, op = asked[-1]
+        which = op.get("subgoals", op.get("subgoal"))
+        names = ", ".join(map(str, which)) if isinstance(which, (list, tuple)) else str(which)
+        gone = "; its summaries had been dropped" if op.reason and "dropped" in op.reason else ""
+        return f", and no retrieve brought it back (the last before step {t}, at step {k}, asked for subgoal(s) {names}{gone})"
 
     def _retrieval(
         self, probe: Any, t: int, carriers: list[Element], came_back: bool
