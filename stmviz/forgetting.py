@@ -63,8 +63,9 @@ from .core.element import Element, order_key
 from .core.errors import InvalidArgumentError
 from .core.formatting import shorten
 from .core.operation import Operation
-from .core.protocol import ElementType, declared_types, step_range, whole_number
+from .core.protocol import ElementType, step_range, whole_number
 from .core.trace import Trace, require_trace
+from .metrics import is_summary
 
 __all__ = ["Forgetting", "why_forgotten", "why_forgotten_all"]
 
@@ -227,8 +228,7 @@ class _Explainer:
         self.spans = spans
         self.left = left
         self._texts: dict[int, str] = {}
-        types = trace.mechanism.element_types if trace.mechanism is not None else {}
-        self.types: Mapping[str, ElementType] = types
+        self.types: Mapping[str, ElementType] | None = trace.mechanism.element_types if trace.mechanism else None
 
     # -- reading the trace ------------------------------------------------------
     def in_state(self, e: Element, t: int) -> bool:
@@ -251,10 +251,7 @@ class _Explainer:
         return self._texts[t]
 
     def is_summary(self, e: Element) -> bool:
-        if e.meta.get("form") == "summary":
-            return True
-        declared = self.types.get(e.type) or declared_types().get(e.type)
-        return declared is not None and declared.summary
+        return is_summary(e, self.types)
 
     # -- one probe --------------------------------------------------------------
     def explain(self, probe: Any) -> Forgetting:
