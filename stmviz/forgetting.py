@@ -67,7 +67,7 @@ from .core.protocol import ElementType, step_range, whole_number
 from .core.trace import Trace, require_trace
 from .metrics import is_summary
 
-__all__ = ["Forgetting", "why_forgotten", "why_forgotten_all"]
+__all__ = ["Forgetting", "why_forgotten", "why_forgotten_all", "records_step", "KINDS"]
 
 #: The kinds of answer (``Forgetting.kind``).
 KINDS = ("retained", "evicted", "summarized", "cut", "not activated", "never entered", "not projected")
