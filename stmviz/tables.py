@@ -10,9 +10,14 @@ import html
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from .core.arguments import describe, items, whole_number
+from .core.errors import InvalidArgumentError
 from .core.formatting import text_table
 
 __all__ = ["Table", "table"]
+
+#: At most this many decimals: more would show float noise, not precision.
+MAX_DIGITS = 17
 
 
 def _cell(value: Any, digits: int) -> str:
@@ -22,7 +27,38 @@ def _cell(value: Any, digits: int) -> str:
         return f"{value:.{digits}f}"
     if value is None:
         return "—"
-    return str(value)
+    try:
+        return str(value)
+    except Exception:  # a value whose str() fails is shown, not allowed to break the whole table
+        return f"<{type(value).__name__}>"
+
+
+def _records(records: object) -> list[dict[str, Any]]:
+    rows = []
+    for i, record in enumerate(items(records, "table", "records", what="records (dicts of column → value)")):
+        if not isinstance(record, Mapping):
+            raise InvalidArgumentError(
+                f"table: records[{i}] must be a dict of column → value, got {describe(record)}; "
+                "pass records such as trace.to_records() or metrics.compare(...)"
+            )
+        try:
+            rows.append(dict(record))
+        except Exception as exc:
+            raise InvalidArgumentError(f"table: records[{i}] could not be read as a dict ({type(exc).__name__})") from exc
+    return rows
+
+
+def _columns(columns: object) -> list[str] | None:
+    if columns is None:
+        return None
+    if isinstance(columns, str):
+        raise InvalidArgumentError(f"table: columns must be a list of column names, got the str {describe(columns)}; "
+                                   f"for one column pass [{describe(columns)}]")
+    names = items(columns, "table", "columns", what="column names (str)")
+    for name in names:
+        if not isinstance(name, str):
+            raise InvalidArgumentError(f"table: every column name must be a str, got {describe(name)} in {describe(names)}")
+    return names
 
 
 class Table:
@@ -36,9 +72,11 @@ class Table:
     """
 
     def __init__(self, records: Iterable[Mapping[str, Any]], columns: Sequence[str] | None = None, digits: int = 2) -> None:
-        self.records = [dict(r) for r in records]
+        digits = whole_number(digits, "table", "digits", minimum=0, maximum=MAX_DIGITS)
+        self.records = _records(records)
+        columns = _columns(columns)
         if columns is None:
-            seen: dict[str, None] = {}
+            seen: dict[Any, None] = {}
             for record in self.records:
                 for key in record:
                     seen.setdefault(key, None)
@@ -46,17 +84,21 @@ class Table:
         self.columns = list(columns)
         self.digits = digits
 
+    def header(self) -> list[str]:
+        """The column names as text (a record's keys need not be strings)."""
+        return [_cell(c, self.digits) for c in self.columns]
+
     def rows(self) -> list[list[str]]:
         """The cells of every record, as text: numbers with ``digits`` decimals, booleans as yes / no, None as —."""
         return [[_cell(r.get(c), self.digits) for c in self.columns] for r in self.records]
 
     def __str__(self) -> str:
-        return text_table([self.columns, *self.rows()])
+        return text_table([self.header(), *self.rows()])
 
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
-        head = "".join(f"<th>{html.escape(c)}</th>" for c in self.columns)
+        head = "".join(f"<th>{html.escape(c)}</th>" for c in self.header())
         body = "".join(
             "<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>" for row in self.rows()
         )
@@ -64,5 +106,20 @@ class Table:
 
 
 def table(records: Iterable[Mapping[str, Any]], columns: Sequence[str] | None = None, digits: int = 2) -> Table:
-    """A :class:`Table` of records, with the given columns (default: all keys, in order of appearance)."""
+    """A :class:`Table` of records, with the given columns (default: all keys, in order of appearance).
+
+    Parameters
+    ----------
+    records : iterable of dict
+        One dict per row, column name → value.
+    columns : list of str, optional
+        The columns to show, in order (default: every key, in order of first appearance).
+    digits : int
+        Decimals of float cells, 0 … 17.
+
+    Raises
+    ------
+    InvalidArgumentError
+        if records is not an iterable of dicts, columns not a list of str, or digits not a whole number 0 … 17.
+    """
     return Table(records, columns, digits)

@@ -23,6 +23,7 @@ from typing import Any
 
 from .context import AgentStep, Context, History
 from .element import Element, Meta, order_key
+from .arguments import describe, optional_whole_number, whole_number
 from .errors import CapacityError, InvalidArgumentError, InvalidIndexError, STMError, UpdateFailedError
 from .formatting import format_number, shorten, text_table
 from .mechanism import Mechanism, Transition
@@ -250,7 +251,7 @@ class Trace(Sequence[Step]):
         """
         n = len(self._steps)
         if isinstance(t, bool) or not isinstance(t, int):
-            raise InvalidArgumentError(f"{where}: t must be a whole number of steps, got {shorten(repr(t))}")
+            raise InvalidArgumentError(f"{where}: t must be a whole number of steps, got {describe(t)}")
         top = n if states else n - 1
         if top < 0:
             raise InvalidIndexError(f"{where}: the trace has no steps, so there is no step t = {t}")
@@ -375,7 +376,12 @@ class Trace(Sequence[Step]):
         return records
 
     def table(self, width: int = 100, limit: int | None = None) -> str:
-        """The trace as a readable plain-text table: t, operation, Σμ / V_max, added, removed, why."""
+        """The trace as a readable plain-text table: t, operation, Σμ / V_max, added, removed, why.
+
+        Lines are cut at ``width`` characters (at least 40; 0 means no cut); ``limit`` keeps the first steps.
+        """
+        width = whole_number(width, "Trace.table", "width", minimum=0, fix="; 0 means lines are not cut")
+        limit = optional_whole_number(limit, "Trace.table", "limit", minimum=0)
         rows = [("t", "operation", "Σμ / V_max", "added", "removed", "why")]
         for record, step in zip(self.to_records(), self._steps):
             rows.append(
