@@ -23,7 +23,7 @@ from typing import Any
 
 from .context import AgentStep, Context, History
 from .element import Element, Meta, order_key
-from .arguments import describe, optional_whole_number, whole_number
+from .arguments import describe, optional_whole_number
 from .errors import CapacityError, InvalidArgumentError, InvalidIndexError, STMError, UpdateFailedError
 from .formatting import format_number, shorten, text_table
 from .mechanism import Mechanism, Transition
@@ -378,9 +378,9 @@ class Trace(Sequence[Step]):
     def table(self, width: int = 100, limit: int | None = None) -> str:
         """The trace as a readable plain-text table: t, operation, Σμ / V_max, added, removed, why.
 
-        Lines are cut at ``width`` characters (at least 40; 0 means no cut); ``limit`` keeps the first steps.
+        Lines are cut at ``width`` characters (at least 40; 0 or None means no cut); ``limit`` keeps the first steps.
         """
-        width = whole_number(width, "Trace.table", "width", minimum=0, fix="; 0 means lines are not cut")
+        cut = optional_whole_number(width, "Trace.table", "width", minimum=0, fix="; 0 or None means lines are not cut")
         limit = optional_whole_number(limit, "Trace.table", "limit", minimum=0)
         rows = [("t", "operation", "Σμ / V_max", "added", "removed", "why")]
         for record, step in zip(self.to_records(), self._steps):
@@ -397,7 +397,7 @@ class Trace(Sequence[Step]):
         if limit is not None and len(rows) > limit + 1:
             rows = rows[: limit + 1]
         lines = text_table(rows).splitlines()
-        return "\n".join(line[: max(width, 40)] if width else line for line in lines)
+        return "\n".join(line[: max(cut, 40)] if cut else line for line in lines)
 
     # -- JSON (the format is in stmviz.core.serialize) ---------------------------
     def to_dict(self) -> dict[str, Any]:

@@ -199,6 +199,8 @@ class Scenario:
         label = self.source or (f"{self.name}.json" if isinstance(self.name, str) else "scenario")
         set_ = object.__setattr__
         for key in ("title", "description", "query"):
+            if getattr(self, key) is None:  # None is "not given", as the JSON form leaves the key out
+                set_(self, key, "")
             if not isinstance(getattr(self, key), str):
                 raise ScenarioFormatError(f"{label}: {key}: expected a text (str), got {describe(getattr(self, key))}")
         if isinstance(self.tools, str):
@@ -296,8 +298,12 @@ class Scenario:
         ScenarioFormatError
             naming ``source``, the place (e.g. ``steps[12].fold.op``) and what is wrong.
         """
+        if isinstance(source, os.PathLike):
+            source = os.fspath(source)
         if not isinstance(source, str):
-            raise InvalidArgumentError(f"Scenario.from_dict: source names the file or origin (a str), got {describe(source)}")
+            raise InvalidArgumentError(
+                f"Scenario.from_dict: source names the file or origin (a str or a path), got {describe(source)}"
+            )
         if isinstance(data, list) or (isinstance(data, Mapping) and "messages" in data):
             raise ScenarioFormatError(
                 f"{source}: top level: this looks like a chat log (a list of messages), not a scenario; "
