@@ -92,28 +92,28 @@ def _update(state, operation, context):
 ENTRIES = [
     # Definition 1
     Entry("Element", Element, {"content": lambda: "the user is Ada", "meta": lambda: {"t": 0, "type": "user"}},
-          max_examples=40),
+          max_examples=30),
     Entry("Element(meta value)", lambda value: Element("x", {"t": 1, "k": value}).id, {"value": lambda: 1},
-          max_examples=40),
-    Entry("Element metadata → trace JSON → Trace", _round_trip, {"value": lambda: 1}, max_examples=40,
+          max_examples=30),
+    Entry("Element metadata → trace JSON → Trace", _round_trip, {"value": lambda: 1}, max_examples=30,
           cases=({"value": lambda: math.nan}, {"value": lambda: Element("inner")}, {"value": lambda: 10**5000},
                  {"value": lambda: SURROGATE})),
     # Definition 2
     Entry("AgentStep", AgentStep, {"thought": lambda: "t", "action": lambda: "a", "observation": lambda: "o",
-                                   "directives": lambda: {}, "meta": lambda: {"priority": "high"}}, max_examples=40),
+                                   "directives": lambda: {}, "meta": lambda: {"priority": "high"}}, max_examples=30),
     Entry("Context", Context, {"t": lambda: 0, "step": lambda: AgentStep(observation="o"), "query": lambda: "q",
                                "tools": lambda: ("search",), "history": lambda: History(), "meta": lambda: {}},
-          max_examples=40),
+          max_examples=30),
     Entry("make_mechanism", lambda space, operations, update, name: make_mechanism(
         space, operations=operations, update=update, name=name),
         {"space": words, "operations": lambda: ["append"], "update": lambda: _update, "name": lambda: "m"},
-        max_examples=40),
+        max_examples=30),
     Entry("run", lambda mechanism, steps, query, tools, meta, checkpoint_every: run(
         mechanism, steps, query=query, tools=tools, meta=meta, checkpoint_every=checkpoint_every),
         {"mechanism": lambda: _Example(words()), "steps": lambda: ["one two", "three"], "query": lambda: "q",
-         "tools": lambda: ["search"], "meta": lambda: {"k": 1}, "checkpoint_every": lambda: 4}, max_examples=40),
+         "tools": lambda: ["search"], "meta": lambda: {"k": 1}, "checkpoint_every": lambda: 4}, max_examples=30),
     Entry("run(step)", lambda step: run(FIFOWindow(space()), [AgentStep(observation="a"), step]),
-          {"step": lambda: AgentStep(observation="b")}, max_examples=40),
+          {"step": lambda: AgentStep(observation="b")}, max_examples=30),
     Entry("check_mechanism", lambda mechanism, steps, query, tools: check_mechanism(
         mechanism, steps, query=query, tools=tools),
         {"mechanism": lambda: _Example(words()), "steps": lambda: None, "query": lambda: "q",
@@ -126,34 +126,34 @@ ENTRIES = [
           {"text": lambda: "hello"}, only={"text": lambda v: isinstance(v, str)}, max_examples=20,
           cases=({"text": lambda: SURROGATE},)),
     Entry("Trace.from_json", Trace.from_json, {"text": lambda: fifo().to_json(), "mechanism": lambda: None},
-          max_examples=40, cases=tuple({"text": lambda h=h: h} for h in HOSTILE_JSON)),
+          max_examples=30, cases=tuple({"text": lambda h=h: h} for h in HOSTILE_JSON)),
     Entry("Scenario.from_json(hostile JSON)", Scenario.from_json, {"text": lambda: load_scenario("tool_chat").to_json()},
           only={"text": lambda v: isinstance(v, (str, bytes))}, max_examples=20,
           cases=tuple({"text": lambda h=h: h} for h in HOSTILE_JSON)),
     Entry("Trace.to_json(step meta)", lambda value: run(FIFOWindow(space()), [AgentStep(observation="a", meta={
-        "k": value})]).to_json(), {"value": lambda: 1}, max_examples=40,
+        "k": value})]).to_json(), {"value": lambda: 1}, max_examples=30,
         cases=({"value": lambda: math.nan}, {"value": lambda: Element("inner")}, {"value": lambda: 10**5000})),
     # the mechanisms of Section 4
     Entry("FIFOWindow", lambda space, system, pinned, keep_tool_pairs, oversize: FIFOWindow(
         space, system=system, pinned=pinned, keep_tool_pairs=keep_tool_pairs, oversize=oversize),
         {"space": space, "system": lambda: "be brief", "pinned": lambda: (), "keep_tool_pairs": lambda: True,
-         "oversize": lambda: "error"}, max_examples=40),
+         "oversize": lambda: "error"}, max_examples=30),
     Entry("SCM", lambda space, k, flash_size, ranking, recency_weight, flash_threshold, summary_budget, recency_decay: SCM(
         space, k=k, flash_size=flash_size, ranking=ranking, recency_weight=recency_weight,
         flash_threshold=flash_threshold, summary_budget=summary_budget, recency_decay=recency_decay),
         {"space": space, "k": lambda: 3, "flash_size": lambda: 1, "ranking": lambda: "relevance",
          "recency_weight": lambda: 0.5, "flash_threshold": lambda: 500, "summary_budget": lambda: 64,
-         "recency_decay": lambda: 0.99}, max_examples=40),
+         "recency_decay": lambda: 0.99}, max_examples=30),
     Entry("HiAgent", lambda space, summary_budget, keep_pairs, subgoal_every: HiAgent(
         space, summary_budget=summary_budget, keep_pairs=keep_pairs, subgoal_every=subgoal_every),
         {"space": space, "summary_budget": lambda: 64, "keep_pairs": lambda: None, "subgoal_every": lambda: None},
-        max_examples=40),
+        max_examples=30),
     Entry("AgentFold", lambda space, block_budget, controller_rule, share, max_blocks: AgentFold(
         space, block_budget=block_budget, controller_rule=controller_rule, share=share, max_blocks=max_blocks),
         {"space": space, "block_budget": lambda: 48, "controller_rule": lambda: "lsm", "share": lambda: 0.5,
-         "max_blocks": lambda: 12}, max_examples=40),
+         "max_blocks": lambda: 12}, max_examples=30),
     Entry("mechanism.run(steps)", lambda mechanism, steps: run(mechanism, steps),
-          {"mechanism": lambda: AgentFold(space()), "steps": lambda: steps(3)}, fuzz=("steps",), max_examples=40),
+          {"mechanism": lambda: AgentFold(space()), "steps": lambda: steps(3)}, fuzz=("steps",), max_examples=30),
     # files
     Entry("load_scenario(path)", load_scenario, {"name_or_path": lambda: "tool_chat"},
           only={"name_or_path": _no_fd(inside(SANDBOX))}, max_examples=30),

@@ -56,15 +56,15 @@ def _probe():
 ENTRIES = [
     Entry("from_dialogue", lambda turns, name, query, v_max: from_dialogue(turns, name, query=query, v_max=v_max),
           {"turns": lambda: ["Hi, I am Ada.", "Hello Ada!", "What is my name?"], "name": lambda: "d",
-           "query": lambda: "", "v_max": lambda: 100}, max_examples=50),
+           "query": lambda: "", "v_max": lambda: 100}, max_examples=40),
     Entry("from_dialogue(probes)", lambda probes: from_dialogue(["I live in Riga", "ok", "which city?"], probes=probes),
           {"probes": lambda: [_probe()]}, max_examples=30),
     Entry("from_openai_messages", lambda messages, name, query, tools, v_max: from_openai_messages(
         messages, name, query=query, tools=tools, v_max=v_max),
         {"messages": _messages, "name": lambda: "chat", "query": lambda: None, "tools": lambda: ["weather"],
-         "v_max": lambda: None}, max_examples=40),
+         "v_max": lambda: None}, max_examples=30),
     Entry("from_openai_messages(message)", lambda message: from_openai_messages([_messages()[1], message]),
-          {"message": lambda: _messages()[2]}, max_examples=50),
+          {"message": lambda: _messages()[2]}, max_examples=40),
     Entry("from_agentfold_records", lambda records, name, step_base: from_agentfold_records(
         records, name, step_base=step_base), {"records": _records, "name": lambda: "af", "step_base": lambda: 0},
         max_examples=40),

@@ -39,7 +39,7 @@ def _trace_table(width, limit):
 ENTRIES = [
     Entry("tables.table", _table, {"records": lambda: [{"mechanism": "fifo", "retention": 0.5, "ok": True},
                                                       {"mechanism": "scm", "retention": None}],
-                                   "columns": lambda: ["mechanism", "retention"], "digits": lambda: 2}, max_examples=50),
+                                   "columns": lambda: ["mechanism", "retention"], "digits": lambda: 2}, max_examples=40),
     Entry("tables.table(to_records)", _table, {"records": lambda: fifo().to_records(), "columns": lambda: None,
                                                "digits": lambda: 3}, max_examples=30),
     Entry("Trace.table", _trace_table, {"width": lambda: 100, "limit": lambda: 5}, max_examples=40),

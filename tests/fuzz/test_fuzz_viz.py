@@ -1,7 +1,8 @@
 """Fuzz the figures of stmviz.viz: junk in every argument gives a figure or an STMError, never anything else.
 
-Each entry point gets ``max_examples`` cases (``python tests/fuzz/count_cases.py``
-prints the counts and verdicts); see ``_harness.py`` for the junk and the verdicts.
+Each entry point gets ``max_examples`` cases; ``tests/fuzz/README.md`` lists the
+counts and verdicts by entry point, ``count_cases.py`` measures them, ``_harness.py``
+makes the junk and gives the verdicts.
 """
 
 from __future__ import annotations
