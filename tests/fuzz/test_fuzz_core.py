@@ -9,14 +9,15 @@ expected to fail until they are merged.
 
 from __future__ import annotations
 
+import atexit
+import json
+import math
+import shutil
 import tempfile
+from collections import defaultdict
 from pathlib import Path
 
 import pytest
-
-import json
-import math
-from collections import defaultdict
 
 from stmviz import (
     SCM, AgentFold, AgentStep, Context, Element, FIFOWindow, HiAgent, Scenario, State, StateSpace, STMError, Trace,
@@ -30,7 +31,9 @@ from _harness import Entry, inside
 from _run import fuzz, ids
 from _traces import steps, trace
 
-SANDBOX = Path(tempfile.mkdtemp(prefix="stmviz-fuzz-core-")).resolve() / "a" / "b" / "c" / "d" / "e" / "f" / "g" / "h"
+_TOP = Path(tempfile.mkdtemp(prefix="stmviz-fuzz-core-")).resolve()
+atexit.register(shutil.rmtree, _TOP, True)
+SANDBOX = _TOP / "a" / "b" / "c" / "d" / "e" / "f" / "g" / "h"
 SANDBOX.mkdir(parents=True)
 (SANDBOX / "chat.json").write_text('[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]')
 

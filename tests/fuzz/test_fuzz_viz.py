@@ -7,7 +7,8 @@ makes the junk and gives the verdicts.
 
 from __future__ import annotations
 
-import os
+import atexit
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -23,7 +24,9 @@ from _run import fuzz, ids  # noqa: E402
 from _traces import empty_trace, loaded_trace, trace  # noqa: E402
 
 #: export_html writes into this folder (the test runs with it as the working directory).
-SANDBOX = Path(tempfile.mkdtemp(prefix="stmviz-fuzz-")).resolve() / "a" / "b" / "c" / "d" / "e" / "f" / "g" / "h"
+_TOP = Path(tempfile.mkdtemp(prefix="stmviz-fuzz-")).resolve()
+atexit.register(shutil.rmtree, _TOP, True)
+SANDBOX = _TOP / "a" / "b" / "c" / "d" / "e" / "f" / "g" / "h"
 SANDBOX.mkdir(parents=True)
 
 fifo = lambda: trace("FIFOWindow")  # noqa: E731
