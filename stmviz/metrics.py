@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .core.element import Element
+from .core.arguments import describe, items
 from .core.errors import InvalidArgumentError
 from .core.mechanism import Mechanism
 from .core.protocol import ElementType, declared_types
@@ -156,6 +157,12 @@ def is_summary(element: Element, types: Mapping[str, ElementType] | Mechanism | 
     >>> is_summary(Element("the user likes tea", {"type": "block"})), is_summary(Element("hi", {"type": "user"}))
     (True, False)
     """
+    if not isinstance(element, Element):
+        raise InvalidArgumentError(f"is_summary needs an Element, got {describe(element)}; pass an element of a state ω")
+    if types is not None and not isinstance(types, (Mapping, Mechanism)):
+        raise InvalidArgumentError(
+            f"is_summary: types must be a Mechanism, its element_types (a dict name → ElementType) or None, got {describe(types)}"
+        )
     if element.meta.get("form") == "summary":
         return True
     declared = _declared_type(element.type, types)
@@ -166,9 +173,14 @@ def _declared_type(name: str, types: Mapping[str, ElementType] | Mechanism | Non
     if isinstance(types, Mechanism):
         types = types.element_types
     if types is not None:
-        own = types.get(name)
-        if own is not None:
+        try:
+            own = types.get(name)
+        except Exception as exc:
+            raise InvalidArgumentError(f"is_summary: types could not be read ({type(exc).__name__}); pass a dict name → ElementType") from exc
+        if isinstance(own, ElementType):
             return own
+        if own is not None:
+            raise InvalidArgumentError(f"is_summary: types[{name!r}] must be an ElementType, got {describe(own)}")
     return declared_types().get(name)
 
 
@@ -245,7 +257,7 @@ def retention(trace: Trace, probes: Iterable[Any]) -> list[ProbeResult]:
     results = []
     texts: dict[int, str] = {}
     n = len(trace)
-    for probe in probes:
+    for probe in _probes(probes):
         t = probe.t
         if not 0 <= t <= n:
             raise InvalidArgumentError(
@@ -256,6 +268,19 @@ def retention(trace: Trace, probes: Iterable[Any]) -> list[ProbeResult]:
             texts[t] = trace.project(t).text().casefold()
         results.append(ProbeResult(probe, probe.answer.casefold() in texts[t]))
     return results
+
+
+def _probes(probes: object) -> list[Any]:
+    """The probes, each checked to have a whole-number ``t`` and a str ``question`` and ``answer`` (as a Probe has)."""
+    checked = items(probes, "retention", "probes", what="Probe objects (scenario.probes)")
+    for i, probe in enumerate(checked):
+        t, question, answer = (getattr(probe, name, None) for name in ("t", "question", "answer"))
+        if isinstance(t, bool) or not isinstance(t, int) or not isinstance(question, str) or not isinstance(answer, str):
+            raise InvalidArgumentError(
+                f"retention: probes[{i}] must be a Probe (with t: int, question and answer: str), got {describe(probe)}; "
+                "pass scenario.probes or Probe(t, question, answer, evidence_step)"
+            )
+    return checked
 
 
 def summary(trace: Trace, probes: Sequence[Any] = ()) -> dict[str, Any]:
@@ -269,7 +294,7 @@ def summary(trace: Trace, probes: Sequence[Any] = ()) -> dict[str, Any]:
     trace = require_trace(trace, "metrics")
     occ = occupancy(trace)
     tokens = prompt_tokens(trace)
-    results = retention(trace, probes) if probes else []
+    results = retention(trace, probes) if probes is not None else []
     kept = sum(r.retained for r in results)
     return {
         "mechanism": trace.name,
@@ -303,6 +328,13 @@ def _instantiate(item: Any, scenario: Any) -> Mechanism:
     raise InvalidArgumentError(f"compare() takes Mechanism instances or subclasses, got {type(item).__name__} {item!r}")
 
 
+def _safe_items(mapping: Mapping[Any, Any]) -> Any:
+    try:
+        return list(mapping.items())
+    except Exception as exc:
+        raise InvalidArgumentError(f"compare: the mapping of mechanisms could not be read ({type(exc).__name__})") from exc
+
+
 def compare(mechanisms: Iterable[Any] | Mapping[str, Any], scenario: Any) -> list[dict[str, Any]]:
     """Run several mechanisms on one scenario; one :func:`summary` record per mechanism.
 
@@ -323,14 +355,22 @@ def compare(mechanisms: Iterable[Any] | Mapping[str, Any], scenario: Any) -> lis
         mechanism's name and ``scenario`` to the scenario's name, in the
         order given.
     """
-    if isinstance(scenario, str):
-        from .scenarios import load_scenario
+    from .scenarios import Scenario, load_scenario
 
+    if isinstance(scenario, str):
         scenario = load_scenario(scenario)
-    items = list(mechanisms.items()) if isinstance(mechanisms, Mapping) else [(None, m) for m in mechanisms]
+    if not isinstance(scenario, Scenario):
+        raise InvalidArgumentError(
+            f"compare: scenario must be a Scenario or the name of a bundled one, got {describe(scenario)}; "
+            "e.g. load_scenario('tool_chat')"
+        )
+    if isinstance(mechanisms, Mapping):
+        entries = items(_safe_items(mechanisms), "compare", "mechanisms", what="name → mechanism pairs")
+    else:
+        entries = [(None, m) for m in items(mechanisms, "compare", "mechanisms", what="Mechanism instances or subclasses")]
     probes = tuple(getattr(scenario, "probes", ()) or ())
     records = []
-    for label, item in items:
+    for label, item in entries:
         mechanism = _instantiate(item, scenario)
         trace = run(mechanism, scenario)
         record = summary(trace, [p for p in probes if p.t <= len(trace)])

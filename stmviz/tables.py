@@ -12,6 +12,7 @@ import html
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from .core.arguments import describe, items, optional_whole_number, whole_number
 from .core.errors import InvalidArgumentError
 from .core.formatting import shorten, text_table
 
@@ -19,6 +20,9 @@ __all__ = ["Table", "table", "WHOLE_COLUMNS"]
 
 #: Columns never cut, whatever ``width``: they say why (a trace's reasons, a forgetting's explanation).
 WHOLE_COLUMNS = ("why", "explanation", "rule")
+
+#: At most this many decimals: more would show float noise, not precision.
+MAX_DIGITS = 17
 
 
 def _cell(value: Any, digits: int) -> str:
@@ -28,7 +32,38 @@ def _cell(value: Any, digits: int) -> str:
         return f"{value:.{digits}f}"
     if value is None:
         return "—"
-    return str(value)
+    try:
+        return str(value)
+    except Exception:  # a value whose str() fails is shown, not allowed to break the whole table
+        return f"<{type(value).__name__}>"
+
+
+def _records(records: object) -> list[dict[str, Any]]:
+    rows = []
+    for i, record in enumerate(items(records, "table", "records", what="records (dicts of column → value)")):
+        if not isinstance(record, Mapping):
+            raise InvalidArgumentError(
+                f"table: records[{i}] must be a dict of column → value, got {describe(record)}; "
+                "pass records such as trace.to_records() or metrics.compare(...)"
+            )
+        try:
+            rows.append(dict(record))
+        except Exception as exc:
+            raise InvalidArgumentError(f"table: records[{i}] could not be read as a dict ({type(exc).__name__})") from exc
+    return rows
+
+
+def _columns(columns: object) -> list[str] | None:
+    if columns is None:
+        return None
+    if isinstance(columns, str):
+        raise InvalidArgumentError(f"table: columns must be a list of column names, got the str {describe(columns)}; "
+                                   f"for one column pass [{describe(columns)}]")
+    names = items(columns, "table", "columns", what="column names (str)")
+    for name in names:
+        if not isinstance(name, str):
+            raise InvalidArgumentError(f"table: every column name must be a str, got {describe(name)} in {describe(names)}")
+    return names
 
 
 class Table:
@@ -65,18 +100,22 @@ class Table:
         digits: int = 2,
         width: int | None = None,
     ) -> None:
-        if width is not None and (isinstance(width, bool) or not isinstance(width, int) or width < 0):
-            raise InvalidArgumentError(f"table: width must be a whole number ≥ 0 of characters or None (no cut), got {width!r}")
-        self.width = width or 0
-        self.records = [dict(r) for r in records]
+        digits = whole_number(digits, "table", "digits", minimum=0, maximum=MAX_DIGITS)
+        self.width = optional_whole_number(width, "table", "width", minimum=0, fix="; 0 or None shows whole cells") or 0
+        self.records = _records(records)
+        columns = _columns(columns)
         if columns is None:
-            seen: dict[str, None] = {}
+            seen: dict[Any, None] = {}
             for record in self.records:
                 for key in record:
                     seen.setdefault(key, None)
             columns = list(seen)
         self.columns = list(columns)
         self.digits = digits
+
+    def header(self) -> list[str]:
+        """The column names as text (a record's keys need not be strings)."""
+        return [_cell(c, self.digits) for c in self.columns]
 
     def rows(self) -> list[list[str]]:
         """The cells of every record, as text: numbers with ``digits`` decimals, booleans as yes / no, None as —.
@@ -89,12 +128,12 @@ class Table:
         ]
 
     def __str__(self) -> str:
-        return text_table([self.columns, *[[shorten(cell, 0) for cell in row] for row in self.rows()]])
+        return text_table([self.header(), *[[shorten(cell, 0) for cell in row] for row in self.rows()]])
 
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
-        head = "".join(f"<th>{html.escape(c)}</th>" for c in self.columns)
+        head = "".join(f"<th>{html.escape(c)}</th>" for c in self.header())
         body = "".join(
             "<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>" for row in self.rows()
         )
@@ -106,7 +145,23 @@ def table(
 ) -> Table:
     """A :class:`Table` of records, with the given columns (default: all keys, in order of appearance).
 
-    ``width`` cuts cells to that many characters (``None``: whole); see :class:`Table`.
+    Parameters
+    ----------
+    records : iterable of dict
+        One dict per row, column name → value.
+    columns : list of str, optional
+        The columns to show, in order (default: every key, in order of first appearance).
+    digits : int
+        Decimals of float cells, 0 … 17.
+    width : int, optional
+        Cut cells to that many characters (``None`` or 0: whole); the columns
+        in :data:`WHOLE_COLUMNS` are never cut.
+
+    Raises
+    ------
+    InvalidArgumentError
+        if records is not an iterable of dicts, columns not a list of str, or
+        digits or width not a whole number in range.
     """
     return Table(records, columns, digits, width)
 

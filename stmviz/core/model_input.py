@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .element import Element, content_text, freeze
+from .arguments import describe, items
 from .errors import InvalidArgumentError
 from .formatting import shorten
 
@@ -64,7 +65,13 @@ class ModelInput(Sequence[Message]):
     __slots__ = ("_messages",)
 
     def __init__(self, messages: Iterable[Message] = ()) -> None:
-        self._messages = tuple(messages)
+        self._messages = tuple(items(messages, "ModelInput", "messages", what="Message"))
+        for message in self._messages:
+            if not isinstance(message, Message):
+                raise InvalidArgumentError(
+                    f"ModelInput holds Message objects, got {describe(message)}; "
+                    "for strings or {'role', 'content'} dicts use ModelInput.coerce"
+                )
 
     @classmethod
     def coerce(cls, value: Any) -> "ModelInput":

@@ -25,7 +25,8 @@ from functools import lru_cache
 from typing import Any
 
 from .element import AudioPart, Element, ImagePart
-from .errors import EncodingUnavailableError, InvalidElementError, InvalidSizeError, STMError
+from .arguments import describe
+from .errors import EncodingUnavailableError, InvalidArgumentError, InvalidElementError, InvalidSizeError, STMError
 from .formatting import shorten
 
 __all__ = [
@@ -253,13 +254,24 @@ def _counter(encoding: str) -> _TokenCounter:
     return _TokenCounter(encoding)
 
 
+def _named(encoding: object) -> str:
+    """An encoding name checked before it is used as a cache key (a list would fail there with a TypeError)."""
+    if not isinstance(encoding, str) or not encoding:
+        raise EncodingUnavailableError(
+            f"an encoding is named by a non-empty string such as 'cl100k_base', got {describe(encoding)}"
+        )
+    return encoding
+
+
 def count_tokens(text: str, encoding: str = "cl100k_base") -> int:
     """The number of tiktoken tokens of a string (special tokens counted as text).
 
     >>> count_tokens("hello world")
     2
     """
-    return _counter(encoding).count(text)
+    if not isinstance(text, str):
+        raise InvalidArgumentError(f"count_tokens counts the tokens of a str, got {describe(text)}")
+    return _counter(_named(encoding)).count(text)
 
 
 def part_tokens(part: Any, count: Callable[[str], int]) -> int:
@@ -300,7 +312,7 @@ def tokens(encoding: str = "cl100k_base", overhead: int = 0) -> SizeFunction:
     """
     if isinstance(overhead, bool) or not isinstance(overhead, int) or overhead < 0:
         raise InvalidSizeError(f"overhead must be a whole number ≥ 0 of tokens, got {overhead!r}")
-    counter = _counter(encoding)
+    counter = _counter(_named(encoding))
     count = counter.count
 
     def mu(element: Element) -> int:

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from .element import Element, order_key
+from .arguments import describe
 from .errors import (
     CapacityError,
     InvalidCapacityError,
@@ -215,8 +216,10 @@ def _element_set(items: Iterable[Element], what: str) -> frozenset[Element]:
         )
     try:
         frozen = items if isinstance(items, frozenset) else frozenset(items)
-    except TypeError as exc:
-        raise InvalidStateError(f"{what} is built from an iterable of Element; got {type(items).__name__}: {exc}") from None
+    except Exception as exc:  # not iterable, unhashable items, or an iterable that fails while read
+        raise InvalidStateError(
+            f"{what} is built from an iterable of Element; got {type(items).__name__}: {type(exc).__name__}"
+        ) from None
     _check_elements(frozen)
     return frozen
 
@@ -351,7 +354,7 @@ class StateSpace:
         """
         if not isinstance(element, Element):
             raise InvalidElementError(
-                f"μ is defined on elements e ∈ E; got a {type(element).__name__} {shorten(repr(element))}"
+                f"μ is defined on elements e ∈ E; got a {type(element).__name__} {describe(element, 40)}"
             )
         value = self._cache.get(element)
         if value is None:

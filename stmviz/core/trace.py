@@ -23,6 +23,7 @@ from typing import Any
 
 from .context import AgentStep, Context, History
 from .element import Element, Meta, order_key
+from .arguments import describe, optional_whole_number
 from .errors import CapacityError, InvalidArgumentError, InvalidIndexError, STMError, UpdateFailedError
 from .formatting import format_number, plural, shorten, text_table
 from .mechanism import Mechanism, Transition
@@ -250,7 +251,7 @@ class Trace(Sequence[Step]):
         """
         n = len(self._steps)
         if isinstance(t, bool) or not isinstance(t, int):
-            raise InvalidArgumentError(f"{where}: t must be a whole number of steps, got {shorten(repr(t))}")
+            raise InvalidArgumentError(f"{where}: t must be a whole number of steps, got {describe(t)}")
         top = n if states else n - 1
         if top < 0:
             raise InvalidIndexError(f"{where}: the trace has no steps, so there is no step t = {t}")
@@ -399,11 +400,8 @@ class Trace(Sequence[Step]):
         0  append     3 / 4       'one two…'  —           —
         1  append     2 / 4       'four fi…'  'one two…'  oldest element; Σμ exceeded V_max
         """
-        if width is not None and (isinstance(width, bool) or not isinstance(width, int) or width < 0):
-            raise InvalidArgumentError(f"table: width must be a whole number ≥ 0 of characters or None (no cut), got {width!r}")
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
-            raise InvalidArgumentError(f"table: limit must be a whole number ≥ 0 of steps or None (all), got {limit!r}")
-        cut = width or 0
+        cut = optional_whole_number(width, "Trace.table", "width", minimum=0, fix="; 0 or None shows whole texts") or 0
+        limit = optional_whole_number(limit, "Trace.table", "limit", minimum=0)
         rows = [("t", "operation", "Σμ / V_max", "added", "removed", "why")]
         steps = self._steps if limit is None else self._steps[:limit]
         for step in steps:

@@ -49,11 +49,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..core.arguments import describe
 from ..core.errors import ScenarioFormatError
 from ..core.formatting import shorten
 from ..core.jsonio import decode_json, decode_json_lines
 from ..core.context import AgentStep
-from .scenario import Scenario
+from .scenario import Scenario, _listed
 
 __all__ = ["from_openai_messages", "load_chat_log", "from_dialogue"]
 
@@ -79,7 +80,7 @@ def _content_text(content: Any, source: str, where: str) -> str:
     if not isinstance(content, list):
         raise _fail(
             source, _at(where,
-            "content"), f"expected text or a list of parts, got {type(content).__name__} {shorten(repr(content))}",
+            "content"), f"expected text or a list of parts, got {type(content).__name__} {describe(content, 40)}",
         )
     pieces = []
     for k, part in enumerate(content):
@@ -96,7 +97,7 @@ def _content_text(content: Any, source: str, where: str) -> str:
         if kind in ("text", "input_text", "output_text"):
             text = part.get("text")
             if not isinstance(text, str):
-                raise _fail(source, f"{at}.text", f"a text part needs its text as a string, got {shorten(repr(text))}")
+                raise _fail(source, f"{at}.text", f"a text part needs its text as a string, got {describe(text, 40)}")
             pieces.append(text)
         elif kind == "refusal":
             pieces.append(str(part.get("refusal", "")))
@@ -114,7 +115,7 @@ def _content_text(content: Any, source: str, where: str) -> str:
             raise _fail(
                 source,
                 f"{at}.type",
-                f"unknown content part type {shorten(repr(kind))}; known: text, image_url, input_audio, file, refusal",
+                f"unknown content part type {describe(kind, 40)}; known: text, image_url, input_audio, file, refusal",
             )
     return "\n".join(p for p in pieces if p)
 
@@ -139,7 +140,7 @@ def _tool_calls(message: Mapping[str, Any], source: str, where: str) -> list[tup
             raise _fail(source, f"{at}.function", "missing or not an object with 'name' and 'arguments'")
         name = function.get("name")
         if not isinstance(name, str) or not name:
-            raise _fail(source, f"{at}.function.name", f"expected the tool's name as text, got {shorten(repr(name))}")
+            raise _fail(source, f"{at}.function.name", f"expected the tool's name as text, got {describe(name, 40)}")
         arguments = function.get("arguments", "")
         if isinstance(arguments, Mapping):
             arguments = json.dumps(arguments, ensure_ascii=False)
@@ -147,7 +148,7 @@ def _tool_calls(message: Mapping[str, Any], source: str, where: str) -> list[tup
             raise _fail(source, f"{at}.function.arguments", f"expected a JSON string, got {type(arguments).__name__}")
         call_id = call.get("id", f"call@{where}[{k}]")
         if not isinstance(call_id, str):
-            raise _fail(source, f"{at}.id", f"expected text, got {shorten(repr(call_id))}")
+            raise _fail(source, f"{at}.id", f"expected text, got {describe(call_id, 40)}")
         out.append((call_id, name, arguments))
     return out
 
@@ -207,11 +208,11 @@ class _Reader:
         if not isinstance(message, Mapping):
             raise _fail(
                 self.source, where,
-                f"a message is an object with 'role' and 'content', got {type(message).__name__} {shorten(repr(message))}",
+                f"a message is an object with 'role' and 'content', got {type(message).__name__} {describe(message, 40)}",
             )
         role = message.get("role")
-        if role not in _ROLES:
-            raise _fail(self.source, _at(where, "role"), f"{shorten(repr(role))} is not one of {', '.join(_ROLES)}")
+        if not isinstance(role, str) or role not in _ROLES:
+            raise _fail(self.source, _at(where, "role"), f"{describe(role, 40)} is not one of {', '.join(_ROLES)}")
         return "system" if role == "developer" else role
 
     def flush(self) -> None:
@@ -278,14 +279,14 @@ class _Reader:
             if call_id is None:
                 raise _fail(
                     self.source, _at(at, "name"),
-                    f"{shorten(repr(message.get('name')))} matches no pending function call of {current.output_at}",
+                    f"{describe(message.get('name'), 40)} matches no pending function call of {current.output_at}",
                 )
             return call_id
         call_id = message.get("tool_call_id")
         if not isinstance(call_id, str):
             raise _fail(
                 self.source, _at(at, "tool_call_id"),
-                f"a tool result names the call it answers, got {shorten(repr(call_id))}",
+                f"a tool result names the call it answers, got {describe(call_id, 40)}",
             )
         if call_id not in current.pending:
             known = ", ".join(map(repr, current.pending)) or "none left"
@@ -363,7 +364,7 @@ def from_openai_messages(
     """
     if isinstance(messages, (str, bytes, Mapping)):
         raise _fail(source, "messages", f"expected a list of message objects, got {type(messages).__name__}")
-    items = list(messages)
+    items = list(_listed(messages, source or "chat log", "messages", "message objects"))
     labels = list(_labels) if _labels is not None else [f"messages[{k}]" for k in range(len(items))]
     derived_query, steps = _steps_from_messages(items, labels, source)
     if not steps:
@@ -379,7 +380,7 @@ def from_openai_messages(
         title=title,
         description=description,
         query=derived_query if query is None else query,
-        tools=tuple(tools),
+        tools=tools,  # type: ignore[arg-type]  # Scenario checks it and makes it a tuple
         steps=tuple(steps),
         v_max=v_max,
         mechanism="FIFOWindow",
@@ -481,7 +482,7 @@ def from_dialogue(
         raise ScenarioFormatError(f"turns: expected a list of texts [user, assistant, ...], got {type(turns).__name__}")
     for k, turn in enumerate(turns):
         if not isinstance(turn, str):
-            raise ScenarioFormatError(f"turns[{k}]: expected text, got {type(turn).__name__} {shorten(repr(turn))}")
+            raise ScenarioFormatError(f"turns[{k}]: expected text, got {type(turn).__name__} {describe(turn, 40)}")
         if not turn.strip():
             who = "user" if k % 2 == 0 else "assistant"
             raise ScenarioFormatError(f"turns[{k}]: the {who} turn is empty")

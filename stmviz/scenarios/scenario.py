@@ -17,6 +17,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from ..core.arguments import describe
 from ..core.element import Meta, thaw
 from ..core.errors import InvalidArgumentError, ScenarioFormatError
 from ..core.formatting import shorten
@@ -96,7 +97,7 @@ class Probe:
         for name in ("question", "answer"):
             value = getattr(self, name)
             if not isinstance(value, str) or not value.strip():
-                raise ScenarioFormatError(f"Probe.{name} must be non-empty text, got {shorten(repr(value))}")
+                raise ScenarioFormatError(f"Probe.{name} must be non-empty text, got {describe(value, 40)}")
         if self.evidence_step >= self.t:
             raise ScenarioFormatError(
                 f"Probe asked at t = {self.t} has evidence_step = {self.evidence_step}; the evidence must lie "
@@ -104,18 +105,18 @@ class Probe:
             )
         steps = self.evidence_steps
         if isinstance(steps, (str, bytes)) or not isinstance(steps, Iterable):
-            raise ScenarioFormatError(f"Probe.evidence_steps must be a list of step numbers, got {shorten(repr(steps))}")
+            raise ScenarioFormatError(f"Probe.evidence_steps must be a list of step numbers, got {describe(steps, 40)}")
         steps = tuple(steps)
         for value in steps:
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < self.t:
                 raise ScenarioFormatError(
                     f"Probe asked at t = {self.t}: every evidence step must be a whole number in 0 … t−1, "
-                    f"got {shorten(repr(value))} in evidence_steps"
+                    f"got {describe(value, 40)} in evidence_steps"
                 )
         object.__setattr__(self, "evidence_steps", tuple(sorted({self.evidence_step, *steps})))
         if self.reference is not None and (not isinstance(self.reference, str) or not self.reference.strip()):
             raise ScenarioFormatError(
-                f"Probe.reference must be non-empty text or None, got {shorten(repr(self.reference))}"
+                f"Probe.reference must be non-empty text or None, got {describe(self.reference, 40)}"
             )
 
     @property
@@ -197,15 +198,20 @@ class Scenario:
     def __post_init__(self) -> None:
         label = self.source or (f"{self.name}.json" if isinstance(self.name, str) else "scenario")
         set_ = object.__setattr__
+        for key in ("title", "description", "query"):
+            if getattr(self, key) is None:  # None is "not given", as the JSON form leaves the key out
+                set_(self, key, "")
+            if not isinstance(getattr(self, key), str):
+                raise ScenarioFormatError(f"{label}: {key}: expected a text (str), got {describe(getattr(self, key))}")
         if isinstance(self.tools, str):
-            raise ScenarioFormatError(f"{label}: tools: expected a list of texts, got one text {shorten(repr(self.tools))}")
-        set_(self, "tools", tuple(self.tools))
+            raise ScenarioFormatError(f"{label}: tools: expected a list of texts, got one text {describe(self.tools, 40)}")
+        set_(self, "tools", _listed(self.tools, label, "tools", "tool names"))
         steps = []
-        for t, step in enumerate(self.steps):
+        for t, step in enumerate(_listed(self.steps, label, "steps", "steps (AgentStep or dict)")):
             steps.append(AgentStep.coerce(step, where=f"{label}: steps[{t}]"))
         set_(self, "steps", tuple(steps))
         probes = []
-        for k, probe in enumerate(self.probes):
+        for k, probe in enumerate(_listed(self.probes, label, "probes", "probes (Probe or dict)")):
             if isinstance(probe, Mapping):
                 try:
                     probe = Probe(**probe)
@@ -292,6 +298,12 @@ class Scenario:
         ScenarioFormatError
             naming ``source``, the place (e.g. ``steps[12].fold.op``) and what is wrong.
         """
+        if isinstance(source, os.PathLike):
+            source = os.fspath(source)
+        if not isinstance(source, str):
+            raise InvalidArgumentError(
+                f"Scenario.from_dict: source names the file or origin (a str or a path), got {describe(source)}"
+            )
         if isinstance(data, list) or (isinstance(data, Mapping) and "messages" in data):
             raise ScenarioFormatError(
                 f"{source}: top level: this looks like a chat log (a list of messages), not a scenario; "
@@ -316,6 +328,9 @@ class Scenario:
     @classmethod
     def from_json(cls, text: str | bytes, source: str = "scenario") -> "Scenario":
         """Build a scenario from JSON text (see :meth:`from_dict`)."""
+        if not isinstance(text, (str, bytes, bytearray)):
+            raise ScenarioFormatError(f"Scenario.from_json reads JSON text (a str or bytes), got {describe(text)}; "
+                                      "for a dict use Scenario.from_dict")
         return cls.from_dict(_decode(text, source), source=source)
 
     @classmethod
@@ -327,6 +342,16 @@ class Scenario:
         except FileNotFoundError:
             raise UnknownScenarioError(f"{path}: no such file") from None
         return cls.from_json(raw, source=path.name)
+
+
+def _listed(value: Any, label: str, field: str, what: str) -> tuple[Any, ...]:
+    """A field that holds a list, as a tuple; anything else (None, a number, a broken iterable) is a ScenarioFormatError."""
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        raise ScenarioFormatError(f"{label}: {field}: expected a list of {what}, got {describe(value)}")
+    try:
+        return tuple(value)
+    except Exception as exc:
+        raise ScenarioFormatError(f"{label}: {field}: could not be read as a list ({type(exc).__name__})") from None
 
 
 def _step_record(step: AgentStep) -> dict[str, Any]:

@@ -335,7 +335,10 @@ def problems(data: Any) -> list[tuple[str, str]]:
     >>> problems({"steps": [{"observation": "hi"}]})
     []
     """
-    return _schema_problems(data) or _semantic(data)
+    try:
+        return _schema_problems(data) or _semantic(data)
+    except Exception as exc:  # an object no JSON decoder makes (its own methods fail), not a document
+        return [("top level", f"not a JSON document: checking it raised {type(exc).__name__}")]
 
 
 def validate(data: Any, source: str = "scenario") -> None:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 # absolute imports of the core (standard library only), so this module also loads on its own,
 # without plotly (tests/test_imports.py checks it)
+from stmviz.core.arguments import describe
 from stmviz.core.errors import InvalidArgumentError
 from stmviz.core.formatting import format_number
 from stmviz.core.formatting import shorten as _shorten
@@ -116,7 +117,7 @@ def color_for(element_type: object, types: Mapping[str, ElementType] | Any = Non
     >>> color_for("my-own-type") in FALLBACK_COLORS
     True
     """
-    name = element_type if isinstance(element_type, str) else str(element_type)
+    name = _as_text(element_type, "color_for", "element_type")
     if types is not None:
         own = _types_from(types).get(name)
         if own is not None and own.color is not None:
@@ -124,16 +125,26 @@ def color_for(element_type: object, types: Mapping[str, ElementType] | Any = Non
     known = TYPE_COLORS.get(name)
     if known is not None:
         return known
-    digest = hashlib.sha1(name.encode("utf-8")).digest()
+    digest = hashlib.sha1(name.encode("utf-8", "surrogatepass")).digest()  # a lone surrogate (half an emoji) too
     return FALLBACK_COLORS[digest[0] % len(FALLBACK_COLORS)]
 
 
 def _types_from(source: Any) -> Mapping[str, ElementType]:
+    types: Any
     if isinstance(source, Mapping):
-        return source
-    mechanism = getattr(source, "mechanism", source)  # a Trace holds its mechanism
-    types = getattr(mechanism, "element_types", None)
-    return types if isinstance(types, Mapping) else {}
+        types = source
+    else:
+        try:
+            mechanism = getattr(source, "mechanism", source)  # a Trace holds its mechanism
+            types = getattr(mechanism, "element_types", None)
+        except Exception:  # an object whose attribute lookup fails declares nothing
+            return {}
+    if not isinstance(types, Mapping):
+        return {}
+    try:  # only the entries that are ElementTypes: a hand-made mapping may hold anything
+        return {k: v for k, v in types.items() if isinstance(k, str) and isinstance(v, ElementType)}
+    except Exception:
+        return {}
 
 
 def element_types_of_trace(trace: "Trace") -> Mapping[str, ElementType]:
@@ -144,6 +155,19 @@ def element_types_of_trace(trace: "Trace") -> Mapping[str, ElementType]:
     """
     own = _types_from(trace)
     return {**declared_types(), **own} if own else declared_types()
+
+
+def _as_text(value: object, where: str, name: str) -> str:
+    """``value`` if a str, else ``str(value)``; a value whose ``str`` fails is an InvalidArgumentError, not its own error."""
+    if isinstance(value, str):
+        return value
+    try:
+        return str(value)
+    except Exception as exc:
+        raise InvalidArgumentError(
+            f"{where}: {name} must be a str (or a value str() can turn into one); str() of a "
+            f"{type(value).__name__} raised {type(exc).__name__}"
+        ) from None
 
 
 def escape(text: object) -> str:
@@ -168,7 +192,7 @@ def escape(text: object) -> str:
     >>> escape('<img src=x onerror="alert(1)">')
     '&lt;img src=x onerror=&#34;alert(1)&#34;&gt;'
     """
-    return html.escape(text if isinstance(text, str) else str(text), quote=True).replace("&quot;", "&#34;")
+    return html.escape(_as_text(text, "escape", "text"), quote=True).replace("&quot;", "&#34;")
 
 
 def shorten(text: object, n: int = 60) -> str:
@@ -178,7 +202,7 @@ def shorten(text: object, n: int = 60) -> str:
     'a long text…'
     """
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-        raise InvalidArgumentError(f"shorten: n must be a positive int, got {n!r}")
+        raise InvalidArgumentError(f"shorten: n must be a positive int, got {describe(n)}")
     return _shorten(text, n)
 
 
@@ -193,7 +217,9 @@ def hover_text(*lines: object, width: int = 80) -> str:
     >>> hover_text("e#1 <b>", "why: over V_max")
     'e#1 &lt;b&gt;<br>why: over V_max'
     """
-    return "<br>".join(escape(shorten(line, width)) for line in lines if line is not None)
+    if isinstance(width, bool) or not isinstance(width, int) or width < 1:
+        raise InvalidArgumentError(f"hover_text: width must be a whole number ≥ 1, got {describe(width)}")
+    return "<br>".join(escape(shorten(_as_text(line, "hover_text", "a line"), width)) for line in lines if line is not None)
 
 
 

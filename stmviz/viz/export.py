@@ -20,6 +20,8 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.subplots import make_subplots
 
+from ..core import arguments
+from ..core.arguments import describe
 from ..core.errors import InvalidArgumentError
 from ..core.formatting import format_number, shorten
 from ..core.trace import Trace, require_trace, step_halves
@@ -48,7 +50,7 @@ def frame_indices(n_states: int, max_frames: int = DEFAULT_MAX_FRAMES) -> list[i
     [0, 2500, 5000, 7500, 10000]
     """
     if isinstance(max_frames, bool) or not isinstance(max_frames, int) or max_frames < 2:
-        raise InvalidArgumentError(f"max_frames must be a whole number ≥ 2, got {max_frames!r}")
+        raise InvalidArgumentError(f"max_frames must be a whole number ≥ 2, got {describe(max_frames)}")
     if n_states <= max_frames:
         return list(range(n_states))
     last = n_states - 1
@@ -252,6 +254,7 @@ def trace_html(trace: Trace, *, title: str | None = None, max_frames: int = DEFA
         A full HTML document.
     """
     trace = require_trace(trace, "export_html")
+    title = arguments.optional_text(title, "export_html", "title")
     n = len(trace)
     figure = animation_dict(trace, max_frames=max_frames)
     shown = len(figure["frames"])
@@ -295,6 +298,31 @@ def trace_html(trace: Trace, *, title: str | None = None, max_frames: int = DEFA
     )
 
 
+def _target(path: object) -> Path:
+    """The path export_html writes to: a str or path-like that the file system can name."""
+    if isinstance(path, bytes) or not isinstance(path, (str, os.PathLike)):
+        raise InvalidArgumentError(
+            f"export_html: path must be a str or a pathlib.Path naming the HTML file, got {describe(path)}; "
+            "e.g. export_html(trace, 'run.html')"
+        )
+    try:
+        text = os.fspath(path)
+    except Exception as exc:
+        raise InvalidArgumentError(f"export_html: path {describe(path)} gives no file name ({type(exc).__name__})") from exc
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidArgumentError(f"export_html: path must name a file, got {describe(path)}; e.g. 'run.html'")
+    try:
+        os.fsencode(text)
+    except UnicodeEncodeError:
+        raise InvalidArgumentError(
+            f"export_html: the path {describe(text)} holds characters the file system cannot store "
+            "(e.g. half of an emoji); choose another file name"
+        ) from None
+    if "\x00" in text:
+        raise InvalidArgumentError(f"export_html: the path {describe(text)} holds a NUL character; choose another file name")
+    return Path(text)
+
+
 def export_html(
     trace: Trace,
     path: str | os.PathLike[str],
@@ -331,7 +359,8 @@ def export_html(
     >>> "<b>three" in page, "&lt;b&gt;three" in page
     (False, True)
     """
-    target = Path(os.fspath(path))
+    trace = require_trace(trace, "export_html")
+    target = _target(path)
     if target.is_dir():
         raise InvalidArgumentError(f"export_html: {target} is a directory; pass a file path such as {target / 'trace.html'}")
     if not target.parent.exists():

@@ -34,6 +34,8 @@ import networkx as nx
 import plotly.graph_objects as go
 
 from ..core.element import Element, order_key
+from ..core import arguments
+from ..core.arguments import describe, time_index
 from ..core.errors import InvalidArgumentError, MechanismContractError
 from ..core.mechanism import Mechanism
 from ..core.protocol import ElementType, Hierarchy, declared_types, default_label, step_range, whole_number
@@ -128,6 +130,10 @@ def hierarchy_kind(trace_or_state: Trace | State, mechanism: Mechanism | None = 
     >>> hierarchy_kind(omega), hierarchy_kind(omega, HiAgent(StateSpace(sizes.chars, 1000)))
     ('flat', 'tree')
     """
+    if not isinstance(trace_or_state, (Trace, State)):
+        raise InvalidArgumentError(f"hierarchy_kind needs a Trace or a State, got {describe(trace_or_state)}")
+    if mechanism is not None and not isinstance(mechanism, Mechanism):
+        raise InvalidArgumentError(f"hierarchy_kind: mechanism must be a Mechanism or None, got {describe(mechanism)}")
     if mechanism is None and isinstance(trace_or_state, Trace):
         mechanism = trace_or_state.mechanism
     return "tree" if declares_hierarchy(mechanism) else "flat"
@@ -239,9 +245,9 @@ def hierarchy_graph(
     ('flat', ['user 0', 'assistant 1'])
     """
     if max_depth is not None and (isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 0):
-        raise InvalidArgumentError(f"max_depth must be a whole number ≥ 0 or None, got {max_depth!r}")
+        raise InvalidArgumentError(f"hierarchy_graph: max_depth must be a whole number ≥ 0 or None, got {describe(max_depth)}")
     if mechanism is not None and not isinstance(mechanism, Mechanism):
-        raise InvalidArgumentError(f"mechanism must be a Mechanism or None, got {type(mechanism).__name__}")
+        raise InvalidArgumentError(f"hierarchy_graph: mechanism must be a Mechanism or None, got {type(mechanism).__name__}")
     source = _source(trace, t, mechanism)
     hierarchy = _declared(source.mechanism, source.state)
     graph = nx.DiGraph(
@@ -274,7 +280,7 @@ class _Source:
 
 def _source(trace: Trace | State, t: int | None, mechanism: Mechanism | None) -> _Source:
     if isinstance(trace, Trace):
-        t = trace.resolve_t(len(trace) if t is None else t, where="hierarchy_graph")
+        t = time_index(trace, len(trace) if t is None else t, where="hierarchy_graph")
         state = trace.state_at(t)
         own = mechanism is None or mechanism is trace.mechanism
         mechanism = mechanism or trace.mechanism
@@ -283,6 +289,10 @@ def _source(trace: Trace | State, t: int | None, mechanism: Mechanism | None) ->
         sizes: Mapping[Element, float] = trace.sizes
         source = _Source(state, t, mechanism, types, sizes, trace.v_max, trace.name, index)
     else:
+        if t is not None:
+            raise InvalidArgumentError(
+                f"hierarchy_graph: t selects a state of a Trace; with a State, leave t out (got t = {describe(t)})"
+            )
         state = _as_state(trace)
         name = str(mechanism) if mechanism is not None else "state"
         source = _Source(state, None, mechanism, _types_of(mechanism), {}, None, name, None)
@@ -362,7 +372,7 @@ def _check_graph(graph: Any) -> nx.DiGraph:
         for key in ("type", "depth", "size"):
             if key not in data:
                 raise InvalidArgumentError(
-                    f"not a hierarchy graph: node {shorten(repr(node), 30)} has no {key!r} attribute; "
+                    f"not a hierarchy graph: node {describe(node, 30)} has no {key!r} attribute; "
                     f"build it with hierarchy_graph(trace, t)"
                 )
     return graph
@@ -526,6 +536,7 @@ def node_arrays(graph: nx.DiGraph, labels: bool | None = None) -> dict[str, Any]
         present, in order of first appearance).
     """
     graph = _check_graph(graph)
+    labels = arguments.optional_flag(labels, "node_arrays", "labels")
     types = graph.graph.get("element_types")
     pos = hierarchy_layout(graph)
     order = list(graph.nodes)
@@ -556,6 +567,10 @@ def node_arrays(graph: nx.DiGraph, labels: bool | None = None) -> dict[str, Any]
 
 def node_marker(arrays: Mapping[str, Any]) -> dict[str, Any]:
     """The ``marker`` of the node trace of :func:`hierarchy_figure`, from :func:`node_arrays`."""
+    if not isinstance(arrays, Mapping) or any(key not in arrays for key in ("size", "color", "opacity", "line_color")):
+        raise InvalidArgumentError(
+            f"node_marker needs the dict of node_arrays(graph) (keys size, color, opacity, line_color), got {describe(arrays)}"
+        )
     return {
         "size": arrays["size"], "color": arrays["color"], "opacity": arrays["opacity"],
         "line": {"color": arrays["line_color"], "width": 1},
@@ -606,6 +621,9 @@ def hierarchy_figure(
     >>> "<b>hello" in fig.data[1].hovertext[1]
     False
     """
+    labels = arguments.optional_flag(labels, "hierarchy_figure", "labels")
+    if height is not None:
+        arguments.whole_number(height, "hierarchy_figure", "height", minimum=10, fix="; a height in pixels")
     if isinstance(graph_or_trace, nx.DiGraph):
         graph = _check_graph(graph_or_trace)
     elif isinstance(graph_or_trace, (Trace, State)):
@@ -680,7 +698,9 @@ def hierarchy_title(graph: nx.DiGraph, t: int | None = None) -> str:
     >>> hierarchy_title(hierarchy_graph(State([Element("hi", {"t": 0})])))
     'Hierarchy of ω — elements of ω'
     """
-    t = graph.graph.get("t") if t is None else t
+    if not isinstance(graph, nx.DiGraph):
+        raise InvalidArgumentError(f"hierarchy_title needs a graph from hierarchy_graph, got {describe(graph)}")
+    t = graph.graph.get("t") if t is None else arguments.whole_number(t, "hierarchy_title", "t", minimum=0)
     title = graph.graph.get("title") or ""
     name = graph.graph.get("name") or ""
     what = f"{name}: {title}" if title and name else title or "elements of ω"

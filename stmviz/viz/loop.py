@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
+from ..core.arguments import time_index
 from ..core.formatting import format_number, shorten
 from ..core.trace import Trace, require_trace, step_halves
 from ._common import escape, hover_text
@@ -90,7 +91,7 @@ def loop_boxes(trace: Trace, t: int) -> list[LoopBox]:
     'U(ω_t, o_t, c_t)<br>o_t = append<br>+1 / −1 elements'
     """
     trace = require_trace(trace, "loop_figure")
-    t = trace.resolve_t(t, states=False, where="loop_figure")
+    t = time_index(trace, t, states=False, where="loop_figure")
     step = trace[t]
     v_max = format_number(trace.v_max, 4)
     n_before = len(trace.state_at(t))
@@ -167,7 +168,7 @@ def loop_sentence(trace: Trace, t: int, width: int = 48) -> str:
     'step 0: the model saw π(ω_0) (0 tokens) and answered “&lt;b&gt;hi&lt;/b&gt;”<br>then arrived the user message “ok”, seen from π(ω_1) on'
     """
     trace = require_trace(trace, "loop_figure")
-    t = trace.resolve_t(t, states=False, where="loop_figure")
+    t = time_index(trace, t, states=False, where="loop_figure")
     step = trace[t]
     return "<br>".join(escape(half) for half in step_halves(t, step.context.step, step.input_size, width))
 
@@ -213,7 +214,7 @@ def loop_figure(trace: Trace, t: int) -> go.Figure:
     7
     """
     boxes = loop_boxes(trace, t)
-    t = trace.resolve_t(t, states=False, where="loop_figure")
+    t = time_index(trace, t, states=False, where="loop_figure")
     shapes: list[dict] = []
     annotations: list[dict] = []
     for box in boxes:

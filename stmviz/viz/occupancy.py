@@ -16,6 +16,8 @@ from typing import Any, Literal
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from ..core import arguments
+from ..core.arguments import describe
 from ..core.errors import InvalidArgumentError
 from ..core.formatting import format_number, shorten
 from ..core.trace import Trace, require_trace
@@ -195,7 +197,11 @@ def _as_traces(trace_or_traces: Any, names: Sequence[str] | None) -> list[tuple[
     if isinstance(trace_or_traces, Trace):
         items: list[tuple[str | None, Any]] = [(None, trace_or_traces)]
     elif isinstance(trace_or_traces, Mapping):
-        items = [(str(k), v) for k, v in trace_or_traces.items()]
+        try:
+            pairs = list(trace_or_traces.items())
+        except Exception as exc:
+            raise InvalidArgumentError(f"occupancy_figure: the dict of traces could not be read ({type(exc).__name__})") from exc
+        items = [(k if isinstance(k, str) else describe(k), v) for k, v in pairs]
     elif isinstance(trace_or_traces, (list, tuple)):
         items = [(None, v) for v in trace_or_traces]
     else:
@@ -208,11 +214,12 @@ def _as_traces(trace_or_traces: Any, names: Sequence[str] | None) -> list[tuple[
     for i, (_, value) in enumerate(items):
         require_trace(value, f"occupancy_figure (item {i})")
     if names is not None:
-        if isinstance(names, str) or len(names) != len(items):
+        given = None if isinstance(names, str) else arguments.items(names, "occupancy_figure", "names", what="str")
+        if given is None or len(given) != len(items) or not all(isinstance(name, str) for name in given):
             raise InvalidArgumentError(
-                f"occupancy_figure: names must be a list with one name per trace ({len(items)}), got {shorten(repr(names))}"
+                f"occupancy_figure: names must be a list of str, one name per trace ({len(items)}), got {describe(names)}"
             )
-        items = [(str(name), value) for name, (_, value) in zip(names, items)]
+        items = [(name, value) for name, (_, value) in zip(given, items)]
     out: list[tuple[str, Trace]] = []
     seen: dict[str, int] = {}
     for name, value in items:
@@ -388,8 +395,10 @@ def occupancy_figure(
     >>> [(d.name, d.meta["role"]) for d in fig.data]
     [('step', 'type'), ('V_max', 'v_max'), ('evicted', 'removals'), ('|π(ω_t)| tokens', 'input')]
     """
-    if layout not in ("overlay", "side"):
-        raise InvalidArgumentError(f"occupancy_figure: layout must be 'overlay' or 'side', got {shorten(repr(layout))}")
+    if not isinstance(layout, str) or layout not in ("overlay", "side"):
+        raise InvalidArgumentError(f"occupancy_figure: layout must be 'overlay' or 'side', got {describe(layout)}")
+    stacked = arguments.flag(stacked, "occupancy_figure", "stacked")
+    show_input = arguments.flag(show_input, "occupancy_figure", "show_input")
     items = _as_traces(trace_or_traces, names)
     datas = [(name, occupancy_data(trace)) for name, trace in items]
     secondary = show_input and not all(d.counts_tokens for _, d in datas)

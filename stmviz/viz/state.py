@@ -9,6 +9,8 @@ its own. For a state of a trace, elements that entered at the previous step
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -17,7 +19,9 @@ from typing import Any
 import plotly.graph_objects as go
 
 from ..core.element import Element
-from ..core.errors import InvalidArgumentError, InvalidCapacityError
+from ..core import arguments
+from ..core.arguments import describe
+from ..core.errors import InvalidArgumentError, InvalidCapacityError, InvalidSizeError, STMError
 from ..core.formatting import format_number, shorten
 from ..core.space import State, StateSpace
 from ..core.trace import Trace
@@ -117,6 +121,31 @@ def _size_function(space_or_sizes: Any, v_max: float | None) -> tuple[Callable[[
     )
 
 
+def _elements(value: object, name: str) -> list[Element]:
+    given = arguments.items(value, "state_figure", name, what="Element")
+    for element in given:
+        if not isinstance(element, Element):
+            raise InvalidArgumentError(f"state_figure: {name} must hold Elements of ω, got {describe(element)}")
+    return given
+
+
+def _measured(measure: Callable[[Element], float], element: Element) -> float:
+    """μ(e) from the size function or mapping the caller gave, checked to be a finite number ≥ 0."""
+    try:
+        size = measure(element)
+    except STMError:
+        raise
+    except Exception as exc:
+        raise InvalidArgumentError(
+            f"state_figure: the size function μ given as space_or_sizes raised {type(exc).__name__} for "
+            f"{element.label()}; pass a StateSpace, a Trace, or a μ that returns a number"
+        ) from exc
+    ok = isinstance(size, numbers.Real) and not isinstance(size, bool)
+    if not ok or not (math.isfinite(size) and size >= 0):
+        raise InvalidSizeError(f"state_figure: μ({element.label()}) must be a finite number ≥ 0, got {describe(size)}")
+    return size
+
+
 def state_bar(
     state_or_trace: State | Trace,
     t: int | None = None,
@@ -153,10 +182,11 @@ def state_bar(
     >>> [(b.start, b.size) for b in bar.blocks], bar.used, bar.free
     ([(0, 3), (3, 1)], 4, 6)
     """
+    new, leaving = _elements(new, "new"), _elements(leaving, "leaving")
     if isinstance(state_or_trace, Trace):
         trace = state_or_trace
         n = len(trace)
-        t = n if t is None else trace.resolve_t(t, where="state_figure")
+        t = n if t is None else arguments.time_index(trace, t, "state_figure")
         state = trace.state_at(t)
         measure, cap = _size_function(space_or_sizes if space_or_sizes is not None else trace, v_max)
         new_set = frozenset(trace[t - 1].added) if t > 0 else frozenset()
@@ -180,12 +210,12 @@ def state_bar(
             f"state_figure needs a State or a Trace, got {type(state_or_trace).__name__}; "
             f"pass trace (and t) or a State with space_or_sizes"
         )
-    if cap is not None and (isinstance(cap, bool) or not isinstance(cap, (int, float)) or not cap > 0):
-        raise InvalidCapacityError(f"state_figure: V_max must be a positive number, got {shorten(repr(cap))}")
+    if cap is not None and (isinstance(cap, bool) or not isinstance(cap, (int, float)) or not 0 < cap < math.inf):
+        raise InvalidCapacityError(f"state_figure: V_max must be a finite positive number, got {describe(cap)}")
     blocks = []
     offset: float = 0
     for element in state.ordered():
-        size = measure(element)
+        size = _measured(measure, element)
         blocks.append(Block(element, offset, size, element in new_set, element in leaving_set))
         offset += size
     kinds = dict.fromkeys(b.type for b in blocks)

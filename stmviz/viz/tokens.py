@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from ..core.arguments import describe
 from ..core.errors import InvalidArgumentError
 from ..core.model_input import Message, ModelInput
 from ..core.sizes import count_tokens, get_encoding
-from ._common import TOKEN_COLORS, escape
+from ._common import TOKEN_COLORS, escape, shorten
 
 __all__ = ["TokenPiece", "token_pieces", "tokens_html", "TokensHTML"]
 
@@ -56,7 +57,7 @@ def token_pieces(text: str, encoding: str = "cl100k_base") -> list[TokenPiece]:
     """
     if not isinstance(text, str):
         raise InvalidArgumentError(f"token_pieces needs a str, got {type(text).__name__}; for a model input use tokens_html")
-    enc = get_encoding(encoding)
+    enc = get_encoding(_encoding_name(encoding, "token_pieces"))
     pieces: list[TokenPiece] = []
     buffer = b""
     ids: list[int] = []
@@ -166,6 +167,22 @@ class _Renderer:
         return "".join(out), shown
 
 
+def _encoding_name(encoding: object, where: str) -> str:
+    if not isinstance(encoding, str):
+        raise InvalidArgumentError(
+            f"{where}: encoding must be the name of a tiktoken encoding or model (a str such as 'cl100k_base'), "
+            f"got {describe(encoding)}"
+        )
+    return encoding
+
+
+def _reason(exc: Exception) -> str:
+    try:
+        return shorten(str(exc), 200)
+    except Exception:
+        return type(exc).__name__
+
+
 @lru_cache(maxsize=None)
 def _renderer(encoding: str) -> _Renderer:
     return _Renderer(encoding)
@@ -210,10 +227,10 @@ def _messages(value: Any) -> tuple[list[Message], bool]:
         return [Message("text", value)], True
     try:
         model_input = ModelInput.coerce(value)
-    except TypeError as exc:
+    except Exception as exc:  # also what a hostile object's own methods raise
         raise InvalidArgumentError(
             f"tokens_html needs a text or a model input x = π(ω) (a ModelInput, a list of messages or "
-            f"of {{'role', 'content'}} dicts), got {type(value).__name__}: {exc}"
+            f"of {{'role', 'content'}} dicts), got {type(value).__name__}: {_reason(exc)}"
         ) from None
     return list(model_input), False
 
@@ -242,7 +259,8 @@ class TokensHTML:
 
     def __init__(self, text_or_model_input: Any, *, encoding: str = "cl100k_base", max_tokens: int | None = None) -> None:
         if max_tokens is not None and (isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 0):
-            raise InvalidArgumentError(f"tokens_html: max_tokens must be a whole number ≥ 0 or None, got {max_tokens!r}")
+            raise InvalidArgumentError(f"tokens_html: max_tokens must be a whole number ≥ 0 or None, got {describe(max_tokens)}")
+        encoding = _encoding_name(encoding, "tokens_html")
         messages, bare = _messages(text_or_model_input)
         self.encoding = encoding
         self.max_tokens = max_tokens

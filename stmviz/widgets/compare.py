@@ -14,11 +14,13 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from ..core import arguments
+from ..core.arguments import describe
 from ..core.errors import InvalidArgumentError
 from ..core.formatting import shorten
 from ..core.trace import Trace
 from ..viz import escape
-from .player import BOX_STYLE, Stepping, TraceView, time_controls
+from .player import BOX_STYLE, Stepping, TraceView, _clamped, time_controls
 
 __all__ = ["ComparePlayer", "compare_player"]
 
@@ -29,9 +31,13 @@ def _named(traces: Any) -> list[tuple[str, Trace]]:
             "compare_player needs several traces (a list or a dict name → Trace); for one trace, use TracePlayer(trace)"
         )
     if isinstance(traces, Mapping):
-        items = [(str(k), v) for k, v in traces.items()]
+        try:
+            pairs = list(traces.items())
+        except Exception as exc:
+            raise InvalidArgumentError(f"compare_player: the dict of traces could not be read ({type(exc).__name__})") from exc
+        items = [(k if isinstance(k, str) else describe(k), v) for k, v in pairs]
     elif isinstance(traces, Sequence) and not isinstance(traces, (str, bytes)):
-        items = [(getattr(v, "name", f"trace {i}"), v) for i, v in enumerate(traces)]
+        items = [(v.name if isinstance(v, Trace) else f"trace {i}", v) for i, v in enumerate(traces)]
     else:
         raise InvalidArgumentError(
             f"compare_player needs a list or a dict name → Trace, got {type(traces).__name__}; "
@@ -42,7 +48,7 @@ def _named(traces: Any) -> list[tuple[str, Trace]]:
     for name, trace in items:
         if not isinstance(trace, Trace):
             raise InvalidArgumentError(
-                f"compare_player: {shorten(name, 40)!r} is a {type(trace).__name__}, not a Trace; "
+                f"compare_player: {describe(name, 40)} is a {type(trace).__name__}, not a Trace; "
                 f"pass what run(mechanism, steps) returns"
             )
     seen: dict[str, int] = {}
@@ -97,8 +103,9 @@ class ComparePlayer(Stepping, widgets.VBox):
         self.traces = [trace for _, trace in items]
         self.n = max(len(trace) for trace in self.traces)
         if columns is not None and (isinstance(columns, bool) or not isinstance(columns, int) or columns < 1):
-            raise InvalidArgumentError(f"compare_player: columns must be a whole number ≥ 1 (or None), got {columns!r}")
-        t = max(0, min(int(t), self.n))
+            raise InvalidArgumentError(f"compare_player: columns must be a whole number ≥ 1 (or None), got {describe(columns)}")
+        interval = arguments.whole_number(interval, "compare_player", "interval", minimum=1, fix="; milliseconds between steps")
+        t = _clamped(t, self.n, "compare_player")
         self.views = [
             TraceView(trace, min(t, len(trace)), tokens=False, hierarchy=False, name=name, height=340)
             for name, trace in items

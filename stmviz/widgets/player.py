@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as widgets
 import plotly.graph_objects as go
 
+from ..core import arguments
+from ..core.arguments import IndexTypeError, describe, time_index
 from ..core.errors import InvalidArgumentError
 from ..core.formatting import format_number, shorten
 from ..core.trace import Trace, require_trace, step_halves
@@ -90,7 +92,10 @@ def step_html(trace: Trace, t: int, *, max_items: int = 8, width: int = 80) -> s
     >>> "then arrived the user message “&lt;b&gt;one&lt;/b&gt; two”" in step_html(trace, 0)
     True
     """
-    t = trace.resolve_t(t, where="step_html")
+    trace = require_trace(trace, "step_html")
+    t = time_index(trace, t, where="step_html")
+    max_items = arguments.whole_number(max_items, "step_html", "max_items", minimum=0)
+    width = arguments.whole_number(width, "step_html", "width", minimum=1)
     n = len(trace)
     size = trace.size_at(t)
     head = (
@@ -216,6 +221,11 @@ class TraceView:
         height: int | None = None,
     ) -> None:
         self.trace = require_trace(trace, "TraceView")
+        tokens = arguments.flag(tokens, "TraceView", "tokens")
+        hierarchy = arguments.optional_flag(hierarchy, "TraceView", "hierarchy")
+        max_tokens = arguments.whole_number(max_tokens, "TraceView", "max_tokens", minimum=0)
+        name = arguments.optional_text(name, "TraceView", "name")
+        height = arguments.optional_whole_number(height, "TraceView", "height", minimum=10, fix="; a height in pixels, or None")
         self.n = len(trace)
         self.t = self._clamp(t)
         self.max_tokens = max_tokens
@@ -261,9 +271,7 @@ class TraceView:
 
     # -- per-t data --------------------------------------------------------------
     def _clamp(self, t: int) -> int:
-        if isinstance(t, bool) or not isinstance(t, int):
-            raise InvalidArgumentError(f"t must be a whole number of steps, got {shorten(repr(t))}")
-        return max(0, min(t, self.n))
+        return _clamped(t, self.n, "TraceView")
 
     def _graph(self, t: int) -> nx.DiGraph:
         return hierarchy_graph(self.trace, t, max_depth=self._depth)
@@ -453,6 +461,14 @@ class TraceView:
         return "<div class='stmviz-static'>" + "\n".join(parts) + "</div>"
 
 
+def _clamped(t: object, n: int, where: str) -> int:
+    """A time index t of a player, clamped to 0 … n (a slider never leaves its range); t must be a whole number."""
+    number = arguments.integer_value(t)
+    if number is None:
+        raise IndexTypeError(f"{where}: t must be a whole number (an int) naming a state ω_t, got {describe(t)}; pass t = 0 … {n}")
+    return max(0, min(number, n))
+
+
 def time_controls(n: int, t: int, interval: int) -> tuple[widgets.Play, widgets.IntSlider, widgets.Button, widgets.Button]:
     """The controls of time t in a player: play, the slider over ω_0 … ω_n, and one-step buttons.
 
@@ -491,7 +507,8 @@ class Stepping:
 
     def step(self, delta: int) -> int:
         """Move the slider by ``delta`` steps, clamped to 0 … n; returns the new t."""
-        value = max(0, min(self.slider.value + int(delta), self.n))
+        delta = arguments.whole_number(delta, type(self).__name__ + ".step", "delta", fix="; e.g. 1 or -1")
+        value = max(0, min(self.slider.value + delta, self.n))
         self.slider.value = value
         return value
 
@@ -514,7 +531,7 @@ class Stepping:
 
     @t.setter
     def t(self, value: int) -> None:
-        self.slider.value = max(0, min(int(value), self.n))
+        self.slider.value = _clamped(value, self.n, type(self).__name__)
 
     def static_html(self, include_plotlyjs: str | bool = "cdn") -> str:  # pragma: no cover - overridden
         """The player at its current t as static HTML, for front ends without a kernel."""
@@ -600,6 +617,7 @@ class TracePlayer(Stepping, widgets.VBox):
         max_tokens: int = 1500,
     ) -> None:
         trace = require_trace(trace, "TracePlayer")
+        interval = arguments.whole_number(interval, "TracePlayer", "interval", minimum=1, fix="; milliseconds between steps")
         self.trace = trace
         self.n = len(trace)
         self.view = TraceView(trace, t, tokens=tokens, hierarchy=hierarchy, max_tokens=max_tokens)
