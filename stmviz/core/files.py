@@ -59,6 +59,8 @@ __all__ = [
     "max_file_bytes",
     "read_bytes",
     "write_text",
+    "write_bytes",
+    "copy_file",
     "json_text",
     "html_text",
 ]
@@ -109,6 +111,8 @@ def json_text(data: Any, *, indent: int | None = None, error: type[STMError] = I
 
 def html_text(text: str) -> str:
     """``text`` with every lone surrogate replaced by U+FFFD (``�``): the HTML half of the encoding policy.
+
+    Text shown to people in a terminal (the ``stmviz`` command) follows it too.
 
     >>> html_text("cut \\ud83d here") == "cut \\ufffd here"
     True
@@ -203,6 +207,18 @@ def write_text(
             f"{target}: the {what} was not written: character {exc.start} ({exc.object[exc.start]!r}) cannot be "
             f"encoded as UTF-8 ({exc.reason}); nothing was changed on disk"
         ) from None
+    return write_bytes(target, data, what=what, error=error)
+
+
+def write_bytes(
+    path: str | os.PathLike[str],
+    data: bytes,
+    *,
+    what: str = "file",
+    error: type[STMError] = InvalidArgumentError,
+) -> Path:
+    """Write ``data`` to ``path`` atomically, as :func:`write_text` does: the old file is replaced whole, or left as it was."""
+    target = _path(path, what)
     target = Path(os.path.realpath(target)) if target.is_symlink() else target
     try:
         info = os.stat(target)
@@ -286,6 +302,11 @@ def _sync_folder(folder: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def copy_file(source: str | os.PathLike[str], target: str | os.PathLike[str], *, what: str = "file") -> Path:
+    """Copy a regular file (bounded, as :func:`read_bytes` reads) to ``target``, atomically (as :func:`write_bytes`)."""
+    return write_bytes(target, read_bytes(source, what=what), what=what)
 
 
 # ---------------------------------------------------------------- reading

@@ -19,6 +19,7 @@ is decoded from that encoding.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from .errors import STMError, TraceFormatError
@@ -172,6 +173,11 @@ def _text(text: str | bytes, source: str, error: type[STMError], expected: str) 
                 f"{source}: not {name} text ({exc.reason} at byte {exc.start}); save the file as UTF-8 "
                 f"(a file in Latin-1 or Windows-1252 must be converted)"
             ) from None
+        if not encoding.startswith("utf-8") and not re.match(r'\s*[\[{"\-0-9tfn]', text):
+            raise error(
+                f"{source}: the file starts like {encoding.upper()} text (a byte-order mark or NUL bytes), "
+                f"but is not JSON in that encoding; save the file as UTF-8"
+            )
     elif not isinstance(text, str):
         raise error(f"{source}: expected JSON text (str or bytes), got {type(text).__name__}")
     if not text.strip():

@@ -72,6 +72,7 @@ from typing import Any
 from ..core.context import AgentStep
 from ..core.errors import ScenarioFormatError
 from ..core.formatting import shorten
+from ..core.files import read_bytes
 from ..core.jsonio import decode_json, decode_json_lines
 from .scenario import Scenario
 
@@ -325,10 +326,7 @@ def load_agentfold_log(path: str | os.PathLike, name: str | None = None, **kwarg
     :func:`from_agentfold_records`.
     """
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise ScenarioFormatError(f"{path}: no such transcript file") from None
+    raw = read_bytes(path, what="transcript file", error=ScenarioFormatError)  # bounded; never blocks on a pipe or device
     source, name = path.name, name or path.stem
     if path.suffix.lower() in (".jsonl", ".ndjson"):
         lines = decode_json_lines(raw, source, ScenarioFormatError, expected="a transcript file holds one record per line")

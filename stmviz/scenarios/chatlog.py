@@ -51,6 +51,7 @@ from typing import Any
 
 from ..core.errors import ScenarioFormatError
 from ..core.formatting import shorten
+from ..core.files import read_bytes
 from ..core.jsonio import decode_json, decode_json_lines
 from ..core.context import AgentStep
 from .scenario import Scenario
@@ -410,10 +411,7 @@ def load_chat_log(path: str | os.PathLike, name: str | None = None, **kwargs: An
         JSONL) and the field.
     """
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise ScenarioFormatError(f"{path}: no such chat log file") from None
+    raw = read_bytes(path, what="chat log file", error=ScenarioFormatError)  # bounded; never blocks on a pipe or device
     source = path.name
     name = name or path.stem
     if path.suffix.lower() in (".jsonl", ".ndjson"):
