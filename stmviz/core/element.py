@@ -475,8 +475,9 @@ def _check_saveable(meta: Meta) -> None:
     """Refuse metadata d that would not come back equal from a trace file; mark ``meta`` as checked."""
     t = meta._data.get("t", _ABSENT)
     if t is not _ABSENT and (type(t) not in (int, float) or not _finite(t) or (type(t) is int and abs(t) > MAX_SAFE_INT)):
+        shown = f"a whole number of {t.bit_length()} bits" if type(t) is int else _shown(t)
         raise InvalidElementError(
-            f"meta['t'] = {shorten(repr(t))}: the time t of an element orders the state, so it must be a finite "
+            f"meta['t'] = {shown}: the time t of an element orders the state, so it must be a finite "
             f"number (an int or a float); use e.g. the step index, or leave 't' out"
         )
     problem = _unsaveable(meta, "meta", 0)
@@ -486,6 +487,14 @@ def _check_saveable(meta: Meta) -> None:
 
 
 _ABSENT = object()
+
+
+def _shown(value: Any) -> str:
+    """A short repr of a value for a message, even of one that holds a number too long for ``repr``."""
+    try:
+        return shorten(repr(value))
+    except ValueError:
+        return f"a {type(value).__name__} holding a number too long to show"
 
 
 def _safe_ints(values: tuple[Any, ...]) -> bool:
@@ -502,8 +511,8 @@ def _unsaveable(value: Any, where: str, depth: int) -> str | None:
         if -MAX_SAFE_INT <= value <= MAX_SAFE_INT:
             return None
         return (
-            f"{where} = {shorten(repr(value), 30)} is beyond ±(2**53 − 1), the whole numbers JSON readers and "
-            f"figures hold exactly; store it as text: str(value)"
+            f"{where} is a whole number of {value.bit_length()} bits, beyond ±(2**53 − 1), the whole numbers JSON "
+            f"readers and figures hold exactly; store it as text: str(value)"
         )
     if kind is float:
         if math.isfinite(value):

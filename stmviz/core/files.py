@@ -24,7 +24,9 @@ emoji, as real exported chat logs contain), which UTF-8 cannot encode:
   low one as the single character the pair encodes: a string that holds such
   a pair as two separate code points comes back as that one character.)
 - HTML pages (:func:`html_text`) are for people: each lone surrogate is
-  replaced by U+FFFD, the replacement character ``�``.
+  replaced by U+FFFD, the replacement character ``�`` (data a page embeds
+  as JSON for its scripts may keep the ``\\ud83d`` escape, which a browser
+  shows as ``�`` too). The ``stmviz`` command prints text the same way.
 
 **Reading is bounded and never blocks.** :func:`read_bytes` reads only regular
 files: a directory, a named pipe (FIFO), a device such as ``/dev/zero`` or a

@@ -147,7 +147,7 @@ def trace_from_json(text: str | bytes | Mapping[str, Any], mechanism: Mechanism 
         if the input is truncated, malformed, foreign or of another version, saying where and what.
     """
     if isinstance(text, Mapping):  # checked as the same document read from a file would be (no NaN, not too deep)
-        text = json_text(dict(text), error=TraceFormatError, what=source)
+        text = json_text(dict(text), error=TraceFormatError, what=f"{source}: the decoded trace")
     data = decode_json(text, source, TraceFormatError, allow_nan=False)
     reader = _Reader(data, source)
     trace = reader.trace(mechanism)
