@@ -147,7 +147,6 @@ class Meta(Mapping[str, Any]):
 _SCALARS = (str, int, float, bool, type(None))
 _FAST_SCALARS = frozenset(_SCALARS)
 _STR_KEYS = frozenset((str,))
-_NUMBER_KINDS = frozenset((int, float, bool))
 
 #: How deeply metadata values may nest (a list in a dict in a list …): far more than any real record needs.
 MAX_NESTING = 64
@@ -497,11 +496,6 @@ def _shown(value: Any) -> str:
         return f"a {type(value).__name__} holding a number too long to show"
 
 
-def _safe_ints(values: tuple[Any, ...]) -> bool:
-    ints = [v for v in values if type(v) is int]
-    return -MAX_SAFE_INT <= min(ints) and max(ints) <= MAX_SAFE_INT
-
-
 def _unsaveable(value: Any, where: str, depth: int) -> str | None:
     """Why a frozen metadata value would not round-trip through a trace's JSON exactly (``None`` if it does)."""
     kind = type(value)
@@ -524,12 +518,13 @@ def _unsaveable(value: Any, where: str, depth: int) -> str | None:
     if depth >= MAX_NESTING:
         return f"{where} is nested more than {MAX_NESTING} levels deep; flatten it, or store the structure as text"
     if kind is tuple:
-        if _NUMBER_KINDS.issuperset(map(type, value)):  # a vector of numbers (an embedding): checked in C
-            try:
-                if math.isfinite(math.fsum(value)) and (int not in map(type, value) or _safe_ints(value)):
-                    return None  # every float is finite and every int JSON-safe
-            except (OverflowError, ValueError):
-                pass
+        if not value:
+            return None
+        try:  # a vector of numbers (an embedding), checked in C: fsum refuses text, is NaN/inf if a float is
+            if math.isfinite(math.fsum(value)) and -MAX_SAFE_INT <= min(value) and max(value) <= MAX_SAFE_INT:
+                return None  # every number finite and JSON-safe (and no str, None or container among them)
+        except (TypeError, OverflowError, ValueError):
+            pass
         for i, item in enumerate(value):
             problem = _unsaveable(item, f"{where}[{i}]", depth + 1)
             if problem:
