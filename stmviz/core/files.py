@@ -63,6 +63,7 @@ __all__ = [
     "write_text",
     "write_bytes",
     "copy_file",
+    "as_path",
     "json_text",
     "html_text",
 ]
@@ -428,6 +429,15 @@ def _kind(mode: int) -> str:
     if stat.S_ISSOCK(mode):
         return "socket"
     return "special file"
+
+
+def as_path(path: Any, what: str = "file") -> Path:
+    """``path`` as a :class:`~pathlib.Path`, or :class:`InvalidArgumentError` if it is not a str or path-like.
+
+    >>> as_path("trace.json")
+    PosixPath('trace.json')
+    """
+    return _path(path, what)
 
 
 def _path(path: Any, what: str) -> Path:

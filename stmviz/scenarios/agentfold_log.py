@@ -72,7 +72,7 @@ from typing import Any
 from ..core.context import AgentStep
 from ..core.errors import ScenarioFormatError
 from ..core.formatting import shorten
-from ..core.files import read_bytes
+from ..core.files import as_path, read_bytes
 from ..core.jsonio import decode_json, decode_json_lines
 from .scenario import Scenario
 
@@ -325,7 +325,7 @@ def load_agentfold_log(path: str | os.PathLike, name: str | None = None, **kwarg
     as keyword arguments; other keyword arguments go to
     :func:`from_agentfold_records`.
     """
-    path = Path(path)
+    path = as_path(path, "transcript file")
     raw = read_bytes(path, what="transcript file", error=ScenarioFormatError)  # bounded; never blocks on a pipe or device
     source, name = path.name, name or path.stem
     if path.suffix.lower() in (".jsonl", ".ndjson"):

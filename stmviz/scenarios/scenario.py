@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 from ..core.element import Meta, thaw
 from ..core.errors import InvalidArgumentError, ScenarioFormatError
 from ..core.formatting import shorten
-from ..core.files import json_text, read_bytes, write_text
+from ..core.files import as_path, json_text, read_bytes, write_text
 from ..core.jsonio import decode_json
 from ..core.context import AgentStep, DIRECTIVE_SHORTHANDS
 from ..core.sizes import count_tokens
@@ -322,7 +322,7 @@ class Scenario:
     @classmethod
     def load(cls, path: str | os.PathLike) -> "Scenario":
         """Read a scenario file."""
-        path = Path(path)
+        path = as_path(path, "scenario file")
         raw = read_bytes(path, what="scenario file", error=ScenarioFormatError, missing=UnknownScenarioError)
         return cls.from_json(raw, source=path.name)
 

@@ -375,3 +375,10 @@ def test_a_lone_surrogate_in_content_and_metadata_round_trips_through_json_text(
     e = Element(HALF_EMOJI, {"t": 1, "note": "\udfff"})
     again = Element.from_json(json.loads(files.json_text(e.to_json()).encode("utf-8")))
     assert again == e and again.id == e.id
+
+
+@pytest.mark.parametrize("reader", ["Trace.load", "Scenario.load", "load_chat_log", "load_agentfold_log"])
+@pytest.mark.parametrize("path", [3, None, 1.5])
+def test_a_loader_given_a_number_for_a_path_says_so(reader, path):
+    with pytest.raises(InvalidArgumentError, match="must be a str or a pathlib.Path"):
+        READERS[reader][0](path)
