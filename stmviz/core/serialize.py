@@ -398,21 +398,25 @@ class _Reader:
         Figures, the export and the player call π and the hierarchy of the
         mechanism on every state; an element whose metadata the mechanism
         cannot read (AgentFold's block without a valid ``range``) would make
-        them fail later, far from the file. So each element is tried alone.
+        them fail later, far from the file. So each element is tried alone;
+        an element the mechanism cannot read alone (a mechanism whose π needs
+        company) is tried in the first recorded state that holds it, which is
+        what a figure would show.
         """
         mechanism = trace.mechanism
         if mechanism is None:
             return
         name = trace.name
+        first_state = dict.fromkeys(trace.initial.elements, 0)
+        for step in trace:
+            for element in step.added:
+                first_state.setdefault(element, step.t + 1)
         for i, element in enumerate(self.elements):
-            alone = State._trusted(frozenset((element,)))
-            try:
-                mechanism.input(alone)
-                mechanism.hierarchy(alone)
-            except Exception as exc:  # the mechanism's own code, reading a value from the file
-                raise self.fail(
-                    f"elements[{i}]", f"{name} cannot read this element ({element.label()}): {type(exc).__name__}: {shorten(str(exc), 160)}"
-                ) from None
+            problem = _unreadable(mechanism, State._trusted(frozenset((element,))))
+            if problem and element in first_state:
+                problem = _unreadable(mechanism, trace.state_at(first_state[element]))
+            if problem:  # the mechanism's own code fails on a value from the file
+                raise self.fail(f"elements[{i}]", f"{name} cannot read this element ({element.label()}): {problem}")
         children: dict[Element, tuple[Element, ...]] = {}
         for step in trace:
             if step.added and step.removed:
@@ -430,6 +434,16 @@ class _Reader:
                 "the folds form a cycle (" + " → ".join(f"elements[{index[e]}]" for e in cycle)
                 + "): a summary block cannot contain itself; the file is damaged",
             )
+
+
+def _unreadable(mechanism: Mechanism, state: State) -> str | None:
+    """What goes wrong when the figures ask ``mechanism`` for π(ω) and the hierarchy of ω (``None``: nothing)."""
+    try:
+        mechanism.input(state)
+        mechanism.hierarchy(state)
+    except Exception as exc:
+        return f"{type(exc).__name__}: {shorten(str(exc), 160)}"
+    return None
 
 
 def _cycle(children: Mapping[Element, tuple[Element, ...]]) -> list[Element] | None:

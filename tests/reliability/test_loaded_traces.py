@@ -305,3 +305,27 @@ def test_the_refusal_names_the_field(name, where, tmp_path):
 @pytest.mark.parametrize("mechanism", ["FIFOWindow", "SCM", "HiAgent", "AgentFold"])
 def test_the_uncorrupted_traces_load_and_work_everywhere(mechanism, tmp_path):
     assert _load_and_use(mechanism, lambda doc: None, tmp_path) == "works"
+
+
+def test_a_valid_trace_of_a_mechanism_whose_pi_needs_company_still_loads(tmp_path):
+    """π that fails on an element alone (it needs the system prompt) is judged on the states the trace recorded."""
+    from stmviz import Element, Mechanism, State, StateSpace, run, sizes
+
+    class NeedsSystem(Mechanism):
+        operations = {"append": "add the step"}
+
+        def initial_state(self, context):
+            return State([Element("You are helpful.", {"t": -1, "type": "system"})])
+
+        def update(self, state, operation, context):
+            return state | {Element(context.observation or "x", {"t": context.t, "type": "user"})}
+
+        def project(self, state):
+            system = next(e for e in state if e.type == "system")  # StopIteration without it
+            return [system.text] + [e.text for e in state.ordered() if e is not system]
+
+    mechanism = NeedsSystem(StateSpace(sizes.words, 100))
+    trace = run(mechanism, ["a", "b"])
+    again = Trace.from_json(trace.to_json(), mechanism)
+    assert again == trace
+    use_everywhere(again, tmp_path)
