@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 if TYPE_CHECKING:  # pragma: no cover - the command imports the package on use, for a fast --help
     from .core.mechanism import Mechanism
@@ -53,18 +52,21 @@ def _load(source: str) -> Scenario:
 
     path = Path(source)
     suffix = path.suffix.lower()
-    if suffix in (".jsonl", ".ndjson") or (path.exists() and suffix == ".json" and _looks_like_chat(path)):
+    if suffix in (".jsonl", ".ndjson") or (path.is_file() and suffix == ".json" and _looks_like_chat(path)):
         return load_chat_log(path)
     return load_scenario(source)
 
 
 def _looks_like_chat(path: Path) -> bool:
-    import json
+    """Whether a ``.json`` file holds a chat log; read as every file is (bounded, never from a pipe or a device)."""
+    from .core.errors import STMError
+    from .core.files import read_bytes
+    from .core.jsonio import decode_json
 
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
+        data = decode_json(read_bytes(path, what="file"), str(path))
+    except STMError:
+        return False  # load_scenario reads it again and says what is wrong
     return isinstance(data, list) or (isinstance(data, dict) and "messages" in data and "steps" not in data)
 
 
@@ -73,21 +75,29 @@ def demo(args: argparse.Namespace) -> int:
     from . import run
 
     scenario = _load(args.scenario)
-    v_max = args.v_max or scenario.v_max or DEFAULT_V_MAX
+    v_max = args.v_max if args.v_max is not None else (scenario.v_max or DEFAULT_V_MAX)
     mechanism = _mechanism(args.mechanism, v_max)
     trace = run(mechanism, scenario)
-    print(f"stmviz demo — scenario {scenario.name!r} ({len(scenario.steps)} steps) through {mechanism}")
-    print(f"Ω_STM: μ = {trace.size_name}, V_max = {v_max:g}.  Each row is one pass of the Figure 1 loop:")
-    print("x_t = π(ω_t) → model output, then the input that arrives after it → c_t, o_t → ω_{t+1} = U(ω_t, o_t, c_t)\n")
-    print(trace.table(width=0, limit=args.limit))
+    # agent text may hold lone surrogates ("cut \\ud83d"): _say shows them as U+FFFD, as an HTML export does
+    _say(f"stmviz {args.command or 'demo'} — scenario {scenario.name!r} ({len(scenario.steps)} steps) through {mechanism}")
+    _say(f"Ω_STM: μ = {trace.size_name}, V_max = {v_max:g}.  Each row is one pass of the Figure 1 loop:")
+    _say("x_t = π(ω_t) → model output, then the input that arrives after it → c_t, o_t → ω_{t+1} = U(ω_t, o_t, c_t)\n")
+    _say(trace.table(width=0, limit=args.limit))
     if args.limit is not None and len(trace) > args.limit:
-        print(f"… {len(trace) - args.limit} more steps (use --limit)")
+        _say(f"… {len(trace) - args.limit} more steps (use --limit)")
     evicted = sum(len(step.removed) for step in trace)
     peak = max((step.size_after for step in trace), default=0)
-    print(f"\n{len(trace)} steps; peak Σμ = {peak:g} of V_max = {v_max:g}; {evicted} elements removed; "
+    _say(f"\n{len(trace)} steps; peak Σμ = {peak:g} of V_max = {v_max:g}; {evicted} elements removed; "
           f"final |ω| = {len(trace.final)}.")
-    print("Next: `stmviz lab` opens the notebooks that explain and animate this.")
+    _say("Next: `stmviz lab` opens the notebooks that explain and animate this.")
     return 0
+
+
+def _say(*parts: object, **kwargs: Any) -> None:
+    """print(), with the encoding policy for people (stmviz.core.files.html_text) applied to the text."""
+    from .core.files import html_text
+
+    print(*(html_text(p if isinstance(p, str) else str(p)) for p in parts), **kwargs)
 
 
 def replay(args: argparse.Namespace) -> int:
@@ -121,8 +131,13 @@ def _writable(path: Path) -> bool:
     return os.access(path, os.W_OK)
 
 
-def prepare_notebooks(target: Path | None = None) -> Path:
-    """The folder JupyterLab should open: the notebooks in place if writable, else a fresh user copy."""
+def prepare_notebooks(target: Path | None = None, *, dry_run: bool = False) -> Path:
+    """The folder JupyterLab should open: the notebooks in place if writable, else a fresh user copy.
+
+    Files already in the folder are never overwritten (a student's edits); each
+    copy is written atomically. With ``dry_run`` nothing is created or copied:
+    only what would be copied is printed.
+    """
     source = notebooks_source()
     if source is None:
         raise SystemExit(
@@ -133,19 +148,36 @@ def prepare_notebooks(target: Path | None = None) -> Path:
     if target is None and _writable(source) and (source.parent / "pyproject.toml").is_file():
         return source  # a source checkout: work on the notebooks in place
     target = target or Path.home() / "stmviz-notebooks"
-    target.mkdir(parents=True, exist_ok=True)
+    if target.exists() and not target.is_dir():
+        from .core.errors import InvalidArgumentError
+
+        raise InvalidArgumentError(f"{target}: is a file, not a folder; pass --dir a folder for the notebooks")
+    if not dry_run:
+        target.mkdir(parents=True, exist_ok=True)
+    copied = _copy_missing(source, target, dry_run)
+    verb = "would be copied" if dry_run else "copied"
+    print(f"stmviz: notebooks are in {target}" + (f" ({copied} files {verb} from {source})" if copied else ""))
+    return target
+
+
+def _copy_missing(source: Path, target: Path, dry_run: bool) -> int:
+    """Copy each file of ``source`` that ``target`` lacks (recursively), atomically; the number of files copied."""
+    from .core.files import copy_file
+
     copied = 0
     for item in sorted(source.iterdir()):
         destination = target / item.name
-        if destination.exists():
-            continue  # never overwrite a student's edits
         if item.is_dir():
-            shutil.copytree(item, destination)
-        else:
-            shutil.copy2(item, destination)
-        copied += 1
-    print(f"stmviz: notebooks are in {target}" + (f" ({copied} files copied from {source})" if copied else ""))
-    return target
+            if destination.exists() and not destination.is_dir():
+                continue
+            if not dry_run:
+                destination.mkdir(exist_ok=True)
+            copied += _copy_missing(item, destination, dry_run)
+        elif item.is_file() and not os.path.lexists(destination):  # never overwrite a student's edits
+            if not dry_run:
+                copy_file(item, destination, what="notebook")
+            copied += 1
+    return copied
 
 
 def lab(args: argparse.Namespace, extra: Sequence[str]) -> int:
@@ -160,7 +192,7 @@ def lab(args: argparse.Namespace, extra: Sequence[str]) -> int:
             file=sys.stderr,
         )
         return 1
-    folder = prepare_notebooks(Path(args.dir) if args.dir else None)
+    folder = prepare_notebooks(Path(args.dir) if args.dir else None, dry_run=args.dry_run)
     command = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={folder}"]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--allow-root")
@@ -183,6 +215,39 @@ def lab(args: argparse.Namespace, extra: Sequence[str]) -> int:
         return 0
 
 
+def _v_max(text: str) -> float:
+    """``--v-max``: a positive finite number of tokens (argparse says what is wrong otherwise)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number; give the capacity in tokens, e.g. --v-max 2048") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"V_max must be a positive finite number of tokens, got {text}; e.g. --v-max 2048")
+    return value
+
+
+def _limit(text: str) -> int:
+    """``--limit``: a whole number of steps ≥ 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of steps; e.g. --limit 20") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"the number of steps to print must be ≥ 0, got {value}; e.g. --limit 20")
+    return value
+
+
+def _port(text: str) -> int:
+    """``--port``: a TCP port, 1 … 65535."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number; e.g. --port 8888") from None
+    if not 0 < value < 65536:
+        raise argparse.ArgumentTypeError(f"a port is a number from 1 to 65535, got {value}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser of the ``stmviz`` command: ``lab``, ``demo``, ``replay`` and ``scenarios``."""
     parser = argparse.ArgumentParser(prog="stmviz", description="See how an LLM agent's short-term memory works.")
@@ -191,8 +256,8 @@ def build_parser() -> argparse.ArgumentParser:
     p_lab = sub.add_parser("lab", help="start JupyterLab on the tutorial notebooks (opens 00_start_here)")
     p_lab.add_argument("--dir", help="copy the notebooks here and open them (default: in place, or ~/stmviz-notebooks)")
     p_lab.add_argument("--no-browser", action="store_true", help="do not open a browser")
-    p_lab.add_argument("--port", type=int, default=None)
-    p_lab.add_argument("--dry-run", action="store_true", help="print the command instead of starting JupyterLab")
+    p_lab.add_argument("--port", type=_port, default=None)
+    p_lab.add_argument("--dry-run", action="store_true", help="print the command instead of starting JupyterLab (copies nothing)")
 
     for name, helptext in (("demo", "run the built-in demo and print its trace"),
                            ("replay", "replay a scenario or chat log through a mechanism")):
@@ -202,8 +267,8 @@ def build_parser() -> argparse.ArgumentParser:
         else:
             p.add_argument("--scenario", default="tool_chat", help="bundled scenario (default: tool_chat)")
         p.add_argument("--mechanism", choices=MECHANISMS, default="fifo")
-        p.add_argument("--v-max", type=float, default=None, help=f"capacity V_max in tokens (default: the scenario's, or {DEFAULT_V_MAX})")
-        p.add_argument("--limit", type=int, default=None, help="print at most this many steps")
+        p.add_argument("--v-max", type=_v_max, default=None, help=f"capacity V_max in tokens, > 0 (default: the scenario's, or {DEFAULT_V_MAX})")
+        p.add_argument("--limit", type=_limit, default=None, help="print at most this many steps (≥ 0)")
 
     sub.add_parser("scenarios", help="list the bundled scenarios")
     return parser
@@ -212,8 +277,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``stmviz`` command with ``argv`` (default: the process's arguments); return the exit status.
 
-    A deliberate error of stmviz (an :class:`~stmviz.core.errors.STMError`, such as a malformed
-    scenario file) is printed without a traceback, and the status is 2.
+    Every error is one line on stderr, never a traceback: a deliberate error of
+    stmviz (an :class:`~stmviz.core.errors.STMError`, such as a malformed
+    scenario file), an error of the operating system (a file that cannot be
+    read or written) or anything unexpected gives status 2; Ctrl-C gives 130.
+    Set ``STMVIZ_DEBUG=1`` to see the traceback of an unexpected error.
+    Bad options are argparse's: a usage line and status 2.
     """
     from .core.errors import STMError
 
@@ -232,6 +301,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "replay":
             return replay(args)
         return demo(args)
+    except KeyboardInterrupt:
+        print("stmviz: interrupted", file=sys.stderr)
+        return 130
     except STMError as exc:
-        print(f"stmviz: {exc}", file=sys.stderr)
-        return 2
+        return _fail(str(exc))
+    except OSError as exc:
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        return _fail(f"{where}{exc.strerror or exc}")
+    except Exception as exc:  # a bug of stmviz: still one line (STMVIZ_DEBUG=1 shows the traceback)
+        if os.environ.get("STMVIZ_DEBUG"):
+            raise
+        return _fail(f"unexpected error {type(exc).__name__}: {exc} (run with STMVIZ_DEBUG=1 for the traceback, and please report it)")
+
+
+def _fail(message: str) -> int:
+    """Print one error line (the first line of ``message`` and an indented rest) and return status 2."""
+    try:
+        print(f"stmviz: {message}", file=sys.stderr)
+    except UnicodeEncodeError:  # a terminal that cannot show a character of the message
+        print(f"stmviz: {message}".encode("ascii", "backslashreplace").decode("ascii"), file=sys.stderr)
+    return 2

@@ -117,10 +117,10 @@ def test_lab_copies_notebooks_when_installed_read_only(tmp_path, monkeypatch, ca
     (source / cli.START_NOTEBOOK).write_text("{}")
     monkeypatch.setattr(cli, "notebooks_source", lambda: source)
     target = tmp_path / "mine"
-    assert cli.main(["lab", "--dry-run", "--dir", str(target)]) == 0
+    assert cli.prepare_notebooks(target) == target  # what `stmviz lab --dir mine` does before starting JupyterLab
     assert (target / cli.START_NOTEBOOK).read_text() == "{}"
     (target / cli.START_NOTEBOOK).write_text('{"edited": true}')
-    assert cli.main(["lab", "--dry-run", "--dir", str(target)]) == 0
+    assert cli.prepare_notebooks(target) == target
     assert "edited" in (target / cli.START_NOTEBOOK).read_text()  # a student's edits are never overwritten
 
 

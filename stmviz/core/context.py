@@ -17,12 +17,12 @@ U : Ω_STM × O × C → Ω_STM lets updates depend on external factors.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .element import Meta, thaw
-from .errors import InvalidIndexError, ScenarioFormatError, STMError
+from .errors import InvalidArgumentError, InvalidIndexError, ScenarioFormatError, STMError
 from .formatting import shorten
 
 __all__ = ["AgentStep", "History", "Context", "DIRECTIVE_SHORTHANDS"]
@@ -314,12 +314,28 @@ class Context:
     extra: Mapping[str, Any] = field(default_factory=Meta)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.meta, Meta):
-            object.__setattr__(self, "meta", Meta(self.meta))
-        if not isinstance(self.extra, Meta):
-            object.__setattr__(self, "extra", Meta(self.extra))
+        if isinstance(self.t, bool) or not isinstance(self.t, int) or self.t < 0:
+            raise InvalidArgumentError(f"Context: t must be a whole number of steps ≥ 0, got {shorten(repr(self.t))}")
+        if not isinstance(self.query, str):
+            raise InvalidArgumentError(f"Context: query Q must be text, got {type(self.query).__name__} {shorten(repr(self.query))}")
+        for name in ("meta", "extra"):
+            value = getattr(self, name)
+            if not isinstance(value, Meta):
+                if not isinstance(value, Mapping):
+                    raise InvalidArgumentError(f"Context: {name} must be a mapping, got {type(value).__name__} {shorten(repr(value))}")
+                object.__setattr__(self, name, Meta(value))
         if not isinstance(self.tools, tuple):
+            if isinstance(self.tools, (str, bytes, Mapping)) or not isinstance(self.tools, Iterable):
+                raise InvalidArgumentError(
+                    f"Context: tools T must be a list of tool names, got {type(self.tools).__name__} {shorten(repr(self.tools))}"
+                )
             object.__setattr__(self, "tools", tuple(self.tools))
+        if not all(isinstance(name, str) for name in self.tools):
+            raise InvalidArgumentError(f"Context: each tool in T is named by text, got {shorten(repr(self.tools))}")
+        if not isinstance(self.history, History):
+            if isinstance(self.history, (str, bytes, Mapping)) or not isinstance(self.history, Sequence):
+                raise InvalidArgumentError(f"Context: history must be a sequence of AgentStep, got {type(self.history).__name__}")
+            object.__setattr__(self, "history", History([AgentStep.coerce(s, where=f"history[{k}]") for k, s in enumerate(self.history)]))
         if not isinstance(self.step, AgentStep):
             object.__setattr__(self, "step", AgentStep.coerce(self.step))
 

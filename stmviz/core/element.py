@@ -49,11 +49,23 @@ class Meta(Mapping[str, Any]):
     True
     """
 
-    __slots__ = ("_data", "_hash")
+    __slots__ = ("_data", "_hash", "_saveable")
     _data: dict[str, Any]
     _hash: int | None
+    _saveable: bool  # checked once by an Element holding it: every value round-trips through JSON
 
     def __init__(self, data: Mapping[str, Any] | None = None, /, **kwargs: Any) -> None:
+        self._build(data, kwargs, "meta", 0)
+
+    @classmethod
+    def _frozen(cls, data: Mapping[str, Any], where: str, depth: int) -> "Meta":
+        """A Meta of a mapping nested ``depth`` levels inside another value (see :func:`freeze`)."""
+        self = object.__new__(cls)
+        self._build(data, {}, where, depth)
+        return self
+
+    def _build(self, data: Mapping[str, Any] | None, kwargs: Mapping[str, Any], where: str, depth: int) -> None:
+        object.__setattr__(self, "_saveable", False)
         if (
             not kwargs
             and type(data) is dict
@@ -71,12 +83,14 @@ class Meta(Mapping[str, Any]):
                     f"{type(source).__name__}; pass e.g. meta={{'t': 0, 'source': 'user'}}"
                 )
             for key, value in source.items():
-                if not isinstance(key, str):
-                    raise InvalidElementError(
-                        f"metadata key {key!r} is a {type(key).__name__}; the components D_i of "
-                        f"d are named by strings: use str({key!r}) or a descriptive name"
-                    )
-                items[key] = freeze(value, where=f"meta[{key!r}]")
+                if type(key) is not str:
+                    if not isinstance(key, str):
+                        raise InvalidElementError(
+                            f"metadata key {shorten(repr(key))} is a {type(key).__name__}; the components D_i of "
+                            f"d are named by strings: use str({shorten(repr(key))}) or a descriptive name"
+                        )
+                    key = str.__str__(key)  # a str subclass (an enum member): its plain text, as JSON gives back
+                items[key] = freeze(value, where=f"{where}[{key!r}]", _depth=depth)
         object.__setattr__(self, "_data", items)
         object.__setattr__(self, "_hash", None)
 
@@ -134,25 +148,45 @@ _SCALARS = (str, int, float, bool, type(None))
 _FAST_SCALARS = frozenset(_SCALARS)
 _STR_KEYS = frozenset((str,))
 
+#: How deeply metadata values may nest (a list in a dict in a list …): far more than any real record needs.
+MAX_NESTING = 64
+#: The largest whole number an element's metadata may hold, in absolute value: 2**53 − 1, the largest
+#: integer every JSON reader (JavaScript's, in an exported page, too) reads back exactly, and a float
+#: holds exactly, so figures can place it.
+MAX_SAFE_INT = 2**53 - 1
 
-def freeze(value: Any, where: str = "value") -> Any:
+
+def freeze(value: Any, where: str = "value", _depth: int = 0) -> Any:
     """A metadata value of d ∈ D (or an operation parameter), made immutable and hashable.
 
     Lists and tuples become tuples, dicts become :class:`Meta`, sets become
     frozensets; strings, numbers, booleans, ``None``, elements and parts stay
-    as they are. Anything else is refused with :class:`InvalidElementError`.
+    as they are (a subclass of str, int or float, such as an enum member,
+    becomes the plain value, so that it reads back from JSON the same).
+    Values nested more than :data:`MAX_NESTING` levels deep, and anything
+    else, are refused with :class:`InvalidElementError`.
     """
-    if isinstance(value, _SCALARS):
+    kind = type(value)
+    if kind in _FAST_SCALARS:
         return value
+    if _depth >= MAX_NESTING:
+        raise InvalidElementError(
+            f"{where} is nested more than {MAX_NESTING} levels deep; metadata is a flat record of "
+            f"components: flatten it, or store the deep structure as text"
+        )
+    if isinstance(value, bool):  # pragma: no cover - bool cannot be subclassed
+        return bool(value)
+    if isinstance(value, str):
+        return str.__str__(value)
     if isinstance(value, (Meta, ImagePart, AudioPart, Element)):
         return value
     if isinstance(value, (list, tuple)):
-        return _frozen_sequence(value, where)
+        return _frozen_sequence(value, where, _depth + 1)
     if isinstance(value, Mapping):
-        return Meta(value)
+        return Meta._frozen(value, where, _depth + 1)
     if isinstance(value, (set, frozenset)):
-        return frozenset(freeze(v, where=where) for v in value)
-    if isinstance(value, numbers.Integral):  # numpy scalars and other real numbers
+        return frozenset(freeze(v, where=where, _depth=_depth + 1) for v in value)
+    if isinstance(value, numbers.Integral):  # numpy scalars, enum members and other whole numbers
         return int(value)
     if isinstance(value, numbers.Real):
         return float(value)
@@ -162,11 +196,11 @@ def freeze(value: Any, where: str = "value") -> Any:
     )
 
 
-def _frozen_sequence(value: list[Any] | tuple[Any, ...], where: str) -> tuple[Any, ...]:
+def _frozen_sequence(value: list[Any] | tuple[Any, ...], where: str, depth: int = 0) -> tuple[Any, ...]:
     """A list or tuple of metadata values, frozen into a tuple."""
     if _FAST_SCALARS.issuperset(map(type, value)):  # plain scalars only (an embedding, a range): checked in C
         return value if type(value) is tuple else tuple(value)
-    return tuple(freeze(v, where=f"{where}[{i}]") for i, v in enumerate(value))
+    return tuple(freeze(v, where=f"{where}[{i}]", _depth=depth) for i, v in enumerate(value))
 
 
 def thaw(value: Any) -> Any:
@@ -178,6 +212,20 @@ def thaw(value: Any) -> Any:
     if isinstance(value, frozenset):
         return sorted((thaw(v) for v in value), key=repr)
     return value
+
+
+#: The largest width or height of an :class:`ImagePart`, in pixels.
+MAX_PIXELS = 1_000_000
+
+
+def _finite(x: int | float) -> bool:
+    """Whether a real number is finite as a float (a whole number beyond the float range is not)."""
+    if type(x) is int:
+        return -_FLOAT_MAX <= x <= _FLOAT_MAX
+    return math.isfinite(x)
+
+
+_FLOAT_MAX = 1.7976931348623157e308
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,10 +251,11 @@ class ImagePart:
             raise InvalidElementError(f"ImagePart.ref must be a non-empty string, got {self.ref!r}")
         for name in ("width", "height"):
             v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
+            if isinstance(v, bool) or not isinstance(v, int) or not 0 < v <= MAX_PIXELS:
                 raise InvalidElementError(
-                    f"ImagePart.{name} must be a positive whole number of pixels, got {v!r}"
+                    f"ImagePart.{name} must be a whole number of pixels from 1 to {MAX_PIXELS:,}, got {shorten(repr(v))}"
                 )
+            object.__setattr__(self, name, int(v))
         if self.detail not in ("auto", "low", "high"):
             raise InvalidElementError(
                 f"ImagePart.detail must be 'auto', 'low' or 'high', got {self.detail!r}"
@@ -227,8 +276,9 @@ class AudioPart:
         if not isinstance(self.ref, str) or not self.ref:
             raise InvalidElementError(f"AudioPart.ref must be a non-empty string, got {self.ref!r}")
         s = self.seconds
-        if isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(s) or s <= 0:
-            raise InvalidElementError(f"AudioPart.seconds must be a positive finite number, got {s!r}")
+        if isinstance(s, bool) or not isinstance(s, (int, float)) or not _finite(s) or s <= 0:
+            raise InvalidElementError(f"AudioPart.seconds must be a positive finite number, got {shorten(repr(s))}")
+        object.__setattr__(self, "seconds", float(s))  # 2 and 2.0 are the same duration: one form, one id
 
     def __str__(self) -> str:
         return f"[audio {self.ref} {self.seconds:g}s]"
@@ -239,7 +289,9 @@ Content = Union[str, ImagePart, AudioPart, tuple]
 
 
 def _check_content(content: Any) -> Content:
-    if isinstance(content, (str, ImagePart, AudioPart)):
+    if isinstance(content, str):
+        return str.__str__(content)  # a str subclass: its plain text, as JSON gives it back
+    if isinstance(content, (ImagePart, AudioPart)):
         return content
     if isinstance(content, (list, tuple)):
         parts = tuple(content)
@@ -253,7 +305,7 @@ def _check_content(content: Any) -> Content:
                     f"content part {k} is a {type(part).__name__}; a multimodal content i is a tuple "
                     f"of str, ImagePart and AudioPart"
                 )
-        return parts
+        return tuple(str.__str__(p) if isinstance(p, str) else p for p in parts)
     raise InvalidElementError(
         f"content i = {shorten(repr(content))} is a {type(content).__name__}; I holds text (str), "
         f"ImagePart, AudioPart, or a tuple of them: convert it, e.g. Element(str(value))"
@@ -280,6 +332,7 @@ def _json_content(content: Content) -> Any:
 
 
 _NO_META = Meta()  # the metadata of an element built without any (immutable, so shared)
+object.__setattr__(_NO_META, "_saveable", True)
 
 
 @dataclass(frozen=True)
@@ -303,6 +356,27 @@ class Element:
     the hash anew each time made ``run`` of the FIFO window 24 % slower and
     ``Trace.state_at`` 35–70 % slower (benchmarks/mechanisms.py).
 
+    What an element holds, it can save: every element the constructor accepts
+    comes back from a trace file (``to_json`` → ``from_json``) equal, with
+    the same id and the same place in the canonical order. So the metadata d
+    is checked once, when e is built, and :class:`InvalidElementError` refuses:
+
+    - ``meta['t']`` that is not a finite number (it orders the state);
+    - NaN and infinities anywhere (not JSON; NaN is not equal to itself);
+    - whole numbers beyond ±(2**53 − 1) (:data:`MAX_SAFE_INT`: what every JSON
+      reader, and a float in a figure, holds exactly);
+    - an element, an image or audio part, or a set inside d (store an id, put
+      parts in the content, use a sorted list);
+    - values nested more than :data:`MAX_NESTING` (64) levels deep, and keys
+      that are not strings.
+
+    Lists and tuples are both stored as tuples (and come back as tuples);
+    ``True`` stays a boolean; a subclass of str, int or float (an enum member)
+    is stored as its plain value. Text may hold any character, lone surrogates
+    included (they are saved as JSON escapes, see :mod:`stmviz.core.files`);
+    a surrogate *pair* held as two separate code points is read back, as JSON
+    defines, as the one character the pair encodes.
+
     Examples
     --------
     >>> e = Element("The user is allergic to peanuts.", {"t": 3, "priority": "high", "source": "user"})
@@ -322,6 +396,8 @@ class Element:
     def __init__(self, content: Content, meta: Mapping[str, Any] | None = None) -> None:
         content = content if type(content) is str else _check_content(content)
         frozen = _frozen_meta(meta)
+        if not frozen._saveable:
+            _check_saveable(frozen)
         object.__setattr__(self, "content", content)
         object.__setattr__(self, "meta", frozen)
         object.__setattr__(self, "_hash", hash((content, frozen)))
@@ -394,6 +470,84 @@ class Element:
             raise TraceFormatError(f"{where}: {exc}") from None
 
 
+def _check_saveable(meta: Meta) -> None:
+    """Refuse metadata d that would not come back equal from a trace file; mark ``meta`` as checked."""
+    t = meta._data.get("t", _ABSENT)
+    if t is not _ABSENT and (type(t) not in (int, float) or not _finite(t) or (type(t) is int and abs(t) > MAX_SAFE_INT)):
+        shown = f"a whole number of {t.bit_length()} bits" if type(t) is int else _shown(t)
+        raise InvalidElementError(
+            f"meta['t'] = {shown}: the time t of an element orders the state, so it must be a finite "
+            f"number (an int or a float); use e.g. the step index, or leave 't' out"
+        )
+    problem = _unsaveable(meta, "meta", 0)
+    if problem:
+        raise InvalidElementError(problem)
+    object.__setattr__(meta, "_saveable", True)
+
+
+_ABSENT = object()
+
+
+def _shown(value: Any) -> str:
+    """A short repr of a value for a message, even of one that holds a number too long for ``repr``."""
+    try:
+        return shorten(repr(value))
+    except ValueError:
+        return f"a {type(value).__name__} holding a number too long to show"
+
+
+def _unsaveable(value: Any, where: str, depth: int) -> str | None:
+    """Why a frozen metadata value would not round-trip through a trace's JSON exactly (``None`` if it does)."""
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return None
+    if kind is int:
+        if -MAX_SAFE_INT <= value <= MAX_SAFE_INT:
+            return None
+        return (
+            f"{where} is a whole number of {value.bit_length()} bits, beyond ±(2**53 − 1), the whole numbers JSON "
+            f"readers and figures hold exactly; store it as text: str(value)"
+        )
+    if kind is float:
+        if math.isfinite(value):
+            return None
+        return (
+            f"{where} = {value!r}: NaN and infinities are not JSON, and NaN is not even equal to itself (two copies "
+            f"of one element would differ); use None, or a finite number"
+        )
+    if depth >= MAX_NESTING:
+        return f"{where} is nested more than {MAX_NESTING} levels deep; flatten it, or store the structure as text"
+    if kind is tuple:
+        if not value:
+            return None
+        try:  # a vector of numbers (an embedding), checked in C: fsum refuses text, is NaN/inf if a float is
+            if math.isfinite(math.fsum(value)) and -MAX_SAFE_INT <= min(value) and max(value) <= MAX_SAFE_INT:
+                return None  # every number finite and JSON-safe (and no str, None or container among them)
+        except (TypeError, OverflowError, ValueError):
+            pass
+        for i, item in enumerate(value):
+            problem = _unsaveable(item, f"{where}[{i}]", depth + 1)
+            if problem:
+                return problem
+        return None
+    if kind is Meta:
+        for key, item in value._data.items():
+            problem = _unsaveable(item, f"{where}[{key!r}]", depth + 1)
+            if problem:
+                return problem
+        return None
+    if kind is Element:
+        return (
+            f"{where} is an element ({value.label()}); an element inside metadata cannot be saved in a trace "
+            f"and ties two elements of a state together: store its id instead ({where} = e.id)"
+        )
+    if kind is ImagePart or kind is AudioPart:
+        return f"{where} is a {kind.__name__}; images and audio belong in the content i: Element((text, part), meta)"
+    if kind is frozenset:
+        return f"{where} is a set; a set has no order, so a trace file cannot give it back as a set: use a sorted list"
+    return f"{where} is a {kind.__name__}, which a trace file cannot hold"
+
+
 def _frozen_meta(meta: Mapping[str, Any] | None) -> Meta:
     """The metadata d of a new element, frozen into a :class:`Meta`."""
     if meta is None:
@@ -436,6 +590,8 @@ def _canonical(value: Any) -> Any:
         return ("element", value.id)
     if isinstance(value, float) and value.is_integer():
         return int(value)  # 1.0 == 1 and hash(1.0) == hash(1): they must share an id too
+    if value is True or value is False:
+        return int(value)  # True == 1 as well: equal elements share one id, whichever was seen first
     return value
 
 

@@ -4,16 +4,30 @@ A file a student saves, edits or downloads may be cut short, saved in another
 encoding, or hold two documents. :func:`decode_json` turns each of these into
 one error that names the file, the line and column, and — when the text ends
 before the document does — says that the file looks truncated.
+
+A hostile file gets the same treatment: bytes that are not text in the
+encoding they claim, arrays nested thousands of levels deep (deeper than
+:data:`MAX_DEPTH` is refused, so no reader of the document recurses without
+bound), and whole numbers too long for Python to convert all raise the one
+error of the caller's kind, never a ``RecursionError``, ``ValueError`` or
+``UnicodeDecodeError`` from inside the decoder. Bytes are UTF-8 (a byte-order
+mark is allowed); a file that starts with a UTF-16 or UTF-32 byte-order mark,
+or has the NUL-byte pattern of UTF-16/32 JSON (as some Windows tools write),
+is decoded from that encoding.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from .errors import STMError, TraceFormatError
 
-__all__ = ["decode_json", "decode_json_lines"]
+__all__ = ["decode_json", "decode_json_lines", "MAX_DEPTH"]
+
+#: The deepest nesting of arrays and objects a decoded document may have (stmviz's own files need about 10).
+MAX_DEPTH = 200
 
 
 def decode_json(
@@ -22,6 +36,7 @@ def decode_json(
     error: type[STMError] = TraceFormatError,
     *,
     expected: str = "",
+    allow_nan: bool = True,
 ) -> Any:
     """Decode the JSON text of a file (a trace, a scenario, a chat log), or raise ``error`` saying where and what.
 
@@ -39,6 +54,10 @@ def decode_json(
         What the file should hold, in a few words (``"a scenario is a JSON
         object with 'steps'"``); added to the message of an empty file and of
         a file with more than one JSON document.
+    allow_nan : bool
+        Whether ``NaN``, ``Infinity`` and ``-Infinity`` (not JSON, but written by
+        Python's ``json`` by default) are read as floats; stmviz never writes
+        them in a trace, so traces are read with ``allow_nan=False``.
 
     Returns
     -------
@@ -61,9 +80,13 @@ def decode_json(
     """
     text = _text(text, source, error, expected)
     try:
-        return json.loads(text)
+        document = json.loads(text) if allow_nan else json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise error(f"{source}: not valid JSON at line {exc.lineno}, column {exc.colno}: {_explain(exc, text, expected)}") from None
+    except (RecursionError, ValueError) as exc:
+        raise error(f"{source}: {_hostile(exc)}") from None
+    _check_depth(document, source, error)
+    return document
 
 
 def decode_json_lines(
@@ -96,20 +119,67 @@ def decode_json_lines(
         if not line.strip():
             continue
         try:
-            documents.append((lineno, json.loads(line)))
+            document = json.loads(line)
         except json.JSONDecodeError as exc:
             what = _explain(exc, line, expected).replace("the file looks truncated: was it written completely?", "the line looks truncated")
             raise error(f"{source}: not valid JSON at line {lineno}, column {exc.colno}: {what}") from None
+        except (RecursionError, ValueError) as exc:
+            raise error(f"{source}: line {lineno}: {_hostile(exc)}") from None
+        _check_depth(document, f"{source}: line {lineno}", error)
+        documents.append((lineno, document))
     return documents
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number (a file written by stmviz never holds NaN or infinity)")
+
+
+def _hostile(exc: BaseException) -> str:
+    """What the decoder choked on, other than a syntax error: nesting too deep for it, or a number too long."""
+    if isinstance(exc, RecursionError):
+        return f"not a usable JSON document: arrays or objects are nested too deeply (more than {MAX_DEPTH} levels are refused)"
+    if "JSON number" in str(exc):
+        return f"not a usable JSON document: {exc}"
+    return f"not a usable JSON document: {exc}; a number this long is not a plausible value (shorten it, or quote it as a string)"
+
+
+def _check_depth(document: Any, source: str, error: type[STMError]) -> None:
+    """Refuse a document nested deeper than :data:`MAX_DEPTH` (without recursion: the check itself must not overflow)."""
+    level: list[Any] = [document]
+    depth = 0
+    while level:
+        depth += 1
+        if depth > MAX_DEPTH:
+            raise error(f"{source}: arrays or objects are nested more than {MAX_DEPTH} levels deep; this is not a stmviz file")
+        deeper: list[Any] = []
+        for value in level:
+            if type(value) is dict:
+                deeper.extend(v for v in value.values() if type(v) is dict or type(v) is list)
+            elif type(value) is list:
+                deeper.extend(v for v in value if type(v) is dict or type(v) is list)
+        level = deeper
 
 
 def _text(text: str | bytes, source: str, error: type[STMError], expected: str) -> str:
     """The file's text: bytes read as UTF-8; an empty file is an error."""
     if isinstance(text, (bytes, bytearray)):
+        raw = bytes(text)
+        encoding = json.detect_encoding(raw)  # UTF-8 (with or without a byte-order mark), or UTF-16/32 by BOM or NULs
         try:
-            text = bytes(text).decode("utf-8-sig")
+            text = raw.decode("utf-8-sig" if encoding == "utf-8" else encoding)
         except UnicodeDecodeError as exc:
-            raise error(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+            name = "UTF-8" if encoding.startswith("utf-8") else encoding.upper()
+            raise error(
+                f"{source}: not {name} text ({exc.reason} at byte {exc.start}); save the file as UTF-8 "
+                f"(a file in Latin-1 or Windows-1252 must be converted)"
+            ) from None
+        if not encoding.startswith("utf-8") and not re.match(r'\s*[\[{"\-0-9tfn]', text):
+            raise error(
+                f"{source}: the file starts like {encoding.upper()} text (a byte-order mark or NUL bytes), "
+                f"but is not JSON in that encoding; save the file as UTF-8"
+            )
+    elif not isinstance(text, str):
+        raise error(f"{source}: expected JSON text (str or bytes), got {type(text).__name__}")
     if not text.strip():
         raise error(f"{source}: the file is empty" + (f"; {expected}" if expected else ""))
     return text

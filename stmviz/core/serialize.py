@@ -25,7 +25,6 @@ file raises :class:`~stmviz.core.errors.TraceFormatError` saying where and what.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -33,9 +32,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from .context import AgentStep, Context, History
-from .element import Element, order_key, thaw
+from .element import Element, Meta, order_key, thaw
 from .errors import STMError, TraceFormatError
 from .formatting import format_number, shorten
+from .files import json_text, read_bytes, write_text
 from .jsonio import decode_json
 from .mechanism import Mechanism
 from .operation import Operation
@@ -95,11 +95,24 @@ def _step_to_dict(step: Step, index: Mapping[Element, int]) -> dict[str, Any]:
 
 
 def trace_to_json(trace: Trace, path: str | os.PathLike[str] | None = None, *, indent: int | None = None) -> str:
-    """A trace as JSON text of the versioned format; written to ``path`` (UTF-8) if given."""
-    text = json.dumps(trace_to_dict(trace), ensure_ascii=False, indent=indent, allow_nan=False)
+    """A trace as JSON text of the versioned format; written to ``path`` (UTF-8) if given.
+
+    The text follows the JSON encoding policy of :mod:`stmviz.core.files` (a
+    lone surrogate is written as a ``\\udXXX`` escape), and the file is
+    written atomically: if anything fails, an existing file at ``path`` is
+    left as it was.
+
+    Raises
+    ------
+    TraceFormatError
+        if a value recorded in the trace (a step's metadata, an operation's
+        parameter) cannot be written as JSON; nothing is written then.
+    InvalidArgumentError
+        if ``path`` cannot be written (a folder, a missing folder, no permission).
+    """
+    text = json_text(trace_to_dict(trace), indent=indent, error=TraceFormatError, what="the trace")
     if path is not None:
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        write_text(path, text, what="trace")
     return text
 
 
@@ -109,17 +122,17 @@ def trace_to_json(trace: Trace, path: str | os.PathLike[str] | None = None, *, i
 def load_trace(path: str | os.PathLike[str], mechanism: Mechanism | None = None) -> Trace:
     """Read a trace from a JSON file written by :meth:`Trace.save`.
 
+    The file is read as :func:`stmviz.core.files.read_bytes` reads: only a
+    regular file, at most 200 MB unless ``STMVIZ_MAX_FILE_BYTES`` says more.
+
     Raises
     ------
     TraceFormatError
-        if the file is not a complete, well-formed stmviz trace of this version.
+        if the file is missing, unreadable, too large, not a regular file, or
+        not a complete, well-formed stmviz trace of this version.
     """
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except UnicodeDecodeError as exc:
-        raise TraceFormatError(f"{path}: not a text file ({exc}); is it a stmviz trace?") from None
-    return trace_from_json(text, mechanism, source=str(path))
+    raw = read_bytes(path, what="trace file", error=TraceFormatError)
+    return trace_from_json(raw, mechanism, source=str(path))
 
 
 def trace_from_json(text: str | bytes | Mapping[str, Any], mechanism: Mechanism | None = None, source: str = "trace") -> Trace:
@@ -133,10 +146,13 @@ def trace_from_json(text: str | bytes | Mapping[str, Any], mechanism: Mechanism 
     TraceFormatError
         if the input is truncated, malformed, foreign or of another version, saying where and what.
     """
-    data = text if isinstance(text, Mapping) else decode_json(text, source, TraceFormatError)
+    if isinstance(text, Mapping):  # checked as the same document read from a file would be (no NaN, not too deep)
+        text = json_text(dict(text), error=TraceFormatError, what=f"{source}: the decoded trace")
+    data = decode_json(text, source, TraceFormatError, allow_nan=False)
     reader = _Reader(data, source)
     trace = reader.trace(mechanism)
     reader.steps(trace)
+    reader.check_mechanism(trace)
     return trace
 
 
@@ -176,10 +192,10 @@ class _Reader:
         space = self.data["space"]
         v_max = space.get("v_max")
         if not _positive(v_max):
-            raise self.fail("space.v_max", f"must be a positive number, got {v_max!r}")
+            raise self.fail("space.v_max", f"must be a positive finite number, got {shorten(repr(v_max))}")
         size_name = space.get("size")
         if not isinstance(size_name, str):
-            raise self.fail("space.size", f"must name μ, got {size_name!r}")
+            raise self.fail("space.size", f"must name μ, got {shorten(repr(size_name))}")
         return v_max, size_name
 
     def _elements(self) -> tuple[list[Element], dict[Element, float]]:
@@ -190,7 +206,7 @@ class _Reader:
             element = Element.from_json(item, where=f"{self.source}: elements[{i}]")
             size = item.get("size")
             if not _positive(size):
-                raise self.fail(f"elements[{i}].size", f"μ must be a positive number, got {size!r}")
+                raise self.fail(f"elements[{i}].size", f"μ must be a positive finite number, got {shorten(repr(size))}")
             if element in sizes:
                 raise self.fail(f"elements[{i}]", f"duplicates an earlier element ({element.label()})")
             elements.append(element)
@@ -198,25 +214,30 @@ class _Reader:
         return elements, sizes
 
     def pick(self, indices: Any, where: str) -> tuple[Element, ...]:
-        """The elements named by a list of indices."""
+        """The elements named by a list of distinct indices."""
         if not isinstance(indices, list):
-            raise self.fail(where, "must be a list of element indices")
+            raise self.fail(where, f"must be a list of element indices, got {shorten(repr(indices))}")
         top = len(self.elements)
         for j, k in enumerate(indices):
-            if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < top:
-                raise self.fail(f"{where}[{j}]", f"element index {k!r} is out of range (0 … {top - 1})")
+            if type(k) is not int or not 0 <= k < top:
+                raise self.fail(f"{where}[{j}]", f"element index {shorten(repr(k))} is out of range (0 … {top - 1})")
+        if len(set(indices)) != len(indices):
+            twice = next(k for j, k in enumerate(indices) if k in indices[:j])
+            raise self.fail(where, f"names element {twice} twice")
         return tuple(self.elements[k] for k in indices)
 
     def trace(self, mechanism: Mechanism | None) -> Trace:
         """The trace with ω_0 and its fields, no steps yet."""
         initial = State._trusted(frozenset(self.pick(self.data["initial"], "initial")))
+        self._within_capacity(sum(self.sizes[e] for e in initial), "initial")
         query, tools = self._query_tools()
-        spec = self.data.get("mechanism") or {}
-        if not isinstance(spec, dict):
-            raise self.fail("mechanism", "must be an object")
+        spec = self._spec()
         every = self.data.get("checkpoint_every", 32)
-        if isinstance(every, bool) or not isinstance(every, int) or every < 1:
-            raise self.fail("checkpoint_every", f"must be a whole number ≥ 1, got {every!r}")
+        if type(every) is not int or every < 1:
+            raise self.fail("checkpoint_every", f"must be a whole number ≥ 1, got {shorten(repr(every))}")
+        final_input_size = self.data.get("final_input_size")
+        if final_input_size is not None and not _count(final_input_size):
+            raise self.fail("final_input_size", f"must be a whole number of tokens ≥ 0 (or null), got {shorten(repr(final_input_size))}")
         if mechanism is None and spec:
             mechanism = _mechanism_from_spec(spec, self.size_name, self.v_max)
         return Trace(
@@ -228,16 +249,51 @@ class _Reader:
             mechanism_spec=spec,
             query=query,
             tools=tools,
-            meta=self.data.get("meta") or {},
+            meta=self.frozen(self.data.get("meta"), "meta"),
             checkpoint_every=every,
-            final_input_size=self.data.get("final_input_size"),
+            final_input_size=final_input_size,
         )
+
+    def _spec(self) -> dict[str, Any]:
+        """The mechanism's spec: ``{"class", "name", "params"}``, each optional."""
+        spec = self.data.get("mechanism")
+        if spec is None:
+            return {}
+        if not isinstance(spec, dict):
+            raise self.fail("mechanism", f"must be an object with class, name and params, got {shorten(repr(spec))}")
+        for key, kind, words in (("class", str, "text"), ("name", str, "text"), ("params", dict, "an object")):
+            if spec.get(key) is not None and not isinstance(spec[key], kind):
+                raise self.fail(f"mechanism.{key}", f"must be {words}, got {shorten(repr(spec[key]))}")
+        return spec
+
+    def frozen(self, value: Any, where: str) -> Meta:
+        """A metadata object of the file (the trace's meta, a step's extra) as a Meta; absent is empty."""
+        if value is None:
+            return Meta()
+        if not isinstance(value, dict):
+            raise self.fail(where, f"must be an object, got {shorten(repr(value))}")
+        try:
+            return Meta(value)
+        except STMError as exc:
+            raise self.fail(where, str(exc)) from None
+
+    def _within_capacity(self, size: float, where: str) -> None:
+        """Refuse a state ω_t with Σμ(ω_t) > V_max: it is not in Ω_STM, so no run recorded it."""
+        if size > self.v_max and not _close(size, self.v_max):
+            raise self.fail(
+                where,
+                f"Σμ = {format_number(size)} > V_max = {format_number(self.v_max)}: the state is not in Ω_STM; the file is damaged",
+            )
 
     def _query_tools(self) -> tuple[str, list[str]]:
         """The query Q and the tools T."""
-        query, tools = self.data.get("query") or "", self.data.get("tools") or []
-        if not isinstance(query, str) or not isinstance(tools, list) or not all(isinstance(x, str) for x in tools):
-            raise self.fail("query/tools", "query must be text and tools a list of texts")
+        query, tools = self.data.get("query"), self.data.get("tools")
+        query = "" if query is None else query
+        tools = [] if tools is None else tools
+        if not isinstance(query, str):
+            raise self.fail("query", f"the query Q must be text, got {shorten(repr(query))}")
+        if not isinstance(tools, list) or not all(isinstance(x, str) for x in tools):
+            raise self.fail("tools", f"the tools T must be a list of texts, got {shorten(repr(tools))}")
         return query, tools
 
     def steps(self, trace: Trace) -> None:
@@ -259,13 +315,16 @@ class _Reader:
         current, size = state
         where = f"steps[{t}]"
         if not isinstance(record, dict):
-            raise self.fail(where, "must be an object")
-        if record.get("t") != t:
-            raise self.fail(f"{where}.t", f"expected {t}, got {record.get('t')!r} (steps missing or out of order)")
+            raise self.fail(where, f"must be an object, got {shorten(repr(record))}")
+        if type(record.get("t")) is not int or record["t"] != t:
+            raise self.fail(f"{where}.t", f"expected {t}, got {shorten(repr(record.get('t')))} (steps missing or out of order)")
         operations = self._operations(record, where)
         agent_step = self._agent_step(record, where)
         added, removed, reasons = self._diff(record, where, current, t)
-        sb, sa, xs = (self._number(record, where, key) for key in ("size_before", "size_after", "input_size"))
+        sb, sa = (self._number(record, where, key) for key in ("size_before", "size_after"))
+        xs: Any = record.get("input_size")
+        if not _count(xs):
+            raise self.fail(f"{where}.input_size", f"|π(ω_t)| must be a whole number of tokens ≥ 0, got {shorten(repr(xs))}")
         new_size = size - sum(self.sizes[e] for e in removed) + sum(self.sizes[e] for e in added)
         if not _close(sb, size) or not _close(sa, new_size):
             raise self.fail(
@@ -273,22 +332,38 @@ class _Reader:
                 f"recorded Σμ {sb}→{sa} does not match the elements "
                 f"({format_number(size)}→{format_number(new_size)}); the file is damaged",
             )
+        self._within_capacity(new_size, f"{where}.size_after")
         context = Context(
             t=t, step=agent_step, query=trace.query, tools=trace.tools, history=history, meta=trace.meta,
-            extra=record.get("extra") or {},
+            extra=self.frozen(record.get("extra"), f"{where}.extra"),
         )
         step = Step(t, operations, context, tuple(sorted(added, key=order_key)), removed, reasons, sb, sa, xs)
         return step, new_size
 
     def _operations(self, record: dict[str, Any], where: str) -> tuple[Operation, ...]:
-        try:
-            return tuple(Operation.from_json(o) for o in record.get("operations", []))
-        except (STMError, KeyError, TypeError, AttributeError) as exc:
-            raise self.fail(f"{where}.operations", f"malformed operation ({exc})") from None
+        """The operations o_t: a list of ``{"type", "params"?, "reason"?}``."""
+        operations = record.get("operations", [])
+        if not isinstance(operations, list):
+            raise self.fail(f"{where}.operations", f"must be a list of operations, got {shorten(repr(operations))}")
+        out = []
+        for k, data in enumerate(operations):
+            at = f"{where}.operations[{k}]"
+            if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+                raise self.fail(at, f"an operation is an object with a 'type' text, got {shorten(repr(data))}")
+            if not isinstance(data.get("params", {}), dict) or not isinstance(data.get("reason", ""), str):
+                raise self.fail(at, f"'params' must be an object and 'reason' text, got {shorten(repr(data))}")
+            try:
+                out.append(Operation.from_json(data))
+            except STMError as exc:
+                raise self.fail(at, f"malformed operation ({exc})") from None
+        return tuple(out)
 
     def _agent_step(self, record: dict[str, Any], where: str) -> AgentStep:
+        step = record.get("step", {})
+        if not isinstance(step, dict):
+            raise self.fail(f"{where}.step", f"must be an object (thought, action, observation, ...), got {shorten(repr(step))}")
         try:
-            return AgentStep.coerce(record.get("step", {}), where=f"{self.source}: {where}.step")
+            return AgentStep.coerce(step, where=f"{self.source}: {where}.step")
         except STMError as exc:
             raise self.fail(f"{where}.step", str(exc)) from None
 
@@ -301,6 +376,8 @@ class _Reader:
         reasons = record.get("reasons", [])
         if not isinstance(reasons, list) or len(reasons) != len(removed) or not all(isinstance(r, str) for r in reasons):
             raise self.fail(f"{where}.reasons", "must be a list of texts, one per removed element")
+        if set(added) & set(removed):
+            raise self.fail(f"{where}.added", "an element is both added and removed")
         for e in removed:
             if e not in current:
                 raise self.fail(f"{where}.removed", f"{e.label()} is removed but was not in ω_{t}")
@@ -310,15 +387,107 @@ class _Reader:
         return added, removed, tuple(reasons)
 
     def _number(self, record: dict[str, Any], where: str, key: str) -> Any:
-        value = record.get(key)
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise self.fail(f"{where}.{key}", f"must be a number, got {value!r}")
+        value: Any = record.get(key)
+        if not _finite(value) or value < 0:
+            raise self.fail(f"{where}.{key}", f"must be a finite number ≥ 0, got {shorten(repr(value))}")
         return value
+
+    def check_mechanism(self, trace: Trace) -> None:
+        """Refuse elements the trace's mechanism cannot read (π, its hierarchy), and folds that form a cycle.
+
+        Figures, the export and the player call π and the hierarchy of the
+        mechanism on every state; an element whose metadata the mechanism
+        cannot read (AgentFold's block without a valid ``range``) would make
+        them fail later, far from the file. So each element is tried alone;
+        an element the mechanism cannot read alone (a mechanism whose π needs
+        company) is tried in the first recorded state that holds it, which is
+        what a figure would show.
+        """
+        mechanism = trace.mechanism
+        if mechanism is None:
+            return
+        name = trace.name
+        first_state = dict.fromkeys(trace.initial.elements, 0)
+        for step in trace:
+            for element in step.added:
+                first_state.setdefault(element, step.t + 1)
+        for i, element in enumerate(self.elements):
+            problem = _unreadable(mechanism, State._trusted(frozenset((element,))))
+            if problem and element in first_state:
+                problem = _unreadable(mechanism, trace.state_at(first_state[element]))
+            if problem:  # the mechanism's own code fails on a value from the file
+                raise self.fail(f"elements[{i}]", f"{name} cannot read this element ({element.label()}): {problem}")
+        children: dict[Element, tuple[Element, ...]] = {}
+        for step in trace:
+            if step.added and step.removed:
+                try:
+                    folds = mechanism.folds(step.added, step.removed)
+                except Exception as exc:
+                    raise self.fail(f"steps[{step.t}]", f"{name} cannot read its folds: {type(exc).__name__}: {shorten(str(exc), 160)}") from None
+                for parent, kids in folds.items():
+                    children[parent] = tuple(kids)  # as the hierarchy figure reads them: a later fold of a parent wins
+        cycle = _cycle(children)
+        if cycle is not None:
+            index = {e: i for i, e in enumerate(self.elements)}
+            raise self.fail(
+                "steps",
+                "the folds form a cycle (" + " → ".join(f"elements[{index[e]}]" for e in cycle)
+                + "): a summary block cannot contain itself; the file is damaged",
+            )
+
+
+def _unreadable(mechanism: Mechanism, state: State) -> str | None:
+    """What goes wrong when the figures ask ``mechanism`` for π(ω) and the hierarchy of ω (``None``: nothing)."""
+    try:
+        mechanism.input(state)
+        mechanism.hierarchy(state)
+    except Exception as exc:
+        return f"{type(exc).__name__}: {shorten(str(exc), 160)}"
+    return None
+
+
+def _cycle(children: Mapping[Element, tuple[Element, ...]]) -> list[Element] | None:
+    """A cycle of the fold graph parent → child, as a list of elements, or ``None`` (iterative depth-first search)."""
+    state: dict[Element, int] = {}  # 1: on the current path, 2: done
+    for root in children:
+        if root in state:
+            continue
+        path: list[Element] = [root]
+        todo: list[Any] = [iter(children.get(root, ()))]
+        state[root] = 1
+        while todo:
+            child = next(todo[-1], None)
+            if child is None:
+                state[path.pop()] = 2
+                todo.pop()
+            elif state.get(child) == 1:
+                return path[path.index(child):] + [child]
+            elif child not in state:
+                state[child] = 1
+                path.append(child)
+                todo.append(iter(children.get(child, ())))
+    return None
+
+
+def _finite(value: Any) -> bool:
+    """Whether a JSON value is a finite number (a whole number too large for a float is not)."""
+    if type(value) is int:
+        return abs(value) <= _FLOAT_MAX
+    return type(value) is float and math.isfinite(value)
 
 
 def _positive(value: Any) -> bool:
     """Whether a JSON value is a positive finite number (μ(e), V_max)."""
-    return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value) and value > 0
+    return _finite(value) and value > 0
+
+
+def _count(value: Any) -> bool:
+    """Whether a JSON value is a whole number ≥ 0 that a float holds exactly (a number of tokens)."""
+    return type(value) is int and 0 <= value <= _MAX_COUNT
+
+
+_FLOAT_MAX = 1.7976931348623157e308
+_MAX_COUNT = 2**53 - 1
 
 
 def _close(recorded: float, computed: float) -> bool:

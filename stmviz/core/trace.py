@@ -573,12 +573,17 @@ def run(
     Raises
     ------
     InvalidArgumentError
-        when ``mechanism`` is not a Mechanism or ``steps`` is a single string.
+        when ``mechanism`` is not a Mechanism, ``steps`` is a single string or
+        not iterable, ``query`` is not text, ``tools`` is not a list of texts
+        (a single string is refused, not split into letters), ``meta`` is not
+        a mapping, or ``checkpoint_every`` is not a whole number ≥ 1.
+    ScenarioFormatError
+        when a step record is not an AgentStep, a dict or a string; it names the step.
     CapacityError, InvalidUpdateError, UnsupportedOperationError
         when U leaves Ω_STM, returns a non-State, or gets an undeclared operation.
     UpdateFailedError
-        when U (or a summarizer it calls) raises; the error names the step,
-        and ``error.trace`` holds the steps before it.
+        when U (or a summarizer it calls), the controller or π raises; the
+        error names the step, and ``error.trace`` holds the steps before it.
 
     >>> from stmviz import StateSpace, sizes
     >>> from stmviz.core.mechanism import _Example
@@ -611,19 +616,34 @@ def run(
     for t, raw in enumerate(steps):
         step = raw if type(raw) is AgentStep else AgentStep.coerce(raw, where=f"step {t}")
         context = Context._trusted(t, step, query, tools, History(history, t), frozen_meta, _NO_EXTRA)
-        input_size = mechanism.projection_size(state)  # |x_t|, x_t = π(ω_t): what the model saw
+        input_size = _projection_size(mechanism, state, t, trace)  # |x_t|, x_t = π(ω_t): what the model saw
         operations, new, reasons = _update(mechanism, state, context, trace)
         recorder.record(t, operations, context, state.elements, new.elements, reasons, input_size)
         state = new
         history.append(step)
-    trace.final_input_size = mechanism.projection_size(state)
+    trace.final_input_size = _projection_size(mechanism, state, len(trace), trace)
     return trace
+
+
+def _projection_size(mechanism: Mechanism, state: State, t: int, trace: Trace) -> int:
+    """|π(ω_t)|; an error of π names step t and carries the trace, as an error of U does."""
+    try:
+        return mechanism.projection_size(state)
+    except STMError as exc:
+        raise _at_step(exc, t, trace) from exc
+    except Exception as exc:
+        raise UpdateFailedError(
+            f"step {t}: {mechanism} failed in the projection π(ω_{t}): {type(exc).__name__}: {exc}. "
+            f"error.trace holds steps 0…{t - 1}",
+            step=t,
+            trace=trace,
+        ) from exc
 
 
 def _inputs(
     steps: Iterable[Any], query: str | None, tools: Sequence[str] | None, meta: Mapping[str, Any] | None
 ) -> tuple[Iterable[Any], str, tuple[str, ...], Meta]:
-    """The steps, Q, T and request metadata of a run; a scenario object gives those not given."""
+    """The steps, Q, T and request metadata of a run, checked; a scenario object gives those not given."""
     if hasattr(steps, "steps") and not isinstance(steps, (str, bytes, Mapping)):
         scenario = steps
         steps = scenario.steps
@@ -634,7 +654,53 @@ def _inputs(
         raise InvalidArgumentError(
             "steps must be an iterable of step records, not a single string; wrap it in a list: run(m, [text])"
         )
-    return steps, query or "", tuple(tools or ()), Meta(meta or {})
+    if isinstance(steps, Mapping) or not isinstance(steps, Iterable):
+        raise InvalidArgumentError(
+            f"run: steps must be an iterable of step records (AgentStep, dict or str), got {type(steps).__name__} "
+            f"{shorten(repr(steps))}; e.g. run(m, [{{'thought': '…', 'observation': '…'}}])"
+        )
+    return steps, _query(query), _tools(tools), _request_meta(meta)
+
+
+def _query(query: Any) -> str:
+    """The user's query Q: text (``None`` is no query)."""
+    if query is None:
+        return ""
+    if not isinstance(query, str):
+        raise InvalidArgumentError(
+            f"run: query Q must be text, got {type(query).__name__} {shorten(repr(query))}; pass query=str(value)"
+        )
+    return query
+
+
+def _tools(tools: Any) -> tuple[str, ...]:
+    """The tools T: a list or tuple of tool names (``None`` is no tools)."""
+    if tools is None:
+        return ()
+    if isinstance(tools, (str, bytes, Mapping)) or not isinstance(tools, Iterable):
+        example = f"tools=[{shorten(repr(tools))}]" if isinstance(tools, str) else "tools=['search', 'open']"
+        raise InvalidArgumentError(
+            f"run: tools T must be a list of tool names, got {type(tools).__name__} {shorten(repr(tools))}; e.g. {example}"
+        )
+    names = tuple(tools)
+    for k, name in enumerate(names):
+        if not isinstance(name, str):
+            raise InvalidArgumentError(
+                f"run: tools[{k}] = {shorten(repr(name))} is a {type(name).__name__}; each tool is named by text"
+            )
+    return names
+
+
+def _request_meta(meta: Any) -> Meta:
+    """The request metadata shared by every c_t: a mapping (``None`` is none)."""
+    if meta is None:
+        return _NO_EXTRA
+    if not isinstance(meta, Mapping):
+        raise InvalidArgumentError(f"run: meta must be a mapping (e.g. a dict), got {type(meta).__name__} {shorten(repr(meta))}")
+    try:
+        return Meta(meta)
+    except STMError as exc:
+        raise InvalidArgumentError(f"run: meta: {exc}") from None
 
 
 def _given_or(value: Any, scenario: Any, name: str) -> Any:

@@ -73,6 +73,7 @@ from ..core.context import AgentStep
 from ..core.arguments import describe
 from ..core.errors import ScenarioFormatError
 from ..core.formatting import shorten
+from ..core.files import as_path, read_bytes
 from ..core.jsonio import decode_json, decode_json_lines
 from .scenario import Scenario, _listed
 
@@ -325,11 +326,8 @@ def load_agentfold_log(path: str | os.PathLike, name: str | None = None, **kwarg
     as keyword arguments; other keyword arguments go to
     :func:`from_agentfold_records`.
     """
-    path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise ScenarioFormatError(f"{path}: no such transcript file") from None
+    path = as_path(path, "transcript file")
+    raw = read_bytes(path, what="transcript file", error=ScenarioFormatError)  # bounded; never blocks on a pipe or device
     source, name = path.name, name or path.stem
     if path.suffix.lower() in (".jsonl", ".ndjson"):
         lines = decode_json_lines(raw, source, ScenarioFormatError, expected="a transcript file holds one record per line")

@@ -52,6 +52,7 @@ from typing import Any
 from ..core.arguments import describe
 from ..core.errors import ScenarioFormatError
 from ..core.formatting import shorten
+from ..core.files import as_path, read_bytes
 from ..core.jsonio import decode_json, decode_json_lines
 from ..core.context import AgentStep
 from .scenario import Scenario, _listed
@@ -410,11 +411,8 @@ def load_chat_log(path: str | os.PathLike, name: str | None = None, **kwargs: An
         naming the file, the message (``messages[3]`` for JSON, ``line 4`` for
         JSONL) and the field.
     """
-    path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise ScenarioFormatError(f"{path}: no such chat log file") from None
+    path = as_path(path, "chat log file")
+    raw = read_bytes(path, what="chat log file", error=ScenarioFormatError)  # bounded; never blocks on a pipe or device
     source = path.name
     name = name or path.stem
     if path.suffix.lower() in (".jsonl", ".ndjson"):

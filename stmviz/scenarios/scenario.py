@@ -21,6 +21,7 @@ from ..core.arguments import describe
 from ..core.element import Meta, thaw
 from ..core.errors import InvalidArgumentError, ScenarioFormatError
 from ..core.formatting import shorten
+from ..core.files import as_path, json_text, read_bytes, write_text
 from ..core.jsonio import decode_json
 from ..core.context import AgentStep, DIRECTIVE_SHORTHANDS
 from ..core.sizes import count_tokens
@@ -284,9 +285,9 @@ class Scenario:
 
     def to_json(self, path: str | os.PathLike | None = None, indent: int | None = 2) -> str:
         """The scenario as JSON text; also written to ``path`` if given."""
-        text = json.dumps(self.to_dict(), ensure_ascii=False, indent=indent) + "\n"
-        if path is not None:
-            Path(path).write_text(text, encoding="utf-8")
+        text = json_text(self.to_dict(), indent=indent, error=ScenarioFormatError, what=f"scenario {self.name!r}") + "\n"
+        if path is not None:  # atomically, with the JSON encoding policy of stmviz.core.files
+            write_text(path, text, what="scenario")
         return text
 
     @classmethod
@@ -336,11 +337,8 @@ class Scenario:
     @classmethod
     def load(cls, path: str | os.PathLike) -> "Scenario":
         """Read a scenario file."""
-        path = Path(path)
-        try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
-            raise UnknownScenarioError(f"{path}: no such file") from None
+        path = as_path(path, "scenario file")
+        raw = read_bytes(path, what="scenario file", error=ScenarioFormatError, missing=UnknownScenarioError)
         return cls.from_json(raw, source=path.name)
 
 
@@ -442,7 +440,7 @@ def load_scenario(name_or_path: str | os.PathLike) -> Scenario:
             f"bundled: {', '.join(bundled_names())}"
         )
     path = Path(name_or_path)
-    if path.is_file():
+    if os.path.lexists(path):  # a folder, a pipe or an unreadable file gets its own clear error
         return Scenario.load(path)
     raise UnknownScenarioError(
         f"{str(name_or_path)!r} is neither a bundled scenario nor an existing file; bundled: "

@@ -23,6 +23,7 @@ from plotly.subplots import make_subplots
 from ..core import arguments
 from ..core.arguments import describe
 from ..core.errors import InvalidArgumentError
+from ..core.files import html_text, write_text
 from ..core.formatting import format_number, shorten
 from ..core.trace import Trace, require_trace, step_halves
 from ._common import escape
@@ -365,6 +366,5 @@ def export_html(
         raise InvalidArgumentError(f"export_html: {target} is a directory; pass a file path such as {target / 'trace.html'}")
     if not target.parent.exists():
         raise InvalidArgumentError(f"export_html: the folder {target.parent} does not exist; create it first")
-    page = trace_html(trace, title=title, max_frames=max_frames)
-    target.write_text(page, encoding="utf-8")
-    return target
+    page = html_text(trace_html(trace, title=title, max_frames=max_frames))  # lone surrogates become U+FFFD
+    return write_text(target, page, what="HTML page")  # atomically: a failed export leaves an old page intact

@@ -76,7 +76,9 @@ def test_the_shared_shorten_is_not_re_exported_by_the_errors():
 # -- the element: plain definitions ------------------------------------------
 
 texts = st.text(max_size=12)
-metas = st.dictionaries(st.sampled_from(["t", "type", "role", "priority"]), st.integers(-3, 3) | st.text(max_size=3), max_size=3)
+metas = st.dictionaries(st.sampled_from(["t", "type", "role", "priority"]), st.integers(-3, 3) | st.text(max_size=3), max_size=3).filter(
+    lambda m: not isinstance(m.get("t", 0), str)  # Element refuses a t that is not a finite number (issue 17)
+)
 
 
 @settings(max_examples=100, deadline=None)

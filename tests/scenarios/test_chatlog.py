@@ -296,7 +296,7 @@ def test_json_file_errors(tmp_path):
     path.write_text("", encoding="utf-8")
     with pytest.raises(ScenarioFormatError, match="empty"):
         load_chat_log(path)
-    path.write_bytes(b"\xff\xfe[]")
+    path.write_bytes(b"\xff[]")  # (b"\xff\xfe" starts UTF-16, which is read as such since issue 17)
     with pytest.raises(ScenarioFormatError, match="not UTF-8"):
         load_chat_log(path)
     with pytest.raises(ScenarioFormatError, match="no such chat log"):
