@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .arguments import describe
 from .element import Meta, thaw
 from .errors import InvalidArgumentError, InvalidIndexError, ScenarioFormatError, STMError
 from .formatting import shorten
@@ -102,13 +103,13 @@ class AgentStep:
                 object.__setattr__(self, name, "")
             elif not isinstance(value, str):
                 raise ScenarioFormatError(
-                    f"step field {name!r} must be text, got {type(value).__name__} {shorten(repr(value))}"
+                    f"step field {name!r} must be text, got {type(value).__name__} {describe(value)}"
                 )
         for name in ("directives", "meta"):
             value = getattr(self, name)
             if not isinstance(value, Meta):
                 if not isinstance(value, Mapping):
-                    raise ScenarioFormatError(f"step field {name!r} must be an object, got {shorten(repr(value))}")
+                    raise ScenarioFormatError(f"step field {name!r} must be an object, got {describe(value)}")
                 object.__setattr__(self, name, Meta(value))
 
     @property
@@ -182,7 +183,7 @@ class AgentStep:
                 raise ScenarioFormatError(f"{where}: {exc}") from None
         raise ScenarioFormatError(
             f"{where}: a step record is an AgentStep, a dict with thought/action/observation, or a string; "
-            f"got {type(item).__name__} {shorten(repr(item))}"
+            f"got {type(item).__name__} {describe(item)}"
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -214,7 +215,7 @@ def _step_fields(item: Mapping[str, Any], where: str) -> dict[str, Any]:
     if shorthand:
         nested = item.get("directives") or {}
         if not isinstance(nested, Mapping):
-            raise ScenarioFormatError(f"{where}: 'directives' must be an object, got {shorten(repr(nested))}")
+            raise ScenarioFormatError(f"{where}: 'directives' must be an object, got {describe(nested)}")
         fields["directives"] = {**nested, **shorthand}
     return fields
 
@@ -315,23 +316,23 @@ class Context:
 
     def __post_init__(self) -> None:
         if isinstance(self.t, bool) or not isinstance(self.t, int) or self.t < 0:
-            raise InvalidArgumentError(f"Context: t must be a whole number of steps ≥ 0, got {shorten(repr(self.t))}")
+            raise InvalidArgumentError(f"Context: t must be a whole number of steps ≥ 0, got {describe(self.t)}")
         if not isinstance(self.query, str):
-            raise InvalidArgumentError(f"Context: query Q must be text, got {type(self.query).__name__} {shorten(repr(self.query))}")
+            raise InvalidArgumentError(f"Context: query Q must be text, got {type(self.query).__name__} {describe(self.query)}")
         for name in ("meta", "extra"):
             value = getattr(self, name)
             if not isinstance(value, Meta):
                 if not isinstance(value, Mapping):
-                    raise InvalidArgumentError(f"Context: {name} must be a mapping, got {type(value).__name__} {shorten(repr(value))}")
+                    raise InvalidArgumentError(f"Context: {name} must be a mapping, got {type(value).__name__} {describe(value)}")
                 object.__setattr__(self, name, Meta(value))
         if not isinstance(self.tools, tuple):
             if isinstance(self.tools, (str, bytes, Mapping)) or not isinstance(self.tools, Iterable):
                 raise InvalidArgumentError(
-                    f"Context: tools T must be a list of tool names, got {type(self.tools).__name__} {shorten(repr(self.tools))}"
+                    f"Context: tools T must be a list of tool names, got {type(self.tools).__name__} {describe(self.tools)}"
                 )
             object.__setattr__(self, "tools", tuple(self.tools))
         if not all(isinstance(name, str) for name in self.tools):
-            raise InvalidArgumentError(f"Context: each tool in T is named by text, got {shorten(repr(self.tools))}")
+            raise InvalidArgumentError(f"Context: each tool in T is named by text, got {describe(self.tools)}")
         if not isinstance(self.history, History):
             if isinstance(self.history, (str, bytes, Mapping)) or not isinstance(self.history, Sequence):
                 raise InvalidArgumentError(f"Context: history must be a sequence of AgentStep, got {type(self.history).__name__}")

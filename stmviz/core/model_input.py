@@ -135,6 +135,6 @@ def _message(item: Any) -> Message:
     if isinstance(item, Element):
         return Message(str(item.meta.get("role", "user")), item.content)
     raise InvalidArgumentError(
-        f"cannot turn {type(item).__name__} {shorten(repr(item))} into a message of a model input; "
+        f"cannot turn {type(item).__name__} {describe(item)} into a message of a model input; "
         f"give a string, a Message, a {{'role', 'content'}} dict or an Element"
     )

@@ -212,7 +212,7 @@ def _element_set(items: Iterable[Element], what: str) -> frozenset[Element]:
     if isinstance(items, (str, bytes)):
         raise InvalidStateError(
             f"{what} is a set of elements; got a single {type(items).__name__} "
-            f"{shorten(repr(items))}: wrap it, State([Element(...)])"
+            f"{describe(items)}: wrap it, State([Element(...)])"
         )
     try:
         frozen = items if isinstance(items, frozenset) else frozenset(items)
@@ -269,7 +269,7 @@ def _check_elements(items: frozenset) -> None:
         if not isinstance(item, Element):
             raise InvalidStateError(
                 f"a state ω ⊆ E holds only Element objects; got a {type(item).__name__} "
-                f"{shorten(repr(item))}: wrap it as Element(...)"
+                f"{describe(item)}: wrap it as Element(...)"
             )
 
 
@@ -277,7 +277,7 @@ def _check_v_max(v_max: Any) -> float:
     """V_max as a number in ℝ⁺ (a whole number stays an int), or an :class:`InvalidCapacityError`."""
     if isinstance(v_max, bool) or not isinstance(v_max, numbers.Real):
         raise InvalidCapacityError(
-            f"V_max must be a positive finite number, got {type(v_max).__name__} {shorten(repr(v_max))}; "
+            f"V_max must be a positive finite number, got {type(v_max).__name__} {describe(v_max)}; "
             f"e.g. StateSpace(tokens(), v_max=4096)"
         )
     if not isinstance(v_max, int):
@@ -421,7 +421,7 @@ class StateSpace:
         """Return ω if ω ∈ Ω_STM, else raise :class:`CapacityError` (or the μ error)."""
         if not isinstance(state, State):
             raise InvalidStateError(
-                f"expected a State, got {type(state).__name__} {shorten(repr(state))}; build one with State([...])"
+                f"expected a State, got {type(state).__name__} {describe(state)}; build one with State([...])"
             )
         total = self.size(state)
         if total > self.v_max:
@@ -453,7 +453,7 @@ def _checked_size(value: Any, element: Element) -> float:
     """μ(e) as a number in ℝ⁺, or an :class:`InvalidSizeError` saying what μ returned."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise InvalidSizeError(
-            f"μ({element.label()}) = {shorten(repr(value))} is a {type(value).__name__}, not a number; "
+            f"μ({element.label()}) = {describe(value)} is a {type(value).__name__}, not a number; "
             f"μ : E → ℝ⁺ must return a positive number"
         )
     if not isinstance(value, (int, float)):

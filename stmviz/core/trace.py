@@ -613,7 +613,7 @@ def run(
     )
     recorder = _Recorder(trace, mechanism.space, mechanism.space.size(state))
     history: list[AgentStep] = []
-    for t, raw in enumerate(steps):
+    for t, raw in enumerate(_read_steps(steps)):
         step = raw if type(raw) is AgentStep else AgentStep.coerce(raw, where=f"step {t}")
         context = Context._trusted(t, step, query, tools, History(history, t), frozen_meta, _NO_EXTRA)
         input_size = _projection_size(mechanism, state, t, trace)  # |x_t|, x_t = π(ω_t): what the model saw
@@ -623,6 +623,28 @@ def run(
         history.append(step)
     trace.final_input_size = _projection_size(mechanism, state, len(trace), trace)
     return trace
+
+
+def _read_steps(steps: Iterable[Any]) -> Iterator[Any]:
+    """The steps one by one; an iterable that fails while it is read (a broken generator) gives an STMError."""
+    iterator: Iterator[Any] | None = None
+    t = 0
+    while True:
+        try:
+            if iterator is None:
+                iterator = iter(steps)
+            raw = next(iterator)
+        except StopIteration:
+            return
+        except STMError:
+            raise
+        except Exception as exc:
+            raise InvalidArgumentError(
+                f"run: reading step {t} from steps failed: {type(exc).__name__}: {shorten(str(exc))}; "
+                f"pass a list of steps, or a generator that does not fail"
+            ) from exc
+        yield raw
+        t += 1
 
 
 def _projection_size(mechanism: Mechanism, state: State, t: int, trace: Trace) -> int:
@@ -640,11 +662,19 @@ def _projection_size(mechanism: Mechanism, state: State, t: int, trace: Trace) -
         ) from exc
 
 
+def _has_steps(value: object) -> bool:
+    """Whether ``value`` is a scenario (it has ``.steps``); an object whose attributes fail is not."""
+    try:
+        return hasattr(value, "steps")
+    except Exception:
+        return False
+
+
 def _inputs(
     steps: Iterable[Any], query: str | None, tools: Sequence[str] | None, meta: Mapping[str, Any] | None
 ) -> tuple[Iterable[Any], str, tuple[str, ...], Meta]:
     """The steps, Q, T and request metadata of a run, checked; a scenario object gives those not given."""
-    if hasattr(steps, "steps") and not isinstance(steps, (str, bytes, Mapping)):
+    if not isinstance(steps, (str, bytes, Mapping)) and _has_steps(steps):
         scenario = steps
         steps = scenario.steps
         query = _given_or(query, scenario, "query")
@@ -657,7 +687,7 @@ def _inputs(
     if isinstance(steps, Mapping) or not isinstance(steps, Iterable):
         raise InvalidArgumentError(
             f"run: steps must be an iterable of step records (AgentStep, dict or str), got {type(steps).__name__} "
-            f"{shorten(repr(steps))}; e.g. run(m, [{{'thought': '…', 'observation': '…'}}])"
+            f"{describe(steps)}; e.g. run(m, [{{'thought': '…', 'observation': '…'}}])"
         )
     return steps, _query(query), _tools(tools), _request_meta(meta)
 
@@ -668,7 +698,7 @@ def _query(query: Any) -> str:
         return ""
     if not isinstance(query, str):
         raise InvalidArgumentError(
-            f"run: query Q must be text, got {type(query).__name__} {shorten(repr(query))}; pass query=str(value)"
+            f"run: query Q must be text, got {type(query).__name__} {describe(query)}; pass query=str(value)"
         )
     return query
 
@@ -678,15 +708,15 @@ def _tools(tools: Any) -> tuple[str, ...]:
     if tools is None:
         return ()
     if isinstance(tools, (str, bytes, Mapping)) or not isinstance(tools, Iterable):
-        example = f"tools=[{shorten(repr(tools))}]" if isinstance(tools, str) else "tools=['search', 'open']"
+        example = f"tools=[{describe(tools)}]" if isinstance(tools, str) else "tools=['search', 'open']"
         raise InvalidArgumentError(
-            f"run: tools T must be a list of tool names, got {type(tools).__name__} {shorten(repr(tools))}; e.g. {example}"
+            f"run: tools T must be a list of tool names, got {type(tools).__name__} {describe(tools)}; e.g. {example}"
         )
     names = tuple(tools)
     for k, name in enumerate(names):
         if not isinstance(name, str):
             raise InvalidArgumentError(
-                f"run: tools[{k}] = {shorten(repr(name))} is a {type(name).__name__}; each tool is named by text"
+                f"run: tools[{k}] = {describe(name)} is a {type(name).__name__}; each tool is named by text"
             )
     return names
 
@@ -696,7 +726,7 @@ def _request_meta(meta: Any) -> Meta:
     if meta is None:
         return _NO_EXTRA
     if not isinstance(meta, Mapping):
-        raise InvalidArgumentError(f"run: meta must be a mapping (e.g. a dict), got {type(meta).__name__} {shorten(repr(meta))}")
+        raise InvalidArgumentError(f"run: meta must be a mapping (e.g. a dict), got {type(meta).__name__} {describe(meta)}")
     try:
         return Meta(meta)
     except STMError as exc:

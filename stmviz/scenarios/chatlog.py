@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core.arguments import describe
+from ..core.arguments import describe, optional_text
 from ..core.errors import ScenarioFormatError
 from ..core.formatting import shorten
 from ..core.files import as_path, read_bytes
@@ -414,7 +414,7 @@ def load_chat_log(path: str | os.PathLike, name: str | None = None, **kwargs: An
     path = as_path(path, "chat log file")
     raw = read_bytes(path, what="chat log file", error=ScenarioFormatError)  # bounded; never blocks on a pipe or device
     source = path.name
-    name = name or path.stem
+    name = optional_text(name, "load_chat_log", "name") or path.stem
     if path.suffix.lower() in (".jsonl", ".ndjson"):
         lines = decode_json_lines(raw, source, ScenarioFormatError, expected="a chat log file holds one message per line")
         messages, labels = [document for _, document in lines], [f"line {lineno}" for lineno, _ in lines]
