@@ -30,6 +30,7 @@ from operator import mul, neg, truediv
 
 from ..core.errors import InvalidSizeError
 from ..core.sizes import count_tokens, get_encoding
+from ._checks import check_encoding
 
 __all__ = ["summarize", "ExtractiveSummarizer", "split_sentences", "truncate_to_tokens"]
 
@@ -299,7 +300,7 @@ class ExtractiveSummarizer:
     """
 
     def __init__(self, encoding: str = "cl100k_base") -> None:
-        self.encoding = encoding
+        self.encoding = check_encoding("encoding", encoding)
 
     def __repr__(self) -> str:
         return f"ExtractiveSummarizer({self.encoding!r})"
