@@ -29,7 +29,7 @@ from itertools import chain, filterfalse, repeat
 from operator import mul, neg, truediv
 
 from ..core.errors import InvalidSizeError
-from ..core.sizes import count_tokens, get_encoding
+from ..core.sizes import count_tokens, encode_tokens, get_encoding
 from ._checks import check_encoding
 
 __all__ = ["summarize", "ExtractiveSummarizer", "split_sentences", "truncate_to_tokens"]
@@ -70,7 +70,7 @@ def truncate_to_tokens(text: str, budget: int, encoding: str = "cl100k_base") ->
     if budget <= 1:
         return "…" if budget == 1 else ""
     enc = get_encoding(encoding)
-    ids = enc.encode_ordinary(text)
+    ids = encode_tokens(text, encoding, limit=budget)  # a long text is encoded only as far as the cut
     keep = budget - 1
     while keep > 0:
         cut = enc.decode(ids[:keep]).rstrip() + "…"
