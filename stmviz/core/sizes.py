@@ -329,6 +329,8 @@ def count_tokens(text: str, encoding: str = "cl100k_base") -> int:
     >>> count_tokens("hello world")
     2
     """
+    if not isinstance(text, str):
+        raise InvalidElementError(f"count_tokens counts the tokens of a str, got {type(text).__name__} {shorten(repr(text), 60)}")
     return _counter(encoding).count(text)
 
 
@@ -341,6 +343,8 @@ def encode_tokens(text: str, encoding: str = "cl100k_base", limit: int | None = 
     >>> encode_tokens("hello world")
     [15339, 1917]
     """
+    if not isinstance(text, str):
+        raise InvalidElementError(f"encode_tokens encodes a str, got {type(text).__name__} {shorten(repr(text), 60)}")
     return _counter(encoding).encode(text, limit)
 
 

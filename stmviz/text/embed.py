@@ -17,6 +17,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..core.errors import InvalidArgumentError
+from ..core.formatting import shorten
 from ._checks import check_whole
 from .summarize import STOPWORDS
 
@@ -123,6 +124,8 @@ class HashingEmbedder:
         return stem
 
     def __call__(self, text: str) -> tuple[float, ...]:
+        if not isinstance(text, str):
+            raise InvalidArgumentError(f"embed(text) embeds a str, got {type(text).__name__} {shorten(repr(text), 60)}")
         return self.from_frequencies(self.frequencies(text))
 
     def frequencies(self, text: str) -> dict[str, int]:

@@ -23,12 +23,13 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from itertools import chain, filterfalse, repeat
 from operator import mul, neg, truediv
 
-from ..core.errors import InvalidSizeError
+from ..core.errors import InvalidArgumentError, InvalidSizeError
+from ..core.formatting import shorten
 from ..core.sizes import count_tokens, encode_tokens, get_encoding
 from ._checks import check_encoding
 
@@ -65,6 +66,10 @@ def truncate_to_tokens(text: str, budget: int, encoding: str = "cl100k_base") ->
     >>> truncate_to_tokens("one two three four five", 3)
     'one two…'
     """
+    if not isinstance(text, str):
+        raise InvalidArgumentError(f"truncate_to_tokens cuts a str, got {type(text).__name__} {shorten(repr(text), 60)}")
+    if isinstance(budget, bool) or not isinstance(budget, int):
+        raise InvalidArgumentError(f"budget must be a whole number of tokens ≥ 0, got {type(budget).__name__} {budget!r}")
     if count_tokens(text, encoding) <= budget:
         return text
     if budget <= 1:
@@ -308,6 +313,15 @@ class ExtractiveSummarizer:
     def __call__(self, texts: Sequence[str] | str, budget: int) -> str:
         if isinstance(texts, str):
             texts = [texts]
+        elif isinstance(texts, (bytes, Mapping)) or not isinstance(texts, Iterable):
+            raise InvalidArgumentError(
+                f"summarize(texts, budget) takes a str or a sequence of str, got {type(texts).__name__} {shorten(repr(texts), 60)}"
+            )
+        else:
+            texts = list(texts)
+            if not all(isinstance(t, str) for t in texts):
+                kinds = sorted({type(t).__name__ for t in texts if not isinstance(t, str)})
+                raise InvalidArgumentError(f"summarize(texts, budget) takes texts (str), got items of type {', '.join(kinds)}")
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
             raise InvalidSizeError(f"a summary budget is a whole number of tokens ≥ 1, got {budget!r}")
         encoding = self.encoding

@@ -305,3 +305,43 @@ def test_a_valid_choice_still_builds():
     ObservationSummarizer(_summarize)
     OverlapJudge()
     make_mechanism(_space(), operations=["add"], update=_update, project=None, name="x")
+
+
+# ------------------------------------------------------------------ the text helpers' call arguments
+
+from stmviz.core.sizes import count_tokens, encode_tokens  # noqa: E402
+from stmviz.text import embed, summarize, truncate_to_tokens  # noqa: E402
+
+_TEXT_CALLS = {
+    "embed": lambda v: embed(v),
+    "HashingEmbedder()": lambda v: HashingEmbedder(8)(v),
+    "summarize-texts": lambda v: summarize(v, 20),
+    "summarize-items": lambda v: summarize(["a text.", v], 20),
+    "summarize-budget": lambda v: summarize("A text. Another one.", v),
+    "truncate_to_tokens-text": lambda v: truncate_to_tokens(v, 3),
+    "truncate_to_tokens-budget": lambda v: truncate_to_tokens("one two three four five", v),
+    "count_tokens": lambda v: count_tokens(v),
+    "encode_tokens": lambda v: encode_tokens(v),
+}
+#: the junk each call accepts: a str is a text, a whole number a budget, an empty list no texts
+_ACCEPTED = {
+    "summarize-texts": {"str", "list"},
+    "summarize-items": {"str"},
+    "summarize-budget": {"huge-int"},  # a budget larger than any text: the text is returned whole
+    "truncate_to_tokens-budget": {"zero", "negative", "huge-int"},
+}
+
+
+@pytest.mark.parametrize(
+    ("call", "kind"),
+    [(call, kind) for call in _TEXT_CALLS for kind in JUNK],
+    ids=[f"{call}-{kind}" for call in _TEXT_CALLS for kind in JUNK],
+)
+def test_junk_in_a_text_helper_call(call, kind):
+    value = JUNK[kind]
+    accepted = _ACCEPTED.get(call, {"str"} if not call.endswith("budget") else set())
+    if kind in accepted:
+        _TEXT_CALLS[call](value)
+        return
+    with pytest.raises(STMError):
+        _TEXT_CALLS[call](value)
