@@ -16,20 +16,25 @@ task query); the time is of ``run(mechanism, steps)`` alone.
 Usage: python benchmarks/huge_text.py [--sizes 1 5 10] [--mechanisms FIFOWindow SCM HiAgent AgentFold]
        [--kind letters|base64|spaces]
 
-To measure another checkout, put it first on PYTHONPATH.
+To measure another checkout, put it first on PYTHONPATH (e.g. a worktree of an older commit: the
+script itself imports nothing newer than ``run`` and the mechanisms). Times are absolute seconds,
+not ratios: what matters is the growth with the size, and before/after runs at one load.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import string
 import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # after PYTHONPATH: another checkout put there wins
 
+import _common as common  # noqa: E402
 import stmviz  # noqa: E402
 from stmviz import AgentStep, StateSpace, run, sizes  # noqa: E402
 
@@ -74,12 +79,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--mechanisms", nargs="+", default=list(MECHANISMS), choices=MECHANISMS)
     parser.add_argument("--kind", default="letters", choices=sorted(_ALPHABETS))
     args = parser.parse_args(argv)
-    print(f"stmviz from {Path(stmviz.__file__).parent}; observation: {args.kind}")
+    common.forbid_network()
+    print(f"stmviz from {Path(stmviz.__file__).parent}; observation: {args.kind}; load average {os.getloadavg()[0]:.1f}")
     print(f"{'MB':>5} " + " ".join(f"{name:>11}" for name in args.mechanisms))
     for mb in args.sizes:
         steps = stream(huge_text(mb, args.kind))
         cells = [f"{measure(name, steps):10.2f}s" for name in args.mechanisms]
         print(f"{mb:5g} " + " ".join(cells), flush=True)
+    print(f"load average at the end: {os.getloadavg()[0]:.1f} (absolute seconds: compare runs made at one load)")
 
 
 if __name__ == "__main__":
