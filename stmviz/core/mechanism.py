@@ -368,6 +368,12 @@ def make_mechanism(
     ``project(m, state)``, ``controller(m, state, context)``,
     ``initial(m, context)``.
 
+    Raises :class:`~stmviz.errors.InvalidArgumentError` naming the argument
+    when ``space`` is no StateSpace, ``operations`` declares no operation type
+    (or is a str: ``operations="add"`` would be the types a and d), ``update``
+    is not callable, ``project``/``controller``/``initial`` are neither callable
+    nor None, or ``name`` is not a non-empty text.
+
     >>> from stmviz import Element, StateSpace, run, sizes
     >>> def add(m, state, op, c):
     ...     new = state | {Element(c.observation, {"t": c.t})}
