@@ -48,9 +48,11 @@ class CheckResult:
     passed: bool
     detail: str
     warning: bool = False
+    #: False when the loop never reached the clause (e.g. U failed at step 0): neither held nor failed
+    checked: bool = True
 
     def __str__(self) -> str:
-        mark = "✓" if self.passed else ("!" if self.warning else "✗")
+        mark = "?" if not self.checked else "✓" if self.passed else ("!" if self.warning else "✗")
         return f"{mark} {self.name}: {self.detail}"
 
 
@@ -64,23 +66,32 @@ class CheckReport:
 
     @property
     def ok(self) -> bool:
-        """Whether every clause held (warnings do not count as failures)."""
-        return all(r.passed or r.warning for r in self.results)
+        """Whether no clause failed (warnings and clauses that could not be checked do not count as failures)."""
+        return all(r.passed or r.warning or not r.checked for r in self.results)
 
     @property
     def failures(self) -> list[CheckResult]:
         """The clauses that failed."""
-        return [r for r in self.results if not r.passed and not r.warning]
+        return [r for r in self.results if r.checked and not r.passed and not r.warning]
+
+    @property
+    def unchecked(self) -> list[CheckResult]:
+        """The clauses the loop never reached, so neither held nor failed (each says why)."""
+        return [r for r in self.results if not r.checked]
 
     def __bool__(self) -> bool:
         return self.ok
 
     def __str__(self) -> str:
-        head = (
-            f"{self.mechanism}: contract of Definition 2 holds on {self.steps} steps"
-            if self.ok
-            else f"{self.mechanism}: {len(self.failures)} clause(s) of the contract fail"
-        )
+        if not self.ok:
+            head = f"{self.mechanism}: {len(self.failures)} clause(s) of the contract fail"
+        elif self.unchecked:
+            head = (
+                f"{self.mechanism}: no clause failed on {self.steps} steps, but "
+                f"{len(self.unchecked)} could not be checked"
+            )
+        else:
+            head = f"{self.mechanism}: contract of Definition 2 holds on {self.steps} steps"
         return "\n".join([head] + ["  " + str(r) for r in self.results])
 
     __repr__ = __str__
@@ -140,6 +151,10 @@ class _Loop:
     failures: dict[str, str] = field(default_factory=dict)
     exercised: set[str] = field(default_factory=set)
     steps_done: int = 0
+    #: how many times each clause was checked: a clause checked 0 times is reported "not checked"
+    checks: dict[str, int] = field(default_factory=lambda: dict.fromkeys(_LOOP_CLAUSES, 0))
+    #: why the loop stopped early, if it did
+    stopped: str = ""
 
 
 def check_mechanism(
@@ -180,11 +195,25 @@ def check_mechanism(
             f"check_mechanism needs a Mechanism (O, E, Ω_STM, C, U, X, π), got {type(mechanism).__name__}; "
             f"subclass stmviz.Mechanism or use make_mechanism(...)"
         )
+    if not isinstance(query, str):
+        raise InvalidArgumentError(f"query must be the text of the task, got {type(query).__name__} {shorten(repr(query), 60)}")
+    if isinstance(tools, (str, bytes)) or not isinstance(tools, Iterable) or not all(isinstance(x, str) for x in tools):
+        raise InvalidArgumentError(
+            f"tools must be a sequence of tool names, e.g. ('search', 'open_page'), got {type(tools).__name__} "
+            f"{shorten(repr(tools), 60)}; one tool is written ('search',)"
+        )
+    if not isinstance(raise_on_failure, bool):
+        raise InvalidArgumentError(f"raise_on_failure must be True or False, got {raise_on_failure!r}")
     results: list[CheckResult] = []
     context0 = Context(t=0, query=query, tools=tuple(tools))
     state = _initial_state(mechanism, context0, results) if _operations_declared(mechanism, results) else None
     if state is None:
         return _finish(CheckReport(str(mechanism), results, 0), raise_on_failure)
+    if steps is not None and (isinstance(steps, (str, bytes)) or not isinstance(steps, Iterable)):
+        raise InvalidArgumentError(
+            f"steps must be a sequence of agent steps (AgentStep, dict or str), got {type(steps).__name__} "
+            f"{shorten(repr(steps), 60)}; one step is written [step]"
+        )
     records = sample_steps() if steps is None else [AgentStep.coerce(s, where=f"step {i}") for i, s in enumerate(steps)]
     loop = _run_checked(mechanism, _Loop(state, context0), records, query, tuple(tools))
     results += _loop_results(loop)
@@ -221,10 +250,13 @@ def _initial_state(mechanism: Mechanism, context: Context, results: list[CheckRe
 def _run_checked(mechanism: Mechanism, loop: _Loop, records: list[AgentStep], query: str, tools: tuple[str, ...]) -> _Loop:
     """The loop of Figure 1 over ``records``, checking each step; it stops at the first step U fails."""
     history: list[AgentStep] = []
+    if not records:
+        loop.stopped = "no steps were given"
     for t, step in enumerate(records):
         loop.context = Context(t=t, step=step, query=query, tools=tools, history=History(history, t))
         _check_projection(mechanism, loop, t)
         if not _check_step(mechanism, loop, t):
+            loop.stopped = f"the loop stopped at step {t}, where U or the controller failed"
             break
         history.append(step)
         loop.steps_done += 1
@@ -235,6 +267,7 @@ def _check_projection(mechanism: Mechanism, loop: _Loop, t: int) -> None:
     """π deterministic: π(ω_t) twice gives the same x."""
     if "deterministic π" in loop.failures:
         return
+    loop.checks["deterministic π"] += 1
     try:
         if mechanism.input(loop.state) != mechanism.input(loop.state):
             loop.failures["deterministic π"] = f"π(ω_{t}) differed between two calls on the same state"
@@ -268,7 +301,9 @@ def _apply_checked(mechanism: Mechanism, loop: _Loop, operation: Operation, t: i
         clause, text = _update_failure(exc, operation, t)
         loop.failures[clause] = text
         return None
+    loop.checks["closure"] += 1
     if "purity" not in loop.failures:
+        loop.checks["purity"] += 1
         problem = _purity_problem(mechanism, (state, operation, context), before, context_copy, snapshot, transition.state)
         if problem:
             loop.failures["purity"] = f"step {t}: {problem}"
@@ -315,31 +350,92 @@ def _purity_problem(
 def _changed_attributes(mechanism: Mechanism, snapshot: dict[str, tuple[int, Any]]) -> str:
     """The names of the mechanism's attributes that differ from ``snapshot``, joined ("" if none)."""
     now = _snapshot(mechanism)
-    if now == snapshot:
-        return ""
-    changed = [k for k in snapshot if now.get(k) != snapshot[k]] + [k for k in vars(mechanism) if k not in snapshot]
+    changed = [k for k in snapshot if k not in now or not _same(now[k], snapshot[k])]
+    changed += [k for k in now if k not in snapshot]
     return ", ".join(changed)
 
 
+_UNCOPIED = object()  # a container that could not be copied: only its identity is compared
+
+
+def _attributes(mechanism: Mechanism) -> dict[str, Any]:
+    """The mechanism's own attributes: its ``__dict__`` and any ``__slots__`` of its classes."""
+    try:
+        found = dict(vars(mechanism))
+    except TypeError:  # a class with __slots__ only
+        found = {}
+    for kind in type(mechanism).__mro__:
+        slots = kind.__dict__.get("__slots__", ())
+        for name in (slots,) if isinstance(slots, str) else slots:
+            if name not in ("__dict__", "__weakref__") and name not in found:
+                try:
+                    found[name] = getattr(mechanism, name)
+                except AttributeError:  # a slot not set yet
+                    continue
+    return found
+
+
 def _snapshot(mechanism: Mechanism) -> dict[str, Any]:
-    """The mechanism's attributes: identity, and a copy of each list, dict or set."""
+    """The mechanism's attributes: identity, and a shallow copy of each list, dict or set (of any subclass).
+
+    A copy is a plain list, dict or set of the same items (a ``defaultdict``'s
+    constructor wants a factory first; a user's subclass may want anything).
+    """
     snap: dict[str, tuple[int, Any]] = {}
-    for key, value in vars(mechanism).items():
+    for key, value in _attributes(mechanism).items():
+        copy: Any = None
         if isinstance(value, (list, dict, set)):
-            snap[key] = (id(value), type(value)(value))
-        else:
-            snap[key] = (id(value), None)
+            try:
+                copy = list(value) if isinstance(value, list) else dict(value) if isinstance(value, dict) else set(value)
+            except Exception:  # an odd container whose items cannot be read
+                copy = _UNCOPIED
+        snap[key] = (id(value), copy)
     return snap
 
 
+def _same(now: tuple[int, Any], before: tuple[int, Any]) -> bool:
+    """Whether an attribute is as snapshot: the same object and, for a container, the same items.
+
+    Items are compared with ``==``; where that raises or is no bool (numpy
+    arrays, a user's odd ``__eq__``), by identity.
+    """
+    if now[0] != before[0]:
+        return False
+    a, b = now[1], before[1]
+    if a is _UNCOPIED or b is _UNCOPIED or a is None or b is None:
+        return (a is None) == (b is None)
+    try:
+        return bool(a == b)
+    except Exception:
+        return _identities(a) == _identities(b)
+
+
+def _identities(container: Any) -> Any:
+    """The identities of a copied container's items (keys and values of a dict)."""
+    if isinstance(container, dict):
+        return [(id(k), id(v)) for k, v in container.items()]
+    if isinstance(container, set):
+        return {id(x) for x in container}
+    return [id(x) for x in container]
+
+
 def _loop_results(loop: _Loop) -> list[CheckResult]:
-    """closure, purity and deterministic π: held along the loop, or the first failure of each."""
+    """closure, purity and deterministic π: held along the loop, the first failure of each, or not checked and why."""
     held = {
         "closure": f"U returned a State in Ω_STM at each of {loop.steps_done} steps",
         "purity": "U left ω, o, c and the mechanism unchanged and was repeatable",
         "deterministic π": "π(ω) was the same on repeated calls",
     }
-    return [CheckResult(c, c not in loop.failures, loop.failures.get(c, held[c])) for c in _LOOP_CLAUSES]
+    results = []
+    for clause in _LOOP_CLAUSES:
+        if clause in loop.failures:
+            results.append(CheckResult(clause, False, loop.failures[clause]))
+        elif loop.checks[clause] == 0:
+            why = loop.stopped or "the loop never reached it"
+            results.append(CheckResult(clause, False, f"not checked: {why}", checked=False))
+        else:
+            results.append(CheckResult(clause, True, held[clause]))
+    return results
 
 
 def _operation_results(mechanism: Mechanism, loop: _Loop) -> list[CheckResult]:

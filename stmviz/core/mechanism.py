@@ -129,7 +129,7 @@ class Mechanism:
     def __init__(self, space: StateSpace) -> None:
         if not isinstance(space, StateSpace):
             raise InvalidArgumentError(
-                f"a mechanism needs a StateSpace (Ω_STM), got {type(space).__name__}; "
+                f"space: a mechanism needs a StateSpace (Ω_STM), got {type(space).__name__}; "
                 f"e.g. {type(self).__name__}(StateSpace(tokens(), v_max=4096))"
             )
         self.space = space
@@ -369,6 +369,12 @@ def make_mechanism(
     ``project(m, state)``, ``controller(m, state, context)``,
     ``initial(m, context)``.
 
+    Raises :class:`~stmviz.errors.InvalidArgumentError` naming the argument
+    when ``space`` is no StateSpace, ``operations`` declares no operation type
+    (or is a str: ``operations="add"`` would be the types a and d), ``update``
+    is not callable, ``project``/``controller``/``initial`` are neither callable
+    nor None, or ``name`` is not a non-empty text.
+
     >>> from stmviz import Element, StateSpace, run, sizes
     >>> def add(m, state, op, c):
     ...     new = state | {Element(c.observation, {"t": c.t})}
@@ -377,7 +383,34 @@ def make_mechanism(
     >>> [e.text for e in run(m, ["hello", "hi", "world"]).final]
     ['hello', 'hi']
     """
-    return _FunctionMechanism(space, name, operations, update, project, controller, initial)
+    from ..text._checks import check_callable, check_text
+
+    if not isinstance(space, StateSpace):
+        raise InvalidArgumentError(
+            f"space must be a StateSpace (Ω_STM), got {type(space).__name__}; e.g. StateSpace(tokens(), v_max=4096)"
+        )
+    if isinstance(operations, (str, bytes)) or not isinstance(operations, (Mapping, Iterable)):
+        raise InvalidArgumentError(
+            f"operations must be a dict {{name: description}} or a list of operation names, got "
+            f"{type(operations).__name__} {shorten(repr(operations), 60)}; e.g. operations={{'add': 'add the step'}}"
+        )
+    try:
+        declared = OperationSet(operations)
+    except STMError as exc:
+        raise InvalidArgumentError(f"operations: {exc}") from None
+    if not declared:
+        raise InvalidArgumentError(
+            "operations declares no operation type: τ needs at least one, e.g. operations={'add': 'add the step'}"
+        )
+    if not callable(update):
+        raise InvalidArgumentError(
+            f"update must be a callable update(m, state, operation, context) -> State, got {type(update).__name__}"
+        )
+    check_callable("project", project, "project(m, state) -> model input")
+    check_callable("controller", controller, "controller(m, state, context) -> Operation")
+    check_callable("initial", initial, "initial(m, context) -> State")
+    check_text("name", name, "greedy")
+    return _FunctionMechanism(space, name, declared, update, project, controller, initial)
 
 
 class _Example(Mechanism):

@@ -163,7 +163,7 @@ class OperationSet(Mapping[str, OperationType]):
         for item in items:
             if isinstance(item, str):
                 item = OperationType(item)
-            if not isinstance(item, OperationType) or not _TYPE_NAME.match(item.name):
+            if not isinstance(item, OperationType) or not isinstance(item.name, str) or not _TYPE_NAME.match(item.name):
                 raise InvalidOperationError(
                     f"operation types are declared as names or OperationType; got {describe(item)}"
                 )

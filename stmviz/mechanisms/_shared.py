@@ -11,6 +11,7 @@ from ..core.formatting import shorten
 from ..core.errors import InvalidArgumentError, InvalidOperationError
 from ..core.space import State, StateSpace
 from ..text import truncate_to_tokens
+from ..text._checks import check_whole
 from .fit import ELLIPSIS
 
 Summarizer = Callable[[Sequence[str], int], str]
@@ -196,24 +197,28 @@ class ViewIndex(Generic[V]):
 
 
 class Tally:
-    """Σ over ω of a per-element cost, carried from the previous ω by the elements that changed (kept out of purity snapshots)."""
+    """Σ over ω of a per-element cost, carried from the previous ω by the elements that changed (kept out of purity snapshots).
 
-    __slots__ = ("_elements", "_total")
+    The last (ω, Σ) pair is one attribute, read and written whole: threads that
+    share a mechanism each derive their sum from a consistent pair, whichever
+    thread wrote it.
+    """
+
+    __slots__ = ("_last",)
 
     def __init__(self) -> None:
-        self._elements: frozenset = frozenset()
-        self._total = 0
+        self._last: tuple[frozenset, Any] = (frozenset(), 0)
 
     def __call__(self, elements: frozenset, cost: Callable[[Element], Any]) -> Any:
-        last = self._elements
+        last, total = self._last
         if elements is last:
-            return self._total
+            return total
         added, removed = elements - last, last - elements
         if len(added) + len(removed) < len(elements):
-            total = self._total + sum(map(cost, added)) - sum(map(cost, removed))
+            total = total + sum(map(cost, added)) - sum(map(cost, removed))
         else:
             total = sum(map(cost, elements))
-        self._elements, self._total = elements, total
+        self._last = (elements, total)
         return total
 
 
@@ -286,11 +291,7 @@ def check_budget(name: str, value: Any, allow_none: bool = False) -> Any:
     InvalidArgumentError
         naming the parameter and the value given.
     """
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InvalidArgumentError(f"{name} must be a whole number ≥ 1{' or None' if allow_none else ''}, got {value!r}")
-    return value
+    return check_whole(name, value, 1, allow_none=allow_none)
 
 
 def range_label(x: int, y: int) -> str:

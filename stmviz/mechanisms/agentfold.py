@@ -66,6 +66,7 @@ from ..core.context import AgentStep, Context
 from ..core.operation import Operation, OperationSet
 from ..core.space import State, StateSpace
 from ..text import summarize as default_summarize
+from ..text._checks import check_callable, check_choice, check_real, check_whole
 from .fit import ELLIPSIS, fit_text
 from ._shared import LineTokens, Memo, Summarizer, Tally, View, ViewIndex, cached_summarizer, check_budget, range_label
 
@@ -242,17 +243,15 @@ class AgentFold(Mechanism):
     ) -> None:
         super().__init__(space)
         self.block_budget = check_budget("block_budget", block_budget)
-        if controller_rule not in _RULES:
-            raise InvalidArgumentError(f"controller_rule must be one of {', '.join(map(repr, _RULES))}, got {controller_rule!r}")
-        self.controller_rule = controller_rule
-        if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 < share <= 1:
-            raise InvalidArgumentError(f"share must be a number in (0, 1], got {share!r}")
-        self.share = float(share)
-        self.max_blocks = check_budget("max_blocks", max_blocks)
-        if max_blocks < 2:
-            raise InvalidArgumentError(f"max_blocks must be ≥ 2, got {max_blocks!r}")
-        if summarize is not None and not callable(summarize):
-            raise InvalidArgumentError(f"summarize must be a callable (texts, budget) -> str, got {type(summarize).__name__}")
+        self.controller_rule = check_choice(
+            "controller_rule",
+            controller_rule,
+            _RULES,
+            "the rule used on steps without a fold directive: 'lsm' (log-structured merge, the default) or a baseline",
+        )
+        self.share = check_real("share", share, 0, 1, low_open=True)
+        self.max_blocks = check_whole("max_blocks", max_blocks, 2)
+        check_callable("summarize", summarize, "(texts, budget) -> str")
         self._summaries = cached_summarizer(summarize or default_summarize)
         self._line_tokens = Memo()
         self._projection_tokens = Tally()

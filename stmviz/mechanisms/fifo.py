@@ -280,10 +280,11 @@ class FIFOWindow(Mechanism):
 
     def _incoming(self, context: Context) -> tuple[list[Element], list[str]]:
         memo = self._last_step
-        if memo.context is context:
-            return memo.incoming  # type: ignore[return-value]
+        last = memo.last  # one read of the (context, messages) pair: another thread may replace it
+        if last is not None and last[0] is context:
+            return last[1]
         result = self.incoming(context)
-        memo.context, memo.incoming = context, result
+        memo.last = (context, result)
         return result
 
     def _info(self, state: State) -> tuple[float, tuple[Element, ...]]:
@@ -430,14 +431,15 @@ class _LastStep:
     """The last step's messages, so the controller and U build them once (never changes a result).
 
     One object for the mechanism's life (its identity never changes), so a
-    purity check sees the mechanism unchanged.
+    purity check sees the mechanism unchanged. The context and its messages are
+    one pair, written whole, so threads sharing the mechanism never read one
+    run's context with another run's messages.
     """
 
-    __slots__ = ("context", "incoming")
+    __slots__ = ("last",)
 
     def __init__(self) -> None:
-        self.context: Context | None = None
-        self.incoming: tuple[list[Element], list[str]] | None = None
+        self.last: tuple[Context, tuple[list[Element], list[str]]] | None = None
 
     def __repr__(self) -> str:
         return "_LastStep()"

@@ -46,6 +46,7 @@ from ..core.context import AgentStep, Context
 from ..core.operation import Operation, OperationSet
 from ..core.space import State, StateSpace
 from ..text import cosine, embed
+from ..text._checks import check_callable
 from ..text import summarize as default_summarize
 from .fit import fit_text
 from ._shared import LineTokens, Memo, Summarizer, Tally, View, ViewIndex, cached_summarizer, check_budget, range_label
@@ -127,6 +128,7 @@ class ObservationSummarizer:
     """
 
     def __init__(self, summarize: Any = None) -> None:
+        check_callable("summarize", summarize, "(texts, budget) -> str")
         self.summarize = summarize or default_summarize
 
     def __repr__(self) -> str:
@@ -409,13 +411,8 @@ class HiAgent(Mechanism):
         self.summary_budget = check_budget("summary_budget", summary_budget)
         self.keep_pairs = check_budget("keep_pairs", keep_pairs, allow_none=True)
         self.subgoal_every = check_budget("subgoal_every", subgoal_every, allow_none=True)
-        if summarize is not None and not callable(summarize):
-            raise InvalidArgumentError(f"summarize must be a callable (texts, budget) -> str, got {type(summarize).__name__}")
-        if summarize_subgoal is not None and not callable(summarize_subgoal):
-            raise InvalidArgumentError(
-                "summarize_subgoal must be a callable (subgoal, pairs, budget) -> (text, achieved), "
-                f"got {type(summarize_subgoal).__name__}"
-            )
+        check_callable("summarize", summarize, "(texts, budget) -> str")
+        check_callable("summarize_subgoal", summarize_subgoal, "(subgoal, pairs, budget) -> (text, achieved)")
         self._summaries = cached_summarizer(summarize or default_summarize)
         self.summarize_subgoal: SubgoalSummarizer = summarize_subgoal or ObservationSummarizer(self._summaries)
         self._subgoal_summaries = Memo(4096)

@@ -97,6 +97,7 @@ identity never changes (results do not depend on the cache).
 from __future__ import annotations
 
 import math
+import threading
 from bisect import bisect_left
 from itertools import islice
 from collections.abc import Callable, Iterator, Sequence
@@ -104,13 +105,14 @@ from typing import Any
 
 from ..core.element import Element
 from ..core.formatting import format_number, shorten
-from ..core.errors import InvalidArgumentError, UnsupportedOperationError, UpdateFailedError
+from ..core.errors import InvalidArgumentError, InvalidIndexError, UnsupportedOperationError, UpdateFailedError
 from ..core.mechanism import Mechanism, Transition
 from ..core.protocol import element_types_of
 from ..core.context import AgentStep, Context, History
 from ..core.model_input import Message, ModelInput
 from ..core.operation import Operation, OperationSet
 from ..core.space import State, StateSpace
+from ..text._checks import check_callable, check_choice, check_real, check_whole
 from ..text.embed import cosine, hashing_embedder, joined_frequencies
 from .fit import fit_text
 from ._shared import Memo
@@ -194,8 +196,9 @@ def _previous(context: Context) -> AgentStep | None:
 class _Cache:
     """Per-text caches of embeddings and summaries, plus the memory stream's embedding matrix.
 
-    Its identity never changes for the mechanism's life, and every entry is
-    a function of its key, so results never depend on it.
+    Its identity never changes for the mechanism's life (in one thread: each
+    thread has its own, see :attr:`SCM._cache`), and every entry is a function
+    of its key, so results never depend on it.
     """
 
     __slots__ = (
@@ -385,25 +388,24 @@ class SCM(Mechanism):
         _whole("flash_size", flash_size, 1)
         _whole("summary_budget", summary_budget, 1)
         _whole("flash_threshold", flash_threshold, 1)
-        if ranking not in _RANKINGS:
-            raise InvalidArgumentError(
-                f"ranking must be one of {', '.join(map(repr, _RANKINGS))}, got {ranking!r}: 'relevance' ranks by "
-                "cosine alone (the released code), 'recency+relevance' by the weighted sum (the paper)"
-            )
-        for name, value in (("recency_weight", recency_weight), ("relevance_weight", relevance_weight)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-                raise InvalidArgumentError(f"{name} must be a finite number ≥ 0, got {value!r}")
+        check_choice(
+            "ranking",
+            ranking,
+            _RANKINGS,
+            "'relevance' ranks by cosine alone (the released code), 'recency+relevance' by the weighted sum (the paper)",
+        )
+        recency_weight = check_real("recency_weight", recency_weight, 0)
+        relevance_weight = check_real("relevance_weight", relevance_weight, 0)
         if recency_weight == 0 and relevance_weight == 0:
-            raise InvalidArgumentError("recency_weight and relevance_weight are both 0: nothing would rank the memory stream")
-        if (
-            isinstance(recency_decay, bool)
-            or not isinstance(recency_decay, (int, float))
-            or not 0 < recency_decay <= 1
-        ):
-            raise InvalidArgumentError(f"recency_decay must be a number in (0, 1], got {recency_decay!r}")
-        for name, function in (("summarize", summarize), ("embed", embed), ("needs_memory", needs_memory), ("judge", judge)):
-            if function is not None and not callable(function):
-                raise InvalidArgumentError(f"{name} must be a callable or None, got {type(function).__name__}")
+            raise InvalidArgumentError(
+                "recency_weight and relevance_weight are both 0: nothing would rank the memory stream; "
+                "give one of them a weight > 0"
+            )
+        recency_decay = check_real("recency_decay", recency_decay, 0, 1, low_open=True)
+        check_callable("summarize", summarize, "(texts, budget) -> str")
+        check_callable("embed", embed, "(text) -> vector")
+        check_callable("needs_memory", needs_memory, "(message, memories) -> (bool, reason)")
+        check_callable("judge", judge, "(memory_text, summary_text, message) -> (verdict, reason)")
         from ..text import embed as default_embed
         from ..text import summarize as default_summarize
         self.k = k
@@ -418,7 +420,23 @@ class SCM(Mechanism):
         self.recency_decay = float(recency_decay)
         self.summarize: Callable[[Sequence[str], int], str] = summarize or default_summarize
         self.embed: Callable[[str], Sequence[float]] = embed or default_embed
-        self._cache = _Cache()
+        self._caches = threading.local()  # one _Cache per thread: see _cache
+
+    @property
+    def _cache(self) -> _Cache:
+        """This thread's caches.
+
+        Besides memos of pure functions, the caches hold the state of the run in
+        progress (the memory stream's rows and matrix, the latest step's
+        interaction), which a run started by another thread would overwrite
+        between two reads. Each thread that runs this mechanism has its own, so
+        that threads sharing one SCM get the traces of sequential runs.
+        """
+        try:
+            return self._caches.cache
+        except AttributeError:
+            cache = self._caches.cache = _Cache()
+            return cache
 
     def params(self) -> dict[str, Any]:
         """JSON-ready constructor arguments (a custom summarize/embed/needs_memory/judge is not recorded: rebuilt, it is the default)."""
@@ -1002,7 +1020,7 @@ class _Texts(Sequence[str]):
         if i < 0:
             i += self._n
         if not 0 <= i < self._n:
-            raise IndexError(i)
+            raise InvalidIndexError(f"memories[{i}] does not exist: there are {self._n} earlier interactions, 0 … {self._n - 1}")
         row = self._rows[i][1]
         return row[1] if row is not None else ""
 
@@ -1042,6 +1060,5 @@ def _unit(vector: Sequence[float], width: int, np: Any) -> Any:
 
 
 def _whole(name: str, value: Any, minimum: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise InvalidArgumentError(f"{name} must be a whole number ≥ {minimum}, got {value!r}")
+    check_whole(name, value, minimum)
 

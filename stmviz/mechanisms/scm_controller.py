@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
 from ..core.errors import InvalidArgumentError
 from ..core.formatting import shorten
+from ..text._checks import check_real, check_whole
 
 __all__ = [
     "RecallHeuristic",
@@ -102,14 +103,24 @@ class RecallHeuristic:
     def __init__(
         self, cues: Sequence[str] = RECALL_CUES, *, min_shared: int = 2, min_fraction: float = 0.5, max_shared: int = 4
     ) -> None:
-        if isinstance(cues, str) or not all(isinstance(c, str) and c.strip() for c in cues):
-            raise InvalidArgumentError(f"cues must be a sequence of non-empty phrases, got {cues!r}")
-        if isinstance(min_shared, bool) or not isinstance(min_shared, int) or min_shared < 1:
-            raise InvalidArgumentError(f"min_shared must be a whole number ≥ 1, got {min_shared!r}")
-        if isinstance(min_fraction, bool) or not isinstance(min_fraction, (int, float)) or not 0 <= min_fraction <= 1:
-            raise InvalidArgumentError(f"min_fraction must be a number in [0, 1], got {min_fraction!r}")
-        if isinstance(max_shared, bool) or not isinstance(max_shared, int) or max_shared < min_shared:
-            raise InvalidArgumentError(f"max_shared must be a whole number ≥ min_shared = {min_shared}, got {max_shared!r}")
+        if isinstance(cues, (str, bytes, Mapping)) or not isinstance(cues, Iterable):
+            raise InvalidArgumentError(
+                f"cues must be a sequence of non-empty phrases, e.g. ('remember', 'I told you'), got "
+                f"{type(cues).__name__} {shorten(repr(cues), 60)}"
+            )
+        cues = tuple(cues)
+        if not all(isinstance(c, str) and c.strip() for c in cues):
+            raise InvalidArgumentError(
+                f"cues must be a sequence of non-empty phrases, e.g. ('remember', 'I told you'), got "
+                f"{shorten(repr(cues), 80)}: drop the blank or non-text items"
+            )
+        check_whole("min_shared", min_shared, 1)
+        min_fraction = check_real("min_fraction", min_fraction, 0, 1)
+        check_whole("max_shared", max_shared, 1)
+        if max_shared < min_shared:
+            raise InvalidArgumentError(
+                f"max_shared must be a whole number ≥ min_shared = {min_shared}, got {max_shared!r}; raise it or lower min_shared"
+            )
         self.cues = tuple(cues)
         self.max_shared = max_shared
         self.min_shared = min_shared

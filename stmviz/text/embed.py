@@ -17,6 +17,8 @@ from functools import lru_cache
 from typing import Any
 
 from ..core.errors import InvalidArgumentError
+from ..core.formatting import shorten
+from ._checks import check_whole
 from .summarize import STOPWORDS
 
 __all__ = ["embed", "HashingEmbedder", "cosine", "DIMENSIONS"]
@@ -50,6 +52,9 @@ def _rounded(digits: int) -> list[float]:
     return [r / scale for r in range(n + 1)] + [r / scale for r in range(-n, 0)]
 
 
+#: the most decimals a coordinate can be rounded to: a float has 17 significant digits
+_MAX_DIGITS = 17
+
 #: how many words, stems and buckets an embedder memoizes at most
 _MEMO = 200_000
 
@@ -76,7 +81,7 @@ class HashingEmbedder:
     dimensions : int
         The length of every vector, at least 2.
     digits : int
-        The decimals each coordinate is rounded to.
+        The decimals each coordinate is rounded to, 0 … 17 (a float holds no more); ``None`` rounds to whole numbers.
 
     Examples
     --------
@@ -86,8 +91,8 @@ class HashingEmbedder:
     """
 
     def __init__(self, dimensions: int = DIMENSIONS, digits: int = 4) -> None:
-        if isinstance(dimensions, bool) or not isinstance(dimensions, int) or dimensions < 2:
-            raise InvalidArgumentError(f"HashingEmbedder: dimensions must be a whole number ≥ 2, got {dimensions!r}")
+        check_whole("dimensions", dimensions, 2)
+        check_whole("digits", digits, 0, maximum=_MAX_DIGITS, allow_none=True)
         self.dimensions = dimensions
         self.digits = digits
         # stem -> (bucket, sign, sign · (1 + log tf) for tf < 64)
@@ -119,6 +124,8 @@ class HashingEmbedder:
         return stem
 
     def __call__(self, text: str) -> tuple[float, ...]:
+        if not isinstance(text, str):
+            raise InvalidArgumentError(f"embed(text) embeds a str, got {type(text).__name__} {shorten(repr(text), 60)}")
         return self.from_frequencies(self.frequencies(text))
 
     def frequencies(self, text: str) -> dict[str, int]:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..core.errors import InvalidArgumentError, STMError
+from ._checks import check_encoding, check_text, check_prompt
 from .summarize import truncate_to_tokens
 
 __all__ = ["OpenAISummarizer", "OpenAIEmbedder", "OpenAIMemoryController", "OpenAIMemoryJudge", "OpenAISubgoalSummarizer"]
@@ -33,9 +34,9 @@ class OpenAISummarizer:
     def __init__(self, client: Any, model: str, *, prompt: str = PROMPT, encoding: str = "cl100k_base", **options: Any):
         _check_chat(client)
         self.client = client
-        self.model = model
-        self.prompt = prompt
-        self.encoding = encoding
+        self.model = check_text("model", model, "gpt-4o-mini")
+        self.prompt = check_prompt("prompt", prompt, {"budget": 1, "text": ""})
+        self.encoding = check_encoding("encoding", encoding)
         self.options = options
 
     def __repr__(self) -> str:
@@ -58,7 +59,7 @@ class OpenAIEmbedder:
                 f"got {type(client).__name__}"
             )
         self.client = client
-        self.model = model
+        self.model = check_text("model", model, "text-embedding-3-small")
         self.options = options
 
     def __repr__(self) -> str:
@@ -125,8 +126,8 @@ class OpenAIMemoryController:
     def __init__(self, client: Any, model: str, *, prompt: str = NEED_PROMPT, **options: Any):
         _check_chat(client)
         self.client = client
-        self.model = model
-        self.prompt = prompt
+        self.model = check_text("model", model, "gpt-4o-mini")
+        self.prompt = check_prompt("prompt", prompt, {"message": "", "count": 0})
         self.options = options
 
     def __repr__(self) -> str:
@@ -148,8 +149,8 @@ class OpenAIMemoryJudge:
     def __init__(self, client: Any, model: str, *, prompt: str = ANSWERABLE_PROMPT, **options: Any):
         _check_chat(client)
         self.client = client
-        self.model = model
-        self.prompt = prompt
+        self.model = check_text("model", model, "gpt-4o-mini")
+        self.prompt = check_prompt("prompt", prompt, {"content": "", "message": ""})
         self.options = options
 
     def __repr__(self) -> str:
@@ -194,9 +195,9 @@ class OpenAISubgoalSummarizer:
     ):
         _check_chat(client)
         self.client = client
-        self.model = model
-        self.prompt = prompt
-        self.encoding = encoding
+        self.model = check_text("model", model, "gpt-4o-mini")
+        self.prompt = check_prompt("prompt", prompt, {"budget": 1, "subgoal": "", "trajectory": ""})
+        self.encoding = check_encoding("encoding", encoding)
         self.options = options
 
     def __repr__(self) -> str:

@@ -23,13 +23,15 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from itertools import chain, filterfalse, repeat
 from operator import mul, neg, truediv
 
-from ..core.errors import InvalidSizeError
-from ..core.sizes import count_tokens, get_encoding
+from ..core.errors import InvalidArgumentError, InvalidSizeError
+from ..core.formatting import shorten
+from ..core.sizes import count_tokens, encode_tokens, get_encoding
+from ._checks import check_encoding
 
 __all__ = ["summarize", "ExtractiveSummarizer", "split_sentences", "truncate_to_tokens"]
 
@@ -64,12 +66,16 @@ def truncate_to_tokens(text: str, budget: int, encoding: str = "cl100k_base") ->
     >>> truncate_to_tokens("one two three four five", 3)
     'one two…'
     """
+    if not isinstance(text, str):
+        raise InvalidArgumentError(f"truncate_to_tokens cuts a str, got {type(text).__name__} {shorten(repr(text), 60)}")
+    if isinstance(budget, bool) or not isinstance(budget, int):
+        raise InvalidArgumentError(f"budget must be a whole number of tokens ≥ 0, got {type(budget).__name__} {budget!r}")
     if count_tokens(text, encoding) <= budget:
         return text
     if budget <= 1:
         return "…" if budget == 1 else ""
     enc = get_encoding(encoding)
-    ids = enc.encode_ordinary(text)
+    ids = encode_tokens(text, encoding, limit=budget)  # a long text is encoded only as far as the cut
     keep = budget - 1
     while keep > 0:
         cut = enc.decode(ids[:keep]).rstrip() + "…"
@@ -299,7 +305,7 @@ class ExtractiveSummarizer:
     """
 
     def __init__(self, encoding: str = "cl100k_base") -> None:
-        self.encoding = encoding
+        self.encoding = check_encoding("encoding", encoding)
 
     def __repr__(self) -> str:
         return f"ExtractiveSummarizer({self.encoding!r})"
@@ -307,6 +313,15 @@ class ExtractiveSummarizer:
     def __call__(self, texts: Sequence[str] | str, budget: int) -> str:
         if isinstance(texts, str):
             texts = [texts]
+        elif isinstance(texts, (bytes, Mapping)) or not isinstance(texts, Iterable):
+            raise InvalidArgumentError(
+                f"summarize(texts, budget) takes a str or a sequence of str, got {type(texts).__name__} {shorten(repr(texts), 60)}"
+            )
+        else:
+            texts = list(texts)
+            if not all(isinstance(t, str) for t in texts):
+                kinds = sorted({type(t).__name__ for t in texts if not isinstance(t, str)})
+                raise InvalidArgumentError(f"summarize(texts, budget) takes texts (str), got items of type {', '.join(kinds)}")
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
             raise InvalidSizeError(f"a summary budget is a whole number of tokens ≥ 1, got {budget!r}")
         encoding = self.encoding
