@@ -16,7 +16,7 @@ key                       checker                              what the student 
 ``04-judge``              :func:`check_judge`                  SCM's judgement of one memory
 ``05-subgoal``            :func:`check_subgoal_switch`         HiAgent's U when a subgoal starts
 ``06-fold``               :func:`check_fold`                   AgentFold's fold of blocks s_{x,y}
-``07-showcase``           :func:`check_showcase`               the scenario where each mechanism shines
+``07-fifo-match``         :func:`check_fifo_match`             the V_max a FIFO window needs to match SCM
 ``08-priority``           :func:`check_priority_memory`        a mechanism using the priority D_1
 ``09-chat-steps``         :func:`check_chat_steps`             a chat cut into steps (output, input)
 ========================  ===================================  =====================================
@@ -50,7 +50,7 @@ __all__ = [
     "check_judge",
     "check_subgoal_switch",
     "check_fold",
-    "check_showcase",
+    "check_fifo_match",
     "check_priority_memory",
     "PRIORITY_STEPS",
     "check_chat_steps",
@@ -511,54 +511,49 @@ def check_fold(fold: Callable[..., Any]) -> ExerciseReport:
 
 # -- 07 · the comparison ------------------------------------------------------------------------------------
 
-_NEEDS = {
-    "SCM": ("a dialogue: the questions arrive as the user's messages",
-            lambda s: any(st.meta.get("role") == "user" for st in s.steps)),
-    "HiAgent": ("the agent states its subgoals (subgoal directives)",
-                lambda s: any("subgoal" in st.directives for st in s.steps)),
-    "AgentFold": ("the agent writes folding directives", lambda s: any("fold" in st.directives for st in s.steps)),
-}
 
+def check_fifo_match(v_max: Any, scenario: str = "long_dialogue") -> ExerciseReport:
+    """Notebook 07: the smallest V_max at which a FIFO window keeps as many probes as SCM at the scenario's V_max.
 
-def check_showcase(showcase: dict[str, str] | None) -> ExerciseReport:
-    """Notebook 07: for SCM, HiAgent and AgentFold, a bundled scenario that gives it what it needs.
-
-    ``showcase`` maps each mechanism's name to a scenario name (``load_scenario``).
-    Checked: the scenario carries what the mechanism reads from the agent, and
-    there the mechanism retains more probes than a FIFO window at the same V_max.
+    Checked by running the FIFO window at ``v_max`` and at ``v_max - 1``:
+    the first must retain at least as many probes as SCM (with its defaults) at
+    ``scenario.v_max``, the second fewer.
     """
-    from . import mechanisms, metrics  # late: keeps this module light for notebooks 01-03
+    from . import metrics  # late: keeps this module light for notebooks 01-03
+    from .mechanisms import SCM, FIFOWindow
     from .scenarios import load_scenario
 
-    spec = {}
-    for name, (needs, _) in _NEEDS.items():
-        spec[f"{name} gets what it needs"] = (f"{name}'s scenario has {needs}", f"{name} needs {needs}")
-        spec[f"{name} beats FIFO"] = (f"in its scenario {name} retains more probes than a FIFO window",
-                                      "run metrics.compare([FIFOWindow, " + name + "], scenario) on each scenario")
-    c = _Checks("07 · each mechanism's showcase", spec)
-    if showcase is None:
-        return c.not_done(NotImplementedError("showcase is None"))
-    if not isinstance(showcase, dict):
-        raise InvalidArgumentError(f"showcase must be a dict {{mechanism name: scenario name}}, got {showcase!r}")
-    for name, (needs, has) in _NEEDS.items():
-        chosen = showcase.get(name)
-        if chosen is None or chosen is ...:
-            c.fail(f"{name} gets what it needs", f"no scenario chosen for {name}")
-            c.fail(f"{name} beats FIFO", f"no scenario chosen for {name}")
-            continue
+    c = _Checks("07 · what FIFO needs to match SCM", {
+        "a whole number": ("V_max is a whole number of tokens, larger than the scenario's",
+                           "answer an int, e.g. the result of a binary search over V_max"),
+        "enough": ("at your V_max the FIFO window keeps as many probes as SCM",
+                   "a FIFO window keeps a fact only while everything said since fits: try larger values"),
+        "smallest": ("at V_max − 1 it keeps fewer: no smaller window will do",
+                     "search downwards too: halve the interval [scenario.v_max, your value] until it is one token wide"),
+    })
+    if v_max is None or v_max is ...:
+        return c.not_done(NotImplementedError("fifo_v_max is None"))
+    data = load_scenario(scenario)
+    if isinstance(v_max, bool) or not isinstance(v_max, int) or v_max <= data.v_max:
+        c.fail("a whole number", f"got {v_max!r}; V_max = {data.v_max} is where SCM keeps its probes")
+        c.fail("enough", "not checked: V_max is not a whole number above the scenario's")
+        c.fail("smallest", "not checked: V_max is not a whole number above the scenario's")
+        return c.report()
+
+    def kept(mechanism: Mechanism) -> int | str:
         try:
-            scenario = load_scenario(chosen)
+            trace = run(mechanism, data)
         except STMError as exc:
-            c.fail(f"{name} gets what it needs", _err(exc))
-            c.fail(f"{name} beats FIFO", _err(exc))
-            continue
-        c.check(f"{name} gets what it needs", has(scenario), f"{chosen!r} has no {needs}")
-        kept = {}
-        for cls in (mechanisms.FIFOWindow, getattr(mechanisms, name)):
-            trace = run(cls(scenario.space()), scenario)
-            kept[cls.__name__] = sum(r.retained for r in metrics.retention(trace, scenario.probes))
-        c.check(f"{name} beats FIFO", kept[name] > kept["FIFOWindow"],
-                f"in {chosen!r}: {name} keeps {kept[name]}, FIFO {kept['FIFOWindow']} of {len(scenario.probes)} probes")
+            return _err(exc)
+        return sum(r.retained for r in metrics.retention(trace, data.probes))
+
+    target = kept(SCM(data.space()))
+    at, below = kept(FIFOWindow(data.space(v_max=v_max))), kept(FIFOWindow(data.space(v_max=v_max - 1)))
+    n = len(data.probes)
+    c.check("enough", isinstance(at, int) and at >= target,
+            f"SCM keeps {target} of {n} probes at V_max = {data.v_max}; FIFO at V_max = {v_max}: {at}")
+    c.check("smallest", not isinstance(below, int) or below < target,
+            f"FIFO at V_max = {v_max - 1} still keeps {below} of {n}: a smaller window will do")
     return c.report()
 
 
@@ -811,8 +806,23 @@ def fold(blocks, latest, x, sigma):
     kept = [(r, text) for r, text in blocks if r[1] < x]  # blocks that end before x stay
     return kept + [((x, t_1), sigma)]                  # x = t-1: condensation; x < t-1: consolidation
 ''',
-    "07-showcase": '''
-showcase = {"SCM": "long_dialogue", "HiAgent": "household", "AgentFold": "web_research"}
+    "07-fifo-match": '''
+from stmviz import SCM, FIFOWindow, load_scenario, metrics, run
+
+scenario = load_scenario("long_dialogue")
+
+def kept(mechanism):
+    return sum(r.retained for r in metrics.retention(run(mechanism, scenario), scenario.probes))
+
+target = kept(SCM(scenario.space()))
+low, high = scenario.v_max, scenario.token_count()   # the whole dialogue surely keeps every probe
+while low < high:                                     # binary search: the smallest V_max that is enough
+    middle = (low + high) // 2
+    if kept(FIFOWindow(scenario.space(v_max=middle))) >= target:
+        high = middle
+    else:
+        low = middle + 1
+fifo_v_max = low
 ''',
     "08-priority": '''
 from stmviz import Element, Mechanism, Transition
@@ -858,8 +868,9 @@ def chat_steps(messages):
 def solution(key: str) -> None:
     """Print the reference solution of an exercise — after trying it yourself.
 
-    >>> solution("07-showcase")
-    showcase = {"SCM": "long_dialogue", "HiAgent": "household", "AgentFold": "web_research"}
+    >>> solution("06-fold")  # doctest: +ELLIPSIS
+    def fold(blocks, latest, x, sigma):
+    ...
     """
     if key not in SOLUTIONS:
         raise InvalidArgumentError(f"no exercise {key!r}; the exercises are {sorted(SOLUTIONS)}")

@@ -20,7 +20,7 @@ from stmviz.exercises import (
     check_keep_first,
     check_membership,
     check_priority_memory,
-    check_showcase,
+    check_fifo_match,
     check_subgoal_switch,
 )
 from stmviz.mechanisms.scm_controller import content_words
@@ -49,7 +49,7 @@ CHECKERS = {
     "04-judge": (check_judge, "judge"),
     "05-subgoal": (check_subgoal_switch, "start_subgoal"),
     "06-fold": (check_fold, "fold"),
-    "07-showcase": (check_showcase, "showcase"),
+    "07-fifo-match": (check_fifo_match, "fifo_v_max"),
     "08-priority": (check_priority_memory, "PriorityMemory"),
     "09-chat-steps": (check_chat_steps, "chat_steps"),
 }
@@ -82,7 +82,7 @@ def test_the_untouched_todo_is_reported_as_not_done(key):
                 return "\n".join(e.text for e in state)
 
         report = checker(Todo)
-    elif key == "07-showcase":
+    elif key == "07-fifo-match":
         report = checker(None)
     else:
         report = checker(todo)
@@ -370,15 +370,22 @@ def test_fold_catches(wrong, criterion):
 
 # -- 07 ---------------------------------------------------------------------------------------------------
 
+@pytest.fixture(scope="module")
+def fifo_v_max():
+    return solved("07-fifo-match", "fifo_v_max")
+
+
 @pytest.mark.parametrize("wrong, criterion", [
-    ({"SCM": "long_dialogue", "HiAgent": "long_dialogue", "AgentFold": "long_dialogue"}, "HiAgent gets what it needs"),
-    ({"SCM": "long_dialogue", "HiAgent": "web_research", "AgentFold": "household"}, "AgentFold beats FIFO"),
-    ({"SCM": "household", "HiAgent": "household", "AgentFold": "web_research"}, "SCM gets what it needs"),
-    ({"SCM": "long_dialogue", "HiAgent": "household"}, "AgentFold gets what it needs"),
-    ({"SCM": "no such scenario", "HiAgent": "household", "AgentFold": "web_research"}, "SCM beats FIFO"),
+    (lambda right: 800, "a whole number"),          # the scenario's own V_max: that is where SCM is measured
+    (lambda right: float(right), "a whole number"),
+    (lambda right: str(right), "a whole number"),
+    (lambda right: 2 * 800, "enough"),
+    (lambda right: right - 1, "enough"),
+    (lambda right: right + 1, "smallest"),
+    (lambda right: 10 ** 5, "smallest"),
 ])
-def test_showcase_catches(wrong, criterion):
-    assert_catches(check_showcase(wrong), criterion)
+def test_fifo_match_catches(wrong, criterion, fifo_v_max):
+    assert_catches(check_fifo_match(wrong(fifo_v_max)), criterion)
 
 
 # -- 08 ---------------------------------------------------------------------------------------------------
@@ -521,7 +528,7 @@ def test_the_chat_steps_reference_agrees_with_the_importer():
 def test_checkers_are_deterministic():
     wrong = check_priority_memory(NewestOfPriority)
     assert str(wrong) == str(check_priority_memory(NewestOfPriority))
-    assert str(check_showcase({"SCM": "tool_chat"})) == str(check_showcase({"SCM": "tool_chat"}))
+    assert str(check_fifo_match(1000)) == str(check_fifo_match(1000))
 
 
 def test_make_may_be_any_callable_from_a_state_space():
