@@ -82,10 +82,11 @@ class Criterion:
 class ExerciseReport:
     """What a checker found: one :class:`Criterion` per line; ``done`` is False while the TODO is left as is."""
 
-    def __init__(self, exercise: str, criteria: list[Criterion], done: bool = True) -> None:
+    def __init__(self, exercise: str, criteria: list[Criterion], done: bool = True, todo: str = "") -> None:
         self.exercise = exercise
         self.criteria = criteria
         self.done = done
+        self.todo = todo  # what the untouched exercise said (its NotImplementedError), while not done
 
     @property
     def ok(self) -> bool:
@@ -111,7 +112,8 @@ class ExerciseReport:
 
     def __str__(self) -> str:
         if not self.done:
-            head = f"{self.exercise}: not done yet — replace the TODO in the exercise cell, then run this cell again"
+            head = (f"{self.exercise}: not done yet ({self.todo}) — replace the TODO in the exercise cell, "
+                    "then run this cell again")
         elif self.ok:
             head = f"{self.exercise}: every criterion is met ✓"
         else:
@@ -146,10 +148,10 @@ class _Checks:
         ])
 
     def not_done(self, exc: BaseException) -> ExerciseReport:
-        todo = shorten(str(exc) or "TODO", 100)
+        """Every criterion ✗ with what it will check, and no hint: the hints come once there is an answer."""
         return ExerciseReport(self.exercise, [
-            Criterion(name, False, f"not checked yet ({todo})", hint) for name, (_, hint) in self.spec.items()
-        ], done=False)
+            Criterion(name, False, f"not checked yet — {met}") for name, (met, _) in self.spec.items()
+        ], done=False, todo=shorten(str(exc) or "TODO", 100))
 
 
 def _call(fn: Callable[..., Any], *args: Any) -> tuple[bool, Any]:

@@ -88,6 +88,7 @@ def test_the_untouched_todo_is_reported_as_not_done(key):
         report = checker(todo)
     assert not report.done and not report.ok
     assert "not done yet" in str(report) and "✓" not in str(report)
+    assert "hint:" not in str(report)  # hints come with an answer, not before the student tries
 
 
 def test_solution_prints_the_reference_and_rejects_an_unknown_key(capsys):
