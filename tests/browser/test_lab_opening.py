@@ -16,10 +16,15 @@ from jlab import close_all, open_notebook
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
 
-DIRTY = "() => { const w = window.jupyterapp.shell.currentWidget; return !!(w && w.context && w.context.model.dirty); }"
+#: The opened notebook's panel, found by its path (the current widget may be another panel by then).
+PANEL = (
+    "name => { for (const w of window.jupyterapp.shell.widgets('main')) {"
+    " if (w.context && w.context.path.endsWith(name)) return w; } return null; }"
+)
+DIRTY = f"name => ({PANEL})(name).context.model.dirty"
 KERNEL_NAME = (
-    "() => { const w = window.jupyterapp.shell.currentWidget;"
-    " return w && w.sessionContext ? w.sessionContext.kernelDisplayName : null; }"
+    f"name => {{ const w = ({PANEL})(name);"
+    " return w && w.sessionContext && w.sessionContext.session ? w.sessionContext.kernelDisplayName : null; }"
 )
 
 
@@ -28,7 +33,7 @@ def test_opening_a_notebook_leaves_it_unchanged(jupyter_lab, page, name):
     open_notebook(page, jupyter_lab, f"notebooks/{name}")
     try:
         page.wait_for_timeout(1500)  # the kernel's info reply updates the metadata after it is idle
-        assert page.evaluate(KERNEL_NAME), "no kernel started"
-        assert page.evaluate(DIRTY) is False, f"{name} shows unsaved changes right after opening"
+        assert page.evaluate(KERNEL_NAME, name), "no kernel started"
+        assert page.evaluate(DIRTY, name) is False, f"{name} shows unsaved changes right after opening"
     finally:
         close_all(page)
