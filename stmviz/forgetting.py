@@ -63,10 +63,11 @@ from .core.element import Element, order_key
 from .core.errors import InvalidArgumentError
 from .core.formatting import shorten
 from .core.operation import Operation
-from .core.protocol import ElementType, declared_types, step_range, whole_number
+from .core.protocol import ElementType, step_range, whole_number
 from .core.trace import Trace, require_trace
+from .metrics import is_summary
 
-__all__ = ["Forgetting", "why_forgotten", "why_forgotten_all"]
+__all__ = ["Forgetting", "why_forgotten", "why_forgotten_all", "records_step", "KINDS"]
 
 #: The kinds of answer (``Forgetting.kind``).
 KINDS = ("retained", "evicted", "summarized", "cut", "not activated", "never entered", "not projected")
@@ -227,8 +228,7 @@ class _Explainer:
         self.spans = spans
         self.left = left
         self._texts: dict[int, str] = {}
-        types = trace.mechanism.element_types if trace.mechanism is not None else {}
-        self.types: Mapping[str, ElementType] = types
+        self.types: Mapping[str, ElementType] | None = trace.mechanism.element_types if trace.mechanism else None
 
     # -- reading the trace ------------------------------------------------------
     def in_state(self, e: Element, t: int) -> bool:
@@ -251,10 +251,7 @@ class _Explainer:
         return self._texts[t]
 
     def is_summary(self, e: Element) -> bool:
-        if e.meta.get("form") == "summary":
-            return True
-        declared = self.types.get(e.type) or declared_types().get(e.type)
-        return declared is not None and declared.summary
+        return is_summary(e, self.types)
 
     # -- one probe --------------------------------------------------------------
     def explain(self, probe: Any) -> Forgetting:
@@ -315,6 +312,18 @@ class _Explainer:
                 probe, False, k, op, note, (), None,
                 f"The evidence ({evidence}) never entered ω: at step {k} {op} {note}. "
                 f"{probe.answer!r} is not in π(ω_{t}).",
+                "never entered",
+            )
+        quoted = any(
+            probe.answer.casefold() in self.trace[s].context.step.text.casefold() for s in steps if s < len(self.trace)
+        )
+        if not quoted:  # a benchmark's free-text answer: retention looks for a string the evidence never held
+            held = f"; {_name(kept[-1])}, which records it, is in ω_{t}" if kept else ""
+            return Forgetting(
+                probe, False, None, None, "the key string is not in the evidence's text", (), "raw" if kept else None,
+                f"{probe.answer!r} does not occur verbatim in the evidence ({evidence}), and no element of ω_0 … ω_{t} "
+                f"held it{held}: retention looks for the key string (reference answer: "
+                f"{shorten(probe.reference_answer if hasattr(probe, 'reference_answer') else probe.answer, 60)!r}).",
                 "never entered",
             )
         if left:
@@ -417,7 +426,14 @@ class _Explainer:
         mechanism = self.trace.mechanism
         if mechanism is None or "retrieve" not in mechanism.operations:
             return ""
-        return ", and no retrieve operation brought it back before step " + str(t)
+        asked = [(k, op) for k in range(t) for op in self.trace[k].operations if op.type == "retrieve"]
+        if not asked:
+            return f", and no retrieve operation asked for it before step {t}"
+        k, op = asked[-1]
+        which = op.get("subgoals", op.get("subgoal"))
+        names = ", ".join(map(str, which)) if isinstance(which, (list, tuple)) else str(which)
+        gone = "; its summaries had been dropped" if op.reason and "dropped" in op.reason else ""
+        return f", and no retrieve brought it back (the last before step {t}, at step {k}, asked for subgoal(s) {names}{gone})"
 
     def _retrieval(
         self, probe: Any, t: int, carriers: list[Element], came_back: bool

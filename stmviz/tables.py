@@ -1,7 +1,9 @@
 """Tables of records (``trace.to_records()``, ``metrics.compare(...)``) for notebooks and terminals.
 
 A :class:`Table` prints as aligned plain text and displays as an HTML table in
-Jupyter; every cell is escaped, since records carry agent content.
+Jupyter; every cell is escaped, since records carry agent content. How much of
+a cell is shown is the caller's choice (``width``); the columns that explain —
+``why``, ``explanation``, ``rule`` — are never cut.
 """
 
 from __future__ import annotations
@@ -10,9 +12,13 @@ import html
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .core.formatting import text_table
+from .core.errors import InvalidArgumentError
+from .core.formatting import shorten, text_table
 
-__all__ = ["Table", "table"]
+__all__ = ["Table", "table", "WHOLE_COLUMNS"]
+
+#: Columns never cut, whatever ``width``: they say why (a trace's reasons, a forgetting's explanation).
+WHOLE_COLUMNS = ("why", "explanation", "rule")
 
 
 def _cell(value: Any, digits: int) -> str:
@@ -28,14 +34,40 @@ def _cell(value: Any, digits: int) -> str:
 class Table:
     """Rows of records with chosen columns; ``str()`` is plain text, ``_repr_html_`` an escaped HTML table.
 
+    Parameters
+    ----------
+    records : iterable of mappings
+        The rows.
+    columns : sequence of str, optional
+        The columns, in order (default: every key, in order of appearance).
+    digits : int
+        Decimals of floats.
+    width : int, optional
+        The most characters shown of a cell (``None`` or 0: whole cells); the
+        columns of :data:`WHOLE_COLUMNS` are never cut. In plain text every
+        cell is one line.
+
     >>> print(table([{"mechanism": "fifo", "retention": 0.0}, {"mechanism": "scm", "retention": 0.5714}]))
     mechanism  retention
     ─────────  ─────────
     fifo       0.00
     scm        0.57
+    >>> print(table([{"text": "Observation: a long tool result", "why": "oldest message; Σμ > V_max"}], width=14))
+    text            why
+    ──────────────  ──────────────────────────
+    Observation: …  oldest message; Σμ > V_max
     """
 
-    def __init__(self, records: Iterable[Mapping[str, Any]], columns: Sequence[str] | None = None, digits: int = 2) -> None:
+    def __init__(
+        self,
+        records: Iterable[Mapping[str, Any]],
+        columns: Sequence[str] | None = None,
+        digits: int = 2,
+        width: int | None = None,
+    ) -> None:
+        if width is not None and (isinstance(width, bool) or not isinstance(width, int) or width < 0):
+            raise InvalidArgumentError(f"table: width must be a whole number ≥ 0 of characters or None (no cut), got {width!r}")
+        self.width = width or 0
         self.records = [dict(r) for r in records]
         if columns is None:
             seen: dict[str, None] = {}
@@ -47,11 +79,17 @@ class Table:
         self.digits = digits
 
     def rows(self) -> list[list[str]]:
-        """The cells of every record, as text: numbers with ``digits`` decimals, booleans as yes / no, None as —."""
-        return [[_cell(r.get(c), self.digits) for c in self.columns] for r in self.records]
+        """The cells of every record, as text: numbers with ``digits`` decimals, booleans as yes / no, None as —.
+
+        A cell is cut to ``width`` characters unless its column is one of :data:`WHOLE_COLUMNS`.
+        """
+        cuts = [0 if c in WHOLE_COLUMNS else self.width for c in self.columns]
+        return [
+            [_cut(_cell(r.get(c), self.digits), w) for c, w in zip(self.columns, cuts)] for r in self.records
+        ]
 
     def __str__(self) -> str:
-        return text_table([self.columns, *self.rows()])
+        return text_table([self.columns, *[[shorten(cell, 0) for cell in row] for row in self.rows()]])
 
     __repr__ = __str__
 
@@ -63,6 +101,16 @@ class Table:
         return f'<table class="stmviz-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
-def table(records: Iterable[Mapping[str, Any]], columns: Sequence[str] | None = None, digits: int = 2) -> Table:
-    """A :class:`Table` of records, with the given columns (default: all keys, in order of appearance)."""
-    return Table(records, columns, digits)
+def table(
+    records: Iterable[Mapping[str, Any]], columns: Sequence[str] | None = None, digits: int = 2, width: int | None = None
+) -> Table:
+    """A :class:`Table` of records, with the given columns (default: all keys, in order of appearance).
+
+    ``width`` cuts cells to that many characters (``None``: whole); see :class:`Table`.
+    """
+    return Table(records, columns, digits, width)
+
+
+def _cut(cell: str, width: int) -> str:
+    """A cell cut to ``width`` characters, ending in "…" (0: whole, line breaks kept for HTML)."""
+    return cell if not width or len(cell) <= width else shorten(cell, width)

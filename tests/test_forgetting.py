@@ -226,7 +226,30 @@ def test_the_operation_is_replayed_when_a_step_has_several():
     assert [o.type for o in trace[2].operations] == ["summarize", "subgoal", "observe"]
     f = why_forgotten(trace, Probe(4, "Code?", "4417", 0))
     assert (f.kind, f.step, f.operation, f.kept_as) == ("summarized", 2, "summarize", "summary")
-    assert "no retrieve operation brought it back" in f.explanation
+    assert "no retrieve operation asked for it before step 4" in f.explanation
+
+
+def test_trajectory_retrieval_brings_the_evidence_back():
+    steps = [
+        {"subgoal": "find the key", "action": "look()", "observation": "A mat lies here, code 4417."},
+        {"action": "lift('mat')", "observation": "A brass key!"},
+        {"subgoal": "open the door", "action": "use('key')", "observation": "Open."},
+        {"action": "retrieve(0)", "observation": "Out."},
+        {"action": "go()", "observation": "Out."},
+    ]
+    forgetful = HiAgent(StateSpace(sizes.tokens(), v_max=400), summarize_subgoal=lambda goal, pairs, budget: ("found it", True))
+    trace = run(forgetful, steps, query="Leave the room")
+    assert why_forgotten(trace, Probe(5, "Code?", "4417", 0)).retained  # retrieved at step 3: back in ω_4, ω_5
+    f = why_forgotten(trace, Probe(3, "Code?", "4417", 0))
+    assert f.kind == "summarized" and "no retrieve operation asked for it before step 3" in f.explanation
+
+
+def test_a_free_text_answer_that_the_evidence_never_quoted():
+    trace = run(FIFOWindow(StateSpace(sizes.words, v_max=100)), _dialogue("I was born in 1815 in London.", "hi"))
+    probe = Probe(2, "When was she born?", "the year 1815", 0, reference="In 1815, in London.")
+    f = why_forgotten(trace, probe)
+    assert (f.retained, f.kind, f.kept_as) == (False, "never entered", "raw")
+    assert "does not occur verbatim" in f.explanation and "In 1815, in London." in f.explanation
 
 
 # -- records, HTML, validation ------------------------------------------------------------

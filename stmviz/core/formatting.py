@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["shorten", "format_number", "text_table"]
+__all__ = ["shorten", "format_number", "plural", "text_table"]
 
 
 def shorten(text: object, width: int = 40) -> str:
@@ -43,6 +43,16 @@ def format_number(x: float, digits: int = 6) -> str:
             return str(int(x))
         return f"{x:.{digits}g}"
     return str(x)
+
+
+def plural(n: float, noun: str, many: str | None = None) -> str:
+    """``n`` and a noun, the noun in the plural unless n is 1: ``"1 element"``, ``"3 elements"``.
+
+    >>> plural(1, "element"), plural(0, "element"), plural(2.0, "step"), plural(3, "entry", "entries")
+    ('1 element', '0 elements', '2 steps', '3 entries')
+    """
+    word = noun if n == 1 else (many if many is not None else noun + "s")
+    return f"{format_number(n)} {word}"
 
 
 def text_table(rows: Sequence[Sequence[str]]) -> str:

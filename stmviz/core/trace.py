@@ -24,7 +24,7 @@ from typing import Any
 from .context import AgentStep, Context, History
 from .element import Element, Meta, order_key
 from .errors import CapacityError, InvalidArgumentError, InvalidIndexError, STMError, UpdateFailedError
-from .formatting import format_number, shorten, text_table
+from .formatting import format_number, plural, shorten, text_table
 from .mechanism import Mechanism, Transition
 from .model_input import ModelInput
 from .operation import Operation
@@ -205,7 +205,7 @@ class Trace(Sequence[Step]):
         return iter(self._steps)
 
     def __repr__(self) -> str:
-        return f"<Trace of {self.name}: {len(self)} steps, V_max = {format_number(self.v_max)}, μ = {self.size_name}>"
+        return f"<Trace of {self.name}: {plural(len(self), 'step')}, V_max = {format_number(self.v_max)}, μ = {self.size_name}>"
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Trace):
@@ -339,18 +339,22 @@ class Trace(Sequence[Step]):
         t = self.resolve_t(t, where="describe")
         if t < len(self._steps):
             return self._steps[t].describe(width)
-        size = "" if self.final_input_size is None else f" ({self.final_input_size} tokens)"
+        size = "" if self.final_input_size is None else f" ({plural(self.final_input_size, 'token')})"
         return f"ω_{t} is the final state: the next model call would see π(ω_{t}){size}"
 
     # -- tables ---------------------------------------------------------------
-    def to_records(self) -> list[dict[str, Any]]:
+    def to_records(self, width: int | None = 24) -> list[dict[str, Any]]:
         """One flat dict per step ω_t → ω_{t+1}, ready for a table or a plot.
 
         Keys: ``t``, ``operation``, ``size_before``, ``size_after``, ``v_max``,
         ``occupancy`` (Σμ(ω_{t+1}) / V_max), ``input_tokens`` (|π(ω_t)|),
         ``n_elements`` (|ω_{t+1}|), ``n_added``, ``n_removed``, ``added``,
-        ``removed`` (short labels) and ``why`` (the reasons, joined).
+        ``removed`` (labels, each element's text cut to ``width`` characters;
+        0 or None: whole) and ``why`` (the reasons, joined; never cut).
         """
+        if width is not None and (isinstance(width, bool) or not isinstance(width, int) or width < 0):
+            raise InvalidArgumentError(f"to_records: width must be a whole number ≥ 0 of characters or None, got {width!r}")
+        cut = width or 0
         records = []
         n_elements = len(self._checkpoints[0])
         for step in self._steps:
@@ -367,31 +371,53 @@ class Trace(Sequence[Step]):
                     "n_elements": n_elements,
                     "n_added": len(step.added),
                     "n_removed": len(step.removed),
-                    "added": ", ".join(e.label(24) for e in step.added),
-                    "removed": ", ".join(e.label(24) for e in step.removed),
+                    "added": ", ".join(e.label(cut) for e in step.added),
+                    "removed": ", ".join(e.label(cut) for e in step.removed),
                     "why": "; ".join(dict.fromkeys(step.reasons)),
                 }
             )
         return records
 
-    def table(self, width: int = 100, limit: int | None = None) -> str:
-        """The trace as a readable plain-text table: t, operation, Σμ / V_max, added, removed, why."""
+    def table(self, width: int | None = 40, limit: int | None = None) -> str:
+        """The trace as a readable plain-text table: t, operation, Σμ / V_max, added, removed, why.
+
+        Parameters
+        ----------
+        width : int or None
+            The most characters shown of each element's text in the added and
+            removed cells, and of the operation (at least 22 for it); ``0`` or
+            ``None``: whole texts, each on one line. The why column is never cut.
+        limit : int, optional
+            Show at most this many steps.
+
+        >>> from stmviz import StateSpace, run, sizes
+        >>> from stmviz.core.mechanism import _Example
+        >>> trace = run(_Example(StateSpace(sizes.words, v_max=4)), ["one two three", "four five"])
+        >>> print(trace.table(width=8))
+        t  operation  Σμ / V_max  added       removed     why
+        ─  ─────────  ──────────  ──────────  ──────────  ─────────────────────────────────
+        0  append     3 / 4       'one two…'  —           —
+        1  append     2 / 4       'four fi…'  'one two…'  oldest element; Σμ exceeded V_max
+        """
+        if width is not None and (isinstance(width, bool) or not isinstance(width, int) or width < 0):
+            raise InvalidArgumentError(f"table: width must be a whole number ≥ 0 of characters or None (no cut), got {width!r}")
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+            raise InvalidArgumentError(f"table: limit must be a whole number ≥ 0 of steps or None (all), got {limit!r}")
+        cut = width or 0
         rows = [("t", "operation", "Σμ / V_max", "added", "removed", "why")]
-        for record, step in zip(self.to_records(), self._steps):
+        steps = self._steps if limit is None else self._steps[:limit]
+        for step in steps:
             rows.append(
                 (
                     str(step.t),
-                    shorten(record["operation"], 22),
+                    shorten(step.operation, max(cut, 22) if cut else 0),
                     f"{format_number(step.size_after)} / {format_number(self.v_max)}",
-                    _texts(step.added),
-                    _texts(step.removed),
-                    shorten(record["why"] or "—", 40),
+                    _texts(step.added, cut),
+                    _texts(step.removed, cut),
+                    shorten("; ".join(dict.fromkeys(step.reasons)) or "—", 0),
                 )
             )
-        if limit is not None and len(rows) > limit + 1:
-            rows = rows[: limit + 1]
-        lines = text_table(rows).splitlines()
-        return "\n".join(line[: max(width, 40)] if width else line for line in lines)
+        return text_table(rows)
 
     # -- JSON (the format is in stmviz.core.serialize) ---------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -454,7 +480,7 @@ def step_halves(t: int, step: AgentStep, input_size: int, width: int = 80) -> tu
         directives = ", ".join(step.directives)
         if directives:
             said += f" (directives: {shorten(directives, width)})"
-        first = f"step {t}: the model saw π(ω_{t}) ({input_size} tokens) and answered {said}"
+        first = f"step {t}: the model saw π(ω_{t}) ({plural(input_size, 'token')}) and answered {said}"
     elif t == 0 and step.input_role == "user":
         first = f"step {t}: no model call at this step: the user spoke first"
     else:
@@ -469,9 +495,9 @@ def step_halves(t: int, step: AgentStep, input_size: int, width: int = 80) -> tu
     return first, second
 
 
-def _texts(elements: Sequence[Element]) -> str:
-    """Elements as a short list of their texts, for a table cell (``—`` if none)."""
-    return shorten(", ".join(f"'{shorten(e.text, 14)}'" for e in elements) or "—", 30)
+def _texts(elements: Sequence[Element], width: int = 0) -> str:
+    """Elements as a list of their texts, each cut to ``width`` characters (0: whole), for a table cell (``—`` if none)."""
+    return ", ".join(f"'{shorten(e.text, width)}'" for e in elements) or "—"
 
 
 def require_trace(value: object, where: str) -> Trace:
