@@ -449,7 +449,8 @@ A web-research agent answers a question in 34 steps. AgentFold keeps its context
 
 * the **chart** shows the occupancy $\sum\mu(\omega_t)$, stacked by element type, against
   $V_{max}$ — the bound of Definition 1; the line named $|\pi(\omega_t)|$ is the size of the
-  model input, which also counts the labels $\pi$ adds around the elements;
+  model input, which also counts the labels $\pi$ adds around the elements. $V_{max}$ is the
+  model's context limit here, so AgentFold leaves room for those labels: both lines stay under it;
 * the **bar** is $\omega_t$ itself: one block per element, as wide as $\mu(e)$, in a bar of
   length $V_{max}$. A block with a **thick outline** is new — it entered $\omega_t$ at the previous
   step; a **hatched** block is leaving — step $t$'s update removes it;
@@ -861,7 +862,7 @@ stmviz's `HiAgent`:
 |---|---|
 | $E = I \times D$ | subgoals and action–observation pairs; $D$ = subgoal id, time, current-subgoal flag, verdict |
 | $\omega$ | the task, summaries of finished subgoals (or their retrieved trajectories), the current subgoal and its pairs |
-| $\mu$, $V_{max}$ | tokens; the bound on $\sum\mu(\omega)$ of Definition 1 (the occupancy chart below also shows the size of the model input $\pi(\omega_t)$) |
+| $\mu$, $V_{max}$ | tokens; the context limit: $U$ keeps $\sum\mu(\omega) \le V_{max}$ (Definition 1) and leaves room for the labels $\pi$ adds, so the model input $\pi(\omega_t)$ fits $V_{max}$ too |
 | $O$ | start a subgoal, observe, summarize a finished subgoal, retrieve, (select: an option, off) |
 | $C$ | the model's output (subgoal, done, retrieve), the observation, the step history |
 | $U$ | the hierarchical update, oldest memory dropped first on overflow |
@@ -924,8 +925,9 @@ for why in trace[switch].reasons:
         md(r"""
 ## Overflow: the oldest memory first
 
-When $\sum\mu > V_{max}$, HiAgent (like its released agent) gives up the oldest memory first —
-old summaries and old retrieved pairs — and keeps the current subgoal's pairs.
+When the state would not fit — $\sum\mu > V_{max}$, or $|\pi(\omega)| > V_{max}$ once $\pi$'s
+labels are counted (each reason says which bound) — HiAgent (like its released agent) gives up the
+oldest memory first — old summaries and old retrieved pairs — and keeps the current subgoal's pairs.
 """),
         code("""
 for t, step in enumerate(trace):
@@ -975,7 +977,8 @@ hierarchy_figure(trace, asks[0] + 1 if asks else len(trace))
         md(r"""
 The occupancy chart stacks $\sum\mu$ by element type under $V_{max}$; the line named
 $|\pi(\omega_t)|$ is the model input, with the labels $\pi$ adds (subgoal headers, the retrieval
-offer). In the player's bar a thick outline marks an element that entered at the previous step,
+offer). It runs above $\sum\mu$ by those labels and stays under $V_{max}$: when the next state's
+input would not fit, the oldest memory goes, and the reason names the bound that was hit. In the player's bar a thick outline marks an element that entered at the previous step,
 hatching one that step $t$'s update removes (summarized or dropped).
 """),
         code("""
@@ -1036,8 +1039,9 @@ $S_{t-2}$ and the latest interaction $I_{t-1}$.
 **Definition 1.** $E$ holds summary blocks $s_{x,y}$ (content: the summary text; metadata: the
 step range $(x, y)$, the type "block", and who wrote the text) and one element "latest interaction"
 (the full record of step $t-1$: explanation, action, observation). $\mu$ counts tokens, and
-$V_{max}$ bounds $\sum\mu(\omega_t)$; the model input $\pi(\omega_t)$ adds $Q$'s and $T$'s headings
-and each block's label, and its size is drawn next to $\sum\mu$ in the occupancy chart.
+$V_{max}$ is the context limit: $U$ keeps $\sum\mu(\omega_t) \le V_{max}$ (Definition 1) and leaves
+room for what $\pi$ adds — the headings of $Q$ and $T$, each block's label — so that the model
+input fits too, $|\pi(\omega_t)| \le V_{max}$. The occupancy chart draws both.
 
 **Definition 2.** What AgentFold's paper is about is that *the agent itself* decides how to fold.
 With each response — reasoning, an explanation, one tool call — the model writes a *folding
@@ -1151,7 +1155,8 @@ print("most summarizations of any one step:", max(b.meta["passes"] for b in Agen
 ## Overflow is named
 
 The original agent has no hard capacity — its context stays short because it folds. stmviz keeps
-$\Sigma\mu \le V_{max}$: when the fold asked for would overflow once the new interaction arrives,
+$\Sigma\mu \le V_{max}$ and $|\pi(\omega_t)| \le V_{max}$: when the fold asked for would overflow once
+the new interaction arrives,
 the controller replaces it by a deeper consolidation and the trace says so,
 `consolidate(from=x, overflow=True)`, with the fold it replaced in its reason. The steps of
 `web_research` where it happens:
@@ -1314,8 +1319,9 @@ for cls in mechanisms:
 * **mean / max occupancy** is $\sum\mu(\omega_t)/V_{max}$: Definition 1's constraint
   $\sum\mu \le V_{max}$ holds at every step, for every mechanism — stmviz checks it as the run goes.
 * **total prompt tokens** adds up $|\pi(\omega_t)|$, the model input with the labels $\pi$ adds
-  around the elements. The occupancy charts draw it as the line named $|\pi(\omega_t)|$ next to
-  $\sum\mu$; how each mechanism accounts for $\pi$'s framing is in `docs/fidelity.md`.
+  around the elements (the line named $|\pi(\omega_t)|$ in the charts). Here $\mu$ counts tokens
+  and $V_{max}$ is the context limit, so every mechanism also keeps $|\pi(\omega_t)| \le V_{max}$:
+  HiAgent and AgentFold leave room for their labels, FIFO and SCM add none (`docs/fidelity.md`).
 * **evictions** are elements that left $\omega$, not facts lost: SCM's re-ranked activation memories
   stay in its memory stream, AgentFold's merged blocks live on in the deeper block.
 * **summarizer calls** are steps that produced a new summary.
