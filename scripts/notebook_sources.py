@@ -1293,6 +1293,8 @@ for cls in mechanisms:
   a dialogue carries no folding directives, and stmviz's extractive fallback summarizer writes each
   block in at most 48 tokens — it keeps sentences, not the names and dates the probes ask for.
 
+"""),
+        md(r"""
 ## Where this comparison is unfair, and why
 
 * **HiAgent without subgoal markers behaves as a window.** Its memory is organised by the subgoals
@@ -1310,6 +1312,8 @@ for cls in mechanisms:
 * **The same $V_{max}$ is not the same spending.** SCM leaves most of $V_{max}$ free, so its prompt
   tokens are low by design; a FIFO window has to be much larger to keep as much (the exercise below).
 
+"""),
+        md(r"""
 ## What the numbers mean
 
 * **retained** counts the probes whose answer string is in $\pi(\omega_t)$ at the step whose output
