@@ -25,9 +25,24 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from notebook_sources import NOTEBOOKS  # noqa: E402
 
 
+def kernelspec(name: str = "python3") -> dict[str, str]:
+    """The notebook's kernelspec as JupyterLab writes it for the installed kernel.
+
+    JupyterLab replaces ``metadata.kernelspec`` by the running kernel's spec when
+    a notebook opens; a stored ``display_name`` that differs ("Python 3" against
+    ipykernel's "Python 3 (ipykernel)") marks every notebook as changed before
+    the user has touched it. ``language_info`` is filled from the kernel itself
+    while the notebook executes.
+    """
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    spec = KernelSpecManager().get_kernel_spec(name)
+    return {"display_name": spec.display_name, "language": spec.language, "name": name}
+
+
 def build(name: str, cells: list[tuple[str, str]]) -> float:
     nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["kernelspec"] = kernelspec()
     nb.metadata["language_info"] = {"name": "python"}
     for kind, source in cells:
         source = source.strip("\n")

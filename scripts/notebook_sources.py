@@ -144,11 +144,39 @@ rank = {"high": 0, "medium": 1, "low": 2}
 [e.text for e in sorted(omega, key=lambda e: rank[e.meta["priority"]])]
 """),
         md(r"""
-### Try it
+## Exercise · is it a state?
 
-* Lower `v_max` to 20: which of the three elements still fit together?
-* Give `weather` a huge `ImagePart` and watch $\mu$ grow.
-* Next: **02 · Definition 2**, where a mechanism decides what enters and leaves $\omega$.
+Write `in_omega(elements, mu, v_max)`: `True` when the set made of `elements` is a state of
+$\Omega_{STM}$, else `False` — straight from Definition 1, without `StateSpace`. The checker tries
+it on small states measured in words: at the boundary, just over it, with a few large and many
+small elements, and with an element listed twice.
+"""),
+        code("""
+from stmviz.exercises import check_membership
+
+def in_omega(elements, mu, v_max):
+    # TODO: True when the set of `elements` is in Ω_STM (Definition 1), else False
+    raise NotImplementedError("TODO: write in_omega")
+"""),
+        code("""
+check_membership(in_omega)
+"""),
+        md(r"""
+Each ✗ comes with a hint. Only after trying: `stmviz.exercises.solution("01-membership")` prints
+one answer. More to try: lower `v_max` to 20 above — which of the three elements still fit together?
+Give `weather` a huge `ImagePart` and watch $\mu$ grow.
+
+## What to take away
+
+* A state $\omega$ is a **set** of elements $e = (i, d)$ — content and metadata: no order, no
+  duplicates. An order (by time, by priority) is a view, applied later by $\pi$.
+* $\mu : E \to \mathbb{R}^+$ measures each element (tokens here, pixels turned into tokens for
+  an image); $\Omega_{STM}$ holds exactly the sets with $\sum_{e \in \omega} \mu(e) \le V_{max}$ —
+  equality included.
+* Metadata $D = D_1 \times \dots \times D_k$ (priority, source, time) belongs to the element; it
+  is what a mechanism can later decide by.
+* Definition 1 only says which states are allowed. What happens when a new element would not fit
+  is the mechanism's job: **02 · Definition 2**.
 """),
     ]
 
@@ -319,12 +347,43 @@ API takes:
 mechanism.input(trace.final).to_messages()
 """),
         md(r"""
-### Try it
+## Exercise · a window that never forgets the task
 
-* Break the contract on purpose — e.g. make `update` forget the eviction loop — and read what
-  `check_mechanism` says.
-* The window just forgot the allergy. Notebook 08 asks you to fix that with metadata.
-* Next: **03 · The context window as FIFO**, the simplest mechanism of Section 4.
+The window above forgot the allergy, the first thing it heard. Write `KeepFirst`: the same
+sliding window, except that its $U$ never evicts the element of step 0 (the task). $U$ must
+still land in $\Omega_{STM}$, so it evicts the others — the oldest first, and only while
+$\sum\mu > V_{max}$. The checker runs `check_mechanism` and replays a six-step stream
+(`stmviz.exercises.KEEP_FIRST_STEPS`) at $\mu$ = words, $V_{max} = 40$.
+"""),
+        code("""
+from stmviz.exercises import check_keep_first
+
+class KeepFirst(SlidingWindow):  # inherits O and π; only U changes
+    def update(self, state, operation, context):
+        # TODO: as SlidingWindow.update, but never evict the element of step 0 (its meta["t"] is below 1)
+        raise NotImplementedError("TODO: write KeepFirst.update")
+"""),
+        code("""
+check_keep_first(KeepFirst)
+"""),
+        md(r"""
+Only after trying: `stmviz.exercises.solution("02-keep-first")` prints one answer. Also try to
+break the contract on purpose — drop the eviction loop — and read what `check_mechanism` says.
+
+## What to take away
+
+* A mechanism is the seven-tuple $(O, E, \Omega_{STM}, C, U, X, \pi)$: typed operations, the
+  elements and states of Definition 1, the context $c_t$ (not the context window), the update $U$,
+  the model's input space $X$ and the projection $\pi$.
+* $U : \Omega_{STM} \times O \times C \to \Omega_{STM}$ must land in $\Omega_{STM}$: what does
+  not fit is evicted, summarized or refused, and the trace records which rule did it.
+* $\pi$ projects the **whole** state into the model's input: STM has no retrieval step; all
+  selection happens in $U$.
+* Step $t$'s output was produced from $\pi(\omega_t)$; its input enters $\omega$ through $U$ and
+  is seen from $\pi(\omega_{t+1})$ on.
+* `check_mechanism` tests the contract: closure, purity, a deterministic $\pi$, declared operations.
+
+Next: **03 · The context window as FIFO**, the simplest mechanism of Section 4.
 """),
     ]
 
@@ -386,9 +445,16 @@ $$\omega_t \xrightarrow{\;\pi\;} x_t \xrightarrow{\text{LLM}} \text{output} \lon
 ## A first look
 
 A web-research agent answers a question in 34 steps. AgentFold keeps its context small by
-*folding* finished steps into summary blocks. Press ▶ to watch the state change; the chart shows
-the occupancy $\sum\mu$ against $V_{max}$, the bar shows $\omega_t$ itself, and below you see
-exactly what the model reads at step $t$.
+*folding* finished steps into summary blocks. Press ▶ to watch the state change:
+
+* the **chart** shows the occupancy $\sum\mu(\omega_t)$, stacked by element type, against
+  $V_{max}$ — the bound of Definition 1; the line named $|\pi(\omega_t)|$ is the size of the
+  model input, which also counts the labels $\pi$ adds around the elements. $V_{max}$ is the
+  model's context limit here, so AgentFold leaves room for those labels: both lines stay under it;
+* the **bar** is $\omega_t$ itself: one block per element, as wide as $\mu(e)$, in a bar of
+  length $V_{max}$. A block with a **thick outline** is new — it entered $\omega_t$ at the previous
+  step; a **hatched** block is leaving — step $t$'s update removes it;
+* below is exactly what the model reads at step $t$, $\pi(\omega_t)$, token by token.
 """),
         code("""
 from stmviz import AgentFold, StateSpace, load_scenario, run, sizes
@@ -512,10 +578,44 @@ cut = run(FIFOWindow(small, oversize="truncate"), huge)
         md(r"""
 ## Watch it
 
-Step through the run: the bar is $\omega_t$ (block width = $\mu(e)$), the text below is $\pi(\omega_t)$.
+Step through the run. The bar is $\omega_t$: one block per message, as wide as $\mu(e)$, in a
+bar of length $V_{max}$. A **thick outline** marks a message that entered $\omega_t$ at the
+previous step; **hatching** marks one that step $t$'s update evicts. The text below is
+$\pi(\omega_t)$ — for FIFO, the messages themselves.
 """),
         code("""
 TracePlayer(trace)
+"""),
+        md(r"""
+## Exercise · FIFO's update, by hand
+
+Write the queue discipline $U$ on a plain list. `push(window, new, mu, v_max)` gets the messages
+oldest first and a new message, and returns the window after $U$: the new message at the end,
+then — only while $\sum\mu > V_{max}$ — the oldest message that is not pinned
+(`meta["pinned"]`) cut off. The checker feeds it small windows measured in words.
+"""),
+        code("""
+from stmviz.exercises import check_fifo_push
+
+def push(window, new, mu, v_max):
+    # TODO: append `new`; while Σμ > V_max, remove the oldest message whose meta["pinned"] is not True
+    raise NotImplementedError("TODO: write push")
+"""),
+        code("""
+check_fifo_push(push)
+"""),
+        md(r"""
+Only after trying: `stmviz.exercises.solution("03-fifo-push")` prints one answer.
+
+## What to take away
+
+* The usual context window fits Definition 2: $E$ = chat messages, $U$ = a queue discipline
+  (append, cut off the oldest), $\pi$ = the identity — the model reads exactly the messages in $\omega$.
+* Under FIFO a fact stays only while everything said after it still fits in $V_{max}$: the first
+  turns go first, however important they are.
+* Metadata shapes $U$ even here: a pinned message never leaves, a tool call leaves with its result.
+* An element with $\mu(e) > V_{max}$ is in no state of $\Omega_{STM}$: the mechanism must refuse,
+  skip or truncate it — a choice the user makes.
 """),
     ]
 
@@ -656,6 +756,23 @@ for result in metrics.retention(trace, scenario.probes):
     print("✓" if result.retained else "✗", result.probe.question)
 """),
         md(r"""
+## Why was this forgotten?
+
+`stmviz.forgetting.why_forgotten(trace, probe)` follows the elements that held a probe's evidence
+through the trace and names the step, the operation and the recorded rule that took it out of
+$\pi(\omega_t)$. SCM never deletes an interaction from its memory stream — the stream lives
+outside $\omega$ — so a probe is lost when the controller **did not activate** its evidence for
+the question: memory was judged not needed, the interaction was not among the top $k$ (its score
+is in the record), or the judgement dropped it.
+"""),
+        code("""
+from stmviz.forgetting import why_forgotten_all
+
+for f in why_forgotten_all(trace, scenario.probes):
+    if not f.retained:
+        print(f"✗ {f.probe.answer!r}: {f.kind} at step {f.step} ({f.operation})\\n  {f.explanation}\\n")
+"""),
+        md(r"""
 What the model saw when it answered the last probe's question: the related history first, the
 question last. (This question asks two things at once; the three best-ranked memories hold neither.)
 """),
@@ -666,8 +783,53 @@ for message in trace.project(probe.t):
 if probe.t < len(trace):
     print(f"→ reply | {trace[probe.t].context.step.model_output[:90]!r}")
 """),
+        md(r"""
+## Watch it
+
+In the player, a step at which the controller activates memory lists under its operations the
+**scores** — `#i` is interaction $i$, followed by its cosine similarity to the message, best
+first — and, when the memories did not fit, each **judgement** (drop, summary or full) with its
+reason. The bar is $\omega_t$, coloured by type (activation memory, flash memory, the current
+message); a thick outline marks an element that entered at the previous step, hatching one that
+step $t$'s update removes — for activation memory that means *re-ranked*, not deleted.
+"""),
         code("""
 TracePlayer(trace)
+"""),
+        md(r"""
+## Exercise · SCM's judgement
+
+When the activated memories do not fit, the controller asks of each: which form of it can still
+answer the message? Write `judge(memory_text, summary_text, message)` returning `"drop"`,
+`"summary"` or `"full"` by the offline rule, in content words (`content_words(text)`, a set):
+the memory shares no content word with the message → drop; the summary keeps every content word
+the memory shares with the message → summary; else full. A passing `judge` plugs into SCM:
+`SCM(space, judge=lambda m, s, q: (judge(m, s, q), "my judge"))`.
+"""),
+        code("""
+from stmviz.exercises import check_judge
+from stmviz.mechanisms.scm_controller import content_words
+
+def judge(memory_text, summary_text, message):
+    # TODO: return "drop", "summary" or "full", comparing the content_words of the three texts
+    raise NotImplementedError("TODO: write judge")
+"""),
+        code("""
+check_judge(judge)
+"""),
+        md(r"""
+Only after trying: `stmviz.exercises.solution("04-judge")` prints one answer.
+
+## What to take away
+
+* SCM's $\omega_t$ is what the model reads next: activated memories, flash memory and the current
+  message. The full history is a memory stream **outside** $\omega$ — long-term storage that $U$
+  retrieves from; $\Sigma\mu \le V_{max}$ bounds only what is brought back.
+* $U$ is the memory controller: per message it decides whether memory is needed, which older
+  interactions to activate (top $k$ by relevance, scores recorded), and in which form (the judgement).
+* So SCM uses a fraction of $V_{max}$ (see `mean_occupancy`) and keeps the facts a question asks
+  about — provided the question arrives as its input; a fact is lost when it is not activated for it.
+* Its parameters — $k$, `ranking`, `flash_threshold` — decide how much of $V_{max}$ it fills.
 """),
     ]
 
@@ -700,7 +862,7 @@ stmviz's `HiAgent`:
 |---|---|
 | $E = I \times D$ | subgoals and action–observation pairs; $D$ = subgoal id, time, current-subgoal flag, verdict |
 | $\omega$ | the task, summaries of finished subgoals (or their retrieved trajectories), the current subgoal and its pairs |
-| $\mu$, $V_{max}$ | tokens; the context limit |
+| $\mu$, $V_{max}$ | tokens; the context limit: $U$ keeps $\sum\mu(\omega) \le V_{max}$ (Definition 1) and leaves room for the labels $\pi$ adds, so the model input $\pi(\omega_t)$ fits $V_{max}$ too |
 | $O$ | start a subgoal, observe, summarize a finished subgoal, retrieve, (select: an option, off) |
 | $C$ | the model's output (subgoal, done, retrieve), the observation, the step history |
 | $U$ | the hierarchical update, oldest memory dropped first on overflow |
@@ -763,8 +925,9 @@ for why in trace[switch].reasons:
         md(r"""
 ## Overflow: the oldest memory first
 
-When $\sum\mu > V_{max}$, HiAgent (like its released agent) gives up the oldest memory first —
-old summaries and old retrieved pairs — and keeps the current subgoal's pairs.
+When the state would not fit — $\sum\mu > V_{max}$, or $|\pi(\omega)| > V_{max}$ once $\pi$'s
+labels are counted (each reason says which bound) — HiAgent (like its released agent) gives up the
+oldest memory first — old summaries and old retrieved pairs — and keeps the current subgoal's pairs.
 """),
         code("""
 for t, step in enumerate(trace):
@@ -782,6 +945,21 @@ is in $\pi(\omega_t)$: through a summary, or through a retrieved trajectory.
 metrics.retention(trace, scenario.probes)
 """),
         md(r"""
+### Why was this forgotten?
+
+`stmviz.forgetting.why_forgotten(trace, probe)` follows the elements that held a probe's evidence
+through the trace: for each lost probe it names the step, the operation and the rule that removed
+it — a summary of its subgoal that kept other sentences, or an overflow that dropped the oldest
+memory:
+"""),
+        code("""
+from stmviz.forgetting import why_forgotten_all
+
+for f in why_forgotten_all(trace, scenario.probes):
+    if not f.retained:
+        print(f"✗ {f.probe.answer!r}: {f.kind} at step {f.step} ({f.operation})\\n  {f.explanation}\\n")
+"""),
+        md(r"""
 ## Options that are not HiAgent
 
 `keep_pairs=k` is stmviz's reading of the paper's Section 4 ("select relevant pairs"), not in the
@@ -796,11 +974,54 @@ the current subgoal, and any retrieved one, is expanded.
         code("""
 hierarchy_figure(trace, asks[0] + 1 if asks else len(trace))
 """),
+        md(r"""
+The occupancy chart stacks $\sum\mu$ by element type under $V_{max}$; the line named
+$|\pi(\omega_t)|$ is the model input, with the labels $\pi$ adds (subgoal headers, the retrieval
+offer). It runs above $\sum\mu$ by those labels and stays under $V_{max}$: when the next state's
+input would not fit, the oldest memory goes, and the reason names the bound that was hit. In the player's bar a thick outline marks an element that entered at the previous step,
+hatching one that step $t$'s update removes (summarized or dropped).
+"""),
         code("""
 occupancy_figure(trace)
 """),
         code("""
 TracePlayer(trace)
+"""),
+        md(r"""
+## Exercise · HiAgent's update when a subgoal starts
+
+Write $U$ for the moment the model states a new subgoal, on a toy state whose elements are typed
+by `meta["type"]`: `"task"`, `"summary"` (a finished subgoal), `"subgoal"` (the current one:
+`meta["current"]` is true, `meta["subgoal"]` its id) and `"pair"` (an action–observation pair of
+subgoal `meta["subgoal"]`). `start_subgoal(state, new_id, new_goal, summarize)` returns the new
+state: the current subgoal and its pairs replaced by **one** element
+`Element(summarize(goal_text, pair_texts), {"type": "summary", "subgoal": id})`, the task and the
+older summaries untouched, and the new subgoal added as the current one.
+"""),
+        code("""
+from stmviz import Element
+from stmviz.exercises import check_subgoal_switch
+
+def start_subgoal(state, new_id, new_goal, summarize):
+    # TODO: replace the current subgoal and its pairs by one summary; add the new subgoal, current
+    raise NotImplementedError("TODO: write start_subgoal")
+"""),
+        code("""
+check_subgoal_switch(start_subgoal)
+"""),
+        md(r"""
+Only after trying: `stmviz.exercises.solution("05-subgoal")` prints one answer.
+
+## What to take away
+
+* HiAgent's $E$ is hierarchical — task → subgoals → action–observation pairs — yet $\omega$ is
+  still a set: the hierarchy lives in metadata (subgoal id, current flag, verdict).
+* $U$ follows the model's own output: a stated subgoal closes the previous one into one summarized
+  observation with a verdict; `retrieve(ids…)` brings the pairs back until the next subgoal.
+* Without subgoals stated by the model there is nothing to summarize or retrieve: HiAgent then
+  keeps the latest pairs and drops the oldest, like a window (notebook 07 shows it).
+* A fact is lost when its subgoal's summary leaves it out, or when overflow drops the oldest
+  memory; `why_forgotten` says which.
 """),
     ]
 
@@ -817,8 +1038,10 @@ $S_{t-2}$ and the latest interaction $I_{t-1}$.
 
 **Definition 1.** $E$ holds summary blocks $s_{x,y}$ (content: the summary text; metadata: the
 step range $(x, y)$, the type "block", and who wrote the text) and one element "latest interaction"
-(the full record of step $t-1$: explanation, action, observation). $\mu$ counts tokens, $V_{max}$ is
-the context limit.
+(the full record of step $t-1$: explanation, action, observation). $\mu$ counts tokens, and
+$V_{max}$ is the context limit: $U$ keeps $\sum\mu(\omega_t) \le V_{max}$ (Definition 1) and leaves
+room for what $\pi$ adds — the headings of $Q$ and $T$, each block's label — so that the model
+input fits too, $|\pi(\omega_t)| \le V_{max}$. The occupancy chart draws both.
 
 **Definition 2.** What AgentFold's paper is about is that *the agent itself* decides how to fold.
 With each response — reasoning, an explanation, one tool call — the model writes a *folding
@@ -894,6 +1117,22 @@ for name, tr in [("agent's summaries", trace), ("fallback summarizer", fallback)
     print(f"{name:20} keeps {kept} of {len(scenario.probes)} probes")
 """),
         md(r"""
+### Why was this forgotten?
+
+`stmviz.forgetting.why_forgotten(trace, probe)` follows the elements that held a probe's evidence
+through the trace and names the step, the operation and the rule that took it out of
+$\pi(\omega_t)$. For the run without the agent's text, a lost probe is typically *summarized*: a
+condensation or consolidation replaced the interaction by a block $s_{x,y}$ whose fallback text
+dropped the figure or the name:
+"""),
+        code("""
+from stmviz.forgetting import why_forgotten_all
+
+for f in why_forgotten_all(fallback, scenario.probes):
+    if not f.retained:
+        print(f"✗ {f.probe.answer!r}: {f.kind} at step {f.step} ({f.operation})\\n  {f.explanation}\\n")
+"""),
+        md(r"""
 ## Without directives: a log-structured merge
 
 stmviz also runs streams that carry no directives (any other scenario, a chat log). Then a rule
@@ -916,10 +1155,11 @@ print("most summarizations of any one step:", max(b.meta["passes"] for b in Agen
 ## Overflow is named
 
 The original agent has no hard capacity — its context stays short because it folds. stmviz keeps
-$\Sigma\mu \le V_{max}$: when the fold asked for would overflow once the new interaction arrives,
+$\Sigma\mu \le V_{max}$ and $|\pi(\omega_t)| \le V_{max}$: when the fold asked for would overflow once
+the new interaction arrives,
 the controller replaces it by a deeper consolidation and the trace says so,
-`consolidate(from=x, overflow=True)`, with the fold it replaced in its reason. In `web_research` this
-happens once, at the last step:
+`consolidate(from=x, overflow=True)`, with the fold it replaced in its reason. The steps of
+`web_research` where it happens:
 """),
         code("""
 for t_, step in enumerate(trace):
@@ -930,8 +1170,8 @@ for t_, step in enumerate(trace):
         md(r"""
 ## The fold tree
 
-Blocks are nodes over the steps they cover; a deep consolidation is the parent of the blocks it
-merged. The leaves always cover the folded steps in order, without overlap.
+Blocks $s_{x,y}$ are nodes over the steps $x \dots y$ they cover; a deep consolidation is the
+parent of the blocks it merged. The leaves always cover the folded steps in order, without overlap.
 """),
         code("""
 hierarchy_figure(trace, len(trace))
@@ -959,10 +1199,45 @@ small = from_agentfold_records(records, "norby")
 print(run(AgentFold(StateSpace(sizes.tokens(), v_max=500)), small).project(2).text())
 """),
         md(r"""
-Play the run and watch the tree grow and fold:
+Play the run and watch the tree grow and fold. In the bar, a thick outline marks a block that
+entered $\omega_t$ at the previous step; hatching marks one that step $t$'s fold removes — merged
+into a deeper block, not lost.
 """),
         code("""
 TracePlayer(trace)
+"""),
+        md(r"""
+## Exercise · apply a folding directive
+
+Write the fold on plain data. `blocks` is a list of `((x, y), text)`, oldest first — the blocks
+$s_{x,y}$; `latest` is `(t - 1, text)`, the latest interaction $I_{t-1}$; the directive is the
+range $[x, t-1]$ with the agent's summary $\sigma$. `fold(blocks, latest, x, sigma)` returns the
+new list of blocks: for $x = t-1$ a granular condensation ($I_{t-1}$ becomes $s_{t-1,t-1}$), for
+$x < t-1$ a deep consolidation (the blocks from step $x$ on and $I_{t-1}$ become $s_{x,t-1}$).
+"""),
+        code("""
+from stmviz.exercises import check_fold
+
+def fold(blocks, latest, x, sigma):
+    # TODO: return the list of blocks after the directive [x, t - 1] with the agent's summary sigma
+    raise NotImplementedError("TODO: write fold")
+"""),
+        code("""
+check_fold(fold)
+"""),
+        md(r"""
+Only after trying: `stmviz.exercises.solution("06-fold")` prints one answer.
+
+## What to take away
+
+* AgentFold's $E$ holds summary blocks $s_{x,y}$ with their step range in metadata, plus the
+  latest interaction $I_{t-1}$; $\pi$ renders the context $(Q, T, S_{t-2}, I_{t-1})$.
+* $U$ has two operations — granular condensation ($x = t-1$) and deep consolidation ($x < t-1$) —
+  and the agent itself chooses which, and writes the summary $\sigma$, in its folding directive.
+* What survives depends on $\sigma$: with the agent's summaries the probes' figures and names stay;
+  with a fallback summarizer they are lost at the fold that summarized them.
+* Without directives a rule decides (a log-structured merge); when a fold would overflow
+  $V_{max}$, the controller consolidates deeper and says so in the trace.
 """),
     ]
 
@@ -974,9 +1249,9 @@ def _():
 # 7 · One scenario, four mechanisms, the same $V_{max}$
 
 The paper proposes comparing memory methods *within one formal model*, and leaves the choice of
-metrics open. stmviz fills that gap with a few honest ones, computed from the trace:
+metrics open. stmviz fills that gap with a few metrics computed from the trace:
 
-* **occupancy** $\sum\mu(\omega_t) / V_{max}$ — how full the memory is;
+* **occupancy** $\sum\mu(\omega_t) / V_{max}$ — how full the memory is (Definition 1 keeps it $\le 1$);
 * **prompt tokens** $|\pi(\omega_t)|$ summed over steps — what the run would be billed;
 * **evictions** — elements that left $\omega$, with their reasons;
 * **summarizer calls** — steps that produced a new summary;
@@ -996,20 +1271,64 @@ table(results, ["mechanism", "mean_occupancy", "max_occupancy", "total_prompt_to
                 "evictions", "summarizer_calls", "retained", "probes"])
 """),
         md(r"""
-Read the table knowing what each mechanism needs from the agent, as in the original systems:
+## What each mechanism does at this $V_{max}$
 
-* **SCM** asks, for each message, whether memory is needed at all (a joke needs none), then brings
-  back the older turns most *relevant* to the message — so it spends few tokens and keeps the facts
-  the questions ask about;
-* **HiAgent** manages memory by the subgoals the agent states (a `Subgoal:` line). A plain
-  conversation states none, so here HiAgent has nothing to summarize or retrieve and behaves like a
-  window over the latest pairs: this scenario is not its showcase (`household` is);
-* **AgentFold** folds with the summaries the agent writes; a dialogue carries no folding directives,
-  so its blocks come from stmviz's rule controller and fallback summarizer (`web_research` is its
-  showcase, with the agent's own summaries);
-* **FIFO** keeps the newest messages and forgets the first turns.
+All four run with their defaults at the scenario's $V_{max}$:
+"""),
+        code("""
+print("V_max =", scenario.v_max, "tokens; the whole dialogue has", scenario.token_count())
+for cls in mechanisms:
+    print(f"{cls.__name__:10}", cls(scenario.space()).params())
+"""),
+        md(r"""
+* **FIFO** has no parameter that matters in a plain dialogue: it keeps the newest messages that
+  fit, a few turns out of the whole dialogue. Every probe asks about a turn long gone.
+* **SCM** (`k=3`, `flash_threshold=500`, `ranking="relevance"`) puts at most three activated older
+  interactions, the previous one (flash) and the current message into $\omega$. $k$, not $V_{max}$,
+  limits it: it fills a fraction of $V_{max}$ and still retrieves the turn a question asks about.
+* **HiAgent** (`summary_budget=64`) would summarize each finished subgoal in at most 64 tokens — but
+  a conversation states no subgoal, so it never summarizes (see `summarizer_calls`) and, on overflow,
+  drops the oldest pair: here it *is* a window over the latest pairs.
+* **AgentFold** (`block_budget=48`, `controller_rule="lsm"`) folds by a log-structured rule because
+  a dialogue carries no folding directives, and stmviz's extractive fallback summarizer writes each
+  block in at most 48 tokens — it keeps sentences, not the names and dates the probes ask for.
 
-Every mechanism stays within $V_{max}$ — that is Definition 1 — but they spend it differently:
+"""),
+        md(r"""
+## Where this comparison is unfair, and why
+
+* **HiAgent without subgoal markers behaves as a window.** Its memory is organised by the subgoals
+  the model states; none are stated here. Its showcase is `household` (notebook 05).
+* **AgentFold without directives uses a rule.** In the original the agent writes every fold and its
+  summary; here a rule and a fallback summarizer stand in. Its showcase is `web_research`, where
+  notebook 06 compares the agent's summaries with the fallback.
+* **SCM needs the questions in its input.** It retrieves for the message it is about to answer; in
+  this dialogue every probe's question arrives as the user's message, so SCM is at its best. An
+  agent whose questions never reach the input gives it nothing to retrieve for.
+* **Each scenario is one mechanism's showcase**: `long_dialogue` SCM's, `household` HiAgent's,
+  `web_research` AgentFold's; `tool_chat` shows the FIFO window's own rules (a pinned prompt, a tool
+  call evicted with its result). A fair comparison runs each mechanism where it gets what it needs
+  — or says what it lacked.
+* **The same $V_{max}$ is not the same spending.** SCM leaves most of $V_{max}$ free, so its prompt
+  tokens are low by design; a FIFO window has to be much larger to keep as much (the exercise below).
+
+"""),
+        md(r"""
+## What the numbers mean
+
+* **retained** counts the probes whose answer string is in $\pi(\omega_t)$ at the step whose output
+  answers the question. It is necessary for a correct answer, not sufficient (a model may still
+  miss it), and a summary that keeps the fact in other words counts as lost. With 7 probes, one
+  probe is 14 %: a difference of one is an anecdote.
+* **mean / max occupancy** is $\sum\mu(\omega_t)/V_{max}$: Definition 1's constraint
+  $\sum\mu \le V_{max}$ holds at every step, for every mechanism — stmviz checks it as the run goes.
+* **total prompt tokens** adds up $|\pi(\omega_t)|$, the model input with the labels $\pi$ adds
+  around the elements (the line named $|\pi(\omega_t)|$ in the charts). Here $\mu$ counts tokens
+  and $V_{max}$ is the context limit, so every mechanism also keeps $|\pi(\omega_t)| \le V_{max}$:
+  HiAgent and AgentFold leave room for their labels, FIFO and SCM add none (`docs/fidelity.md`).
+* **evictions** are elements that left $\omega$, not facts lost: SCM's re-ranked activation memories
+  stay in its memory stream, AgentFold's merged blocks live on in the deeper block.
+* **summarizer calls** are steps that produced a new summary.
 """),
         code("""
 traces = {cls.__name__: run(cls(scenario.space()), scenario) for cls in mechanisms}
@@ -1030,10 +1349,57 @@ for probe in scenario.probes:
 table(rows)
 """),
         md(r"""
+### Why was each one forgotten?
+
+`stmviz.forgetting.why_forgotten_all(trace, probes)` names, for every lost probe, how its evidence
+left $\pi(\omega_t)$ — evicted, summarized, or (SCM) not activated — at which step and by which
+operation. Each `Forgetting` also has `.rule` and a full sentence in `.explanation`:
+"""),
+        code("""
+from stmviz.forgetting import why_forgotten_all
+
+for name, trace in traces.items():
+    lost = [f for f in why_forgotten_all(trace, scenario.probes) if not f.retained]
+    print(f"{name}: {len(lost)} of {len(scenario.probes)} probes lost")
+    for f in lost:
+        print(f"   {f.probe.answer!r:16} {f.kind} at step {f.step} by {f.operation}")
+"""),
+        md(r"""
 Step all four together:
 """),
         code("""
 compare_player(traces)
+"""),
+        md(r"""
+## Exercise · what would FIFO need?
+
+SCM keeps most probes at $V_{max}$ = 800 tokens. How large must a FIFO window be to keep as many?
+Find the **smallest** $V_{max}$ (a whole number of tokens) at which `FIFOWindow` retains at least as
+many probes of this scenario as SCM does at 800. `scenario.space(v_max=...)` gives the state space;
+a binary search needs about a dozen runs. Then compare the prompt tokens both would be billed.
+"""),
+        code("""
+from stmviz.exercises import check_fifo_match
+
+fifo_v_max = None  # TODO: the smallest V_max at which FIFOWindow keeps as many probes as SCM at 800
+"""),
+        code("""
+check_fifo_match(fifo_v_max)
+"""),
+        md(r"""
+Only after trying: `stmviz.exercises.solution("07-fifo-match")` prints one answer.
+
+## What to take away
+
+* Definition 1 and 2 put every mechanism in one formal model, so one trace format and one set of
+  metrics compare them: occupancy $\sum\mu/V_{max}$, $|\pi(\omega_t)|$, evictions with their
+  reasons, retention.
+* A comparison is only as fair as its scenario: each mechanism's $U$ reads something from the agent
+  (subgoals, folding directives, questions in the input); without it, it falls back to a rule.
+* The same $V_{max}$ is a ceiling, not a budget spent: what a mechanism puts into $\omega$ — and how
+  much $\pi$ adds — decides the prompt tokens.
+* Retention is presence of the answer in $\pi(\omega_t)$; `why_forgotten` turns every ✗ into a
+  step, an operation and a rule.
 """),
     ]
 
@@ -1052,10 +1418,11 @@ $D_2 = \{user, model, api\}$ (source). Metadata is what lets a mechanism be smar
 
 1. adds each observation as one element whose metadata keeps the step's `priority` and `source`
    (and a time `t`);
-2. when $\sum\mu > V_{max}$, removes elements with the **lowest priority first**, and within a
-   priority the **oldest first**;
+2. when $\sum\mu > V_{max}$, removes elements with the **lowest priority first**, within a
+   priority the **oldest first**, and **no more than needed** to fit;
 
-and whose projection $\pi$ lists the high-priority facts first. Then run the check cell.
+and whose projection $\pi$ lists every element, **high priority first**, then medium, then low.
+The checker replays seven observations at $\mu$ = words, $V_{max} = 26$.
 """),
         code("""
 from stmviz import Element, Mechanism, StateSpace, Transition, run, sizes
@@ -1080,13 +1447,24 @@ class FirstAttempt(Mechanism):
             state = state - {state.ordered()[0]}
         return state
 
+    def project(self, state):
+        return "\\n".join(e.text for e in state)
+
 print(check_priority_memory(FirstAttempt))
+"""),
+        md(r"""
+The trace shows the moment it goes wrong: the allergy, a high-priority user fact, leaves while
+low-priority API chatter stays.
+"""),
+        code("""
+print(run(FirstAttempt(StateSpace(sizes.words, v_max=26)), PRIORITY_STEPS).table(width=0))
 """),
         md(r"""
 ## Your turn
 
-Edit `PriorityMemory` below until every line of the check shows ✓. (One possible answer is
-already filled in — cover it up and write your own first.)
+Write `update` and `project` of `PriorityMemory`, then run the check until every line shows ✓.
+Each ✗ names the step where a rule was broken and gives a hint. `Transition(state, reasons)` lets
+$U$ say why each element left (see notebook 02).
 """),
         code("""
 RANK = {"low": 0, "medium": 1, "high": 2}
@@ -1095,39 +1473,35 @@ class PriorityMemory(Mechanism):
     operations = {"append": "add the observation; on overflow drop the lowest priority, oldest first"}
 
     def update(self, state, operation, context):
-        new = Element(context.observation, {"t": context.t, **context.step.meta})
-        state = state | {new}
-        reasons = {}
-        for victim in sorted(state, key=lambda e: (RANK[e.meta["priority"]], e.meta["t"])):
-            if state in self.space:
-                break
-            state = state - {victim}
-            reasons[victim] = f"priority {victim.meta['priority']}, oldest of its priority"
-        return Transition(state, reasons)
+        # TODO: add the observation with its metadata; while Σμ > V_max drop the lowest priority, oldest first
+        raise NotImplementedError("TODO: write PriorityMemory.update")
 
     def project(self, state):
-        ranked = sorted(state, key=lambda e: (-RANK[e.meta["priority"]], e.meta["t"]))
-        return "\\n".join(f"[{e.meta['priority']}/{e.meta['source']}] {e.text}" for e in ranked)
+        # TODO: every element, high priority first
+        raise NotImplementedError("TODO: write PriorityMemory.project")
 """),
         code("""
-print(check_priority_memory(PriorityMemory))
+check_priority_memory(PriorityMemory)
 """),
         md(r"""
-What the model sees at the end, and why each element left:
-"""),
-        code("""
-mechanism = PriorityMemory(StateSpace(sizes.words, v_max=24))
-trace = run(mechanism, PRIORITY_STEPS)
-print(mechanism.project(trace.final))
-print()
-print(trace.table(width=0))
-"""),
-        md(r"""
+Only after trying: `stmviz.exercises.solution("08-priority")` prints one answer. When every line
+shows ✓, see what the model reads at the end: `mine = PriorityMemory(StateSpace(sizes.words, v_max=26))`,
+then `print(mine.project(run(mine, PRIORITY_STEPS).final))`.
+
 ### Going further
 
 * Make the source matter too: never evict a `user` fact while an `api` fact of the same priority
   remains.
 * Summarize instead of evicting: `stmviz.text.summarize(texts, budget)` is an offline summarizer.
+
+## What to take away
+
+* Metadata $D = D_1 \times D_2$ (priority, source) changes what a mechanism can do without changing
+  Definition 1: the state is still a set of $(i, d)$ within $V_{max}$.
+* $U$'s eviction rule is an order on the elements — here (priority, time) — applied only as far as
+  $\sum\mu > V_{max}$ demands; removing more than needed wastes capacity.
+* $\pi$ is where order is made for the model: the same $\omega$ can be shown high priority first.
+* A checker that tests each rule separately tells *which* rule a mechanism breaks, and at which step.
 """),
     ]
 
@@ -1229,5 +1603,36 @@ for cls in (FIFOWindow, SCM, HiAgent, AgentFold):
                  "saw the message it answers": "vegetarian" in seen,
                  "still sees the 150 EUR limit": "150 EUR" in seen})
 table(rows)
+"""),
+        md(r"""
+## Exercise · a chat as steps of the loop
+
+Write the importer's rule for a plain chat yourself. `chat_steps(messages)` gets a list of
+`{"role": "user" | "assistant", "content": ...}` starting with the user, and returns one
+`(output, input)` pair per step, `None` where a half is missing: step 0 $= (\text{None}, u_0)$,
+step $k = (a_{k-1}, u_k)$, and a last reply with nothing after it is a step $(a_n, \text{None})$.
+"""),
+        code("""
+from stmviz.exercises import check_chat_steps
+
+def chat_steps(messages):
+    # TODO: return [(output, input), ...]: a reply opens a step, the user's next message closes it
+    raise NotImplementedError("TODO: write chat_steps")
+"""),
+        code("""
+check_chat_steps(chat_steps)
+"""),
+        md(r"""
+Only after trying: `stmviz.exercises.solution("09-chat-steps")` prints one answer.
+
+## What to take away
+
+* Any chat log is a run of Figure 1's loop: each step holds the model's output, produced from
+  $x_t = \pi(\omega_t)$, then the input that arrived after it, seen from $x_{t+1}$ on.
+* Cutting a log this way tells, for every reply, exactly which input it was produced from —
+  `trace.project(t)` — and so whether the model could have seen a fact.
+* The same log replays through every mechanism of Definition 2; a small $V_{max}$ shows quickly
+  where they differ.
+* Malformed logs fail loudly, naming the line and the field, rather than replaying something else.
 """),
     ]

@@ -1,27 +1,567 @@
-"""Checks for the exercises of the notebooks: a student's mechanism against the paper's examples.
+"""The notebooks' exercises: a checker per exercise, and the reference solutions.
 
-:func:`check_priority_memory` is the check of notebook 08: build a mechanism that
-uses the metadata component D_1 = {low, medium, high} (the paper's priority
-example) to decide what leaves ω when Σμ would exceed V_max.
+Each notebook from 01 to 09 ends with an exercise. The student writes code in
+the exercise cell (its default is a TODO that raises ``NotImplementedError``)
+and runs the checker, which reports ✓ or ✗ for each criterion, with a hint
+for every ✗. A checker never raises on a student's mistake: what went wrong
+is a ✗ line. ``solution(key)`` prints the reference solution — for after
+trying, not before.
+
+========================  ===================================  =====================================
+key                       checker                              what the student writes
+========================  ===================================  =====================================
+``01-membership``         :func:`check_membership`             ``in_omega(elements, mu, v_max)``
+``02-keep-first``         :func:`check_keep_first`             a mechanism that never forgets step 0
+``03-fifo-push``          :func:`check_fifo_push`              FIFO's U on a list of messages
+``04-judge``              :func:`check_judge`                  SCM's judgement of one memory
+``05-subgoal``            :func:`check_subgoal_switch`         HiAgent's U when a subgoal starts
+``06-fold``               :func:`check_fold`                   AgentFold's fold of blocks s_{x,y}
+``07-fifo-match``         :func:`check_fifo_match`             the V_max a FIFO window needs to match SCM
+``08-priority``           :func:`check_priority_memory`        a mechanism using the priority D_1
+``09-chat-steps``         :func:`check_chat_steps`             a chat cut into steps (output, input)
+========================  ===================================  =====================================
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from .core.element import Element
-from .core.errors import STMError
-from .core.check import CheckReport, CheckResult, check_mechanism
-from .core.mechanism import Mechanism
+from .core.check import check_mechanism
 from .core.context import AgentStep
+from .core.element import Element
+from .core.errors import InvalidArgumentError, STMError
+from .core.formatting import shorten
+from .core.mechanism import Mechanism
 from .core.sizes import words
-from .core.space import StateSpace
+from .core.space import State, StateSpace
 from .core.trace import run
 
-__all__ = ["check_priority_memory", "PRIORITY_STEPS"]
+__all__ = [
+    "Criterion",
+    "ExerciseReport",
+    "solution",
+    "SOLUTIONS",
+    "check_membership",
+    "check_keep_first",
+    "KEEP_FIRST_STEPS",
+    "check_fifo_push",
+    "check_judge",
+    "check_subgoal_switch",
+    "check_fold",
+    "check_fifo_match",
+    "check_priority_memory",
+    "PRIORITY_STEPS",
+    "check_chat_steps",
+]
 
-#: The trajectory of the exercise: facts with a priority (D_1) and a source (D_2) in step metadata.
+
+# -- reports ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Criterion:
+    """One criterion of an exercise, whether the student's answer met it, and a hint when it did not.
+
+    >>> print(Criterion("boundary", False, "Σμ = V_max was rejected", "Definition 1 says ≤, not <"))
+    ✗ boundary: Σμ = V_max was rejected
+        hint: Definition 1 says ≤, not <
+    """
+
+    name: str
+    passed: bool
+    detail: str
+    hint: str = ""
+
+    def __str__(self) -> str:
+        line = f"{'✓' if self.passed else '✗'} {self.name}: {self.detail}"
+        return line if self.passed or not self.hint else f"{line}\n    hint: {self.hint}"
+
+
+class ExerciseReport:
+    """What a checker found: one :class:`Criterion` per line; ``done`` is False while the TODO is left as is."""
+
+    def __init__(self, exercise: str, criteria: list[Criterion], done: bool = True, todo: str = "") -> None:
+        self.exercise = exercise
+        self.criteria = criteria
+        self.done = done
+        self.todo = todo  # what the untouched exercise said (its NotImplementedError), while not done
+
+    @property
+    def ok(self) -> bool:
+        """Whether every criterion was met."""
+        return self.done and all(c.passed for c in self.criteria)
+
+    @property
+    def failures(self) -> list[Criterion]:
+        """The criteria that were not met."""
+        return [c for c in self.criteria if not c.passed]
+
+    def failed(self, name: str) -> bool:
+        """Whether the criterion ``name`` was not met (an unknown name raises, so a test cannot pass by a typo)."""
+        for c in self.criteria:
+            if c.name == name:
+                return not c.passed
+        raise InvalidArgumentError(
+            f"exercise {self.exercise!r} has no criterion {name!r}; its criteria are {[c.name for c in self.criteria]}"
+        )
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def __str__(self) -> str:
+        if not self.done:
+            head = (f"{self.exercise}: not done yet ({self.todo}) — replace the TODO in the exercise cell, "
+                    "then run this cell again")
+        elif self.ok:
+            head = f"{self.exercise}: every criterion is met ✓"
+        else:
+            head = f"{self.exercise}: {len(self.failures)} of {len(self.criteria)} criteria not met"
+        return "\n".join([head] + ["  " + str(c).replace("\n", "\n  ") for c in self.criteria])
+
+    __repr__ = __str__
+
+
+class _Checks:
+    """Collects criteria in a fixed order; the first failure of a criterion is the one reported."""
+
+    def __init__(self, exercise: str, criteria: dict[str, tuple[str, str]]) -> None:
+        self.exercise = exercise
+        self.spec = criteria  # name -> (what it means when met, hint when not)
+        self.failures: dict[str, str] = {}
+
+    def fail(self, name: str, detail: str) -> None:
+        if name not in self.spec:  # a programming error in this module
+            raise KeyError(name)
+        self.failures.setdefault(name, detail)
+
+    def check(self, name: str, condition: bool, detail: str) -> bool:
+        if not condition:
+            self.fail(name, detail)
+        return condition
+
+    def report(self) -> ExerciseReport:
+        return ExerciseReport(self.exercise, [
+            Criterion(name, name not in self.failures, self.failures.get(name, met), hint)
+            for name, (met, hint) in self.spec.items()
+        ])
+
+    def not_done(self, exc: BaseException) -> ExerciseReport:
+        """Every criterion ✗ with what it will check, and no hint: the hints come once there is an answer."""
+        return ExerciseReport(self.exercise, [
+            Criterion(name, False, f"not checked yet — {met}") for name, (met, _) in self.spec.items()
+        ], done=False, todo=shorten(str(exc) or "TODO", 100))
+
+
+def _call(fn: Callable[..., Any], *args: Any) -> tuple[bool, Any]:
+    """Call the student's code: (True, result), or (False, the exception) — NotImplementedError is re-raised."""
+    try:
+        return True, fn(*args)
+    except NotImplementedError:
+        raise
+    except Exception as exc:  # a student's bug becomes a ✗ line, not a traceback
+        return False, exc
+
+
+def _err(exc: BaseException) -> str:
+    return f"it raised {type(exc).__name__}: {shorten(str(exc), 120)}"
+
+
+# -- 01 · Definition 1 --------------------------------------------------------------------------------------
+
+
+def check_membership(in_omega: Callable[[Iterable[Element], Callable[[Element], float], float], Any]) -> ExerciseReport:
+    """Notebook 01: ``in_omega(elements, mu, v_max)`` decides ω ∈ Ω_STM without ``StateSpace``.
+
+    >>> def in_omega(elements, mu, v_max):
+    ...     return sum(mu(e) for e in set(elements)) <= v_max
+    >>> check_membership(in_omega).ok
+    True
+    >>> check_membership(lambda elements, mu, v_max: sum(mu(e) for e in elements) < v_max).failed("boundary")
+    True
+    """
+    c = _Checks("01 · ω ∈ Ω_STM", {
+        "empty state": ("the empty set is a state (Σμ = 0 ≤ V_max)", "a sum over no elements is 0"),
+        "boundary": ("a state with Σμ = V_max is in Ω_STM", "Definition 1 says Σμ(e) ≤ V_max: equality is allowed"),
+        "over capacity": ("a set with Σμ > V_max is not in Ω_STM", "compare the total size Σμ(e) with V_max"),
+        "sizes, not counts": ("a few large elements can overflow, many small ones can fit",
+                              "add up μ(e) for each element; the number of elements is not its size"),
+        "a set": ("an element listed twice is counted once", "ω ∈ 2^E is a set: build set(elements) first"),
+    })
+    a = Element("one two three four")            # 4 words
+    b = Element("five six seven eight nine ten")  # 6 words
+    many = [Element(f"w{i}") for i in range(8)]   # 8 elements of 1 word
+    cases = [  # (criterion, elements, v_max, expected)
+        ("empty state", [], 5, True),
+        ("boundary", [a, b], 10, True),
+        ("over capacity", [a, b], 9, False),
+        ("sizes, not counts", [a, b], 3 * 2 + 1, False),
+        ("sizes, not counts", many, 8, True),
+        ("a set", [a, a, b], 10, True),
+        ("a set", [a, a], 5, True),
+    ]
+    try:
+        for name, elements, v_max, expected in cases:
+            called, answer = _call(in_omega, list(elements), words, v_max)
+            if not called:
+                c.fail(name, _err(answer))
+            elif answer is None or bool(answer) != expected:
+                total = sum(words(e) for e in set(elements))
+                c.fail(name, f"{len(elements)} element(s), Σμ = {total} (as a set), V_max = {v_max}: "
+                             f"expected {expected}, got {answer!r}")
+    except NotImplementedError as exc:
+        return c.not_done(exc)
+    return c.report()
+
+
+# -- 02 · Definition 2 --------------------------------------------------------------------------------------
+
+#: The stream of exercise 02: the task comes first and must never be forgotten.
+KEEP_FIRST_STEPS = [
+    AgentStep(observation="Task: book a table for Ada, who is allergic to peanuts.", meta={"role": "user"}),
+    AgentStep(thought="I will search.", observation="It is raining in Riga today."),
+    AgentStep(thought="Look for Italian places.", observation="The API returned 42 restaurants near the old town."),
+    AgentStep(thought="Filter them.", observation="Trattoria Sole and Casa Nostra have nut-free menus."),
+    AgentStep(thought="Check a time.", observation="Trattoria Sole has a table on Friday at 19:30."),
+    AgentStep(thought="Book it.", observation="Booked: Trattoria Sole, Friday 19:30, two people."),
+]
+
+
+def check_keep_first(make: Callable[[StateSpace], Mechanism] | type, v_max: int = 40) -> ExerciseReport:
+    """Notebook 02: a sliding window whose U never evicts the first message (the task), at μ = words.
+
+    ``make`` builds the mechanism from a state space (a Mechanism subclass works).
+    """
+    c = _Checks("02 · a window that keeps the task", {
+        "contract": ("check_mechanism passes: U stays in Ω_STM, is pure and repeatable", "read the ✗ lines of "
+                     "check_mechanism(...) on your mechanism"),
+        "task kept": ("the first message is in every ω_t after it arrived",
+                      "skip the element of step 0 (int(meta['t']) == 0) when you look for one to evict"),
+        "new input kept": ("each step's input is in ω_{t+1}", "evict old elements, never the one that just arrived"),
+        "oldest first": ("the elements that leave are older than every element that stays (but the task)",
+                         "iterate over the state in canonical order (by time) and evict from the front"),
+        "only as needed": ("no element leaves while the state fits",
+                           "stop evicting as soon as `state in self.space` holds"),
+    })
+    space = StateSpace(words, v_max)
+    try:
+        ok, mechanism = _call(make, space)
+        if not ok:
+            c.fail("contract", f"could not build the mechanism: {_err(mechanism)}")
+            return c.report()
+        contract = check_mechanism(mechanism, KEEP_FIRST_STEPS)
+        if not contract.ok and any("TODO" in r.detail or "NotImplementedError" in r.detail for r in contract.failures):
+            raise NotImplementedError("TODO: update is not written yet")
+        c.check("contract", contract.ok, "check_mechanism fails: " + "; ".join(r.detail for r in contract.failures))
+        ok, trace = _call(run, mechanism, KEEP_FIRST_STEPS)
+    except NotImplementedError as exc:
+        return c.not_done(exc)
+    if not ok:
+        c.fail("contract", f"run() failed: {_err(trace)}")
+        return c.report()
+    task = KEEP_FIRST_STEPS[0].observation
+    for t in range(len(trace)):
+        before, after = trace.state_at(t), trace.state_at(t + 1)
+        texts = " ".join(e.text for e in after)
+        c.check("task kept", task in texts, f"the task is not in ω_{t + 1}")
+        new = KEEP_FIRST_STEPS[t].observation
+        c.check("new input kept", new in texts, f"step {t}'s input {shorten(new, 40)!r} is not in ω_{t + 1}")
+        removed = [e for e in before if e not in after]
+        stays = [e for e in after if e in before and task not in e.text]
+        for gone in removed:
+            if task in gone.text:
+                continue
+            if any((e.t or 0) < (gone.t or 0) for e in stays):
+                c.fail("oldest first", f"step {t}: {gone.label()} left while an older element stayed")
+        if removed:
+            youngest = max(removed, key=lambda e: e.t or 0)
+            c.check("only as needed", State(list(after) + [youngest]) not in space,
+                    f"step {t}: {youngest.label()} left, but ω_{t + 1} with it still fits V_max = {v_max}")
+    return c.report()
+
+
+# -- 03 · FIFO ----------------------------------------------------------------------------------------------
+
+
+def check_fifo_push(push: Callable[[list[Element], Element, Callable[[Element], float], float], Any]) -> ExerciseReport:
+    """Notebook 03: ``push(window, new, mu, v_max)`` is the FIFO window's U on a list of messages, oldest first.
+
+    >>> def push(window, new, mu, v_max):
+    ...     window = window + [new]
+    ...     while sum(mu(m) for m in window) > v_max:
+    ...         window.remove(next(m for m in window if not m.meta.get("pinned")))
+    ...     return window
+    >>> check_fifo_push(push).ok
+    True
+    """
+    c = _Checks("03 · FIFO's update", {
+        "appends at the end": ("the new message is last and the others keep their order", "window + [new]"),
+        "no eviction while it fits": ("nothing leaves while Σμ ≤ V_max", "evict only while Σμ > V_max"),
+        "oldest first": ("on overflow the oldest messages leave", "remove from the front of the list, not the end"),
+        "only as needed": ("no more messages leave than needed to fit", "check Σμ again after each removal"),
+        "pinned stay": ("a pinned message (meta pinned=True) never leaves",
+                        "skip messages whose meta['pinned'] is True when you look for the oldest"),
+        "fits V_max": ("the result has Σμ ≤ V_max", "keep evicting until Σμ ≤ V_max"),
+    })
+    m = [Element(text, {"t": i}) for i, text in enumerate(
+        ["one two three", "four five six", "seven eight nine", "ten eleven twelve"])]
+    system = Element("be kind", {"t": -1, "pinned": True})
+    new = Element("thirteen fourteen fifteen", {"t": 9})
+    cases = [  # (window, v_max, expected)
+        ([m[0], m[1]], 12, [m[0], m[1], new]),
+        ([m[0], m[1], m[2]], 12, [m[1], m[2], new]),
+        ([m[0], m[1], m[2], m[3]], 9, [m[3], new]),
+        ([system, m[0], m[1], m[2]], 11, [system, m[2], new]),
+    ]
+    try:
+        for window, v_max, expected in cases:
+            ok, got = _call(push, list(window), new, words, v_max)
+            if not ok:
+                c.fail("appends at the end", _err(got))
+                continue
+            if got is None:
+                raise NotImplementedError("push returned None")
+            got = list(got)
+            where = f"window {[e.text for e in window]} + {new.text!r}, V_max = {v_max}: got {[e.text for e in got]}"
+            total = sum(words(e) for e in got)
+            c.check("fits V_max", total <= v_max, f"Σμ = {total} > V_max; {where}")
+            c.check("appends at the end", got[-1:] == [new] and
+                    [e for e in window if e in got] == [e for e in got if e is not new and e != new],
+                    where)
+            gone = [e for e in window if e not in got]
+            fits = sum(words(e) for e in window) + words(new) <= v_max
+            c.check("no eviction while it fits", not (fits and gone), where)
+            c.check("pinned stay", not any(e.meta.get("pinned") for e in gone), where)
+            kept = [e for e in window if e in got and not e.meta.get("pinned")]
+            c.check("oldest first", not any((g.t or 0) > (k.t or 0) for g in gone for k in kept), where)
+            if gone and not fits:
+                youngest = max((g for g in gone if not g.meta.get("pinned")), key=lambda e: e.t or 0, default=None)
+                if youngest is not None:
+                    c.check("only as needed", total + words(youngest) > v_max, where)
+    except NotImplementedError as exc:
+        return c.not_done(exc)
+    return c.report()
+
+
+# -- 04 · SCM -----------------------------------------------------------------------------------------------
+
+
+def check_judge(judge: Callable[[str, str, str], Any]) -> ExerciseReport:
+    """Notebook 04: ``judge(memory_text, summary_text, message)`` → ``"drop"``, ``"summary"`` or ``"full"``.
+
+    The rule of SCM's offline judgement (``OverlapJudge``), by content words
+    (``stmviz.mechanisms.scm_controller.content_words``). A ``(verdict, reason)``
+    pair, as SCM's ``judge=`` takes, is accepted too.
+
+    >>> from stmviz.mechanisms.scm_controller import OverlapJudge
+    >>> check_judge(OverlapJudge()).ok
+    True
+    """
+    c = _Checks("04 · SCM's judgement", {
+        "a verdict": ("the answer is one of 'drop', 'summary', 'full'", "return one of the three strings"),
+        "drop": ("a memory that shares no content word with the message is dropped",
+                 "look at the words the *full* memory shares with the message: none → 'drop'"),
+        "summary": ("a summary that keeps every shared word is enough", "shared words all in the summary → 'summary'"),
+        "full": ("a summary that loses a shared word is not enough", "a shared word missing from the summary → 'full'"),
+        "only shared words": ("the summary may lose words the message does not ask about",
+                              "compare only the words the memory shares with the message, not all its words"),
+    })
+    cases = [  # (criterion, memory, summary, message, expected)
+        ("drop", "Sunny all week in Riga.", "sunny week", "What is my locker code?", "drop"),
+        ("drop", "Sunny all week in Riga.", "locker code", "What is my locker code?", "drop"),
+        ("summary", "My locker code is 7391, locker B.", "locker code 7391", "What is my locker code?", "summary"),
+        ("full", "My locker code is 7391, locker B.", "a number", "What is my locker code?", "full"),
+        ("full", "My locker code is 7391, locker B.", "the locker", "What is my locker code?", "full"),
+        ("only shared words", "My daughter Mia loves the blue kite from Lisbon.", "daughter Mia",
+         "What is my daughter's name? Mia?", "summary"),
+    ]
+    try:
+        for name, memory, summary, message, expected in cases:
+            ok, got = _call(judge, memory, summary, message)
+            if not ok:
+                c.fail("a verdict", _err(got))
+                continue
+            if got is None:
+                raise NotImplementedError("judge returned None")
+            verdict = got[0] if isinstance(got, tuple) and got else got
+            if not c.check("a verdict", verdict in ("drop", "summary", "full"), f"got {got!r}"):
+                continue
+            c.check(name, verdict == expected,
+                    f"memory {memory!r}, summary {summary!r}, message {message!r}: expected {expected!r}, got {verdict!r}")
+    except NotImplementedError as exc:
+        return c.not_done(exc)
+    return c.report()
+
+
+# -- 05 · HiAgent -------------------------------------------------------------------------------------------
+
+
+def _fake_summary(goal: str, pairs: Sequence[str]) -> str:
+    return f"{goal}: " + " / ".join(p.split(" -> ")[-1] for p in pairs)
+
+
+def check_subgoal_switch(start_subgoal: Callable[..., Any]) -> ExerciseReport:
+    """Notebook 05: ``start_subgoal(state, new_id, new_goal, summarize)`` is HiAgent's U when a subgoal starts.
+
+    ``state`` is a :class:`State` of elements with ``meta["type"]`` in
+    ``task``, ``subgoal`` (with ``meta["subgoal"]`` its id and
+    ``meta["current"]``), ``pair`` (with its subgoal id) and ``summary``.
+    The finished subgoal and its pairs become one ``summary`` element (same
+    subgoal id, text ``summarize(goal, pair_texts)``); a new ``subgoal``
+    element enters, current; everything else stays.
+    """
+    c = _Checks("05 · HiAgent's subgoal switch", {
+        "pairs summarized": ("the finished subgoal's pairs (and its subgoal element) left ω",
+                             "remove every element whose meta['subgoal'] is the current id"),
+        "one summary": ("exactly one summary element for the finished subgoal, with the summarizer's text",
+                        "add Element(summarize(goal, pair texts), {'type': 'summary', 'subgoal': id})"),
+        "older memory kept": ("the task and older summaries are unchanged",
+                              "summarize only the current subgoal; the older ones are already summaries"),
+        "new subgoal current": ("the new subgoal is in ω and is the only current one",
+                                "add Element(new_goal, {'type': 'subgoal', 'subgoal': new_id, 'current': True})"),
+    })
+    task = Element("Task: put a clean knife in the drawer.", {"type": "task", "t": 0})
+    old = Element("find a knife: saw a knife on the counter", {"type": "summary", "subgoal": 0, "t": 1})
+    goal = Element("clean the knife", {"type": "subgoal", "subgoal": 1, "current": True, "t": 3})
+    pairs = [Element(text, {"type": "pair", "subgoal": 1, "t": 4 + i}) for i, text in enumerate(
+        ["go to sink -> you are at the sink", "clean knife -> the knife is clean"])]
+    state = State([task, old, goal, *pairs])
+    seen: list[tuple[str, list[str]]] = []
+
+    def summarize(goal_text: str, pair_texts: Sequence[str]) -> str:
+        seen.append((goal_text, list(pair_texts)))
+        return _fake_summary(goal_text, pair_texts)
+
+    try:
+        ok, got = _call(start_subgoal, state, 2, "put the knife in the drawer", summarize)
+        if got is None:
+            raise NotImplementedError("start_subgoal returned None")
+    except NotImplementedError as exc:
+        return c.not_done(exc)
+    if not ok:
+        c.fail("pairs summarized", _err(got))
+        return c.report()
+    after = list(got.elements if isinstance(got, State) else got)
+    c.check("pairs summarized", not any(e.meta.get("subgoal") == 1 and e.meta.get("type") in ("pair", "subgoal")
+                                        for e in after), "a pair or the subgoal element of subgoal 1 is still in ω")
+    summaries = [e for e in after if e.meta.get("type") == "summary" and e.meta.get("subgoal") == 1]
+    expected = _fake_summary(goal.text, [p.text for p in pairs])
+    c.check("one summary", len(summaries) == 1 and summaries[0].text == expected,
+            f"summaries of subgoal 1: {[e.text for e in summaries]}; expected one: {expected!r}")
+    c.check("older memory kept", task in after and old in after and all(s[0] == goal.text for s in seen),
+            "the task or the summary of subgoal 0 changed (or summarize was asked about another subgoal)")
+    current = [e for e in after if e.meta.get("current")]
+    c.check("new subgoal current", len(current) == 1 and current[0].meta.get("subgoal") == 2
+            and current[0].meta.get("type") == "subgoal" and current[0].text == "put the knife in the drawer",
+            f"current elements: {[(e.meta.get('type'), e.meta.get('subgoal'), e.text) for e in current]}")
+    return c.report()
+
+
+# -- 06 · AgentFold -----------------------------------------------------------------------------------------
+
+
+def check_fold(fold: Callable[..., Any]) -> ExerciseReport:
+    """Notebook 06: ``fold(blocks, latest, x, sigma)`` applies an AgentFold directive [x, t−1] with summary σ.
+
+    ``blocks`` is a list of ``((x, y), text)`` oldest first: the blocks s_{x,y};
+    ``latest`` is ``(t - 1, text)``: the latest interaction I_{t-1}. The result
+    is the new list of blocks: x = t−1 is a granular condensation (I_{t-1}
+    becomes s_{t-1,t-1}); x < t−1 a deep consolidation (the blocks from step x
+    on and I_{t-1} become one block s_{x,t-1}).
+    """
+    c = _Checks("06 · AgentFold's fold", {
+        "condensation": ("x = t−1 appends s_{t−1,t−1} and leaves the other blocks alone",
+                         "when x == t - 1 the result is blocks + [((t - 1, t - 1), sigma)]"),
+        "consolidation": ("x < t−1 merges the blocks from step x on, with I_{t−1}, into s_{x,t−1}",
+                          "keep the blocks that end before x; replace the rest and I_{t-1} by ((x, t - 1), sigma)"),
+        "cover": ("the blocks cover steps 0 … t−1 in order, without gaps or overlaps",
+                  "a merged block must not stay next to the block that replaces it"),
+        "agent's text": ("the new block holds σ, the summary the agent wrote", "use sigma as the block's text"),
+    })
+    blocks = [((0, 3), "searched the fleet size"), ((4, 4), "found 640 e-bikes"), ((5, 6), "read the contract")]
+    latest = (7, "opened the news page: the deal is worth 2.1 M EUR")
+    cases = [  # (criterion, x, sigma, expected)
+        ("condensation", 7, "deal worth 2.1 M EUR", blocks + [((7, 7), "deal worth 2.1 M EUR")]),
+        ("consolidation", 4, "640 e-bikes; contract read; deal 2.1 M EUR",
+         blocks[:1] + [((4, 7), "640 e-bikes; contract read; deal 2.1 M EUR")]),
+        ("consolidation", 5, "contract and deal: 2.1 M EUR", blocks[:2] + [((5, 7), "contract and deal: 2.1 M EUR")]),
+    ]
+    try:
+        for name, x, sigma, expected in cases:
+            ok, got = _call(fold, list(blocks), latest, x, sigma)
+            if got is None:
+                raise NotImplementedError("fold returned None")
+            if not ok:
+                c.fail(name, _err(got))
+                continue
+            try:
+                got = [((int(r[0]), int(r[1])), str(text)) for r, text in got]
+            except (TypeError, ValueError, IndexError) as exc:
+                c.fail(name, f"the result is not a list of ((x, y), text): {_err(exc)}")
+                continue
+            ranges = [r for r, _ in got]
+            steps = [s for x_, y_ in ranges for s in range(x_, y_ + 1)]
+            c.check("cover", steps == list(range(latest[0] + 1)), f"fold from x = {x}: ranges {ranges}")
+            new = [text for r, text in got if r == (x, latest[0])]
+            c.check("agent's text", new == [sigma], f"fold from x = {x}: the block s_{{{x},{latest[0]}}} holds {new}")
+            c.check(name, got == expected, f"fold from x = {x}: got {got}")
+    except NotImplementedError as exc:
+        return c.not_done(exc)
+    return c.report()
+
+
+# -- 07 · the comparison ------------------------------------------------------------------------------------
+
+
+def check_fifo_match(v_max: Any, scenario: str = "long_dialogue") -> ExerciseReport:
+    """Notebook 07: the smallest V_max at which a FIFO window keeps as many probes as SCM at the scenario's V_max.
+
+    Checked by running the FIFO window at ``v_max`` and at ``v_max - 1``:
+    the first must retain at least as many probes as SCM (with its defaults) at
+    ``scenario.v_max``, the second fewer.
+    """
+    from . import metrics  # late: keeps this module light for notebooks 01-03
+    from .mechanisms import SCM, FIFOWindow
+    from .scenarios import load_scenario
+
+    c = _Checks("07 · what FIFO needs to match SCM", {
+        "a whole number": ("V_max is a whole number of tokens, larger than the scenario's",
+                           "answer an int, e.g. the result of a binary search over V_max"),
+        "enough": ("at your V_max the FIFO window keeps as many probes as SCM",
+                   "a FIFO window keeps a fact only while everything said since fits: try larger values"),
+        "smallest": ("at V_max − 1 it keeps fewer: no smaller window will do",
+                     "search downwards too: halve the interval [scenario.v_max, your value] until it is one token wide"),
+    })
+    if v_max is None or v_max is ...:
+        return c.not_done(NotImplementedError("fifo_v_max is None"))
+    data = load_scenario(scenario)
+    if isinstance(v_max, bool) or not isinstance(v_max, int) or v_max <= data.v_max:
+        c.fail("a whole number", f"got {v_max!r}; V_max = {data.v_max} is where SCM keeps its probes")
+        c.fail("enough", "not checked: V_max is not a whole number above the scenario's")
+        c.fail("smallest", "not checked: V_max is not a whole number above the scenario's")
+        return c.report()
+
+    def kept(mechanism: Mechanism) -> int | str:
+        try:
+            trace = run(mechanism, data)
+        except STMError as exc:
+            return _err(exc)
+        return sum(r.retained for r in metrics.retention(trace, data.probes))
+
+    target = kept(SCM(data.space()))
+    at, below = kept(FIFOWindow(data.space(v_max=v_max))), kept(FIFOWindow(data.space(v_max=v_max - 1)))
+    n = len(data.probes)
+    c.check("enough", isinstance(at, int) and at >= target,
+            f"SCM keeps {target} of {n} probes at V_max = {data.v_max}; FIFO at V_max = {v_max}: {at}")
+    c.check("smallest", not isinstance(below, int) or below < target,
+            f"FIFO at V_max = {v_max - 1} still keeps {below} of {n}: a smaller window will do")
+    return c.report()
+
+
+# -- 08 · build your own ------------------------------------------------------------------------------------
+
+#: The trajectory of exercise 08: facts with a priority (D_1) and a source (D_2) in step metadata.
 PRIORITY_STEPS = [
     AgentStep(observation="User: I am allergic to peanuts.", meta={"priority": "high", "source": "user"}),
     AgentStep(observation="API: it is 14 degrees and raining.", meta={"priority": "low", "source": "api"}),
@@ -32,78 +572,308 @@ PRIORITY_STEPS = [
     AgentStep(observation="Model: Trattoria Sole has nut-free dishes.", meta={"priority": "medium", "source": "model"}),
 ]
 
-
-def _texts(state: Iterable[Element]) -> list[str]:
-    return [e.text for e in state]
+_RANK = {"low": 0, "medium": 1, "high": 2}
 
 
-def check_priority_memory(make: Callable[[StateSpace], Mechanism] | type, v_max: int = 24) -> CheckReport:
-    """Check a priority-based mechanism: the contract of Definition 2, and the exercise's rules.
+def check_priority_memory(make: Callable[[StateSpace], Mechanism] | type, v_max: int = 26) -> ExerciseReport:
+    """Notebook 08: a mechanism that uses the priority D_1 to decide what leaves ω when Σμ would exceed V_max.
 
     ``make`` builds the mechanism from a state space (a Mechanism subclass works).
-    The rules, at μ = words and the given V_max:
+    At μ = words and the given V_max, each step's observation is a candidate
+    together with ω_t; whatever of them is not in ω_{t+1} has left. Checked:
 
-    1. every state stays in Ω_STM and ``check_mechanism`` passes;
-    2. each observation enters ω as one element whose metadata keeps the step's
-       ``priority`` and ``source``;
-    3. when something must go, a lower priority goes before a higher one;
-    4. within one priority, the oldest goes first;
-    5. both high-priority user facts are still in ω at the end.
+    1. ``check_mechanism`` passes;
+    2. each element holding an observation keeps the step's ``priority`` and ``source`` in its metadata;
+    3. a lower priority leaves before a higher one;
+    4. within one priority, the oldest leaves first (the observation that just arrived is the newest);
+    5. no more leaves than needed: with the most valuable element that left, ω_{t+1} would not fit;
+    6. π lists every element of ω, the high priorities first, then medium, then low;
+    7. both high-priority user facts are still in ω at the end.
 
     >>> from stmviz.core.mechanism import _Example
-    >>> report = check_priority_memory(_Example)
-    >>> report.ok
+    >>> check_priority_memory(_Example).ok
     False
     """
-    results: list[CheckResult] = []
+    c = _Checks("08 · priority memory", {
+        "contract": ("check_mechanism passes", "read the ✗ lines of check_mechanism(...) on your mechanism"),
+        "metadata": ("each element holding an observation carries its step's priority and source",
+                     "Element(context.observation, {'t': context.t, **context.step.meta})"),
+        "priority": ("lower priorities always left before higher ones",
+                     "sort the candidates by RANK[priority] first, lowest first"),
+        "age": ("within one priority the oldest left first",
+                "break ties by meta['t'], smallest (oldest) first — not the newest"),
+        "only as needed": ("no element left while the state would fit without removing it",
+                           "check `state in self.space` before each removal, and stop when it holds"),
+        "projection": ("π lists every element, high priority first, then medium, then low",
+                       "in project, sort by -RANK[priority] (then by t) and render every element"),
+        "high-priority facts": ("both user facts marked high are still in ω_n",
+                                "high facts leave only when nothing of lower priority is left"),
+    })
     space = StateSpace(words, v_max)
     try:
-        mechanism = make(space)
-    except Exception as exc:
-        results.append(CheckResult("build", False, f"could not build the mechanism: {type(exc).__name__}: {exc}"))
-        return CheckReport("your mechanism", results, 0)
-    contract = check_mechanism(mechanism)
-    results.append(CheckResult("contract", contract.ok,
-                               "check_mechanism passes" if contract.ok else
-                               "check_mechanism fails: " + "; ".join(r.detail for r in contract.failures)))
+        ok, mechanism = _call(make, space)
+        if not ok:
+            c.fail("contract", f"could not build the mechanism: {_err(mechanism)}")
+            return c.report()
+        contract = check_mechanism(mechanism)
+        if not contract.ok and any("TODO" in r.detail or "NotImplementedError" in r.detail for r in contract.failures):
+            raise NotImplementedError("TODO: update or project is not written yet")
+        c.check("contract", contract.ok, "check_mechanism fails: " + "; ".join(r.detail for r in contract.failures))
+        ok, trace = _call(run, mechanism, PRIORITY_STEPS)
+    except NotImplementedError as exc:
+        return c.not_done(exc)
+    if not ok:
+        c.fail("contract", f"run() failed: {_err(trace)}")
+        return c.report()
+
+    def index(e: Element) -> int | None:  # which observation an element holds
+        return next((i for i, s in enumerate(PRIORITY_STEPS) if s.observation in e.text), None)
+
+    elements = [e for e in trace.sizes if index(e) is not None]
+    c.check("metadata", elements, "no element holds an observation's text")
+    for e in elements:
+        s = PRIORITY_STEPS[index(e)]
+        c.check("metadata", e.meta.get("priority") == s.meta["priority"] and e.meta.get("source") == s.meta["source"],
+                f"{e.label()} has priority {e.meta.get('priority')!r} and source {e.meta.get('source')!r}; "
+                f"the step said {s.meta['priority']!r} and {s.meta['source']!r}")
+    size = {index(e): trace.sizes[e] for e in elements if index(e) is not None}
+    for t in range(len(trace)):
+        before = {index(e) for e in trace.state_at(t)} - {None}
+        after = {index(e) for e in trace.state_at(t + 1)} - {None}
+        left = (before | {t}) - after
+        if not left:
+            continue
+        key = {i: (_RANK[PRIORITY_STEPS[i].meta["priority"]], i) for i in before | {t}}
+        for gone in left:
+            p = PRIORITY_STEPS[gone].meta["priority"]
+            for kept in after:
+                q = PRIORITY_STEPS[kept].meta["priority"]
+                if _RANK[q] < _RANK[p]:
+                    c.fail("priority", f"step {t}: observation {gone} ({p}) left while observation {kept} ({q}) stayed")
+                elif q == p and kept < gone:
+                    c.fail("age", f"step {t}: observation {gone} left while the older {p} observation {kept} stayed")
+        best = max(left, key=key.__getitem__)
+        total = sum(size.get(i, words(Element(PRIORITY_STEPS[i].observation))) for i in after | {best})
+        c.check("only as needed", total > v_max,
+                f"step {t}: observation {best} left, but with it ω_{t + 1} would hold {total} ≤ V_max = {v_max} words")
+    for t in range(len(trace) + 1):
+        state = trace.state_at(t)
+        ok, shown = _call(lambda s: mechanism.input(s).text(), state)
+        if not ok:
+            c.fail("projection", f"π(ω_{t}) failed: {_err(shown)}")
+            break
+        held = sorted((i for i in (index(e) for e in state) if i is not None))
+        where = {i: shown.find(PRIORITY_STEPS[i].observation) for i in held}
+        missing = [i for i in held if where[i] < 0]
+        if missing:
+            c.fail("projection", f"π(ω_{t}) does not show observation(s) {missing}")
+            break
+        order = [PRIORITY_STEPS[i].meta["priority"] for i in sorted(held, key=where.__getitem__)]
+        if any(_RANK[a] < _RANK[b] for a, b in zip(order, order[1:])):
+            c.fail("projection", f"π(ω_{t}) lists the priorities in the order {order}")
+            break
+    final = " ".join(e.text for e in trace.final)
+    c.check("high-priority facts", all(fact in final for fact in ("allergic to peanuts", "Friday at 19:30")),
+            "a high-priority user fact is missing from ω_n")
+    return c.report()
+
+
+# -- 09 · your own logs -------------------------------------------------------------------------------------
+
+
+def _reference_chat_steps(messages: Sequence[dict[str, str]]) -> list[tuple[str | None, str | None]]:
+    steps: list[tuple[str | None, str | None]] = []
+    output: str | None = None
+    for m in messages:
+        if m["role"] == "assistant":
+            if output is not None:
+                steps.append((output, None))
+            output = m["content"]
+        else:
+            steps.append((output, m["content"]))
+            output = None
+    if output is not None:
+        steps.append((output, None))
+    return steps
+
+
+def check_chat_steps(chat_steps: Callable[[list[dict[str, str]]], Any]) -> ExerciseReport:
+    """Notebook 09: ``chat_steps(messages)`` cuts a plain chat into steps ``(output, input)`` of the loop.
+
+    A step holds the model's output, then the input that arrives after it: step
+    0 = (None, u_0), step k = (a_{k−1}, u_k), and a last reply with nothing after
+    it is a step (a_n, None).
+    """
+    c = _Checks("09 · a chat as steps", {
+        "step 0": ("step 0 is (None, the user's first message): no model call yet",
+                   "the user speaks first; the model has produced nothing yet"),
+        "reply then message": ("step k is (reply a_{k−1}, the user's next message u_k)",
+                               "a reply is produced from π(ω_k), which holds the message it answers: "
+                               "it opens a step, and the user's next message closes it"),
+        "last reply": ("a chat that ends on a reply ends with the step (reply, None)",
+                       "the last reply has no input after it, but it is still a step"),
+        "no extra step": ("a chat that ends on a user message has no step after it", "do not add an empty step"),
+    })
+    u = [f"user says {i}" for i in range(3)]
+    a = [f"assistant says {i}" for i in range(3)]
+    ends_on_reply = [m for i in range(3) for m in ({"role": "user", "content": u[i]}, {"role": "assistant", "content": a[i]})]
+    ends_on_user = ends_on_reply[:-1]
     try:
-        trace = run(mechanism, PRIORITY_STEPS)
-    except STMError as exc:
-        results.append(CheckResult("run", False, f"run() failed: {exc}"))
-        return CheckReport(str(mechanism), results, 0)
-
-    elements = list(trace.sizes)
-    kept_meta = all(
-        any(e.meta.get("priority") == s.meta["priority"] and e.meta.get("source") == s.meta["source"]
-            and s.observation in e.text for e in elements)
-        for s in PRIORITY_STEPS
-    )
-    results.append(CheckResult("metadata", kept_meta,
-                               "each observation became an element with its priority and source" if kept_meta else
-                               "some observation has no element carrying its priority and source in meta"))
-    rank = {"low": 0, "medium": 1, "high": 2}
-    order_ok, age_ok = True, True
-    detail_order = "lower priorities always left before higher ones"
-    detail_age = "within one priority the oldest left first"
-    for t, step in enumerate(trace):
-        before = trace.state_at(t)
-        for gone in step.removed:
-            p = rank.get(gone.meta.get("priority"), -1)
-            survivors = [e for e in before if e not in step.removed]
-            if any(rank.get(e.meta.get("priority"), -1) < p for e in survivors):
-                order_ok = False
-                detail_order = f"step {t}: {gone.label()} ({gone.meta.get('priority')}) left while a lower priority stayed"
-            same = [e for e in survivors if e.meta.get("priority") == gone.meta.get("priority")]
-            if any((e.t or 0) < (gone.t or 0) for e in same):
-                age_ok = False
-                detail_age = f"step {t}: {gone.label()} left while an older {gone.meta.get('priority')} one stayed"
-    results.append(CheckResult("priority", order_ok, detail_order))
-    results.append(CheckResult("age", age_ok, detail_age))
-    final = " ".join(_texts(trace.final))
-    facts = all(fact in final for fact in ("allergic to peanuts", "Friday at 19:30"))
-    results.append(CheckResult("high-priority facts", facts,
-                               "both user facts marked high are still in ω_n" if facts else
-                               "a high-priority user fact is missing from ω_n"))
-    return CheckReport(str(mechanism), results, len(trace))
+        for messages in (ends_on_reply, ends_on_user):
+            ok, got = _call(chat_steps, [dict(m) for m in messages])
+            if got is None:
+                raise NotImplementedError("chat_steps returned None")
+            if not ok:
+                c.fail("step 0", _err(got))
+                continue
+            got = [tuple(s) for s in got]
+            expected = _reference_chat_steps(messages)
+            shown = f"got {got}"
+            c.check("step 0", got[:1] == expected[:1], shown)
+            c.check("reply then message", [s for s in got if s[0] and s[1]] == [s for s in expected if s[0] and s[1]],
+                    shown)
+            if messages[-1]["role"] == "assistant":
+                c.check("last reply", got[-1:] == expected[-1:], shown)
+            else:
+                c.check("no extra step", len(got) == len(expected), shown)
+    except NotImplementedError as exc:
+        return c.not_done(exc)
+    return c.report()
 
 
+# -- solutions ----------------------------------------------------------------------------------------------
+
+SOLUTIONS: dict[str, str] = {
+    "01-membership": '''
+def in_omega(elements, mu, v_max):
+    omega = set(elements)                      # ω ∈ 2^E: a set, each element once
+    return sum(mu(e) for e in omega) <= v_max  # Definition 1: Σμ(e) ≤ V_max
+''',
+    "02-keep-first": '''
+from stmviz import Element, Mechanism, Transition
+
+class KeepFirst(Mechanism):
+    operations = {"append": "add the output and the input; on overflow drop the oldest, never the task"}
+
+    def update(self, state, operation, context):
+        halves = (context.step.output, context.step.input)
+        state = state | {Element(text, {"t": context.t + k / 2}) for k, text in enumerate(halves) if text}
+        reasons = {}
+        for oldest in list(state):              # canonical order: by time
+            if state in self.space:
+                break
+            if int(oldest.meta["t"]) == 0:      # step 0's message, the task: never evicted
+                continue
+            state = state - {oldest}
+            reasons[oldest] = "oldest after the task; Σμ > V_max"
+        return Transition(state, reasons)
+
+    def project(self, state):
+        return "\\n".join(e.text for e in state)
+''',
+    "03-fifo-push": '''
+def push(window, new, mu, v_max):
+    window = window + [new]                     # append at the end
+    while sum(mu(m) for m in window) > v_max:   # only while Σμ > V_max
+        oldest = next(m for m in window if not m.meta.get("pinned"))
+        window.remove(oldest)                   # cut off the beginning, pinned messages stay
+    return window
+''',
+    "04-judge": '''
+from stmviz.mechanisms.scm_controller import content_words
+
+def judge(memory_text, summary_text, message):
+    shared = content_words(message) & content_words(memory_text)
+    if not shared:
+        return "drop"                           # even the full memory cannot answer the message
+    if shared <= content_words(summary_text):
+        return "summary"                        # the summary keeps every word the message asks about
+    return "full"
+''',
+    "05-subgoal": '''
+from stmviz import Element
+
+def start_subgoal(state, new_id, new_goal, summarize):
+    goal = next(e for e in state if e.meta.get("current"))
+    done = goal.meta["subgoal"]
+    pairs = [e.text for e in state if e.meta.get("type") == "pair" and e.meta.get("subgoal") == done]
+    finished = {e for e in state if e.meta.get("subgoal") == done and e.meta.get("type") in ("pair", "subgoal")}
+    summary = Element(summarize(goal.text, pairs), {"type": "summary", "subgoal": done})
+    new = Element(new_goal, {"type": "subgoal", "subgoal": new_id, "current": True})
+    return (state - finished) | {summary, new}
+''',
+    "06-fold": '''
+def fold(blocks, latest, x, sigma):
+    t_1 = latest[0]                                    # the latest interaction is step t-1
+    kept = [(r, text) for r, text in blocks if r[1] < x]  # blocks that end before x stay
+    return kept + [((x, t_1), sigma)]                  # x = t-1: condensation; x < t-1: consolidation
+''',
+    "07-fifo-match": '''
+from stmviz import SCM, FIFOWindow, load_scenario, metrics, run
+
+scenario = load_scenario("long_dialogue")
+
+def kept(mechanism):
+    return sum(r.retained for r in metrics.retention(run(mechanism, scenario), scenario.probes))
+
+target = kept(SCM(scenario.space()))
+low, high = scenario.v_max, scenario.token_count()   # the whole dialogue surely keeps every probe
+while low < high:                                     # binary search: the smallest V_max that is enough
+    middle = (low + high) // 2
+    if kept(FIFOWindow(scenario.space(v_max=middle))) >= target:
+        high = middle
+    else:
+        low = middle + 1
+fifo_v_max = low
+''',
+    "08-priority": '''
+from stmviz import Element, Mechanism, Transition
+
+RANK = {"low": 0, "medium": 1, "high": 2}
+
+class PriorityMemory(Mechanism):
+    operations = {"append": "add the observation; on overflow drop the lowest priority, oldest first"}
+
+    def update(self, state, operation, context):
+        new = Element(context.observation, {"t": context.t, **context.step.meta})
+        state = state | {new}
+        reasons = {}
+        for victim in sorted(state, key=lambda e: (RANK[e.meta["priority"]], e.meta["t"])):
+            if state in self.space:
+                break
+            state = state - {victim}
+            reasons[victim] = f"priority {victim.meta['priority']}, oldest of its priority"
+        return Transition(state, reasons)
+
+    def project(self, state):
+        ranked = sorted(state, key=lambda e: (-RANK[e.meta["priority"]], e.meta["t"]))
+        return "\\n".join(f"[{e.meta['priority']}/{e.meta['source']}] {e.text}" for e in ranked)
+''',
+    "09-chat-steps": '''
+def chat_steps(messages):
+    steps, output = [], None
+    for m in messages:
+        if m["role"] == "assistant":
+            if output is not None:              # two replies in a row: the first has no input after it
+                steps.append((output, None))
+            output = m["content"]               # a reply opens a step...
+        else:
+            steps.append((output, m["content"]))  # ...and the next message closes it
+            output = None
+    if output is not None:
+        steps.append((output, None))            # the last reply, with nothing after it
+    return steps
+''',
+}
+
+
+def solution(key: str) -> None:
+    """Print the reference solution of an exercise — after trying it yourself.
+
+    >>> solution("06-fold")  # doctest: +ELLIPSIS
+    def fold(blocks, latest, x, sigma):
+    ...
+    """
+    if key not in SOLUTIONS:
+        raise InvalidArgumentError(f"no exercise {key!r}; the exercises are {sorted(SOLUTIONS)}")
+    print(SOLUTIONS[key].strip("\n"))

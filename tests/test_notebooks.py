@@ -81,3 +81,18 @@ def test_notebook_equals_what_its_sources_build(name):
     nb = json.loads((NOTEBOOKS / f"{name}.ipynb").read_text(encoding="utf-8"))
     found = [(c["cell_type"], "".join(c["source"]), c.get("id")) for c in nb["cells"]]
     assert found == expected, "rebuild it: python scripts/build_notebooks.py " + name[:2]
+
+
+@pytest.mark.parametrize("name", EXPECTED)
+def test_notebook_kernelspec_is_what_jupyterlab_writes_on_opening(name):
+    """JupyterLab rewrites metadata.kernelspec from the installed kernel on opening; a different display_name
+    (the old "Python 3" against ipykernel's "Python 3 (ipykernel)") showed every notebook as changed."""
+    kernelspecs = pytest.importorskip("jupyter_client.kernelspec")
+    try:
+        spec = kernelspecs.KernelSpecManager().get_kernel_spec("python3")
+    except kernelspecs.NoSuchKernel:
+        pytest.skip("no python3 kernel installed")
+    nb = json.loads((NOTEBOOKS / f"{name}.ipynb").read_text(encoding="utf-8"))
+    assert nb["metadata"]["kernelspec"] == {"display_name": spec.display_name, "language": spec.language,
+                                            "name": "python3"}
+    assert nb["metadata"]["language_info"]["name"] == "python"

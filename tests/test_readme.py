@@ -44,3 +44,17 @@ def test_ci_runs_the_readme_test_command():
 def test_the_two_setup_commands_are_at_the_top():
     head = README[:800]
     assert head.count("```bash") == 2
+
+
+def test_the_readme_says_how_to_serve_a_notebook_with_voila():
+    """The README's Voila command names a real notebook, and voila comes with the extras it tells to install."""
+    import shlex
+    import tomllib
+
+    section = re.search(r"<!-- voila-command -->\n```bash\n(.*?)\n```\n<!-- /voila-command -->", README, re.S)
+    assert section, "README.md has no Voila section between voila-command markers"
+    command = shlex.split(section.group(1).strip())
+    assert command[0] == "voila" and (ROOT / command[-1]).is_file(), command
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    assert any(d.startswith("voila") for d in extras["lab"]), extras["lab"]
+    assert '".[lab]"' in README[:800]  # the start command installs the [lab] extras

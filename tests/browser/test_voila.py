@@ -1,7 +1,18 @@
-"""A notebook served by Voila (the app view, no code cells): its TracePlayer renders and responds."""
+"""Notebooks served by Voila (the app view, no code cells): its TracePlayer renders and responds, from a folder and
+as the single-notebook app the README tells how to start."""
 
 from __future__ import annotations
 
+import importlib.util
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, free_port, jupyter_env, served_copy, stop, wait_for
 from jlab import player_root, player_state, wait_player_at
 
 #: A short notebook whose last output is a TracePlayer of an AgentFold run (occupancy, state, hierarchy).
@@ -37,3 +48,57 @@ def test_player_renders_and_steps_in_voila(voila_server, page, screenshots):
     assert page.dialogs == [], page.dialogs
     assert page.page_errors == [], page.page_errors
     root.screenshot(path=str(screenshots / "voila_player.png"))
+
+
+def readme_voila_command() -> list[str]:
+    """The command the README gives for serving one notebook as an app (between its voila-command markers)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    found = re.search(r"<!-- voila-command -->\n```bash\n(.*?)\n```\n<!-- /voila-command -->", readme, re.S)
+    assert found, "README.md lost its Voila section (the voila-command markers)"
+    command = shlex.split(found.group(1).strip())
+    assert command[0] == "voila" and command[-1].endswith(".ipynb"), command
+    assert (ROOT / command[-1]).is_file(), f"the README serves {command[-1]}, which does not exist"
+    return command
+
+
+@pytest.fixture(scope="module")
+def voila_app(tmp_path_factory, chromium_path):
+    """The README's `voila notebooks/<name>.ipynb`, run as written (plus a free port and no browser)."""
+    if shutil.which("voila") is None and importlib.util.find_spec("voila") is None:
+        pytest.skip("voila is not installed: pip install -e '.[lab]'")
+    command = readme_voila_command()
+    tmp = tmp_path_factory.mktemp("voila-app")
+    served = served_copy(tmp)
+    port = free_port()
+    log = tmp / "voila.log"
+    argv = [sys.executable, "-m", "voila", *command[1:-1], "--no-browser", f"--port={port}",
+            "--Voila.ip=127.0.0.1", command[-1]]
+    with open(log, "w") as handle:
+        process = subprocess.Popen(argv, stdout=handle, stderr=subprocess.STDOUT, env=jupyter_env(tmp), cwd=served)
+    try:
+        wait_for(f"http://127.0.0.1:{port}/", 120, process, log)
+        yield f"http://127.0.0.1:{port}", command[-1]
+    finally:
+        stop(process)
+
+
+def test_the_readme_command_serves_a_notebook_as_an_app(voila_app, page, screenshots):
+    url, notebook = voila_app
+    page.goto(url + "/", wait_until="domcontentloaded", timeout=180_000)  # a single notebook is served at /
+    root = player_root(page, timeout=180_000)
+    body = page.inner_text("body")
+    assert "TracePlayer(" not in body and "from stmviz" not in body  # outputs only, no code cells
+    start = wait_player_at(root, 0)
+    assert start["plots"] >= 2 and start["tokens"] > 0, start
+    root.get_by_role("button", name="step ▶").click()
+    # the app's kernel answers: the slider and the step panel move to ω_1 (whether every figure follows
+    # is test_player_renders_and_steps_in_voila's and the JupyterLab player tests' concern)
+    page.wait_for_function(
+        "root => { const r = root.querySelector('.widget-slider .widget-readout');"
+        " const info = root.querySelector('.stmviz-step');"
+        " return !!r && !!info && r.textContent.trim() === '1' && info.innerText.startsWith('ω1 '); }",
+        arg=root.element_handle(), timeout=120_000, polling=500,
+    )
+    assert player_state(root)["info"] != start["info"]
+    assert page.dialogs == [], page.dialogs
+    root.screenshot(path=str(screenshots / f"voila_app_{Path(notebook).stem}.png"))
