@@ -43,8 +43,10 @@ Where stmviz departs from the original (see docs/fidelity.md):
   blocks grow coarser with age and each step is re-summarized at most about
   log₂ t times. The original agent always writes its directive.
 - stmviz extension: the original has no hard capacity (its context grows
-  slowly because the agent folds); stmviz keeps Σμ ≤ V_max by forcing a
-  deeper consolidation, named ``consolidate(…, overflow=True)`` with the
+  slowly because the agent folds); stmviz keeps Σμ ≤ V_max and, when μ
+  counts tokens, |π(ω)| ≤ V_max — V_max is the model's context limit, so the
+  labels π adds ("Question:", "Summaries:", "[steps x–y]", "Latest
+  interaction (step t):") must fit too — by forcing a deeper consolidation, named ``consolidate(…, overflow=True)`` with the
   directive it replaced in its reason, and as a last resort cuts texts.
 """
 
@@ -65,7 +67,7 @@ from ..core.operation import Operation, OperationSet
 from ..core.space import State, StateSpace
 from ..text import summarize as default_summarize
 from .fit import ELLIPSIS, fit_text
-from ._shared import Memo, Summarizer, Tally, View, ViewIndex, cached_summarizer, check_budget, range_label
+from ._shared import LineTokens, Memo, Summarizer, Tally, View, ViewIndex, cached_summarizer, check_budget, range_label
 
 __all__ = ["AgentFold"]
 
@@ -171,8 +173,10 @@ class AgentFold(Mechanism):
     I_{t−1} — which lands in the big block again and again, a rolling
     summary — and ``"condense"`` condenses every step.
 
-    **Overflow.** If, once I_t is added, Σμ would exceed V_max, the
-    controller replaces the fold by a deeper consolidation: the newest block
+    **Overflow.** If, once I_t is added, ω would not fit — Σμ > V_max, or,
+    when μ counts tokens, |π(ω)| > V_max with π's labels (U reserves room
+    for them: V_max is the model's context limit) — the controller replaces
+    the fold by a deeper consolidation: the newest block
     is merged with 1, 2, 4, … older blocks until the state fits or every
     block is merged, and the operation is ``consolidate(from=x,
     overflow=True)``, its reason naming the fold it replaced. The merged
@@ -252,6 +256,8 @@ class AgentFold(Mechanism):
         self._summaries = cached_summarizer(summarize or default_summarize)
         self._line_tokens = Memo()
         self._projection_tokens = Tally()
+        self._broken_lines = Tally()
+        self._pieces = LineTokens(self.encoding)
         minimal = 2 * space.measure(Element(ELLIPSIS, {"type": "block", "t": 0, "range": (0, 0)}))
         if minimal > space.v_max:
             raise CapacityError(
@@ -297,12 +303,14 @@ class AgentFold(Mechanism):
             if cut is not None:
                 fitted.append(cut)
                 room -= self.space.measure(cut)
-        return State(fitted)
+        # π(ω_0) must fit as well, its labels included: cut the tools, then the query
+        return self._cut(State(fitted), fitted[::-1], {})
 
     def controller(self, state: State, context: Context) -> Operation:
         """The controller: the step's folding directive if any, else the documented rule; overflow named as such.
 
-        When the fold chosen would leave Σμ > V_max once I_t is added, the
+        When the fold chosen would leave ω over V_max once I_t is added (Σμ, or
+        |π(ω)| with its labels when μ counts tokens; see :meth:`_over`), the
         controller extends it to the deep consolidation that fits (the newest
         block merged with 1, 2, 4, … older ones) and returns it as
         ``consolidate(from=x, overflow=True)``, its reason saying which fold
@@ -359,16 +367,17 @@ class AgentFold(Mechanism):
         latest = self.latest(state)
         if latest is None:
             return chosen
-        space, v_max, measure = self.space, self.space.v_max, self.space.measure
-        base = space.size(state) - measure(latest) + measure(self._incoming(context))
+        incoming = self._incoming(context)
 
-        def size_after(operation: Operation) -> tuple[float, list[Element]]:
+        def over_after(operation: Operation) -> tuple[tuple[float, str], list[Element]]:
+            """How far ω would be over V_max after the fold and I_t (see :meth:`_over`), and the blocks it merges."""
             chain = self._chain(state, operation)
             block = self._merge(chain, latest, latest.meta["step"] + 1, operation)
-            return base - sum(measure(b) for b in chain) + measure(block), chain
+            self.space.measure(block)
+            return self._over(state.replace([*chain, latest], [block]) | {incoming}), chain
 
-        after, chain = size_after(chosen)
-        if after <= v_max:
+        (over, why), chain = over_after(chosen)
+        if over <= 0:
             return chosen
         blocks = self.blocks(state)
         starts = [b.meta["range"][0] for b in blocks if b not in chain]  # blocks older than the fold, newest last
@@ -379,7 +388,7 @@ class AgentFold(Mechanism):
         while True:
             x = starts[-k]
             trial = Operation("consolidate", {"from": x, "overflow": True})
-            if size_after(trial)[0] <= v_max or k == len(starts):
+            if over_after(trial)[0][0] <= 0 or k == len(starts):
                 break
             k = min(2 * k, len(starts))
         asked = str(chosen)
@@ -390,7 +399,7 @@ class AgentFold(Mechanism):
         return Operation(
             "consolidate",
             params,
-            reason=f"overflow: {asked} would leave Σμ > V_max = {format_number(v_max)} once I_{context.t} is added, "
+            reason=f"overflow: {asked} would leave {why} once I_{context.t} is added, "
             f"so the blocks from step {x} on are consolidated with I_{latest.meta['step']}"
             + (f" ({chosen.reason})" if chosen.reason else ""),
         )
@@ -541,9 +550,10 @@ class AgentFold(Mechanism):
         return state.replace([*chain, latest], [block])
 
     def _fit(self, state: State, reasons: dict[Element, str]) -> State:
-        space, v_max = self.space, self.space.v_max
-        total = space.size(state)
-        if total <= v_max:
+        """Make ω fit (see :meth:`_over`): consolidate more, then cut texts; blocks are never dropped."""
+        space = self.space
+        over, why = self._over(state)
+        if over <= 0:
             return state
         blocks = _VIEWS(state).groups.get("block", _NONE)
         # 1. consolidate more: merge the newest block with 1, 2, 4, … older blocks until it fits.
@@ -561,39 +571,47 @@ class AgentFold(Mechanism):
                 )
                 space.measure(merged)  # μ known before the union, so Σμ is carried, not re-summed
                 candidate = state.replace([*older, newest], [merged])
-                size = space.size(candidate)
-                if size <= v_max or k == len(blocks) - 1:
+                if self._over(candidate)[0] <= 0 or k == len(blocks) - 1:
                     break
                 k = min(2 * k, len(blocks) - 1)
-            why = (
+            merge = (
                 f"{', '.join(block_label(b) for b in [*older, newest])} merged into {block_label(merged)} by deep "
-                f"consolidation: Σμ = {format_number(total)} > V_max = {format_number(v_max)}"
+                f"consolidation: {why}"
             )
             for e in list(reasons):
-                reasons[e] = f"{reasons[e]}; then {why}"
+                reasons[e] = f"{reasons[e]}; then {merge}"
             for b in [*older, newest]:
-                reasons.setdefault(b, why)
-            state, total = candidate, size
+                reasons.setdefault(b, merge)
+            state = candidate
+            over, why = self._over(state)
         # 2.–4. cut the oldest block, then the latest interaction, the tools, the query.
         groups = _VIEWS(state).groups
         order = [*groups.get("block", _NONE)[:1], *groups.get("latest", _NONE)]
         order += [*groups.get("tools", _NONE), *groups.get("query", _NONE)]
+        return self._cut(state, order, reasons)
+
+    def _cut(self, state: State, order: Sequence[Element], reasons: dict[Element, str]) -> State:
+        """Cut the texts of ``order``'s elements, in turn, until ω fits (see :meth:`_over`); a block or I keeps "…"."""
+        space = self.space
+        over, why = self._over(state)
         for e in order:
-            if total <= v_max:
+            if over <= 0:
                 break
-            size = space.measure(e)
-            room = size - (total - v_max)
-            if e.type in ("block", "latest"):  # never dropped: at least "…" stays (room checked in __init__)
-                room = max(room, space.measure(Element(ELLIPSIS, e.meta.set(truncated=True))))
-            cut = fit_text(space, e, room, record_size=False)
             what = f"{block_label(e)}'s summary" if e.type == "block" else f"the {e.type}"
-            reasons[e] = f"{what} cut to fit: Σμ = {format_number(total)} > V_max = {format_number(v_max)}"
-            if cut is None:
-                state = state - {e}
-                total -= size
-            elif cut != e:
-                state = state.replace([e], [cut])
-                total += space.measure(cut) - size
+            reasons[e] = f"{what} cut to fit: {why}"
+            current: Element | None = e
+            while current is not None and over > 0:
+                room = space.measure(current) - over
+                if current.type in ("block", "latest"):  # never dropped: at least "…" stays (room checked in __init__)
+                    room = max(room, space.measure(Element(ELLIPSIS, current.meta.set(truncated=True))))
+                cut = fit_text(space, current, room, record_size=False)
+                if cut is None:
+                    state, current = state - {current}, None
+                elif cut == current:
+                    current = None  # as short as it gets
+                else:
+                    state, current = state.replace([current], [cut]), cut
+                over, why = self._over(state)
         return state
 
     # ------------------------------------------------------------------ π
@@ -653,29 +671,75 @@ class AgentFold(Mechanism):
         return "\n".join(self._lines(state))
 
     def projection_size(self, state: State) -> int:
-        """|π(ω)| in tokens, counted per label and text plus one per line break: within about two tokens per line of the whole-text count.
+        """|π(ω)| in tokens, exactly: the tokens of the projected text.
 
-        The per-element counts are cached, and their sum over ω is carried from
-        one ω to the next by the elements that changed.
+        π joins the lines of (Q, T, S, I) with line breaks, so the count is
+        summed from each element's cached count with its break
+        (:class:`~stmviz.mechanisms._shared.LineTokens`), carried from one ω to
+        the next by the elements that changed; when a sum would not be exact (a
+        line starting with a break, a foreign element, an encoding other than
+        cl100k_base) the whole text is counted.
         """
+        if not state:
+            return 0
+        elements = state.elements
+        if not self._pieces.splits or self._broken_lines(elements, self._is_broken):
+            return self.count_tokens(self.project(state))
+        total = self._projection_tokens(elements, self._tokens)
         groups = _VIEWS(state).groups
-        has_blocks, has_latest = "block" in groups, "latest" in groups
-        lines = len(state) + has_blocks + has_latest
-        headers = self.count_tokens("Summaries:") if has_blocks else 0
-        return self._projection_tokens(state.elements, self._element_tokens) + headers + max(0, lines - 1)
+        if "block" in groups:
+            total += self.count_tokens("Summaries:\n")
+        if "latest" not in groups:  # ω_0: the last line is the tools' (or the query's), without a break after it
+            last = state.ordered()[-1]
+            total += self._pieces.alone(self._line_text(last)) - self._tokens(last)
+        return total
 
-    def _element_tokens(self, e: Element) -> int:
-        """The tokens of an element's line(s) in π(ω): its label and its text (cached per element)."""
-        return self._line_tokens.lookup(e, self._count_element)
-
-    def _count_element(self, e: Element) -> int:
-        count = self.count_tokens
+    @staticmethod
+    def _line_text(e: Element) -> str:
+        """The line of an element in π; "" for a foreign element (π places it in its own way)."""
         if e.type == "block":
-            return count(_block_prefix(e)) + count(e.text)
+            return _block_line(e)
+        if e.type in ("query", "tools"):
+            return ("Question: " if e.type == "query" else "Tools: ") + e.text
+        return ""
+
+    def _tokens(self, e: Element) -> int:
+        """e's tokens in π: its line and the break after it; for the latest interaction, always π's last lines, no break."""
+        return self._line_tokens.lookup(e, self._count_tokens) or 0
+
+    def _count_tokens(self, e: Element) -> int | None:
         if e.type == "latest":
-            return count(f"Latest interaction (step {e.meta['step']}):") + count(e.text)
-        label = {"query": "Question: ", "tools": "Tools: "}.get(e.type, "")
-        return count(label) + count(e.text)
+            header = f"Latest interaction (step {e.meta['step']}):\n"
+            if not self._pieces.summable(e.text):  # its text starts with a break: count the two lines as one
+                return self.count_tokens(header + e.text)
+            return self.count_tokens(header) + self.count_tokens(e.text)  # μ has counted the text already
+        line = self._line_text(e)
+        return self._pieces.with_break(line) if line else None
+
+    def _is_broken(self, e: Element) -> int:
+        """1 when e's line cannot be summed (it starts with a line break, or e is foreign), else 0."""
+        return int(self._line_tokens.lookup(e, self._count_tokens) is None)
+
+    def _over(self, state: State) -> tuple[float, str]:
+        """How far ω is over V_max, and why: Σμ(ω) − V_max, or, when μ counts tokens, |π(ω)| − V_max if larger.
+
+        V_max is AgentFold's context limit: the model input π(ω) — the labels
+        "Question:", "Summaries:", "[steps x–y]" and "Latest interaction"
+        included — must fit it, not only Σμ (Definition 1).
+        """
+        space = self.space
+        v_max = space.v_max
+        total = space.size(state)
+        over, why = total - v_max, f"Σμ = {format_number(total)} > V_max = {format_number(v_max)}"
+        if space.counts_tokens:
+            size = self.projection_size(state)
+            if size - v_max > over:
+                over = size - v_max
+                why = (
+                    f"|π(ω)| = {format_number(size)} > V_max = {format_number(v_max)} "
+                    f"(Σμ = {format_number(total)} plus π's labels)"
+                )
+        return over, why
 
 
 def _block_prefix(e: Element) -> str:

@@ -13,7 +13,8 @@ In the terms of Definitions 1 and 2:
 - O: ``append`` (add the step's messages at the end, cutting off the beginning
   on overflow) and ``evict_oldest`` (cut off the beginning to make room);
 - C: the incoming agent step (model output and observation);
-- U: the queue discipline; π: the ordered sequence itself (identity).
+- U: the queue discipline; π: the ordered sequence itself (identity), so when μ
+  counts tokens |π(ω)| = Σμ(ω) ≤ V_max: the model input fits the window.
 
 :class:`FIFOWindow` adds what agent-framework users ask of a real window: a
 pinned system prompt, tool calls evicted together with their results, and a
@@ -175,7 +176,8 @@ class FIFOWindow(Mechanism):
             )
         #: V_max − Σμ(pinned): the room of the window for the conversation.
         self.room = space.v_max - pin_size
-        self._counts_tokens = space.counts_tokens  # then π (the identity) has |π(ω)| = Σμ(ω)
+        # μ = the content's tokens (no per-element overhead): then π, the identity, has |π(ω)| = Σμ(ω) exactly
+        self._counts_tokens = space.counts_tokens and "overhead" not in space.name
         self._last_step = _LastStep()
 
     # -- the seven-tuple ------------------------------------------------------
@@ -408,7 +410,11 @@ class FIFOWindow(Mechanism):
         return ModelInput(Message(str(e.meta.get("role", "user")), e.content) for e in state.ordered())
 
     def projection_size(self, state: State) -> int:
-        """|π(ω)| in tokens: Σμ(ω) when μ counts tokens (π is the identity), else the counted input."""
+        """|π(ω)| in tokens: Σμ(ω) when μ counts the content's tokens (π is the identity), else the counted messages.
+
+        With a per-element overhead in μ, |π(ω)| counts the messages' contents
+        and stays below Σμ(ω) ≤ V_max.
+        """
         if self._counts_tokens:
             total = self.space.size(state)
             return int(total) if float(total).is_integer() else total  # type: ignore[return-value]

@@ -13,7 +13,10 @@ history. In the paper's terms (Definition 1, Definition 2, Section 4):
   "pair", "summary", "retrieved"}.
 - ω — the task, the summaries of finished subgoals (with any retrieved pairs
   under them), the active subgoal and its attached pairs.
-- μ, V_max — tokens (or any μ of the state space) and the context limit.
+- μ, V_max — tokens (or any μ of the state space) and the context limit. U keeps
+  Σμ(ω) ≤ V_max (Definition 1) and, when μ counts tokens, |π(ω)| ≤ V_max: the model
+  input, with the labels π adds ("Finished subgoal 2 (steps 7–11): ", "[step 9] ", the
+  retrieval hint), must fit the context limit, so U reserves room for them.
 - O — ``subgoal`` (a new subgoal starts; the open one is summarized first),
   ``observe`` (attach the step's pair to the current subgoal), ``summarize``
   (replace a finished subgoal and its pairs by a summarized observation),
@@ -45,7 +48,7 @@ from ..core.space import State, StateSpace
 from ..text import cosine, embed
 from ..text import summarize as default_summarize
 from .fit import fit_text
-from ._shared import Memo, Summarizer, Tally, View, ViewIndex, cached_summarizer, check_budget, range_label
+from ._shared import LineTokens, Memo, Summarizer, Tally, View, ViewIndex, cached_summarizer, check_budget, range_label
 
 __all__ = ["HiAgent", "SubgoalPair", "ObservationSummarizer", "verdict_of", "informative_sentences"]
 
@@ -330,7 +333,9 @@ class HiAgent(Mechanism):
     text, then what ``summarize_subgoal`` says was observed, then the verdict
     (achieved / not achieved / not confirmed); meta ``achieved`` holds it.
 
-    **Overflow.** Whenever Σμ > V_max after an operation, U drops the oldest
+    **Overflow.** Whenever ω does not fit after an operation — Σμ > V_max, or,
+    when μ counts tokens, |π(ω)| > V_max (π's labels count: V_max is the
+    model's context limit, so U reserves room for them) — U drops the oldest
     memory first, as the released agent drops the oldest history entries:
     summaries, retrieved pairs and pairs in time order (an expanded
     subgoal's header after its pairs), never the task, the
@@ -417,6 +422,8 @@ class HiAgent(Mechanism):
         self._embeddings = Memo()
         self._line_tokens = Memo()
         self._projection_tokens = Tally()
+        self._broken_lines = Tally()
+        self._pieces = LineTokens(self.encoding)
 
     def params(self) -> dict[str, Any]:
         """The JSON-ready constructor parameters (the summarizer is not recorded)."""
@@ -445,7 +452,9 @@ class HiAgent(Mechanism):
         if not context.query:
             return State()
         task = fit_text(self.space, Element(context.query, {"t": -1, "type": "task", "current": False}), self.space.v_max, record_size=False)
-        return State([task] if task is not None else [])
+        if task is None:
+            return State()
+        return self._cut(State([task]), task)[0]  # π(ω_0), its label "Task: " included, fits as well
 
     def controller(self, state: State, context: Context) -> list[Operation]:
         """The controller: subgoal switches from markers (or the documented rules), then observe/select/summarize/retrieve."""
@@ -775,16 +784,11 @@ class HiAgent(Mechanism):
         return state
 
     def _fit(self, state: State, reasons: dict[Element, str], context: Context) -> State:
-        """Free room until Σμ ≤ V_max, oldest memory first, recording why each element left."""
+        """Free room until ω fits — Σμ ≤ V_max and |π(ω)| ≤ V_max (see :meth:`_over`) — oldest memory first, recording why each element left."""
         space = self.space
-        v_max = space.v_max
-        total = space.size(state)
-        if total <= v_max:
+        over, why = self._over(state)
+        if over <= 0:
             return state
-
-        def over() -> str:
-            return f"Σμ = {format_number(total)} > V_max = {format_number(v_max)}"
-
         groups = _VIEWS(state).groups
         pairs = groups.get("pair", ())
         latest = _earlier_input(context)
@@ -802,36 +806,40 @@ class HiAgent(Mechanism):
         )
         drop = []
         for e in candidates:
-            if total <= v_max:
-                break
             if e.type == "summary":
                 what = f"summary of subgoal {e.meta['subgoal']} dropped"
             elif e.type == "retrieved":
                 what = f"retrieved pair (step {e.meta['step']}) dropped"
             else:
                 what = f"pair (step {e.meta['step']}) dropped"
-            reasons[e] = f"{what}, the oldest memory first: {over()}"
-            total -= space.measure(e)
+            reasons[e] = f"{what}, the oldest memory first: {why}"
             drop.append(e)
-        if drop:
-            state = state - drop
+            state = state - (e,)
+            over, why = self._over(state)
+            if over <= 0:
+                return state
         summaries = tuple(e for e in groups.get("summary", ()) if e not in drop)
         # last resort: cut texts, the newest pair and the latest input first
         heads = sorted(groups.get("subgoal", ()) + groups.get("task", ()), key=order_key)  # canonical order
         shrinkable = tuple(sorted(protected, key=order_key, reverse=True)) + summaries[-1:] + tuple(heads)
         for e in shrinkable:
-            if total <= v_max:
+            reasons[e] = f"{e.type} (step {e.meta.get('step', '–')}) cut to fit: {why}"
+            state, over, why = self._cut(state, e)
+            if over <= 0:
                 break
-            size = space.measure(e)
-            cut = fit_text(space, e, size - (total - v_max), record_size=False)
-            reasons[e] = f"{e.type} (step {e.meta.get('step', '–')}) cut to fit: {over()}"
-            if cut is None:
-                state = state - (e,)
-                total -= size
-            else:
-                state = (state - (e,)) | {cut}
-                total += space.measure(cut) - size
         return state
+
+    def _cut(self, state: State, e: Element) -> tuple[State, float, str]:
+        """Cut e's text (dropping e if nothing of it fits) until ω fits or e can get no shorter; (ω, :meth:`_over`)."""
+        space = self.space
+        over, why = self._over(state)
+        current: Element | None = e
+        while current is not None and over > 0:
+            cut = fit_text(space, current, space.measure(current) - over, record_size=False)
+            state = state - (current,) if cut is None else (state - (current,)) | {cut}
+            current = None if cut is None or cut == current else cut
+            over, why = self._over(state)
+        return state, over, why
 
     # ------------------------------------------------------------------ π
 
@@ -897,22 +905,66 @@ class HiAgent(Mechanism):
         return "\n".join(lines)
 
     def projection_size(self, state: State) -> int:
-        """|π(ω)| in tokens, counted per label and text plus one per line break: within about two tokens per line of the whole-text count.
+        """|π(ω)| in tokens, exactly: the tokens of the projected text.
 
-        The per-element counts are cached, and their sum over ω is carried from
-        one ω to the next by the elements that changed.
+        π joins one line per element (and the retrieval hint) with line
+        breaks, so the count is summed from each line's cached count with its
+        break (:class:`~stmviz.mechanisms._shared.LineTokens`), carried from one
+        ω to the next by the elements that changed; when a sum would not be
+        exact (a line starting with a break, an encoding other than
+        cl100k_base) the whole text is counted.
         """
-        size = self._projection_tokens(state.elements, self._element_tokens) + max(0, len(state) - 1)
+        if not state:
+            return 0
+        elements = state.elements
+        if not self._pieces.splits or self._broken_lines(elements, self._is_broken):
+            return self.count_tokens(self.project(state))
+        total = self._projection_tokens(elements, self._with_break)
         hint = _retrieval_hint(state)
-        return size + self._line_tokens.lookup(hint, self.count_tokens) + 1 if hint else size
+        if hint:
+            return total + self.count_tokens(hint)  # the hint is the last line
+        last = state.ordered()[-1]
+        return total - self._with_break(last) + self._alone(last)
 
-    def _element_tokens(self, e: Element) -> int:
-        """The tokens of an element's line in π(ω): its label and its text (cached per element)."""
-        return self._line_tokens.lookup(e, self._count_element)
-
-    def _count_element(self, e: Element) -> int:
+    def _line_text(self, e: Element) -> str:
         label, text = self._line(e)
-        return self.count_tokens(label) + self.count_tokens(text)
+        return label + text
+
+    def _with_break(self, e: Element) -> int:
+        """Tokens of e's line(s) in π followed by a line break (cached per element; 0 if they cannot be summed)."""
+        return self._line_tokens.lookup(e, self._count_with_break) or 0
+
+    def _count_with_break(self, e: Element) -> int | None:
+        line = self._line_text(e)
+        return self._pieces.with_break(line) if line or e.type in self.element_types else None
+
+    def _is_broken(self, e: Element) -> int:
+        """1 when e's line cannot be summed (it starts with a line break, or e is foreign), else 0."""
+        return int(self._line_tokens.lookup(e, self._count_with_break) is None)
+
+    def _alone(self, e: Element) -> int:
+        """Tokens of e's line(s) in π without a break after them: the last line's count (cached per element)."""
+        return self._line_tokens.lookup(("alone", e), lambda key: self._pieces.alone(self._line_text(key[1])))
+
+    def _over(self, state: State) -> tuple[float, str]:
+        """How far ω is over V_max, and why: Σμ(ω) − V_max, or, when μ counts tokens, |π(ω)| − V_max if larger.
+
+        V_max is HiAgent's context limit: the model input π(ω), labels and the
+        retrieval hint included, must fit it, not only Σμ (Definition 1).
+        """
+        space = self.space
+        v_max = space.v_max
+        total = space.size(state)
+        over, why = total - v_max, f"Σμ = {format_number(total)} > V_max = {format_number(v_max)}"
+        if space.counts_tokens:
+            size = self.projection_size(state)
+            if size - v_max > over:
+                over = size - v_max
+                why = (
+                    f"|π(ω)| = {format_number(size)} > V_max = {format_number(v_max)} "
+                    f"(Σμ = {format_number(total)} plus π's labels)"
+                )
+        return over, why
 
 
 def _earlier_input(context: Context) -> int | None:

@@ -59,7 +59,8 @@ Element by element (Definitions 1 and 2):
   belongs to it too. A step without output files the pending message alone
   (it got no reply); a step with neither files nothing (an empty index).
 - **μ:** tokens (any size function works). **V_max:** the limit on
-  activation + flash memory + the current message.
+  activation + flash memory + the current message. π adds no text to the
+  elements' contents, so when μ counts tokens |π(ω)| ≤ Σμ(ω) ≤ V_max.
 - **ω:** the elements fed to the model at the next step. The memory stream
   (every interaction filed before) is *not* in ω: it is rebuilt from the
   step history in the context c (``context.history``), so U stays a pure

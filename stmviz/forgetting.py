@@ -1,0 +1,596 @@
+"""Why was this forgotten? For a probe, the step, the operation and the rule that took its evidence out of π(ω_t).
+
+:func:`stmviz.metrics.retention` says *whether* a probe's answer is in the
+model input π(ω_t). This module says *why not* (or where it is): it follows
+the elements that held the evidence through the trace — which step added
+them, which step's update removed them and with what recorded reason — up to
+the probe's t.
+
+Two ways to recognize the evidence in ω:
+
+- by **text**: an element whose text holds the probe's key string ``answer``
+  (ignoring case) is a *carrier* of the fact;
+- by **metadata**: an element *records* an evidence step s when its
+  ``range`` = (x, y) holds s (AgentFold's blocks s_{x,y}, HiAgent's subgoal
+  summaries, read with :func:`~stmviz.core.protocol.step_range`), when its
+  ``index`` is s or s + 1 (SCM's interaction i holds step i's output and the
+  message of step i − 1), or else when its ``step`` is s (FIFO's messages,
+  HiAgent's pairs, AgentFold's latest interaction).
+
+An element that records an evidence step but no longer holds the key string
+is what is left of the fact: a summary that lost it, a text cut to fit.
+
+The answer, for one probe, is a :class:`Forgetting`:
+
+- **retained** — the key string is in π(ω_t): the element that holds it, raw
+  or inside a summary;
+- **evicted / summarized / cut** — the last carrier left ω at step k: the
+  operation of step k that removed it (found by replaying step k's operations
+  with the trace's mechanism when there are several), the reason the trace
+  recorded for it, and what replaced it (a summary that lost the key string,
+  a cut text);
+- **not activated** — a mechanism that retrieves from a memory stream kept
+  outside ω (SCM) did not bring it back at step t − 1: memory was judged not
+  needed, or its interaction was not among the top k (the recorded scores),
+  or the judge dropped it;
+- **never entered** — no element ever held it (the step was skipped as too
+  large, or the mechanism stored it only in a form without the key string);
+- **not projected** — an element of ω_t holds it, but π(ω_t) leaves it out.
+
+Examples
+--------
+>>> from stmviz import StateSpace, run, sizes
+>>> from stmviz.mechanisms.fifo import FIFOWindow
+>>> from stmviz.scenarios import Probe
+>>> steps = [{"observation": "My name is Ada."}, {"thought": "Hello Ada.", "observation": "I like tea."},
+...          {"thought": "Noted.", "observation": "And cake."}, {"thought": "Nice."}]
+>>> trace = run(FIFOWindow(StateSpace(sizes.words, v_max=6)), steps)
+>>> f = why_forgotten(trace, Probe(3, "What is my name?", "Ada", 0))
+>>> f.retained, f.step, f.operation
+(False, 1, 'append')
+>>> print(f.explanation)
+The evidence (step 0: “My name is Ada.”) entered ω_1; at step 1 append removed it: oldest message; Σμ = 9 > V_max = 6. 'Ada' is not in π(ω_3).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .core.element import Element, order_key
+from .core.errors import InvalidArgumentError
+from .core.formatting import shorten
+from .core.operation import Operation
+from .core.protocol import ElementType, declared_types, step_range, whole_number
+from .core.trace import Trace, require_trace
+
+__all__ = ["Forgetting", "why_forgotten", "why_forgotten_all"]
+
+#: The kinds of answer (``Forgetting.kind``).
+KINDS = ("retained", "evicted", "summarized", "cut", "not activated", "never entered", "not projected")
+
+
+@dataclass(frozen=True)
+class Forgetting:
+    """Why a probe's evidence is (or is not) in the model input π(ω_t).
+
+    Attributes
+    ----------
+    probe : Probe
+        The probe (``t``, ``question``, ``answer``, ``evidence_steps``, …).
+    retained : bool
+        Whether the key string ``probe.answer`` is in π(ω_t) (as :func:`stmviz.metrics.retention` counts it).
+    step : int or None
+        The step whose update removed or summarized the evidence (for *not
+        activated*: step t − 1, whose update built ω_t without it; for
+        *never entered*: the evidence step, when it recorded a skip).
+    operation : str or None
+        The name of that step's operation, as the trace records it
+        (``append``, ``summarize``, ``consolidate``, ``activate_memory``, …).
+    rule : str or None
+        The rule, as the trace recorded it: the reason given for the removed
+        element, the controller's reason, or the operation's declared meaning.
+    removed : tuple of str
+        The ids of the elements that held the key string and left ω at ``step``.
+    kept_as : str or None
+        What is left of the fact in ω_t: ``"summary"`` (only inside a summary
+        that lost the key string), ``"cut"`` (a text cut to fit, without it);
+        for a retained probe ``"raw"`` or ``"summary"`` (where it is found),
+        or ``"framing"`` (π's own text holds it, no element does).
+    explanation : str
+        One or two plain sentences saying it.
+    kind : str
+        One of ``"retained"``, ``"evicted"``, ``"summarized"``, ``"cut"``,
+        ``"not activated"``, ``"never entered"``, ``"not projected"``.
+    """
+
+    probe: Any
+    retained: bool
+    step: int | None
+    operation: str | None
+    rule: str | None
+    removed: tuple[str, ...]
+    kept_as: str | None
+    explanation: str
+    kind: str = ""
+
+    def to_record(self) -> dict[str, Any]:
+        """The answer as a flat dict, ready for a table (one row per probe)."""
+        probe = self.probe
+        return {
+            "t": probe.t,
+            "question": probe.question,
+            "answer": probe.answer,
+            "evidence_steps": list(probe.evidence_steps),
+            "retained": self.retained,
+            "kind": self.kind,
+            "step": self.step,
+            "operation": self.operation,
+            "rule": self.rule,
+            "removed": list(self.removed),
+            "kept_as": self.kept_as,
+            "explanation": self.explanation,
+        }
+
+    def __repr__(self) -> str:
+        where = f", step {self.step} {self.operation}" if self.step is not None else ""
+        return f"Forgetting(t={self.probe.t}, {self.probe.answer!r}: {self.kind}{where})"
+
+    def _repr_html_(self) -> str:
+        mark, colour = ("✓ retained", "#2ca02c") if self.retained else (f"✗ {self.kind}", "#d62728")
+        esc = html.escape
+        return (
+            f'<div class="stmviz-forgetting" style="margin:2px 0">'
+            f'<b style="color:{colour}">{esc(mark)}</b> '
+            f"<span>t = {self.probe.t}: {esc(self.probe.question)} "
+            f"(<code>{esc(self.probe.answer)}</code>)</span><br>"
+            f'<span style="white-space:pre-wrap">{esc(self.explanation)}</span></div>'
+        )
+
+
+# --------------------------------------------------------------------------- public functions
+
+
+def why_forgotten(trace: Trace, probe: Any) -> Forgetting:
+    """Why a probe's evidence is or is not in π(ω_t): the step, operation and rule that removed it.
+
+    Parameters
+    ----------
+    trace : Trace
+        A run of a mechanism (``run(mechanism, scenario)``).
+    probe : Probe
+        A :class:`~stmviz.scenarios.Probe` with 0 ≤ t ≤ len(trace).
+
+    Raises
+    ------
+    InvalidArgumentError
+        if ``trace`` is not a Trace, ``probe`` is not a probe, or its t lies beyond the trace.
+    """
+    trace = require_trace(trace, "why_forgotten")
+    return _Explainer(trace).explain(probe)
+
+
+def why_forgotten_all(trace: Trace, probes: Iterable[Any]) -> list[Forgetting]:
+    """:func:`why_forgotten` for each probe, in order (the trace is read once for all of them)."""
+    trace = require_trace(trace, "why_forgotten_all")
+    if isinstance(probes, (str, bytes)) or not isinstance(probes, Iterable):
+        raise InvalidArgumentError(
+            f"why_forgotten_all needs an iterable of probes (e.g. scenario.probes), got {type(probes).__name__}"
+        )
+    explainer = _Explainer(trace)
+    return [explainer.explain(p) for p in probes]
+
+
+# --------------------------------------------------------------------------- the walk through the trace
+
+
+def records_step(element: Element, steps: Iterable[int]) -> bool:
+    """Whether an element's metadata says it records one of ``steps`` (see the module's docstring).
+
+    >>> records_step(Element("…", {"type": "block", "range": (3, 7), "step": 8}), [5])
+    True
+    >>> records_step(Element("Observation: hi", {"type": "flash", "index": 4, "step": 4}), [3])
+    True
+    >>> records_step(Element("hi", {"type": "user", "step": 2}), [3])
+    False
+    """
+    wanted = set(steps)
+    span = step_range(element)
+    if span is not None:
+        return any(span[0] <= s <= span[1] for s in wanted)
+    index = whole_number(element.meta.get("index"))
+    if index is not None:  # SCM: interaction i holds step i's output and the message of step i − 1
+        return index in wanted or index - 1 in wanted
+    step = whole_number(element.meta.get("step"))
+    return step is not None and step in wanted
+
+
+class _Explainer:
+    """The trace read once: when each element entered and left ω, and why it left."""
+
+    def __init__(self, trace: Trace) -> None:
+        self.trace = trace
+        n = len(trace)
+        # per element: the states it was in, as intervals [start, end) of t (ω_start … ω_{end−1})
+        spans: dict[Element, list[list[int]]] = {}
+        left: dict[tuple[Element, int], str] = {}
+        for e in trace.initial:
+            spans[e] = [[0, n + 1]]
+        for k, step in enumerate(trace):
+            for e, why in zip(step.removed, step.reasons):
+                spans[e][-1][1] = k + 1
+                left[(e, k)] = why
+            for e in step.added:
+                spans.setdefault(e, []).append([k + 1, n + 1])
+        self.spans = spans
+        self.left = left
+        self._texts: dict[int, str] = {}
+        types = trace.mechanism.element_types if trace.mechanism is not None else {}
+        self.types: Mapping[str, ElementType] = types
+
+    # -- reading the trace ------------------------------------------------------
+    def in_state(self, e: Element, t: int) -> bool:
+        return any(a <= t < b for a, b in self.spans.get(e, ()))
+
+    def events(self, e: Element, t: int) -> list[tuple[int, str]]:
+        """(step k, "enter" | "leave") of an element up to state ω_t, in order; ω_0's elements enter at k = −1."""
+        out = []
+        for a, b in self.spans[e]:
+            if a > t:
+                break
+            out.append((a - 1, "enter"))
+            if b <= t:
+                out.append((b - 1, "leave"))
+        return out
+
+    def projected(self, t: int) -> str:
+        if t not in self._texts:
+            self._texts[t] = self.trace.project(t).text()
+        return self._texts[t]
+
+    def is_summary(self, e: Element) -> bool:
+        if e.meta.get("form") == "summary":
+            return True
+        declared = self.types.get(e.type) or declared_types().get(e.type)
+        return declared is not None and declared.summary
+
+    # -- one probe --------------------------------------------------------------
+    def explain(self, probe: Any) -> Forgetting:
+        t, key, steps = _probe_fields(probe, len(self.trace))
+        text = self.projected(t)
+        seen = [e for e, spans in self.spans.items() if spans[0][0] <= t]
+        carriers = [e for e in seen if key in e.text.casefold()]
+        recording = [e for e in carriers if records_step(e, steps)]
+        carriers = sorted(recording or carriers, key=order_key)
+        if key in text.casefold():
+            return self._retained(probe, t, carriers)
+        present = [e for e in carriers if self.in_state(e, t)]
+        if present:
+            return self._not_projected(probe, t, present)
+        if not carriers:
+            return self._never_entered(probe, t, steps, seen)
+        return self._lost(probe, t, steps, carriers, seen)
+
+    def _retained(self, probe: Any, t: int, carriers: list[Element]) -> Forgetting:
+        holders = [e for e in carriers if self.in_state(e, t)]
+        if not holders:  # π's framing, the query, or an element that holds it only across a line: no element does
+            return Forgetting(
+                probe, True, None, None, None, (), "framing",
+                f"Retained: {probe.answer!r} is in π(ω_{t}), in the text π adds (no single element of ω_{t} holds it).",
+                "retained",
+            )
+        raw = [e for e in holders if not self.is_summary(e)]
+        best = (raw or holders)[-1]
+        kept = "summary" if not raw else "raw"
+        where = f"inside {_name(best)}" if kept == "summary" else f"in {_name(best)}, raw"
+        return Forgetting(
+            probe, True, None, None, None, (), kept,
+            f"Retained: {probe.answer!r} is in π(ω_{t}), {where}{self._since(best, t)}.", "retained",
+        )
+
+    def _since(self, e: Element, t: int) -> str:
+        entered = [k for k, what in self.events(e, t) if what == "enter"]
+        k = entered[-1] if entered else -1
+        return " (in ω since ω_0)" if k < 0 else f" (in ω since ω_{k + 1})"
+
+    def _not_projected(self, probe: Any, t: int, present: list[Element]) -> Forgetting:
+        e = present[-1]
+        return Forgetting(
+            probe, False, None, None, "π(ω_t) leaves the element out", (), "raw",
+            f"{_name(e)} holds {probe.answer!r} and is in ω_{t}, but π(ω_{t}) leaves it out: the projection, "
+            f"not the update, hides it.",
+            "not projected",
+        )
+
+    def _never_entered(self, probe: Any, t: int, steps: tuple[int, ...], seen: list[Element]) -> Forgetting:
+        evidence = self.evidence(probe, steps)
+        skipped = self._skip_note(steps)
+        left = [e for e in seen if records_step(e, steps)]
+        kept = [e for e in left if self.in_state(e, t)]
+        if skipped is not None:
+            k, op, note = skipped
+            return Forgetting(
+                probe, False, k, op, note, (), None,
+                f"The evidence ({evidence}) never entered ω: at step {k} {op} {note}. "
+                f"{probe.answer!r} is not in π(ω_{t}).",
+                "never entered",
+            )
+        if left:
+            first = left[0]
+            form = "a summary" if self.is_summary(first) else ("a cut text" if first.meta.get("truncated") else "a form")
+            kept_as = None
+            if kept:
+                kept_as = "summary" if any(self.is_summary(e) for e in kept) else "cut"
+            still = f"; {_name(kept[-1])} is in ω_{t} without it" if kept else ""
+            return Forgetting(
+                probe, False, None, None, f"stored as {_name(first)}, without the key string", (), kept_as,
+                f"The evidence ({evidence}) never entered ω with {probe.answer!r}: the mechanism stored it only as "
+                f"{form} without it ({_name(first)}){still}. It is not in π(ω_{t}).",
+                "never entered",
+            )
+        return Forgetting(
+            probe, False, None, None, "no element ever recorded the evidence step", (), None,
+            f"The evidence ({evidence}) never entered ω: no element of ω_0 … ω_{t} held {probe.answer!r} "
+            f"or recorded step {_steps_text(steps)}. It is not in π(ω_{t}).",
+            "never entered",
+        )
+
+    def _skip_note(self, steps: tuple[int, ...]) -> tuple[int, str, str] | None:
+        """A recorded skip or cut of an evidence step's input (FIFO's ``oversize`` policy), if any."""
+        for s in steps:
+            if s >= len(self.trace):
+                continue
+            for op in self.trace[s].operations:
+                if op.reason and ("skipped" in op.reason or "truncated" in op.reason):
+                    notes = [n for n in op.reason.split("; ") if f"of step {s}" in n] or [op.reason]
+                    return s, op.type, "; ".join(notes)
+        return None
+
+    def _lost(
+        self, probe: Any, t: int, steps: tuple[int, ...], carriers: list[Element], seen: list[Element]
+    ) -> Forgetting:
+        evidence = self.evidence(probe, steps)
+        events = [(k, what, e) for e in carriers for k, what in self.events(e, t)]
+        events.sort(key=lambda item: (item[0], item[1] == "enter"))
+        first = min(k for k, what, _ in events if what == "enter")
+        last = max(k for k, what, _ in events if what == "leave")
+        gone = sorted((e for k, what, e in events if what == "leave" and k == last), key=order_key)
+        came_back = any(what == "enter" and k > first for k, what, _ in events)
+        entered = "ω_0" if first < 0 else f"ω_{first + 1}"
+        element = gone[0]
+        rule = self.left.get((element, last), "removed")
+        operation = self._operation(last, element, rule)
+        step = self.trace[last]
+        replacements = [e for e in step.added if records_step(e, steps) and e not in carriers]
+        now = [e for e in seen if records_step(e, steps) and self.in_state(e, t) and e not in carriers]
+        kept_as = None
+        if now:
+            kept_as = "summary" if any(self.is_summary(e) for e in now) else "cut"
+        if any(self.is_summary(e) for e in replacements):
+            kind = "summarized"
+            summary = next(e for e in replacements if self.is_summary(e))
+            what = f"at step {last} {operation} replaced it by {_name(summary)}, which lost {probe.answer!r}"
+        elif replacements and any(e.meta.get("truncated") for e in replacements):
+            kind = "cut"
+            what = f"at step {last} {operation} cut it to fit, losing {probe.answer!r}"
+        else:
+            kind = "evicted"
+            what = f"at step {last} {operation} removed it"
+        sentence = f"The evidence ({evidence}) entered {entered}; {what}: {_plain(rule)}."
+        later = self._later(replacements, t, kind)
+        retrieval = self._retrieval(probe, t, carriers, came_back)
+        if retrieval is not None:
+            r_step, r_op, r_rule, r_text = retrieval
+            sentence = (
+                f"The evidence ({evidence}) entered {entered} and last left ω at step {last} "
+                f"({operation}: {_plain(rule)})."
+            )
+            return Forgetting(
+                probe, False, r_step, r_op, r_rule, tuple(e.id for e in gone), kept_as,
+                f"{sentence} {r_text}", "not activated",
+            )
+        tail = f" {later}" if later else ""
+        if kept_as == "summary" and kind != "summarized":
+            tail += f" ω_{t} keeps it only as {_name(now[-1])}, without {probe.answer!r}."
+        retrieve = self._not_retrieved(t)
+        return Forgetting(
+            probe, False, last, operation, rule, tuple(e.id for e in gone), kept_as,
+            f"{sentence}{tail} {probe.answer!r} is not in π(ω_{t}){retrieve}.", kind,
+        )
+
+    def _later(self, replacements: list[Element], t: int, kind: str) -> str:
+        """What happened to the summary (or cut text) that replaced the evidence, if it left ω before t."""
+        for e in replacements:
+            if self.in_state(e, t):
+                return ""
+            leaves = [k for k, what in self.events(e, t) if what == "leave"]
+            if leaves:
+                k = leaves[-1]
+                why = self.left.get((e, k), "removed")
+                return f"Then at step {k} {self._operation(k, e, why)} removed {_name(e)} too: {_plain(why)}."
+        return ""
+
+    def _not_retrieved(self, t: int) -> str:
+        """For a mechanism with trajectory retrieval (HiAgent's ``retrieve``): that no retrieval brought it back."""
+        mechanism = self.trace.mechanism
+        if mechanism is None or "retrieve" not in mechanism.operations:
+            return ""
+        return ", and no retrieve operation brought it back before step " + str(t)
+
+    def _retrieval(
+        self, probe: Any, t: int, carriers: list[Element], came_back: bool
+    ) -> tuple[int, str, str, str] | None:
+        """For a mechanism that activates memories from a stream outside ω (SCM): why it was not activated at t − 1."""
+        if t < 1:
+            return None
+        ops = self.trace[t - 1].operations
+        activates = any(_is_activation(op) for op in ops) or came_back or self._activates_anywhere(t)
+        if not activates:
+            return None
+        indices = sorted({i for e in carriers for i in (whole_number(e.meta.get("index")),) if i is not None})
+        if not indices:
+            return None
+        which = f"interaction {indices[-1]}" if len(indices) == 1 else "interactions " + ", ".join(map(str, indices))
+        head = f"It stays in the memory stream ({which}), but"
+        for op in ops:
+            if _is_activation(op):
+                scores = [list(s) for s in (op.get("scores") or ()) if isinstance(s, (list, tuple)) and len(s) == 2]
+                judged = [list(j) for j in (op.get("judgements") or ()) if isinstance(j, (list, tuple)) and len(j) == 3]
+                k = op.get("k")
+                ranks = {s[0]: (r + 1, s[1]) for r, s in enumerate(scores)}
+                hit = next((i for i in reversed(indices) if i in ranks), None)
+                if hit is not None:
+                    rank, score = ranks[hit]
+                    verdicts = [j for j in judged if j[0] == hit]
+                    if verdicts:
+                        verdict, why = verdicts[-1][1], verdicts[-1][2]
+                        rule = f"ranked #{rank} (score {score}); judged {verdict}: {why}"
+                        if verdict == "summary":
+                            text = (
+                                f"{head} at step {t - 1} {op.type} ranked it #{rank} (score {score}) and kept only its "
+                                f"summary, which lacks {probe.answer!r} ({why})."
+                            )
+                        else:
+                            text = f"{head} at step {t - 1} {op.type} ranked it #{rank} (score {score}), then {verdict}: {why}."
+                    else:
+                        rule = f"ranked #{rank} (score {score})"
+                        text = f"{head} at step {t - 1} {op.type} activated it in a form without {probe.answer!r}."
+                    return t - 1, op.type, rule, text
+                top = ", ".join(f"{i} ({s})" for i, s in scores) or "none"
+                lowest = f" (the lowest activated score: {scores[-1][1]})" if scores else ""
+                rule = f"not among the top k = {k} by score; activated: {top}"
+                text = (
+                    f"{head} at step {t - 1} {op.type} did not activate it: it was not among the top k = {k}"
+                    f"{lowest}; activated: {top}."
+                )
+                return t - 1, op.type, rule, text
+        reason = next((op.reason for op in ops if op.reason), None)
+        op = ops[0] if ops else Operation("update")
+        if reason:
+            return t - 1, op.type, reason, f"{head} at step {t - 1} no memory was activated: {_plain(reason)}."
+        rule = "no memory activation at this step"
+        return t - 1, op.type, rule, f"{head} at step {t - 1} {op.type} activated no memory (no activate_memory operation)."
+
+    def _activates_anywhere(self, t: int) -> bool:
+        mechanism = self.trace.mechanism
+        if mechanism is not None and any(_is_activation(Operation(name)) for name in mechanism.operations.types):
+            return True
+        return any(_is_activation(op) for step in self.trace[:t] for op in step.operations)
+
+    def _operation(self, k: int, element: Element, reason: str) -> str:
+        """The operation of step k that removed ``element``: replayed with the mechanism when step k has several."""
+        ops = self.trace[k].operations
+        if len(ops) == 1:
+            return ops[0].type
+        if not ops:
+            return "update"
+        mechanism = self.trace.mechanism
+        if mechanism is not None:
+            state = self.trace.state_at(k)
+            context = self.trace[k].context
+            try:
+                for op in ops:
+                    after = mechanism.apply(state, op, context).state
+                    if element in state.elements and element not in after.elements:
+                        return op.type
+                    state = after
+            except Exception:  # a trace whose mechanism cannot replay the step (e.g. rebuilt without its summarizer)
+                pass
+        for op in ops:  # without a replay: the operation the reason names
+            if reason.startswith(op.type) or f" {op.type}" in reason:
+                return op.type
+        return ops[-1].type
+
+    def evidence(self, probe: Any, steps: tuple[int, ...]) -> str:
+        """'step s: “…text…”' for the first evidence step that holds the key string (else the first)."""
+        key = probe.answer.casefold()
+        chosen = None
+        for s in steps:
+            if s < len(self.trace):
+                agent = self.trace[s].context.step
+                for part in (agent.input, agent.output, agent.text):
+                    if part and key in part.casefold():
+                        chosen = (s, part)
+                        break
+            if chosen:
+                break
+        if chosen is None:
+            s = steps[0]
+            agent = self.trace[s].context.step if s < len(self.trace) else None
+            text = (agent.input or agent.output or agent.text) if agent is not None else ""
+            chosen = (s, text)
+        s, text = chosen
+        return f"step {s}: “{_snippet(text, probe.answer)}”" if text else f"step {s}"
+
+
+# --------------------------------------------------------------------------- small helpers
+
+
+def _probe_fields(probe: Any, n: int) -> tuple[int, str, tuple[int, ...]]:
+    """(t, casefolded key string, evidence steps) of a probe, checked."""
+    try:
+        t, answer = probe.t, probe.answer
+        steps = tuple(getattr(probe, "evidence_steps", ()) or (probe.evidence_step,))
+    except AttributeError:
+        raise InvalidArgumentError(
+            f"why_forgotten needs a Probe (t, question, answer, evidence_step), got {type(probe).__name__} "
+            f"{shorten(repr(probe))}; e.g. scenario.probes[0]"
+        ) from None
+    if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t <= n:
+        raise InvalidArgumentError(
+            f"probe {shorten(repr(getattr(probe, 'question', probe)))} is asked at t = {t!r}, but the trace has "
+            f"states ω_0 … ω_{n}; run the whole scenario, or drop probes after step {n}"
+        )
+    if not isinstance(answer, str) or not answer.strip():
+        raise InvalidArgumentError(f"the probe's answer must be non-empty text, got {shorten(repr(answer))}")
+    return t, answer.casefold(), steps
+
+
+def _is_activation(op: Operation) -> bool:
+    """Whether an operation activates memories from a stream outside ω (SCM's ``activate_memory``, or any op with scores)."""
+    return op.type == "activate_memory" or op.get("scores") is not None
+
+
+def _name(e: Element) -> str:
+    """An element named for a sentence: what it is, and its step, range or interaction."""
+    span = step_range(e)
+    subgoal = whole_number(e.meta.get("subgoal"))
+    if span is not None:
+        steps = f"step {span[0]}" if span[0] == span[1] else f"steps {span[0]}–{span[1]}"
+        if e.type == "block":
+            return f"the summary block s_{{{span[0]},{span[1]}}}"
+        if subgoal is not None:
+            return f"the {e.type} of subgoal {subgoal} ({steps})"
+        return f"the {e.type} of {steps}"
+    form = " (its summary)" if e.meta.get("form") == "summary" else ""
+    index = whole_number(e.meta.get("index"))
+    if index is not None:
+        return f"the {e.type} element of interaction {index}{form}"
+    step = whole_number(e.meta.get("step"))
+    if step is not None:
+        return f"the {e.type} element of step {step}{form}"
+    return f"the {e.type} element “{shorten(e.text, 24)}”{form}"
+
+
+def _snippet(text: str, answer: str, width: int = 60) -> str:
+    """The part of ``text`` around ``answer`` (one line, at most about ``width`` characters)."""
+    flat = " ".join(text.split())
+    if len(flat) <= width:
+        return flat
+    at = flat.casefold().find(answer.casefold())
+    if at < 0 or at + len(answer) <= width - 1:
+        return shorten(flat, width)
+    start = max(0, at - width // 3)
+    piece = flat[start : start + width - 2]
+    return ("…" if start > 0 else "") + piece + ("…" if start + width - 2 < len(flat) else "")
+
+
+def _plain(reason: str) -> str:
+    """A recorded reason as the end of a sentence (no final period twice)."""
+    return reason.rstrip(". ")
+
+
+def _steps_text(steps: Sequence[int]) -> str:
+    return ", ".join(map(str, steps))
