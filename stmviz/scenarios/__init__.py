@@ -22,6 +22,9 @@ be run at, and probes that test retention of early facts in π(ω_t).
 
 from .agentfold_log import from_agentfold_records, load_agentfold_log
 from .chatlog import from_dialogue, from_openai_messages, load_chat_log
+from .generate import generate_agent, generate_dialogue
+from .locomo import from_locomo, load_locomo
+from .longmemeval import from_longmemeval, load_longmemeval
 from .scenario import (
     Probe,
     Scenario,
@@ -48,6 +51,12 @@ __all__ = [
     "from_dialogue",
     "from_agentfold_records",
     "load_agentfold_log",
+    "generate_dialogue",
+    "generate_agent",
+    "load_locomo",
+    "from_locomo",
+    "load_longmemeval",
+    "from_longmemeval",
     "validate",
     "problems",
     "json_schema",

@@ -9,12 +9,16 @@
 - :class:`OpenAIMemoryController`, :class:`OpenAIMemoryJudge` — SCM's two
   decisions (is memory needed? which form of a memory answers the message?)
   asked of a model; :class:`OpenAISubgoalSummarizer` — HiAgent's summarized
-  observation of a finished subgoal, with its verdict.
+  observation of a finished subgoal, with its verdict;
+- :func:`read_answers`, :func:`judge_answers` — an optional LLM reader that
+  answers each probe from the recorded model input π(ω_t), and a judge that
+  grades the answer against the probe's reference (records).
 
 Any callable with the same signature can replace the defaults.
 """
 
 from .embed import DIMENSIONS, HashingEmbedder, cosine, embed
+from .judge import Judgement, ReadAnswer, judge_answers, read_answers
 from .openai import OpenAIEmbedder, OpenAIMemoryController, OpenAIMemoryJudge, OpenAISubgoalSummarizer, OpenAISummarizer
 from .summarize import ExtractiveSummarizer, split_sentences, summarize, truncate_to_tokens
 
@@ -32,4 +36,8 @@ __all__ = [
     "OpenAIMemoryController",
     "OpenAIMemoryJudge",
     "OpenAISubgoalSummarizer",
+    "read_answers",
+    "judge_answers",
+    "ReadAnswer",
+    "Judgement",
 ]

@@ -1,0 +1,115 @@
+"""What the benchmark loaders (:mod:`.locomo`, :mod:`.longmemeval`) share: reading a file, and checking its fields.
+
+Every check raises :class:`~stmviz.core.errors.ScenarioFormatError` as
+``<file>: <JSON path>: <what is wrong>; <how to fix it>``, the JSON path in
+the form ``[0].qa[12].evidence[1]``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import ScenarioFormatError
+from ..core.formatting import shorten
+from ..core.jsonio import decode_json
+
+#: The largest file the loaders read unless told otherwise (``max_bytes``): 1 GiB.
+MAX_BYTES = 2**30
+
+
+def read_json_file(path: str | os.PathLike, *, max_bytes: int = MAX_BYTES, expected: str = "") -> tuple[Any, str]:
+    """The decoded JSON document of a downloaded benchmark file, and the file's name for messages.
+
+    The one place the loaders touch the file system. Raises
+    :class:`ScenarioFormatError` for a missing file, a file larger than
+    ``max_bytes``, text that is not UTF-8 JSON, or nesting too deep to decode.
+    """
+    path = Path(path)
+    source = path.name or str(path)
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1:
+        raise ScenarioFormatError(f"max_bytes must be a whole number of bytes ≥ 1, got {max_bytes!r}")
+    try:
+        size = path.stat().st_size
+        if path.is_dir():
+            raise ScenarioFormatError(f"{path}: is a folder; give the path of the JSON file in it")
+        if size > max_bytes:
+            raise ScenarioFormatError(
+                f"{source}: the file holds {size:,} bytes, more than max_bytes = {max_bytes:,}; if it is the file you "
+                f"meant, pass a larger max_bytes (reading it needs several times its size in memory)"
+            )
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ScenarioFormatError(f"{path}: no such file; give the path of the downloaded JSON file") from None
+    except OSError as exc:
+        raise ScenarioFormatError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    try:
+        return decode_json(raw, source, ScenarioFormatError, expected=expected), source
+    except RecursionError:
+        raise ScenarioFormatError(f"{source}: the JSON is nested too deeply to read; {expected}") from None
+
+
+def fail(source: str, where: str, what: str) -> ScenarioFormatError:
+    """The error for a problem at JSON path ``where`` of file ``source``."""
+    return ScenarioFormatError(f"{source}: {where or 'top level'}: {what}")
+
+
+def kind(value: Any) -> str:
+    """A JSON value's kind and a short view of it, for messages: ``a number 17``, ``text 'D1'``."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"{str(value).lower()}"
+    if isinstance(value, (int, float)):
+        return f"a number {shorten(repr(value), 30)}"
+    if isinstance(value, str):
+        return f"text {shorten(repr(value), 40)}"
+    if isinstance(value, Mapping):
+        return "an object"
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    return type(value).__name__
+
+
+def need_object(value: Any, source: str, where: str, fix: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise fail(source, where, f"expected an object, got {kind(value)}; {fix}")
+    return value
+
+
+def need_list(value: Any, source: str, where: str, fix: str, *, empty_ok: bool = False) -> list[Any]:
+    if not isinstance(value, list):
+        raise fail(source, where, f"expected a list, got {kind(value)}; {fix}")
+    if not value and not empty_ok:
+        raise fail(source, where, f"the list is empty; {fix}")
+    return value
+
+
+def need_text(value: Any, source: str, where: str, fix: str, *, empty_ok: bool = False) -> str:
+    if not isinstance(value, str):
+        raise fail(source, where, f"expected text, got {kind(value)}; {fix}")
+    if not empty_ok and not value.strip():
+        raise fail(source, where, f"the text is empty; {fix}")
+    return value
+
+
+def field(record: Mapping[str, Any], key: str, source: str, where: str, fix: str) -> Any:
+    """``record[key]``, or an error naming the missing key."""
+    if key not in record:
+        known = ", ".join(shorten(repr(key), 30) for key in list(record)[:8]) or "none"
+        raise fail(source, where, f"missing the field {key!r} (fields here: {known}); {fix}")
+    return record[key]
+
+
+def answer_text(value: Any, source: str, where: str) -> str:
+    """A reference answer as text: text as it is, a number by ``str``, a list of these joined by "; "."""
+    if isinstance(value, list) and value:
+        return "; ".join(answer_text(v, source, f"{where}[{k}]") for k, v in enumerate(value))
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise fail(source, where, f"expected the answer as text or a number, got {kind(value)}; fix the answer")
+    text = str(value).strip()
+    if not text:
+        raise fail(source, where, "the answer is empty; give the reference answer")
+    return text
