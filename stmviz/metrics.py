@@ -717,9 +717,10 @@ def run_metrics(trace: Trace, probes: Sequence[Any] = ()) -> dict[str, Any]:
     same number as ``total_prompt_tokens``).
     """
     trace = require_trace(trace, "metrics")
-    probes = tuple(probes)
-    record = summary(trace, probes)
     rows = probe_metrics(trace, probes)
+    record = summary(trace)  # without probes: their retention is read from the rows (π(ω_t) projected once)
+    kept = sum(r["retained"] for r in rows)
+    record.update(probes=len(rows), retained=kept, retention=kept / len(rows) if rows else None)
     for key in ("evidence_recall", "whole_turns", "answer_recall"):
         record[key] = _mean(r[key] for r in rows)
     record["cost"] = record["total_prompt_tokens"]

@@ -238,3 +238,11 @@ def test_bundled_scenario_measures_are_consistent(name):
         if row["whole_turns"] == 1.0:
             assert row["retained"]
         assert row["retained"] == (probe.answer.casefold() in text.casefold())
+
+
+@pytest.mark.parametrize("v_max", [8, 15, 100])
+def test_run_record_agrees_with_summary(v_max):
+    trace = window(v_max)
+    probes = [Probe(3, "ill?", "sesame", 0), Probe(4, "order?", "bh-58213-k", 2), Probe(2, "weather?", "Lisbon", 1)]
+    record, expected = metrics.run_metrics(trace, probes), metrics.summary(trace, probes)
+    assert {k: record[k] for k in expected} == expected
