@@ -26,7 +26,7 @@ from ..core.formatting import format_number
 from ._common import escape, shorten
 from .occupancy import COMPARE_COLORS
 
-__all__ = ["recall_figure", "pareto_figure", "pareto_front", "series_of", "MEASURES"]
+__all__ = ["recall_figure", "pareto_figure", "pareto_front", "series_of", "usable_records", "mechanism_colors", "MEASURES"]
 
 #: The measures a figure can draw, with their axis titles.
 MEASURES: Mapping[str, str] = {
@@ -50,7 +50,14 @@ _MEASURED = frozenset(
 )
 
 
-def _records(records: Any, *keys: str) -> list[dict[str, Any]]:
+def usable_records(records: Any, *keys: str) -> list[dict[str, Any]]:
+    """The records of a sweep that have a number for every key (copies), after checking their shape.
+
+    Raises
+    ------
+    InvalidArgumentError
+        if ``records`` is not a list of dicts, a key is no known measure, or no record has a value.
+    """
     if isinstance(records, Mapping) or isinstance(records, (str, bytes)) or not isinstance(records, Iterable):
         raise InvalidArgumentError(
             f"expected the list of records sweep() returns, got {type(records).__name__}; e.g. sweep([FIFOWindow, SCM], 'long_dialogue', v_max=[…])"
@@ -90,7 +97,8 @@ def series_of(record: Mapping[str, Any], several_scenarios: bool = False) -> str
     return label
 
 
-def _colors(rows: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+def mechanism_colors(rows: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """One comparison colour per mechanism label, in the order the labels first appear."""
     colors: dict[str, str] = {}
     for row in rows:
         name = str(row.get("mechanism", "?"))
@@ -137,9 +145,9 @@ def recall_figure(records: Iterable[Mapping[str, Any]], measure: str = "evidence
     >>> [(d.name, list(d.x), list(d.y)) for d in fig.data]
     [('FIFO', [100, 200], [0.2, 0.5])]
     """
-    rows = _records(records, measure)
+    rows = usable_records(records, measure)
     several = len({r.get("scenario") for r in rows}) > 1
-    colors = _colors(rows)
+    colors = mechanism_colors(rows)
     lines: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         lines.setdefault(series_of(row, several), []).append(row)
@@ -243,9 +251,9 @@ def pareto_figure(
     >>> [d.meta["role"] for d in fig.data], fig.data[-1].meta["indices"]
     (['runs', 'runs', 'front'], [0, 1])
     """
-    rows = _records(records, quality, cost)
+    rows = usable_records(records, quality, cost)
     several = len({r.get("scenario") for r in rows}) > 1
-    colors = _colors(rows)
+    colors = mechanism_colors(rows)
     fig = go.Figure()
     for mechanism, color in colors.items():
         members = [r for r in rows if str(r.get("mechanism", "?")) == mechanism]

@@ -19,7 +19,7 @@ import plotly.graph_objects as go
 from ..core.errors import InvalidArgumentError
 from ..core.formatting import format_number
 from ..viz import escape
-from ..viz.sweep import MEASURES, _colors, _records, series_of
+from ..viz.sweep import MEASURES, mechanism_colors, series_of, usable_records
 
 __all__ = ["SweepExplorer"]
 
@@ -74,7 +74,7 @@ class SweepExplorer(widgets.VBox):
     """
 
     def __init__(self, records: Iterable[Mapping[str, Any]], measure: str = "evidence_recall", v_max: Any = None) -> None:
-        rows = _records(records, measure)
+        rows = usable_records(records, measure)
         self.measure = measure
         several = len({r.get("scenario") for r in rows}) > 1
         self.series: list[str] = []
@@ -93,7 +93,7 @@ class SweepExplorer(widgets.VBox):
             raise InvalidArgumentError(
                 f"SweepExplorer: V_max = {v_max!r} is not one of the sweep's ({', '.join(format_number(v) for v in capacities)})"
             )
-        colors = _colors(rows)
+        colors = mechanism_colors(rows)
         self.slider = widgets.SelectionSlider(
             options=[(format_number(v, 10), v) for v in capacities],
             value=v_max,
