@@ -38,7 +38,10 @@ runs ``sweep(..., keep_traces=True)`` one mechanism at a time, whose records
 must equal the timed sweep's). CPU time of the process is the headline (the
 machine is shared: wall times are given too).
 
-Usage: python benchmarks/sweep.py [--scenario stream|generated] [--repeat 1] [--no-check] [--steps 2000]
+With ``--by-mechanism`` the three phases run per mechanism, one after the other (16 fresh runs,
+``sweep([cls], …)``, 16 warm runs), so that a change of the shared machine's load hits them alike.
+
+Usage: python benchmarks/sweep.py [--scenario stream|generated] [--repeat 1] [--no-check] [--steps 2000] [--by-mechanism]
 """
 
 from __future__ import annotations
@@ -167,6 +170,37 @@ def sweep_fingerprints(scenario: Scenario) -> tuple[list[str], list[dict[str, An
     return prints, records
 
 
+def by_mechanism(scenario: Scenario) -> None:
+    """Per mechanism, interleaved (so that a change of the machine's load hits all three alike): 16 fresh
+    runs, one ``sweep([cls], …)`` with its own caches, 16 warm runs; CPU seconds and ratios."""
+    rows = []
+    for cls in MECHANISMS:
+        times = {}
+        for phase in ("fresh", "sweep", "warm"):
+            gc.collect()
+            c = time.process_time()
+            if phase == "sweep":
+                sweep([cls], scenario, v_max=V_MAX)
+            else:
+                for v_max in V_MAX:
+                    if phase == "fresh":
+                        empty_process_caches()
+                    trace = run(cls(StateSpace(sizes.tokens(), v_max=v_max)), scenario)
+                    run_metrics(trace, [p for p in scenario.probes if p.t <= len(trace)])
+                    del trace
+            times[phase] = time.process_time() - c
+        rows.append({"mechanism": cls.name, **times, "sweep / fresh": times["sweep"] / times["fresh"],
+                     "sweep / warm": times["sweep"] / times["warm"]})
+        print(rows[-1], flush=True)
+    total = {k: sum(r[k] for r in rows) for k in ("fresh", "sweep", "warm")}
+    rows.append({"mechanism": "all four", **total, "sweep / fresh": total["sweep"] / total["fresh"],
+                 "sweep / warm": total["sweep"] / total["warm"]})
+    print()
+    print(common.table(rows, ["mechanism", "fresh", "sweep", "warm", "sweep / fresh", "sweep / warm"],
+                       title=common.machine_line() + " · CPU seconds, 16 V_max each"))
+    common.write_json("sweep_by_mechanism", {"scenario": scenario.name, "v_max": V_MAX, "rows": rows})
+
+
 def best(runs: list[tuple[float, float]]) -> tuple[float, float]:
     return min(r[0] for r in runs), min(r[1] for r in runs)
 
@@ -177,12 +211,17 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--no-check", action="store_true", help="skip the fingerprint comparison")
     parser.add_argument("--steps", type=int, default=None, help="steps of the scenario (2,000 for the goal)")
+    parser.add_argument("--by-mechanism", action="store_true",
+                        help="per mechanism, interleaved phases, CPU time (no fingerprint check)")
     args = parser.parse_args(argv)
     global STEPS
     STEPS = args.steps or STEPS
     make: Callable[[], Scenario] = stream_scenario if args.scenario == "stream" else generated_scenario
     scenario = make()
     check = not args.no_check
+    if args.by_mechanism:
+        by_mechanism(scenario)
+        return
     print(f"{scenario.name}: {len(scenario.steps)} steps, {len(scenario.probes)} probes; "
           f"V_max {V_MAX[0]}…{V_MAX[-1]} ({len(V_MAX)}) × {', '.join(c.name for c in MECHANISMS)}", flush=True)
     fresh_runs, warm_runs, sweep_runs = [], [], []
