@@ -27,12 +27,12 @@ keeps what is a pure function of its input and hands it to every run:
   keeps its own, per instance, see :mod:`stmviz.mechanisms._shared`);
   passed as the public ``summarize=`` argument of the mechanisms that take one;
 - **the built-in mechanisms' own per-text memos** — SCM's embeddings,
-  summaries and memory elements, HiAgent's embeddings, subgoal summaries and
+  summaries, memory elements and judgements, HiAgent's embeddings, subgoal summaries and
   line-token counts, AgentFold's line-token counts: each maps a text (or an
   element) to a value computed from it alone, so a memo filled by another
   run holds the very value this run would compute. They are shared only
   between mechanisms whose settings that value depends on are equal (the
-  embedder, the summarizer, the budget, the encoding).
+  embedder, the summarizer, the judge, the budget, the encoding).
 
 A deterministic summarizer and embedder give the same value from a memo as
 computed afresh, so every trace of a sweep equals the trace of an
@@ -177,6 +177,7 @@ class SharedCaches:
         a model, and two calls need not agree.
         """
         from .mechanisms import SCM, AgentFold, HiAgent
+        from .mechanisms.scm_controller import OverlapJudge
         from .text import embed as default_embed
 
         encoding = mechanism.encoding
@@ -187,6 +188,8 @@ class SharedCaches:
                 if default_summarizer:
                     cache.summaries = self.table("SCM", "summaries")
                     cache.elements = self.table("SCM", "elements")
+            if cache is not None and type(mechanism.judge) is OverlapJudge:  # stateless: a verdict depends on its texts
+                cache.judgements = self.table("SCM", "judgements")
         elif type(mechanism) is HiAgent:
             _replace(mechanism, "_embeddings", self.table("HiAgent", "embeddings"))
             _replace(mechanism, "_line_tokens", self.table("HiAgent", "line tokens", encoding))
