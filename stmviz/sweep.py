@@ -13,8 +13,9 @@ What is shared, and why results do not change
 ---------------------------------------------
 Runs of one sweep see the same texts again and again: the same scenario's
 steps at every V_max, the same summaries of the same steps. A
-:class:`SharedCaches` object, one per sweep (one per worker process),
-keeps what is a pure function of its input and hands it to every run:
+:class:`SharedCaches` object (one per mechanism and scenario; one per worker process),
+keeps what is a pure function of its input and hands it to every run of
+one mechanism on one scenario (all its parameter sets and capacities):
 
 - **μ by element**: the sizes μ(e) of a token-counting μ, kept in one table
   keyed by the element (content and metadata) for every Ω_STM of the sweep,
@@ -225,7 +226,8 @@ def _is_default_subgoal_summarizer(mechanism: Any) -> bool:
 def parameter_names(factory: Callable[..., Any]) -> frozenset[str] | None:
     """The keyword parameters a mechanism class (or factory) accepts besides the space; ``None`` if it takes ``**kwargs``.
 
-    >>> sorted(parameter_names(functools.partial(__import__("stmviz").SCM, k=2)))[:3]
+    >>> from stmviz import SCM
+    >>> sorted(parameter_names(functools.partial(SCM, k=2)))[:3]
     ['embed', 'flash_size', 'flash_threshold']
     """
     try:
@@ -448,8 +450,10 @@ def sweep(
         Put each run's :class:`~stmviz.Trace` in its record under ``"trace"``
         (only without ``processes``).
     caches : SharedCaches, optional
-        The shared tables to use (by default a new one for this sweep); pass
-        the same object to several sweeps to share across them.
+        The shared tables to use for every run. By default each mechanism
+        gets new tables on each scenario, kept for all of its parameter sets
+        and capacities (another mechanism's texts are others). Pass one
+        object to share across mechanisms or across sweeps.
     errors : {"raise", "record"}
         When a run fails (a V_max too small for the scenario's inputs, say):
         raise the error, naming the mechanism, parameters and V_max
@@ -499,8 +503,16 @@ def sweep(
             for params in _combinations(factory, checked):
                 tasks.append((scenario, label, factory, params, capacities, size, tuple(checked), keep_traces, errors))
     if processes is None:
-        shared = caches if caches is not None else SharedCaches()
-        groups = [_run_group(task, shared) for task in tasks]
+        groups = []
+        shared = caches
+        owner = None
+        for task in tasks:
+            if caches is None and (id(task[0]), task[1]) != owner:
+                # the tables of one mechanism on one scenario serve its parameter sets and capacities; the
+                # next mechanism's texts differ, so they are let go (less memory for the collector to walk)
+                shared, owner = SharedCaches(), (id(task[0]), task[1])
+            assert shared is not None
+            groups.append(_run_group(task, shared))
     else:
         groups = _in_processes(tasks, processes)
     return [record for group in groups for record in group]
