@@ -1636,3 +1636,172 @@ Only after trying: `stmviz.exercises.solution("09-chat-steps")` prints one answe
 * Malformed logs fail loudly, naming the line and the field, rather than replaying something else.
 """),
     ]
+
+
+@notebook("10_measuring_memory")
+def _():
+    return [
+        md(r"""
+# 10 · Measuring memory: what survives to question time, and what it costs
+
+The paper defines the state $\omega$ and the mechanism $(O, E, \Omega_{STM}, C, U, X, \pi)$ but leaves
+the *metrics of effectiveness* open, and names the systematic comparison of mechanisms within one
+formal model as the first direction its definitions open. This notebook measures two things
+for every question a scenario asks:
+
+- **what survived**: how much of the question's evidence is in the model input
+  $x_t = \pi(\omega_t)$ the answer is produced from — raw, summarized, or not at all;
+- **what it cost**: the input tokens of every model call so far, $\sum_{s \le t} |\pi(\omega_s)|$.
+
+Then it sweeps $V_{max}$ for the four mechanisms, draws cost against quality with the Pareto front,
+and asks *why* one fact was lost.
+"""),
+        md(r"""
+## The measures, in the paper's notation
+
+A probe $p$ asks its question at $t$: the answer is produced from $x_t = \pi(\omega_t)$, built from
+the state after steps $0 \dots t-1$ (`trace.project(t)`). Its evidence lies in the steps
+$S_p$ (`probe.evidence_steps`); write $T(S_p)$ for their text (thought, action, observation) and
+$X_t$ for the text of $x_t$. For a text $y$:
+
+- $N(y)$, its **normalized tokens** (SQuAD's answer normalization): lower case, no punctuation or
+  symbols, no articles *a, an, the*, split on whitespace;
+- $C(y) = \{ w \in N(y) : w \notin \text{STOP\_WORDS} \}$, its **content tokens**, as a set.
+
+| measure | definition | `stmviz.metrics` |
+|---|---|---|
+| evidence recall | $\lvert C(T(S_p)) \cap C(X_t) \rvert \,/\, \lvert C(T(S_p)) \rvert$ | `evidence_recall` |
+| whole turns | share of $s \in S_p$ whose every part occurs verbatim in $X_t$ | `whole_turns` |
+| key-string retention | $[\,\text{answer} \subseteq X_t\,]$, ignoring case | `retention` |
+| answer recall | $\lvert N(r) \cap N(X_t) \rvert \,/\, \lvert N(r) \rvert$, multisets, $r$ the reference answer | `answer_recall` |
+| cost | $\sum_{s=0}^{t} \lvert \pi(\omega_s) \rvert$ | `cost_at` |
+
+Evidence recall counts what reached the model *in any form*: a summary that kept the key words
+scores high although no turn survived whole. All of them are bags of words — a paraphrase
+that keeps the meaning but not the words counts as lost.
+"""),
+        code("""
+from stmviz import AgentFold, FIFOWindow, HiAgent, SCM, StateSpace, load_scenario, run, sizes
+from stmviz import metrics
+from stmviz.tables import table
+
+scenario = load_scenario("long_dialogue")
+scm = run(SCM(StateSpace(sizes.tokens(), v_max=scenario.v_max)), scenario)
+columns = ["t", "answer", "evidence_steps", "retained", "evidence_recall", "whole_turns", "answer_recall", "cost"]
+table(metrics.probe_metrics(scm, scenario.probes), columns)
+"""),
+        md(r"""
+Read the second row: SCM at $V_{max} = 800$ still has *aisle seat* in $x_{37}$ (retained, answer
+recall 1.0), yet no evidence turn is there whole (whole turns 0.0) and only about half of the
+evidence's content words are: the fact reached the model as the summary of an activated memory.
+The last two key strings did not reach the model at all (the quarter of their evidence's words
+that did are common words found elsewhere in $x_{41}$).
+
+One record per run sums it up (`run_metrics`: `summary`'s keys plus the means):
+"""),
+        code("""
+record = metrics.run_metrics(scm, scenario.probes)
+{k: record[k] for k in ("retention", "evidence_recall", "whole_turns", "answer_recall", "cost")}
+"""),
+        md(r"""
+## A sweep over $V_{max}$
+
+`sweep(mechanisms, scenarios, v_max=[…], **grids)` runs every combination — here 4 mechanisms ×
+4 capacities — and returns one record per run. The runs share what is a pure function of its
+input: μ of each element, each summary by its texts and budget, SCM's embeddings. So the traces
+are those of independent `run()` calls, computed with less work.
+"""),
+        code("""
+from stmviz.sweep import sweep
+
+records = sweep([FIFOWindow, SCM, HiAgent, AgentFold], scenario, v_max=[300, 600, 1200, 2000])
+table(records, ["mechanism", "v_max", "retention", "evidence_recall", "whole_turns", "answer_recall", "cost"])
+"""),
+        code("""
+from stmviz.viz import pareto_figure, recall_figure
+
+recall_figure(records)
+"""),
+        md(r"""
+FIFO's evidence recall rises with $V_{max}$: more of the dialogue fits. SCM's is flat from 600
+tokens on: it activates the top $k = 3$ memories whatever the room, so extra capacity stays empty.
+Cost tells the other half of the story:
+"""),
+        code("""
+pareto_figure(records)
+"""),
+        md(r"""
+A run is on the **Pareto front** when no other run is at least as cheap *and* at least as good
+(one of them strictly). On this dialogue SCM's runs buy their recall with a fraction of the input
+tokens the others spend; only the largest FIFO window does better (0.60 against 0.50), at about
+seven times SCM's cost.
+
+With a kernel, the explorer below shows one $V_{max}$ at a time (move the slider):
+"""),
+        code("""
+from stmviz.widgets import SweepExplorer
+
+SweepExplorer(records, v_max=600)
+"""),
+        md(r"""
+## Why was this lost?
+
+`why_forgotten(trace, probe)` follows the elements that held a probe's evidence and names the
+step, the operation and the recorded rule that took it out of $\pi(\omega_t)$. Take the probe
+about the user's family name, lost by SCM at $V_{max} = 800$ above:
+"""),
+        code("""
+from stmviz.forgetting import why_forgotten
+
+okafor = next(p for p in scenario.probes if p.answer == "Okafor")
+print(why_forgotten(scm, okafor).explanation)
+"""),
+        md(r"""
+SCM did not forget the fact: interaction 1 is still in its memory stream. It was *not activated*:
+three other interactions ranked higher for the question, and $k = 3$. A larger $V_{max}$ cannot
+help; a larger $k$ might (try `sweep([SCM], scenario, v_max=[800], k=[3, 5, 8])`). The FIFO window
+loses the same fact differently — it was evicted as the oldest message:
+"""),
+        code("""
+fifo = run(FIFOWindow(StateSpace(sizes.tokens(), v_max=600)), scenario)
+why_forgotten(fifo, okafor)
+"""),
+        md(r"""
+## Takeaways
+
+- Key-string retention says *whether* a short answer reached the model; **evidence recall** says
+  how much of the evidence did, raw or summarized, and **whole turns** whether it came raw.
+- **Cost** $\sum_t |\pi(\omega_t)|$ belongs next to every quality number: a mechanism that keeps
+  little but bills little can sit on the Pareto front.
+- Curves against $V_{max}$ separate mechanisms that use more room (FIFO and HiAgent here) from
+  those that stop using it: SCM, whose retrieval takes $k$ memories whatever the room, and
+  AgentFold, whose blocks on this short dialogue fit from 600 tokens on.
+- Bags of words over-count common words and miss paraphrases: compare mechanisms on the same
+  probes, and read the explanation of a loss before trusting a number.
+
+## Exercise
+
+Compute evidence recall *by hand* with only `trace.project(t)`, the steps' texts
+`trace[s].context.step.text` and `metrics.content_tokens`, following the definition above.
+Replace the body of `my_evidence_recall` with your own; the check below compares it with
+`metrics.evidence_recall` on every probe and mechanism of the sweep's smallest $V_{max}$.
+"""),
+        code("""
+def my_evidence_recall(trace, probe):
+    evidence = metrics.content_tokens("\\n".join(trace[s].context.step.text for s in probe.evidence_steps))
+    seen = metrics.content_tokens(trace.project(probe.t).text())
+    return len(evidence & seen) / len(evidence) if evidence else None
+"""),
+        code("""
+checked = 0
+for cls in (FIFOWindow, SCM, HiAgent, AgentFold):
+    trace = run(cls(StateSpace(sizes.tokens(), v_max=300)), scenario)
+    for probe in scenario.probes:
+        assert my_evidence_recall(trace, probe) == metrics.evidence_recall(trace, probe), (cls.name, probe.answer)
+        checked += 1
+print(f"all {checked} values agree")
+"""),
+        md(r"""
+Back to the start: **[00 · Start here](00_start_here.ipynb)**.
+"""),
+    ]

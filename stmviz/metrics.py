@@ -10,7 +10,56 @@ choice open; stmviz fills the gap with measures that need no model calls:
 - :func:`retention` — for each :class:`~stmviz.scenarios.Probe`, whether its answer
   is in the text of π(ω_t), the model input the question is answered from;
 - :func:`summary` — one record per run, and :func:`compare` — one record per
-  mechanism on one scenario.
+  mechanism on one scenario;
+- evidence at question time (below): :func:`evidence_recall`,
+  :func:`whole_turns`, :func:`answer_recall`, the text helpers
+  :func:`normalize_answer`, :func:`content_tokens`, :func:`token_recall`,
+  :func:`token_f1`, the cost :func:`cost_at`, and the records
+  :func:`step_metrics` (one per step t), :func:`probe_metrics` (one per probe)
+  and :func:`run_metrics` (one per run).
+
+Evidence at question time
+-------------------------
+A probe p asks its question at t: the answer is produced from the model input
+x_t = π(ω_t) (``trace.project(t)``), built from the state after steps
+0 … t−1. Its evidence is the text of its evidence steps S_p =
+``p.evidence_steps`` (each step's output and input: thought, action,
+observation). Write T(s) for the text of step s, X_t for the text of π(ω_t),
+and, for a text y,
+
+- N(y), the **normalized tokens** of y (SQuAD's answer normalization):
+  lower-case, drop every character that is neither a word character nor
+  whitespace (punctuation and symbols; ``_`` too), drop the articles
+  *a*, *an*, *the*, split on whitespace. "The BH-58213-K order!" → [``bh58213k``,
+  ``order``];
+- C(y) = {w ∈ N(y) : w ∉ :data:`STOP_WORDS`}, the **content tokens** of y as
+  a set (:func:`content_tokens`).
+
+Then, for a probe p:
+
+- **evidence recall** (:func:`evidence_recall`) =
+  |C(T(S_p)) ∩ C(X_t)| / |C(T(S_p))|, T(S_p) the evidence steps' texts joined:
+  the share of the evidence's distinct content words that reach the model
+  input, raw or summarized (``None`` when the evidence has no content word);
+- **whole-turn presence** (:func:`whole_turns`) = the share of the evidence
+  steps s ∈ S_p whose every non-empty part (thought, action, observation) occurs
+  verbatim in X_t, whitespace runs counted as one space: 1.0 when the turns
+  survived raw, 0.0 when only summaries (or nothing) of them did;
+- **key-string retention** (:func:`retention`) = [``p.answer`` occurs in X_t,
+  ignoring case], the measure of the bundled scenarios;
+- **answer recall** (:func:`answer_recall`) =
+  |N(r) ∩ N(X_t)| / |N(r)| with r = ``p.reference_answer`` and ∩ on multisets
+  (each token counted at most as often as X_t has it): the share of the
+  reference answer's tokens that the model could copy from its input. It is
+  the recall half of :func:`token_f1` with X_t as the prediction;
+- **cost** (:func:`cost_at`) = Σ_{s=0}^{t} |π(ω_s)|, the input tokens of every
+  model call up to and including the one that answers; the cost of a run is
+  Σ_{t<n} |π(ω_t)| (:func:`prompt_tokens`).
+
+All of them are bags of words, not judgements of an answer: a common word
+counts as present wherever in X_t it occurs, and a paraphrase that keeps the
+meaning but not the words counts as lost. Compare mechanisms on the same
+probes, and against the same measure taken on the whole history.
 
 Examples
 --------
@@ -36,6 +85,7 @@ Examples
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -61,6 +111,21 @@ __all__ = [
     "ProbeResult",
     "summary",
     "compare",
+    "STOP_WORDS",
+    "normalize_answer",
+    "answer_tokens",
+    "content_tokens",
+    "content_recall",
+    "token_recall",
+    "token_f1",
+    "evidence_text",
+    "evidence_recall",
+    "whole_turns",
+    "answer_recall",
+    "cost_at",
+    "step_metrics",
+    "probe_metrics",
+    "run_metrics",
 ]
 
 
@@ -378,3 +443,325 @@ def compare(mechanisms: Iterable[Any] | Mapping[str, Any], scenario: Any) -> lis
         record["scenario"] = getattr(scenario, "name", "")
         records.append(record)
     return records
+
+
+# ----------------------------------------------------------------------------- evidence at question time
+
+#: Words that carry no content, as :func:`normalize_answer` leaves them (lower case, no apostrophe):
+#: dropped by :func:`content_tokens`. A short list on purpose: pronouns, auxiliaries, prepositions and
+#: conjunctions, the articles (already dropped by the normalization) and a few fillers.
+STOP_WORDS: frozenset[str] = frozenset(
+    """a an the and or but if then so than that this these those there here of to in on at by for from with
+    about as into over under up out is are was were be been being am do does did have has had will would can
+    could should may might must it its i me my we us our you your he him his she her they them their what which
+    who whom whose when where why how not no yes ok okay just also very too im its dont thats""".split()
+)
+
+_NOT_WORD = re.compile(r"[^\w\s]|_")
+_ARTICLES = re.compile(r"\b(?:a|an|the)\b")
+_SPACES = re.compile(r"\s+")
+
+
+def normalize_answer(text: str) -> str:
+    """SQuAD's answer normalization: lower case, no punctuation or symbols, no articles, single spaces.
+
+    Lower-case; remove every character that is neither a word character nor
+    whitespace (``_`` too: SQuAD removes ``string.punctuation``, and this
+    extends it to Unicode punctuation and symbols); remove the articles *a*,
+    *an*, *the*; collapse whitespace.
+
+    >>> normalize_answer("The  order BH-58213-K, (Kestrel Lane)!")
+    'order bh58213k kestrel lane'
+    """
+    if not isinstance(text, str):
+        raise InvalidArgumentError(f"normalize_answer takes a string, got {type(text).__name__} {text!r:.60}")
+    text = _NOT_WORD.sub("", text.lower())
+    text = _ARTICLES.sub(" ", text)
+    return " ".join(text.split())
+
+
+def answer_tokens(text: str) -> list[str]:
+    """N(y): the tokens of ``normalize_answer(text)``, in order, repeats kept.
+
+    >>> answer_tokens("The aisle seat, please.")
+    ['aisle', 'seat', 'please']
+    """
+    return normalize_answer(text).split()
+
+
+def content_tokens(text: str) -> frozenset[str]:
+    """C(y): the distinct normalized tokens of a text that are not in :data:`STOP_WORDS`.
+
+    >>> sorted(content_tokens("The user is allergic to sesame and to the peanuts."))
+    ['allergic', 'peanuts', 'sesame', 'user']
+    """
+    return frozenset(answer_tokens(text)).difference(STOP_WORDS)
+
+
+def content_recall(evidence: str, text: str) -> float | None:
+    """|C(evidence) ∩ C(text)| / |C(evidence)|: the share of the evidence's distinct content words found in ``text``.
+
+    ``None`` when the evidence has no content word.
+
+    >>> content_recall("The user is allergic to sesame.", "Notes: allergic (sesame)")
+    0.6666666666666666
+    """
+    wanted = content_tokens(evidence)
+    if not wanted:
+        return None
+    return len(wanted & content_tokens(text)) / len(wanted)
+
+
+def token_recall(reference: str, text: str) -> float | None:
+    """|N(reference) ∩ N(text)| / |N(reference)|, ∩ on multisets: the share of the reference's tokens in ``text``.
+
+    ``None`` when the reference has no token after normalization (e.g. "the").
+
+    >>> token_recall("aisle seat", "She asked for an aisle seat near the front.")
+    1.0
+    >>> token_recall("window seat please", "an aisle seat")
+    0.3333333333333333
+    """
+    wanted = Counter(answer_tokens(reference))
+    if not wanted:
+        return None
+    found = wanted & Counter(answer_tokens(text))
+    return sum(found.values()) / sum(wanted.values())
+
+
+def token_f1(prediction: str, reference: str) -> float:
+    """SQuAD's token F1 of a prediction against a reference answer (both normalized by :func:`normalize_answer`).
+
+    With P = N(prediction), R = N(reference) and n = |P ∩ R| on multisets:
+    precision n / |P|, recall n / |R|, F1 their harmonic mean (0 when n = 0).
+    When either side has no token, F1 is 1.0 if both have none, else 0.0.
+    Symmetric in its two arguments.
+
+    >>> token_f1("Dev Raman", "dev raman")
+    1.0
+    >>> round(token_f1("the budget is reviewed by Dev", "Dev Raman"), 3)
+    0.286
+    """
+    predicted, wanted = answer_tokens(prediction), answer_tokens(reference)
+    if not predicted or not wanted:
+        return float(predicted == wanted)
+    same = sum((Counter(predicted) & Counter(wanted)).values())
+    if same == 0:
+        return 0.0
+    precision, recall = same / len(predicted), same / len(wanted)
+    return 2 * precision * recall / (precision + recall)
+
+
+def _check_probe(trace: Trace, probe: Any) -> int:
+    """The probe's t, checked against the trace's states ω_0 … ω_n; evidence steps checked against its steps."""
+    n = len(trace)
+    t = getattr(probe, "t", None)
+    if isinstance(t, bool) or not isinstance(t, int) or not hasattr(probe, "evidence_steps"):
+        raise InvalidArgumentError(
+            f"expected a Probe (stmviz.scenarios.Probe) with t and evidence_steps, got {type(probe).__name__} "
+            f"{probe!r:.80}"
+        )
+    if not 0 <= t <= n:
+        raise InvalidArgumentError(
+            f"probe {getattr(probe, 'question', '')!r:.80} is asked at t = {t}, but the trace has states ω_0 … ω_{n}; "
+            f"run the whole scenario, or drop probes after step {n}"
+        )
+    return t
+
+
+def evidence_text(trace: Trace, probe: Any) -> str:
+    """T(S_p): the texts of the probe's evidence steps (thought, action, observation), joined by newlines."""
+    trace = require_trace(trace, "metrics")
+    _check_probe(trace, probe)
+    return "\n".join(trace[s].context.step.text for s in probe.evidence_steps)
+
+
+class _Inputs:
+    """The text of π(ω_t) and what the measures read from it, computed once per t."""
+
+    def __init__(self, trace: Trace) -> None:
+        self.trace = trace
+        self._texts: dict[int, str] = {}
+        self._content: dict[int, frozenset[str]] = {}
+        self._counts: dict[int, Counter[str]] = {}
+        self._spaced: dict[int, str] = {}
+
+    def text(self, t: int) -> str:
+        if t not in self._texts:
+            self._texts[t] = self.trace.project(t).text()
+        return self._texts[t]
+
+    def content(self, t: int) -> frozenset[str]:
+        if t not in self._content:
+            self._content[t] = content_tokens(self.text(t))
+        return self._content[t]
+
+    def counts(self, t: int) -> Counter[str]:
+        if t not in self._counts:
+            self._counts[t] = Counter(answer_tokens(self.text(t)))
+        return self._counts[t]
+
+    def spaced(self, t: int) -> str:
+        if t not in self._spaced:
+            self._spaced[t] = " ".join(self.text(t).split())
+        return self._spaced[t]
+
+
+def _evidence_recall(trace: Trace, probe: Any, inputs: _Inputs) -> float | None:
+    t = _check_probe(trace, probe)
+    wanted = content_tokens("\n".join(trace[s].context.step.text for s in probe.evidence_steps))
+    if not wanted:
+        return None
+    return len(wanted & inputs.content(t)) / len(wanted)
+
+
+def _whole_turns(trace: Trace, probe: Any, inputs: _Inputs) -> float | None:
+    t = _check_probe(trace, probe)
+    present = counted = 0
+    for s in probe.evidence_steps:
+        step = trace[s].context.step
+        parts = [" ".join(p.split()) for p in (step.thought, step.action, step.observation) if p.strip()]
+        if not parts:
+            continue
+        counted += 1
+        text = inputs.spaced(t)
+        present += all(part in text for part in parts)
+    return present / counted if counted else None
+
+
+def _answer_recall(trace: Trace, probe: Any, inputs: _Inputs) -> float | None:
+    t = _check_probe(trace, probe)
+    wanted = Counter(answer_tokens(probe.reference_answer))
+    if not wanted:
+        return None
+    return sum((wanted & inputs.counts(t)).values()) / sum(wanted.values())
+
+
+def evidence_recall(trace: Trace, probe: Any) -> float | None:
+    """|C(T(S_p)) ∩ C(X_t)| / |C(T(S_p))|: the share of the evidence's content words in π(ω_t).
+
+    The evidence is the text of every step in ``probe.evidence_steps``; X_t
+    the text of π(ω_t), t = ``probe.t``. Raw or summarized, a content word of
+    the evidence counts once it is anywhere in the model input. ``None`` when
+    the evidence has no content word. See the module's definitions.
+    """
+    trace = require_trace(trace, "metrics")
+    return _evidence_recall(trace, probe, _Inputs(trace))
+
+
+def whole_turns(trace: Trace, probe: Any) -> float | None:
+    """The share of the probe's evidence steps present verbatim in π(ω_t) (every non-empty part, whitespace collapsed).
+
+    ``None`` when no evidence step has text.
+    """
+    trace = require_trace(trace, "metrics")
+    return _whole_turns(trace, probe, _Inputs(trace))
+
+
+def answer_recall(trace: Trace, probe: Any) -> float | None:
+    """|N(r) ∩ N(X_t)| / |N(r)| for the reference answer r = ``probe.reference_answer``: :func:`token_recall` against π(ω_t)."""
+    trace = require_trace(trace, "metrics")
+    return _answer_recall(trace, probe, _Inputs(trace))
+
+
+def cost_at(trace: Trace, t: int) -> int:
+    """Σ_{s=0}^{t} |π(ω_s)|: the input tokens of the model calls up to and including the one made from π(ω_t).
+
+    ``cost_at(trace, n)`` counts the final input |π(ω_n)| as well.
+    """
+    trace = require_trace(trace, "metrics")
+    n = len(trace)
+    if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t <= n:
+        raise InvalidArgumentError(f"cost_at: t must be a whole number in 0 … {n} (the states ω_0 … ω_n), got {t!r}")
+    total = sum(int(trace[s].input_size) for s in range(min(t + 1, n)))
+    if t == n:
+        total += int(trace.final_input_size or 0)
+    return total
+
+
+def step_metrics(trace: Trace) -> list[dict[str, Any]]:
+    """One record per step t: the cost of its model call and the state it left.
+
+    Keys: ``t``; ``input_tokens`` |π(ω_t)|; ``cumulative_input_tokens``
+    Σ_{s ≤ t} |π(ω_s)|; ``size`` Σμ(ω_{t+1}); ``occupancy`` Σμ(ω_{t+1}) / V_max;
+    ``added`` and ``removed``, the number of elements that entered and left ω.
+    """
+    trace = require_trace(trace, "metrics")
+    records, running = [], 0
+    for step in trace:
+        running += int(step.input_size)
+        records.append(
+            {
+                "t": step.t,
+                "input_tokens": int(step.input_size),
+                "cumulative_input_tokens": running,
+                "size": step.size_after,
+                "occupancy": step.size_after / trace.v_max,
+                "added": len(step.added),
+                "removed": len(step.removed),
+            }
+        )
+    return records
+
+
+def probe_metrics(trace: Trace, probes: Iterable[Any]) -> list[dict[str, Any]]:
+    """One record per probe: every measure of the evidence at its question time t.
+
+    Keys: ``t``, ``question``, ``answer`` (the key string), ``evidence_steps``
+    (a tuple), ``retained`` (key-string retention), ``evidence_recall``,
+    ``whole_turns``, ``answer_recall`` (see the module's definitions; ``None``
+    where undefined), ``input_tokens`` |π(ω_t)| and ``cost`` Σ_{s ≤ t} |π(ω_s)|.
+
+    Raises
+    ------
+    InvalidArgumentError
+        if a probe's t lies beyond the trace's last state ω_n.
+    """
+    trace = require_trace(trace, "metrics")
+    inputs = _Inputs(trace)
+    n = len(trace)
+    cumulative = prompt_tokens(trace).cumulative
+    records = []
+    for probe in probes:
+        t = _check_probe(trace, probe)
+        before = cumulative[t - 1] if t > 0 else 0
+        size = int(trace[t].input_size) if t < n else int(trace.final_input_size or 0)
+        records.append(
+            {
+                "t": t,
+                "question": probe.question,
+                "answer": probe.answer,
+                "evidence_steps": tuple(probe.evidence_steps),
+                "retained": probe.answer.casefold() in inputs.text(t).casefold(),
+                "evidence_recall": _evidence_recall(trace, probe, inputs),
+                "whole_turns": _whole_turns(trace, probe, inputs),
+                "answer_recall": _answer_recall(trace, probe, inputs),
+                "input_tokens": size,
+                "cost": before + size,
+            }
+        )
+    return records
+
+
+def _mean(values: Iterable[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return sum(known) / len(known) if known else None
+
+
+def run_metrics(trace: Trace, probes: Sequence[Any] = ()) -> dict[str, Any]:
+    """One record of a run: :func:`summary`'s keys plus the means of the evidence measures and the cost.
+
+    Added keys: ``evidence_recall``, ``whole_turns`` and ``answer_recall``,
+    the means over the probes where each is defined (``None`` without any);
+    ``cost``, Σ_{t<n} |π(ω_t)|, the input tokens of the run's model calls (the
+    same number as ``total_prompt_tokens``).
+    """
+    trace = require_trace(trace, "metrics")
+    rows = probe_metrics(trace, probes)
+    record = summary(trace)  # without probes: their retention is read from the rows (π(ω_t) projected once)
+    kept = sum(r["retained"] for r in rows)
+    record.update(probes=len(rows), retained=kept, retention=kept / len(rows) if rows else None)
+    for key in ("evidence_recall", "whole_turns", "answer_recall"):
+        record[key] = _mean(r[key] for r in rows)
+    record["cost"] = record["total_prompt_tokens"]
+    return record

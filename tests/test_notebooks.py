@@ -18,6 +18,7 @@ EXPECTED = [
     "07_compare",
     "08_build_your_own",
     "09_your_own_logs",
+    "10_measuring_memory",
 ]
 
 

@@ -13,6 +13,8 @@ anything itself. Every string that comes from agent content is escaped.
 - :func:`export_html` — a run as one self-contained, offline, animated HTML page.
 - :func:`hierarchy_graph`, :func:`hierarchy_figure` — the hierarchy of ω_t that
   the mechanism declares (``Mechanism.hierarchy``, ``Mechanism.folds``) as a graph.
+- :func:`recall_figure`, :func:`pareto_figure` — a finished sweep
+  (:func:`stmviz.sweep.sweep`): a measure against V_max, cost against quality.
 
 Colours, legends, labels and titles come from what the trace's mechanism
 declares (:mod:`stmviz.core.protocol`), never from a list of known mechanisms.
@@ -24,6 +26,7 @@ from .hierarchy import hierarchy_figure, hierarchy_graph, hierarchy_kind, hierar
 from .loop import loop_figure
 from .occupancy import OccupancyData, occupancy_data, occupancy_figure
 from .state import StateBar, state_bar, state_figure
+from .sweep import pareto_figure, pareto_front, recall_figure
 from .tokens import TokensHTML, token_pieces, tokens_html
 
 __all__ = [
@@ -50,4 +53,7 @@ __all__ = [
     "hierarchy_title",
     "node_arrays",
     "node_marker",
+    "recall_figure",
+    "pareto_figure",
+    "pareto_front",
 ]

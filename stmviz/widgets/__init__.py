@@ -6,6 +6,7 @@
   declares one) the hierarchy of ω_t follow, updated in place.
 - :func:`compare_player` — several runs of one scenario stepped together by
   one slider.
+- :class:`SweepExplorer` — a finished sweep, one V_max at a time (a slider).
 
 Both render in JupyterLab and Voila; where no kernel runs (nbconvert,
 nbviewer) they fall back to a static HTML view.
@@ -13,5 +14,6 @@ nbviewer) they fall back to a static HTML view.
 
 from .compare import ComparePlayer, compare_player
 from .player import TracePlayer, TraceView, step_html
+from .sweep import SweepExplorer
 
-__all__ = ["TracePlayer", "TraceView", "ComparePlayer", "compare_player", "step_html"]
+__all__ = ["TracePlayer", "TraceView", "ComparePlayer", "compare_player", "step_html", "SweepExplorer"]

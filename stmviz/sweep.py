@@ -1,0 +1,536 @@
+"""Sweeps: every mechanism × scenario × V_max × parameter value, run and measured, with work shared.
+
+The paper names the systematic comparison of mechanisms within one formal
+model as the first direction its definitions open. :func:`sweep` runs it:
+for every scenario, every mechanism, every combination of the parameter
+grids the mechanism accepts and every capacity V_max, it builds the
+mechanism on Ω_STM = (μ, V_max), runs :func:`stmviz.run` on the scenario and
+keeps one record of :func:`stmviz.metrics.run_metrics` (key-string
+retention, evidence recall, whole-turn presence, answer recall, cost …)
+with the parameters that produced it.
+
+What is shared, and why results do not change
+---------------------------------------------
+Runs of one sweep see the same texts again and again: the same scenario's
+steps at every V_max, the same summaries of the same steps. A
+:class:`SharedCaches` object (one per mechanism and scenario; one per worker process),
+keeps what is a pure function of its input and hands it to every run of
+one mechanism on one scenario (all its parameter sets and capacities):
+
+- **μ by element**: the sizes μ(e) of a token-counting μ, kept in one table
+  keyed by the element (content and metadata) for every Ω_STM of the sweep,
+  so an element built again at another V_max is not counted again
+  (:class:`~stmviz.StateSpace` keeps μ(e) per space, and tiktoken's counts
+  are kept per process for at most 65,536 recent strings, see
+  :mod:`stmviz.core.sizes`);
+- **summaries by content**: ``summarize(texts, budget)`` of the default
+  extractive summarizer, kept by (texts, budget) across runs (each mechanism
+  keeps its own, per instance, see :mod:`stmviz.mechanisms._shared`);
+  passed as the public ``summarize=`` argument of the mechanisms that take one;
+- **the built-in mechanisms' own per-text memos** — SCM's embeddings,
+  summaries, memory elements and judgements, HiAgent's embeddings, subgoal summaries and
+  line-token counts, AgentFold's line-token counts: each maps a text (or an
+  element) to a value computed from it alone, so a memo filled by another
+  run holds the very value this run would compute. They are shared only
+  between mechanisms whose settings that value depends on are equal (the
+  embedder, the summarizer, the judge, the budget, the encoding).
+
+A deterministic summarizer and embedder give the same value from a memo as
+computed afresh, so every trace of a sweep equals the trace of an
+independent ``run()`` (tests/test_sweep.py checks it by fingerprint).
+
+With ``processes=N``, the groups of runs that share the most (one
+mechanism and parameter set on one scenario, all of its V_max) go to N
+worker processes (:class:`concurrent.futures.ProcessPoolExecutor`); the
+records come back in the sequential order and are equal to the sequential
+ones.
+
+>>> from stmviz import FIFOWindow
+>>> records = sweep([FIFOWindow], "tool_chat", v_max=[500, 1000, 2000])
+>>> [(r["v_max"], r["retention"], round(r["evidence_recall"], 2), r["cost"]) for r in records]
+[(500, 0.0, 0.32, 9967), (1000, 0.4, 0.65, 18452), (2000, 1.0, 1.0, 26153)]
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import itertools
+import numbers
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from .core.errors import InvalidArgumentError, STMError
+from .core.formatting import shorten
+from .core.mechanism import Mechanism
+from .core.sizes import SizeFunction, resolve
+from .core.space import StateSpace
+from .core.trace import run
+from .metrics import run_metrics
+
+__all__ = ["sweep", "SharedCaches", "parameter_names"]
+
+
+class _Table:
+    """A plain dict memo that never forgets during a sweep (the same interface as the mechanisms' ``Memo``)."""
+
+    __slots__ = ("maxsize", "_data")
+
+    def __init__(self) -> None:
+        self.maxsize = 1 << 62
+        self._data: dict[Any, Any] = {}
+
+    def lookup(self, key: Any, compute: Callable[[Any], Any]) -> Any:
+        data = self._data
+        try:
+            return data[key]
+        except KeyError:
+            value = data[key] = compute(key)
+            return value
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return self._data.get(key, default)
+
+    def put(self, key: Any, value: Any) -> Any:
+        self._data[key] = value
+        return value
+
+    def clear(self) -> None:
+        self._data.clear()
+
+    def __contains__(self, key: Any) -> bool:
+        return key in self._data
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __repr__(self) -> str:
+        return f"_Table({len(self._data)})"
+
+
+class SharedCaches:
+    """What the runs of one sweep share: μ by element, summaries by content, the mechanisms' per-text memos.
+
+    Every table maps an input to a value computed from that input alone
+    (see the module's docstring), so sharing them changes no result.
+
+    >>> caches = SharedCaches()
+    >>> mu = caches.size("tokens")
+    >>> from stmviz import Element
+    >>> mu(Element("hello world")), mu(Element("hello world")), caches.stats()["sizes"]
+    (2, 2, 1)
+    """
+
+    def __init__(self) -> None:
+        self._sizes: dict[Any, SizeFunction] = {}
+        self._summarizers: dict[Any, Callable[[Sequence[str], int], str]] = {}
+        self._tables: dict[Any, _Table] = {}
+
+    def table(self, *key: Any) -> _Table:
+        """The shared table named by ``key`` (created empty the first time)."""
+        found = self._tables.get(key)
+        if found is None:
+            found = self._tables[key] = _Table()
+        return found
+
+    def size(self, size: Any) -> Any:
+        """μ for a space of the sweep: a token-counting μ, with its values kept by element for the whole sweep.
+
+        The returned size function has the same name and encoding as μ (so
+        traces name the same μ); any other μ (words, chars, a user's function)
+        is returned as it is.
+        """
+        mu = resolve(size)
+        if not isinstance(mu, SizeFunction) or not mu.counts_tokens:
+            return mu
+        key = (mu.name, mu.encoding)
+        shared = self._sizes.get(key)
+        if shared is None:
+            values = self.table("μ", *key)
+            measure = functools.partial(values.lookup, compute=mu)
+            shared = self._sizes[key] = SizeFunction(mu.name, measure, encoding=mu.encoding)
+        return shared
+
+    def summarizer(self, summarize: Callable[[Sequence[str], int], str]) -> Callable[[Sequence[str], int], str]:
+        """``summarize(texts, budget)`` with its results kept by (texts, budget) for the whole sweep."""
+        found = self._summarizers.get(summarize)
+        if found is None:
+            table = self.table("summaries", summarize)
+
+            def shared(texts: Sequence[str], budget: int) -> str:
+                key = (tuple(texts), budget)
+                value = table.get(key)
+                if value is None:
+                    value = table.put(key, summarize(list(texts), budget))
+                return value
+
+            shared.__wrapped__ = summarize  # type: ignore[attr-defined]
+            found = self._summarizers[summarize] = shared
+        return found
+
+    def share(self, mechanism: Mechanism, default_summarizer: bool = False) -> Mechanism:
+        """Point a built-in mechanism's per-text memos at the sweep's tables (other mechanisms are left as they are).
+
+        Memos whose values depend on the summarizer are shared only when the
+        mechanism uses stmviz's default summarizer (``default_summarizer``: it
+        was built with :meth:`summarizer` of it), and those that depend on the
+        embedder only with the default embedder: a user's summarizer may call
+        a model, and two calls need not agree.
+        """
+        from .mechanisms import SCM, AgentFold, HiAgent
+        from .mechanisms.scm_controller import OverlapJudge
+        from .text import embed as default_embed
+
+        encoding = mechanism.encoding
+        if type(mechanism) is SCM:
+            cache = getattr(mechanism, "_cache", None)
+            if cache is not None and mechanism.embed is default_embed:
+                cache.embeddings = self.table("SCM", "embeddings")
+                if default_summarizer:
+                    cache.summaries = self.table("SCM", "summaries")
+                    cache.elements = self.table("SCM", "elements")
+            if cache is not None and type(mechanism.judge) is OverlapJudge:  # stateless: a verdict depends on its texts
+                cache.judgements = self.table("SCM", "judgements")
+        elif type(mechanism) is HiAgent:
+            _replace(mechanism, "_embeddings", self.table("HiAgent", "embeddings"))
+            _replace(mechanism, "_line_tokens", self.table("HiAgent", "line tokens", encoding))
+            if default_summarizer and _is_default_subgoal_summarizer(mechanism):
+                _replace(mechanism, "_subgoal_summaries", self.table("HiAgent", "subgoals", mechanism.summary_budget))
+        elif type(mechanism) is AgentFold:
+            _replace(mechanism, "_line_tokens", self.table("AgentFold", "line tokens", encoding))
+        return mechanism
+
+    def stats(self) -> dict[str, int]:
+        """How many values each kind of table holds (μ values under ``"sizes"``)."""
+        counts: dict[str, int] = {}
+        for key, table in self._tables.items():
+            name = "sizes" if key[0] == "μ" else " ".join(str(k) for k in key[:2])
+            counts[name] = counts.get(name, 0) + len(table)
+        return counts
+
+
+def _replace(mechanism: Mechanism, name: str, table: _Table) -> None:
+    if hasattr(mechanism, name):
+        setattr(mechanism, name, table)
+
+
+def _is_default_subgoal_summarizer(mechanism: Any) -> bool:
+    from .mechanisms.hiagent import ObservationSummarizer
+
+    return type(mechanism.summarize_subgoal) is ObservationSummarizer
+
+
+# ----------------------------------------------------------------------------- the arguments
+
+
+def parameter_names(factory: Callable[..., Any]) -> frozenset[str] | None:
+    """The keyword parameters a mechanism class (or factory) accepts besides the space; ``None`` if it takes ``**kwargs``.
+
+    >>> from stmviz import SCM
+    >>> sorted(parameter_names(functools.partial(SCM, k=2)))[:3]
+    ['embed', 'flash_size', 'flash_threshold']
+    """
+    try:
+        signature = inspect.signature(factory)
+    except (TypeError, ValueError):
+        return None
+    names = set()
+    parameters = list(signature.parameters.values())
+    if parameters and parameters[0].kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
+        parameters = parameters[1:]  # the space Ω_STM
+    for p in parameters:
+        if p.kind is inspect.Parameter.VAR_KEYWORD:
+            return None
+        if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY):
+            names.add(p.name)
+    return frozenset(names)
+
+
+def _mechanisms(mechanisms: Any) -> list[tuple[str, Callable[..., Mechanism]]]:
+    if isinstance(mechanisms, Mapping):
+        items = [(str(label), factory) for label, factory in mechanisms.items()]
+    elif isinstance(mechanisms, type) or callable(mechanisms):
+        items = [(_label(mechanisms), mechanisms)]
+    elif isinstance(mechanisms, Iterable) and not isinstance(mechanisms, (str, bytes)):
+        items = [(_label(m), m) for m in mechanisms]
+    else:
+        raise InvalidArgumentError(
+            f"sweep() takes mechanism classes (e.g. [FIFOWindow, SCM]) or a mapping label → class, "
+            f"got {type(mechanisms).__name__} {shorten(repr(mechanisms))}"
+        )
+    if not items:
+        raise InvalidArgumentError("sweep() got no mechanism; pass e.g. [FIFOWindow, SCM, HiAgent, AgentFold]")
+    for label, factory in items:
+        if isinstance(factory, Mechanism):
+            raise InvalidArgumentError(
+                f"sweep() builds each mechanism for every V_max, so it needs the class, not the instance {factory!r}; "
+                f"pass {type(factory).__name__}, or functools.partial({type(factory).__name__}, …) for fixed settings"
+            )
+        if not callable(factory):
+            raise InvalidArgumentError(
+                f"mechanism {label!r}: expected a Mechanism class or a factory (space, **params) -> Mechanism, "
+                f"got {type(factory).__name__} {shorten(repr(factory))}"
+            )
+    labels = [label for label, _ in items]
+    if len(set(labels)) != len(labels):
+        raise InvalidArgumentError(
+            f"two mechanisms of the sweep have the same label ({', '.join(labels)}); pass a mapping label → class"
+        )
+    return items
+
+
+def _label(factory: Any) -> str:
+    target = factory.func if isinstance(factory, functools.partial) else factory
+    return str(getattr(target, "name", None) or getattr(target, "__name__", None) or target)
+
+
+def _scenarios(scenarios: Any) -> list[Any]:
+    from .scenarios import load_scenario
+
+    if isinstance(scenarios, str) or hasattr(scenarios, "steps"):
+        scenarios = [scenarios]
+    if not isinstance(scenarios, Iterable):
+        raise InvalidArgumentError(
+            f"sweep() takes a scenario, a bundled scenario's name, or a list of them; got {type(scenarios).__name__}"
+        )
+    found = [load_scenario(s) if isinstance(s, str) else s for s in scenarios]
+    if not found:
+        raise InvalidArgumentError("sweep() got no scenario; pass e.g. 'long_dialogue' or load_scenario(...)")
+    for s in found:
+        if not hasattr(s, "steps"):
+            raise InvalidArgumentError(f"a scenario has steps; got {type(s).__name__} {shorten(repr(s))}")
+    return found
+
+
+def _capacities(v_max: Any, scenario: Any) -> list[float]:
+    if v_max is None:
+        own = getattr(scenario, "v_max", None)
+        if own is None:
+            raise InvalidArgumentError(
+                f"scenario {getattr(scenario, 'name', '')!r} has no v_max of its own; pass v_max=[…] to sweep()"
+            )
+        return [own]
+    given = [v_max] if isinstance(v_max, numbers.Real) else v_max
+    if isinstance(given, (str, bytes)) or not isinstance(given, Iterable):
+        raise InvalidArgumentError(f"v_max must be a number or a list of numbers, got {shorten(repr(v_max))}")
+    values: list[float] = []
+    for value in given:
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not float(value) > 0:
+            raise InvalidArgumentError(f"every V_max must be a positive number, got {shorten(repr(value))} in v_max")
+        values.append(value if isinstance(value, (int, float)) else float(value))
+    if not values:
+        raise InvalidArgumentError("v_max=[] leaves nothing to run; give at least one capacity, e.g. v_max=[1024, 4096]")
+    return values
+
+
+def _grids(grids: Mapping[str, Any], mechanisms: list[tuple[str, Callable[..., Mechanism]]]) -> dict[str, list[Any]]:
+    checked: dict[str, list[Any]] = {}
+    accepted = {label: parameter_names(factory) for label, factory in mechanisms}
+    for key, values in grids.items():
+        if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
+            raise InvalidArgumentError(
+                f"grid {key}= must be a list of values to try, got {shorten(repr(values))}; e.g. {key}=[{values!r}]"
+            )
+        values = list(values)
+        if not values:
+            raise InvalidArgumentError(f"grid {key}=[] leaves nothing to run; give at least one value")
+        if not any(names is None or key in names for names in accepted.values()):
+            known = "; ".join(
+                f"{label}: {', '.join(sorted(names)) if names else 'none'}" for label, names in accepted.items() if names is not None
+            )
+            raise InvalidArgumentError(
+                f"no mechanism of the sweep takes a parameter {key!r} (grid {key}={shorten(repr(values))}); "
+                f"parameters they take — {known}"
+            )
+        checked[key] = values
+    return checked
+
+
+def _combinations(factory: Callable[..., Mechanism], grids: dict[str, list[Any]]) -> list[dict[str, Any]]:
+    names = parameter_names(factory)
+    keys = [k for k in grids if names is None or k in names]
+    return [dict(zip(keys, values)) for values in itertools.product(*(grids[k] for k in keys))]
+
+
+# ----------------------------------------------------------------------------- running
+
+
+def _build(factory: Callable[..., Mechanism], space: StateSpace, params: dict[str, Any], caches: SharedCaches) -> Mechanism:
+    kwargs = dict(params)
+    fixed = factory.keywords if isinstance(factory, functools.partial) else {}
+    names = parameter_names(factory)
+    injected = "summarize" not in kwargs and "summarize" not in fixed and names is not None and "summarize" in names
+    if injected:
+        from .text import summarize as default_summarize
+
+        kwargs["summarize"] = caches.summarizer(default_summarize)
+    mechanism = factory(space, **kwargs)
+    if not isinstance(mechanism, Mechanism):
+        raise InvalidArgumentError(
+            f"the factory {shorten(repr(factory))} returned {type(mechanism).__name__}, not a Mechanism"
+        )
+    return caches.share(mechanism, default_summarizer=injected)
+
+
+def _run_group(task: tuple[Any, ...], caches: SharedCaches | None = None) -> list[dict[str, Any]]:
+    """The records of one mechanism with one parameter set on one scenario, at every V_max of the sweep."""
+    scenario, label, factory, params, capacities, size, grid_keys, keep_traces, errors = task
+    caches = caches if caches is not None else _worker_caches()
+    probes = tuple(getattr(scenario, "probes", ()) or ())
+    records = []
+    mu = caches.size(size)
+    name = getattr(scenario, "name", "")
+    for v_max in capacities:
+        record: dict[str, Any] = {"scenario": name, "mechanism": label, "v_max": v_max}
+        for key in grid_keys:
+            record[key] = params.get(key)
+        try:
+            mechanism = _build(factory, StateSpace(mu, v_max), params, caches)
+            trace = run(mechanism, scenario)
+        except STMError as exc:
+            settings = "".join(f", {k}={v!r}" for k, v in params.items())
+            where = f"sweep: {label}{settings} at V_max = {v_max} on {name!r}"
+            if errors == "raise":
+                raise type(exc)(f"{where}: {exc}") from exc
+            record["error"] = f"{type(exc).__name__}: {exc}"
+            records.append(record)
+            continue
+        measured = run_metrics(trace, [p for p in probes if p.t <= len(trace)])
+        measured.pop("mechanism")
+        measured.pop("v_max")
+        record.update(measured)
+        if keep_traces:
+            record["trace"] = trace
+        records.append(record)
+    return records
+
+
+_WORKER: SharedCaches | None = None
+
+
+def _worker_caches() -> SharedCaches:
+    """The caches of this worker process, shared by every group it runs."""
+    global _WORKER
+    if _WORKER is None:
+        _WORKER = SharedCaches()
+    return _WORKER
+
+
+def sweep(
+    mechanisms: Any,
+    scenarios: Any,
+    v_max: Any = None,
+    *,
+    processes: int | None = None,
+    size: Any = "tokens",
+    keep_traces: bool = False,
+    caches: SharedCaches | None = None,
+    errors: str = "raise",
+    **grids: Any,
+) -> list[dict[str, Any]]:
+    """Run every mechanism × scenario × V_max × grid combination; one record per run.
+
+    Parameters
+    ----------
+    mechanisms : class, list of classes, or mapping label → class
+        Mechanism classes (or factories ``factory(space, **params)``, e.g.
+        ``functools.partial(SCM, k=5)``), built afresh for every run on
+        ``StateSpace(size, v_max)``. Labelled by the class's ``name`` unless a
+        mapping gives the labels.
+    scenarios : Scenario, str, or a list of them
+        Scenarios (bundled ones by name); each one's probes are scored.
+    v_max : number or list of numbers, optional
+        The capacities V_max; by default each scenario's own ``v_max``.
+    processes : int, optional
+        Run in this many worker processes (``None``: in this process). The
+        records are the same, in the same order.
+    size : str or callable
+        μ, as for :class:`~stmviz.StateSpace` (default ``"tokens"``).
+    keep_traces : bool
+        Put each run's :class:`~stmviz.Trace` in its record under ``"trace"``
+        (only without ``processes``).
+    caches : SharedCaches, optional
+        The shared tables to use for every run. By default each mechanism
+        gets new tables on each scenario, kept for all of its parameter sets
+        and capacities (another mechanism's texts are others). Pass one
+        object to share across mechanisms or across sweeps.
+    errors : {"raise", "record"}
+        When a run fails (a V_max too small for the scenario's inputs, say):
+        raise the error, naming the mechanism, parameters and V_max
+        (default), or keep a record with ``"error"`` (the message) and no
+        measures, and go on.
+    **grids : list
+        Parameter → list of values, e.g. ``k=[1, 3]``. A mechanism gets the
+        parameters its constructor accepts and runs at every combination of
+        their values; a parameter no mechanism accepts is an error.
+
+    Returns
+    -------
+    list of dict
+        One record per run, ordered by scenario, mechanism (in the order
+        given), parameter combination, then V_max: ``scenario``,
+        ``mechanism``, ``v_max``, one key per grid parameter (``None`` for a
+        mechanism that does not take it), then the keys of
+        :func:`stmviz.metrics.run_metrics` — ``steps``, ``mean_occupancy``,
+        ``max_occupancy``, ``total_prompt_tokens``, ``max_prompt_tokens``,
+        ``evictions``, ``summarizer_calls``, ``probes``, ``retained``,
+        ``retention``, ``evidence_recall``, ``whole_turns``,
+        ``answer_recall``, ``cost``.
+
+    Raises
+    ------
+    InvalidArgumentError
+        for a mechanism instance instead of a class, an empty or malformed
+        list, a grid parameter no mechanism accepts, ``keep_traces`` with
+        ``processes``, or a factory worker processes cannot receive.
+    """
+    items = _mechanisms(mechanisms)
+    found = _scenarios(scenarios)
+    checked = _grids(grids, items)
+    if processes is not None and (isinstance(processes, bool) or not isinstance(processes, int) or processes < 1):
+        raise InvalidArgumentError(f"processes must be a whole number ≥ 1 or None, got {processes!r}")
+    if errors not in ("raise", "record"):
+        raise InvalidArgumentError(f"errors must be 'raise' or 'record', got {shorten(repr(errors))}")
+    if keep_traces and processes is not None:
+        raise InvalidArgumentError(
+            "keep_traces=True needs processes=None: traces hold their mechanism, which does not travel between processes"
+        )
+    resolve(size)  # an unknown μ fails here, before any run
+    tasks = []
+    for scenario in found:
+        capacities = _capacities(v_max, scenario)
+        for label, factory in items:
+            for params in _combinations(factory, checked):
+                tasks.append((scenario, label, factory, params, capacities, size, tuple(checked), keep_traces, errors))
+    if processes is None:
+        groups = []
+        shared = caches
+        owner = None
+        for task in tasks:
+            if caches is None and (id(task[0]), task[1]) != owner:
+                # the tables of one mechanism on one scenario serve its parameter sets and capacities; the
+                # next mechanism's texts differ, so they are let go (less memory for the collector to walk)
+                shared, owner = SharedCaches(), (id(task[0]), task[1])
+            assert shared is not None
+            groups.append(_run_group(task, shared))
+    else:
+        groups = _in_processes(tasks, processes)
+    return [record for group in groups for record in group]
+
+
+def _in_processes(tasks: list[tuple[Any, ...]], processes: int) -> list[list[dict[str, Any]]]:
+    import pickle
+    from concurrent.futures import ProcessPoolExecutor
+
+    for task in tasks:
+        try:
+            pickle.dumps(task[2])
+            pickle.dumps(task[5])
+        except Exception as exc:  # noqa: BLE001 - any reason a factory cannot be pickled
+            raise InvalidArgumentError(
+                f"processes={processes}: mechanism {task[1]!r} or μ cannot be sent to a worker process "
+                f"({type(exc).__name__}: {shorten(str(exc))}); use classes or functools.partial of classes defined "
+                f"in a module, or processes=None"
+            ) from None
+    with ProcessPoolExecutor(max_workers=processes) as pool:
+        return list(pool.map(_run_group, tasks))
