@@ -7,11 +7,13 @@
 - :func:`compare_player` — several runs of one scenario stepped together by
   one slider.
 
-Both render in JupyterLab and Voila; where no kernel runs (nbconvert,
-nbviewer) they fall back to a static HTML view.
+Both render in JupyterLab and Voila, their figures as wide as the page lets
+them; where the widget cannot render (no kernel, an untrusted notebook,
+nbconvert, nbviewer) they fall back to a static view that loads nothing
+from the network.
 """
 
 from .compare import ComparePlayer, compare_player
-from .player import TracePlayer, TraceView, step_html
+from .player import FitWidth, TracePlayer, TraceView, step_html
 
-__all__ = ["TracePlayer", "TraceView", "ComparePlayer", "compare_player", "step_html"]
+__all__ = ["TracePlayer", "TraceView", "ComparePlayer", "compare_player", "step_html", "FitWidth"]
