@@ -141,6 +141,9 @@ class ComparePlayer(Stepping, widgets.VBox):
                 align_items="flex-start",
             ),
         )
+        self.grid.add_class("stmviz-compare-grid")
+        for panel in self.panels:
+            panel.add_class("stmviz-compare-panel")
         controls = widgets.HBox(
             [self.play, self.back_button, self.slider, self.next_button], layout=widgets.Layout(flex_flow="row wrap")
         )

@@ -84,22 +84,51 @@ function render({ el }) {
     clearTimeout(timer);
     timer = setTimeout(() => window.dispatchEvent(new Event("resize")), 30);
   };
-  const observer = new ResizeObserver((entries) => {
+  // a figure of this box whose width is not its container's (drawn detached, or while off-screen)
+  const unfitted = () => {
+    const box = el.parentElement;
+    if (!box) return false;
+    return Array.from(box.querySelectorAll(".js-plotly-plot")).some((gd) => {
+      const host = gd.parentElement;
+      return gd._fullLayout && host && host.clientWidth > 0 && Math.abs(gd._fullLayout.width - host.clientWidth) > 2;
+    });
+  };
+  const check = () => { if (unfitted()) nudge(); };
+  const resized = new ResizeObserver((entries) => {
     const width = Math.round(entries[entries.length - 1].contentRect.width);
     if (width > 0 && width !== last) {
       last = width;
       nudge();
     }
   });
-  observer.observe(el);
-  // a figure of this player drawn after the last change (plotly's widget draws before it is attached)
-  const drawn = (event) => {
+  resized.observe(el);
+  // JupyterLab lays out cells lazily: check again whenever the player scrolls into view
+  const seen = new IntersectionObserver((entries) => { if (entries.some((e) => e.isIntersecting)) check(); });
+  let watched = null;
+  const watch = () => {
     const box = el.parentElement;
-    if (box && event.detail && box.contains(event.detail.element)) nudge();
+    if (box && box !== watched) {
+      if (watched) seen.unobserve(watched);
+      seen.observe(box);
+      watched = box;
+    }
+  };
+  // a figure drawn (plotly's widget draws before it is attached): once it is on the page, fit it
+  const drawn = (event) => {
+    const target = event.detail && event.detail.element;
+    let tries = 0;
+    const settle = () => {
+      watch();
+      if (target && target.isConnected) check();
+      else if (tries++ < 600) requestAnimationFrame(settle);
+    };
+    settle();
   };
   document.addEventListener("plotlywidget-after-render", drawn);
+  requestAnimationFrame(watch);
   return () => {
-    observer.disconnect();
+    resized.disconnect();
+    seen.disconnect();
     document.removeEventListener("plotlywidget-after-render", drawn);
     clearTimeout(timer);
   };
@@ -115,9 +144,10 @@ class FitWidth(anywidget.AnyWidget):
     attached it to the page (so at plotly's default 700 px), and only follows
     the window's resize events. Put in a box next to FigureWidgets made by
     :func:`figure_widget`, this widget watches the box's width in the browser
-    and, whenever it changes or one of the box's figures has just been
-    drawn, sends the window a resize event; plotly then fits every
-    responsive figure to its container.
+    and, whenever it changes, or a figure of the box has just been drawn, or
+    the box scrolls into view (JupyterLab lays out off-screen cells lazily)
+    with a figure whose width is not its container's, sends the window a
+    resize event; plotly then fits every responsive figure to its container.
     """
 
     _esm = traitlets.Unicode(_FIT_ESM).tag(sync=True)
