@@ -450,6 +450,8 @@ def hierarchy_layout(graph: nx.DiGraph) -> dict[Any, tuple[float, float]]:
 
 _MIN_PX, _MAX_PX, _ROOT_PX = 9.0, 38.0, 16.0
 
+#: Above this many nodes no label is written by default (only hovers): laying them out would cost more than it shows.
+MAX_LABELLED_NODES = 200
 #: Labels are laid out for a plot area at least this wide (px): narrower, some stay hidden (their hover shows them).
 LABEL_PLOT_PX = 360.0
 #: The average width of one character of a 10 px label (px), and the room left between two labels.
@@ -590,7 +592,7 @@ def node_arrays(graph: nx.DiGraph, labels: bool | None = None) -> dict[str, Any]
     graph : networkx.DiGraph
         A graph from :func:`hierarchy_graph`.
     labels : bool, optional
-        Write the labels next to the nodes (default: at most 40 nodes).
+        Write the labels next to the nodes (default: at most 200 nodes; labels that would collide are left out, see :func:`label_layout`).
 
     Returns
     -------
@@ -614,7 +616,7 @@ def node_arrays(graph: nx.DiGraph, labels: bool | None = None) -> dict[str, Any]
         (x0, y0), (x1, y1) = pos[parent], pos[child]
         edge_x += [x0, x1, None]
         edge_y += [y0, y1, None]
-    show = labels if labels is not None else len(order) <= 40
+    show = labels if labels is not None else len(order) <= MAX_LABELLED_NODES
     xs = [pos[n][0] for n in order]
     if show:
         texts, where = label_layout(
@@ -669,7 +671,7 @@ def hierarchy_figure(
         With a trace or state: passed to :func:`hierarchy_graph`.
     labels : bool, optional
         Write each node's short label next to it (default: when there are at
-        most 40 nodes).
+        most 200 nodes; those that would collide are left out).
     height : int
         The figure's height in pixels.
 
