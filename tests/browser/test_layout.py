@@ -90,6 +90,13 @@ FIT_ONE = """(gd) => { if (!gd._fullLayout) return false;
   return Math.abs(gd._fullLayout.width - (p.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight))) <= 2; }"""
 
 
+#: Page errors of upstream code in Voila, not of stmviz: jupyterlab-plotly's mimetype renderer caches a PNG with
+#: ``model.setData``, which Voila's output model lacks (the figure is drawn all the same); anywidget reports a model
+#: that took over 2 s to load (plotly's 5 MB widget bundle, thirteen times, on a busy 2-core runner) and then
+#: draws it anyway. The layout is measured after every figure is drawn.
+UPSTREAM_VOILA_ERRORS = ("r.setData is not a function", "[anywidget] Failed to initialize model")
+
+
 def layout_notebook() -> dict:
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(src) for src in SOURCE]
@@ -233,7 +240,7 @@ def test_figures_fit_in_voila(voila_layout, page, screenshots):
         problems += found
         page.screenshot(path=str(screenshots / f"layout_voila_{width}.png"), full_page=True)
     assert problems == [], "\n".join(problems)
-    assert page.page_errors == [], page.page_errors
+    assert [e for e in page.page_errors if not e.startswith(UPSTREAM_VOILA_ERRORS)] == [], page.page_errors
 
 
 #: The pixel centre of every removal marker of the first figure (the static occupancy figure), in page coordinates.
@@ -258,8 +265,10 @@ def test_hovering_a_removal_marker_shows_the_removal(lab_page):
     wrong = []
     for x, y, name in points[:: max(1, len(points) // 8)]:
         page.mouse.move(x, y)
-        page.wait_for_selector(".hoverlayer .hovertext", timeout=5_000)
-        text = page.inner_text(".hoverlayer")
+        page.wait_for_function(
+            "() => !!document.querySelector('.js-plotly-plot .hoverlayer .hovertext')", timeout=5_000, polling=100
+        )
+        text = page.evaluate("() => document.querySelector('.js-plotly-plot .hoverlayer').textContent")
         if "removed" not in text:
             wrong.append((round(x), round(y), name, text[:80]))
         page.mouse.move(5, 5)
