@@ -383,7 +383,26 @@ def occupancy_trace_dicts(
                 meta={"role": "input"},
             )
         )
+    _removals_in_top_hover(out["areas"], data)
     return {role: [_drop_none(d) for d in dicts] for role, dicts in out.items()}
+
+
+def _removals_in_top_hover(areas: list[dict[str, Any]], data: OccupancyData) -> None:
+    """Add each removal's hover to the point of the curve Σμ(ω_t) it sits on.
+
+    A removal marker sits at (t + 1, Σμ(ω_{t+1})), exactly on a point of the
+    top curve (the last stacked area, or the total line). plotly's closest
+    hover prefers a line's point to a marker at the same place, so that
+    point's hover says what the marker says too.
+    """
+    if not areas or not data.removals:
+        return
+    top = areas[-1]
+    template = top["hovertemplate"]
+    extra = {r.t + 1: r.hover().replace("%", "&#37;") for r in data.removals}
+    top["hovertemplate"] = [
+        template.replace("<extra></extra>", f"<br>{extra[t]}<extra></extra>") if t in extra else template for t in data.t
+    ]
 
 
 def _drop_none(trace: dict[str, Any]) -> dict[str, Any]:

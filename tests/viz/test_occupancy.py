@@ -209,7 +209,8 @@ def test_names_cannot_inject_hovertemplate_variables():
     fig = occupancy_figure({"run %{y} <b>": chat_trace(3)}, layout="side")
     for d in fig.data:
         if d.hovertemplate:
-            assert "%{y} &lt;" not in d.hovertemplate and "run &#37;{y} &lt;b&gt;" in d.hovertemplate
+            template = d.hovertemplate if isinstance(d.hovertemplate, str) else " ".join(d.hovertemplate)  # per point
+            assert "%{y} &lt;" not in template and "run &#37;{y} &lt;b&gt;" in template
 
 
 def test_an_empty_trace_still_draws():
@@ -273,3 +274,15 @@ def test_initial_state_types_are_ordered_by_time():
 
     trace = run(Seeded(StateSpace(sizes.words, v_max=50)), chat_steps(2))
     assert list(occupancy_data(trace).by_type)[:2] == ["early", "late"]
+
+
+def test_the_point_under_a_removal_marker_tells_the_removal_too():
+    # plotly's closest hover prefers the top curve's point to the marker on it: that point says the removal
+    trace = chat_trace(10)
+    fig = occupancy_figure(trace)
+    (markers,) = by_role(fig, "removals")
+    top = [d for d in fig.data if d.meta["role"] == "type"][-1]
+    for x, text in zip(markers.x, markers.hovertext):
+        template = top.hovertemplate[list(top.x).index(x)]
+        assert text.replace("%", "&#37;") in template and template.endswith("<extra></extra>")
+    assert sum("removed" in t for t in top.hovertemplate) == len(markers.x)
