@@ -20,6 +20,8 @@ Colours, legends, labels and titles come from what the trace's mechanism
 declares (:mod:`stmviz.core.protocol`), never from a list of known mechanisms.
 """
 
+import sys as _sys
+
 from ._common import TYPE_COLORS, color_for, escape, hover_text
 from .export import export_html, trace_animation, trace_html
 from .hierarchy import hierarchy_figure, hierarchy_graph, hierarchy_kind, hierarchy_title, node_arrays, node_marker
@@ -28,6 +30,17 @@ from .occupancy import OccupancyData, occupancy_data, occupancy_figure
 from .state import StateBar, state_bar, state_figure
 from .sweep import pareto_figure, pareto_front, recall_figure
 from .tokens import TokensHTML, token_pieces, tokens_html
+
+# In a kernel, a figure displayed through plotly's mimetype (JupyterLab, Voila) follows the window's width:
+# JupyterLab refits it on its own layout changes, Voila only on the window's resize event, which needs
+# plotly's "responsive" config. (Outside a kernel nothing is displayed: plotly's renderers, which import
+# IPython, are left alone.)
+if "IPython" in _sys.modules:
+    import plotly.io as _pio
+
+    for _name in ("plotly_mimetype", "jupyterlab", "nteract", "vscode"):
+        if _name in _pio.renderers:
+            _pio.renderers[_name].config.setdefault("responsive", True)
 
 __all__ = [
     "TYPE_COLORS",

@@ -41,6 +41,7 @@ __all__ = [
     "shorten",
     "hover_text",
     "element_lines",
+    "count_of",
 ]
 
 
@@ -222,6 +223,13 @@ def hover_text(*lines: object, width: int = 80) -> str:
     return "<br>".join(escape(shorten(_as_text(line, "hover_text", "a line"), width)) for line in lines if line is not None)
 
 
+def count_of(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` and the noun, singular for one: ``"1 element"``, ``"3 elements"``, ``"0 elements"``.
+
+    >>> count_of(1, "element"), count_of(3, "element"), count_of(2, "child", "children")
+    ('1 element', '3 elements', '2 children')
+    """
+    return f"{n} {noun if n == 1 else (plural or noun + 's')}"
 
 
 def element_lines(element: "Element", size: float | None = None, width: int = 60) -> list[str]:

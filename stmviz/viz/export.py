@@ -113,7 +113,7 @@ def animation_dict(trace: Trace, *, max_frames: int = DEFAULT_MAX_FRAMES) -> dic
     types = [escape(k) for k in data.by_type]
     parts = occupancy_trace_dicts(data, trace.name, stacked=True, show_input=True)
     traces: list[dict[str, Any]] = []
-    for role in ("areas", "v_max", "removals", "input"):
+    for role in ("areas", "v_max", "input", "removals"):  # removal markers on top: their hover wins over |π|
         # the areas carry the type legend: every type, in every frame
         traces.extend({**item, "xaxis": "x", "yaxis": "y"} for item in parts[role])
     top = max([data.v_max, *data.total, *(x for x in data.input_size if x is not None)]) * 1.05
@@ -292,7 +292,8 @@ def trace_html(trace: Trace, *, title: str | None = None, max_frames: int = DEFA
         "h1{font-size:1.3em}p{max-width:60em}</style>\n</head>\n<body>\n"
         f"<h1>{heading}</h1>\n<p>{' · '.join(facts)}</p>\n{query}{sampling}"
         "<p>Top: the occupancy Σμ(ω_t) by element type, the capacity V_max (dashed), |π(ω_t)| in tokens "
-        "(dotted) and the steps where U removed elements (× evicted, ◆ folded). Bottom: the state ω_t; "
+        "(dotted) and the steps where U removed elements, named by the mechanism's operations (× dropped, "
+        "◆ replaced in place by what the step added). Bottom: the state ω_t; "
         "outlined blocks entered at the previous step, hatched blocks are removed by step t. "
         "Use the slider or ▶ play.</p>\n"
         f"{plot}\n{words_html(trace, frame_indices(n + 1, max_frames))}\n</body>\n</html>\n"

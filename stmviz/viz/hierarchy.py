@@ -23,6 +23,7 @@ mechanism's declared element types (:class:`~stmviz.core.protocol.ElementType`).
 from __future__ import annotations
 
 import math
+import re
 import weakref
 from functools import lru_cache
 from collections import defaultdict
@@ -41,7 +42,7 @@ from ..core.mechanism import Mechanism
 from ..core.protocol import ElementType, Hierarchy, declared_types, default_label, step_range, whole_number
 from ..core.space import State
 from ..core.trace import Trace
-from ._common import color_for, element_types_of_trace, escape, shorten
+from ._common import color_for, count_of, element_types_of_trace, escape, shorten
 
 __all__ = [
     "ROOT",
@@ -312,7 +313,7 @@ def _add_root(graph: nx.DiGraph, source: _Source) -> None:
         label=f"ω_{t}" if t is not None else "ω",
         color=ROOT_COLOR,
         size=float(total),
-        content=escape(f"{len(state)} elements, Σμ = {total:g}" + (f" of V_max = {v_max:g}" if v_max else "")),
+        content=escape(f"{count_of(len(state), 'element')}, Σμ = {total:g}" + (f" of V_max = {v_max:g}" if v_max else "")),
         range=None,
         step=None,
         t=None,
@@ -459,6 +460,83 @@ def hierarchy_layout(graph: nx.DiGraph) -> dict[Any, tuple[float, float]]:
 
 _MIN_PX, _MAX_PX, _ROOT_PX = 9.0, 38.0, 16.0
 
+#: Above this many nodes no label is written by default (only hovers): laying them out would cost more than it shows.
+MAX_LABELLED_NODES = 200
+#: Labels are laid out for a plot area at least this wide (px): narrower, some stay hidden (their hover shows them).
+LABEL_PLOT_PX = 360.0
+#: The average width of one character of a 10 px label (px), and the room left between two labels.
+_CHAR_PX, _LABEL_GAP_PX = 6.2, 6.0
+
+_INDEXED = re.compile(r"^([^\[\]<>&]+)\[([^\[\]<>]+)\]$")
+
+
+def math_label(label: str) -> str:
+    """An element's label as the figures write it: an index in brackets becomes a subscript, as in the prose.
+
+    The label is escaped first; only the ``<sub>`` tags are markup.
+
+    >>> math_label("s[3,7]"), math_label("I[12]"), math_label("query"), math_label("<b>[1]")
+    ('s<sub>3,7</sub>', 'I<sub>12</sub>', 'query', '&lt;b&gt;[1]')
+    """
+    match = _INDEXED.match(label)
+    if match is None:
+        return escape(label)
+    return f"{escape(match.group(1))}<sub>{escape(match.group(2))}</sub>"
+
+
+def _label_px(label: str) -> float:
+    """The width of a label drawn by :func:`math_label` in px, roughly (a subscript is smaller)."""
+    match = _INDEXED.match(label)
+    if match is None:
+        return len(label) * _CHAR_PX
+    return len(match.group(1)) * _CHAR_PX + len(match.group(2)) * _CHAR_PX * 0.75
+
+
+def label_layout(
+    x: Sequence[float], depth: Sequence[int], labels: Sequence[str], first: Sequence[bool] = ()
+) -> tuple[list[str], list[str]]:
+    """Where each node's label goes so that no two labels of one depth overlap: above, below, or not drawn.
+
+    The x axis is assumed to span :data:`LABEL_PLOT_PX` px (a narrow
+    column). At each depth, labels are placed one by one — the nodes
+    flagged in ``first`` (the elements of ω_t), then the others, each group
+    left to right — above its node if that row is free there, else below it;
+    a label with room in neither row is left out (hovering its node still
+    shows it).
+
+    Returns
+    -------
+    (list of str, list of str)
+        The text of each node (:func:`math_label`, or ``""``) and its
+        plotly ``textposition``.
+
+    Examples
+    --------
+    >>> texts, where = label_layout([0, 0.1, 0.2, 10], [1, 1, 1, 1], ["a", "b", "c", "d"])
+    >>> texts, where
+    (['a', 'b', '', 'd'], ['top center', 'bottom center', 'top center', 'top center'])
+    """
+    count = len(x)
+    span = (max(x) - min(x)) if count else 0.0
+    px = LABEL_PLOT_PX / span if span > 0 else 1.0
+    prefer = list(first) + [False] * (count - len(first))
+    texts = [""] * count
+    where = ["top center"] * count
+    rows: dict[tuple[int, str], list[tuple[float, float]]] = defaultdict(list)
+    order = sorted(range(count), key=lambda i: (not prefer[i], x[i]))
+    for i in order:
+        if not labels[i]:
+            continue
+        half = (_label_px(labels[i]) + _LABEL_GAP_PX) / 2
+        left, right = x[i] * px - half, x[i] * px + half
+        for side in ("top center", "bottom center"):
+            taken = rows[(depth[i], side)]
+            if all(right <= a or left >= b for a, b in taken):
+                taken.append((left, right))
+                texts[i], where[i] = math_label(labels[i]), side
+                break
+    return texts, where
+
 
 def _marker_sizes(graph: nx.DiGraph, order: list[Any]) -> list[float]:
     values = [graph.nodes[n]["size"] for n in order if n != ROOT]
@@ -494,7 +572,7 @@ def _hover_cached(key: tuple) -> str:
 
 
 def _hover_text(data: Mapping[str, Any]) -> str:
-    lines = [f"<b>{escape(data.get('label', ''))}</b> · {escape(data['type'])}"]
+    lines = [f"<b>{math_label(str(data.get('label', '')))}</b> · {escape(data['type'])}"]
     size = data.get("size")
     if size is not None:
         lines.append(f"{'Σμ' if data['type'] == 'state' else 'μ'} = {float(size):g}")
@@ -524,13 +602,15 @@ def node_arrays(graph: nx.DiGraph, labels: bool | None = None) -> dict[str, Any]
     graph : networkx.DiGraph
         A graph from :func:`hierarchy_graph`.
     labels : bool, optional
-        Write the labels next to the nodes (default: at most 40 nodes).
+        Write the labels next to the nodes (default: at most 200 nodes; labels that would collide are left out, see :func:`label_layout`).
 
     Returns
     -------
     dict
         ``edge_x``, ``edge_y`` (edge segments separated by ``None``), ``x``,
-        ``y``, ``size``, ``color``, ``opacity``, ``line_color``, ``text``,
+        ``y``, ``size``, ``color``, ``opacity``, ``line_color``, ``text``
+        and ``textposition`` (:func:`label_layout`: labels that would
+        overlap at one depth go below their node, or are left out),
         ``hovertext``, ``mode`` (one entry per node, in graph order),
         ``depth`` (the deepest level) and ``types`` (the element types
         present, in order of first appearance).
@@ -547,17 +627,26 @@ def node_arrays(graph: nx.DiGraph, labels: bool | None = None) -> dict[str, Any]
         (x0, y0), (x1, y1) = pos[parent], pos[child]
         edge_x += [x0, x1, None]
         edge_y += [y0, y1, None]
-    show = labels if labels is not None else len(order) <= 40
+    show = labels if labels is not None else len(order) <= MAX_LABELLED_NODES
+    xs = [pos[n][0] for n in order]
+    if show:
+        texts, where = label_layout(
+            xs, [nodes[n]["depth"] for n in order], [str(nodes[n].get("label", "")) for n in order],
+            [bool(nodes[n].get("in_state", True)) for n in order],
+        )
+    else:
+        texts, where = [], []
     return {
         "edge_x": edge_x,
         "edge_y": edge_y,
-        "x": [pos[n][0] for n in order],
+        "x": xs,
         "y": [pos[n][1] for n in order],
         "size": _marker_sizes(graph, order),
         "color": [ROOT_COLOR if n == ROOT else nodes[n].get("color") or color_for(nodes[n]["type"], types) for n in order],
         "opacity": [1.0 if nodes[n].get("in_state", True) else 0.45 for n in order],
         "line_color": ["#222222" if nodes[n].get("in_state", True) else "#ffffff" for n in order],
-        "text": [escape(nodes[n].get("label", "")) for n in order] if show else None,
+        "text": texts if show else None,
+        "textposition": where if show else "top center",
         "hovertext": [_hover(nodes[n]) for n in order],
         "mode": "markers+text" if show else "markers",
         "depth": max((nodes[n]["depth"] for n in order), default=0),
@@ -597,7 +686,7 @@ def hierarchy_figure(
         With a trace or state: passed to :func:`hierarchy_graph`.
     labels : bool, optional
         Write each node's short label next to it (default: when there are at
-        most 40 nodes).
+        most 200 nodes; those that would collide are left out).
     height : int
         The figure's height in pixels.
 
@@ -646,7 +735,7 @@ def hierarchy_figure(
     fig.add_trace(
         go.Scatter(
             x=arrays["x"], y=arrays["y"], mode=arrays["mode"], name="nodes",
-            text=arrays["text"], textposition="top center", textfont={"size": 10},
+            text=arrays["text"], textposition=arrays["textposition"], textfont={"size": 10},
             hovertext=arrays["hovertext"], hoverinfo="text",
             marker=node_marker(arrays),
             showlegend=False,
@@ -661,12 +750,13 @@ def hierarchy_figure(
         )
     depth = arrays["depth"]
     fig.update_layout(
-        title={"text": hierarchy_title(graph)},
+        title={"text": hierarchy_title(graph), "font": {"size": 13}, "x": 0.01, "xanchor": "left"},
         height=height,
-        margin={"l": 50, "r": 20, "t": 50, "b": 40},
+        margin={"l": 50, "r": 20, "t": 50, "b": 10},
         hovermode="closest",
         plot_bgcolor="white",
-        legend={"orientation": "h", "y": -0.15},
+        # at the bottom, in a margin plotly grows to fit its rows (see occupancy.bottom_legend)
+        legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0, "xanchor": "left"},
         xaxis={"title": {"text": "step"}, "showgrid": True, "gridcolor": "#eeeeee", "zeroline": False},
         yaxis={
             "title": {"text": "depth"},

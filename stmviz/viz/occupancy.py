@@ -3,8 +3,15 @@
 :func:`occupancy_data` computes the plain numbers in one pass over the step
 diffs of a :class:`~stmviz.Trace` (no ω_t is rebuilt); :func:`occupancy_figure`
 draws them: stacked areas by element type whose heights add up to Σμ(ω_t),
-the line V_max, markers where U removed elements (evicted or folded, with
-what and why in the hover), and the size |π(ω_t)| of the model input.
+the line V_max, markers where U removed elements (named by the operations
+of the mechanism's vocabulary O that the step applied, with what was removed
+and why in the hover), and the size |π(ω_t)| of the model input.
+
+The figures fill their container's width (no fixed width; plotly's autosize),
+and their legend sits at the bottom of the figure, below the x-axis title, in
+the figure's own margin (``legend.yref = "container"``): however many rows
+a narrow column makes it wrap into, plotly grows that margin, so the legend
+never covers the title or the axis titles (:func:`bottom_legend`).
 """
 
 from __future__ import annotations
@@ -23,13 +30,35 @@ from ..core.formatting import format_number, shorten
 from ..core.trace import Trace, require_trace
 from ._common import color_for, escape, hover_text
 
-__all__ = ["OccupancyData", "Removal", "occupancy_data", "occupancy_trace_dicts", "occupancy_figure"]
+__all__ = ["OccupancyData", "Removal", "bottom_legend", "occupancy_data", "occupancy_trace_dicts", "occupancy_figure"]
 
 #: Line colours of the traces compared in one panel (``layout="overlay"``).
 COMPARE_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
 
 #: At most this many removed elements are listed in one marker's hover.
 MAX_HOVER_ELEMENTS = 8
+
+#: Size in px of the removal markers: larger than the |π(ω_t)| line's hover target, so a marker's hover wins.
+REMOVAL_MARKER_SIZE = 10
+
+
+def bottom_legend(**extra: Any) -> dict[str, Any]:
+    """A horizontal legend at the bottom of the figure, in its own margin (plotly grows the margin to fit it).
+
+    ``yref="container"`` anchors it to the whole figure, not to the plot
+    area: plotly then reserves room for every row of the legend below the
+    x-axis title, instead of drawing it at a fixed fraction under the axis
+    (where a second row covered the axis title).
+    """
+    return {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0, "xanchor": "left", **extra}
+
+
+def figure_title(text: str, subtitle: str | None = None) -> dict[str, Any]:
+    """A short title, and the run's name on a smaller line below it: together they fit a 300 px wide panel."""
+    title: dict[str, Any] = {"text": text, "font": {"size": 15}, "x": 0.01, "xanchor": "left"}
+    if subtitle:
+        title["subtitle"] = {"text": subtitle, "font": {"size": 12, "color": "#555555"}}
+    return title
 
 
 @dataclass(frozen=True)
@@ -42,6 +71,8 @@ class Removal:
     labels: tuple[str, ...]
     reasons: tuple[str, ...]
     replaced: bool
+    #: The types of the operations o_t the step applied (from the mechanism's vocabulary O), in order.
+    operation_types: tuple[str, ...] = ()
 
     @property
     def kind(self) -> str:
@@ -53,6 +84,16 @@ class Removal:
         being appended at the end as a new observation is.
         """
         return "folded" if self.replaced else "evicted"
+
+    @property
+    def label(self) -> str:
+        """The legend name of the markers of such removals: the operations, in the mechanism's own words.
+
+        >>> Removal(3, 10, "append", ("e#1",), ("oldest",), False, ("append",)).label
+        'removed by append'
+        """
+        ops = " + ".join(dict.fromkeys(self.operation_types)) or "U"
+        return f"removed by {ops}"
 
     def hover(self) -> str:
         """The escaped hover text: the step, its operation(s), each removed element and why."""
@@ -171,6 +212,7 @@ def occupancy_data(trace: Trace) -> OccupancyData:
                     labels=tuple(e.label(40) for e in step.removed),
                     reasons=tuple(step.reasons),
                     replaced=_replaced(step.added, step.removed),
+                    operation_types=tuple(str(getattr(o, "type", o)) for o in step.operations),
                 )
             )
     inputs.append(trace.final_input_size)
@@ -244,14 +286,16 @@ def occupancy_trace_dicts(
 ) -> dict[str, list[dict[str, Any]]]:
     """The plotly traces of one occupancy panel as plain dicts, keyed by role.
 
-    Roles: ``areas`` (one per type, or the total), ``v_max``, ``removals``
-    (one trace per kind, ``evicted`` and ``folded``) and ``input``. Plain
-    dicts let the HTML export skip plotly's (slow) validation of long traces.
+    Roles: ``areas`` (one per type, or the total), ``v_max``, ``input`` and
+    ``removals`` (one trace per operation label :attr:`Removal.label` and
+    kind, ``evicted`` or ``folded``, drawn last so that a marker's hover wins
+    over the |π(ω_t)| line under it). Plain dicts let the HTML export skip
+    plotly's (slow) validation of long traces.
     """
     prefix = f"{name}: " if group else ""
     # names go into hovertemplates, where "%{...}" is markup: escape "%" as well
     sname = escape(shorten(name, 60)).replace("%", "&#37;")
-    out: dict[str, list[dict[str, Any]]] = {"areas": [], "v_max": [], "removals": [], "input": []}
+    out: dict[str, list[dict[str, Any]]] = {"areas": [], "v_max": [], "input": [], "removals": []}
     unit = escape(data.size_name).replace("%", "&#37;")
     if by_type:
         for kind, values in data.by_type.items():
@@ -301,27 +345,34 @@ def occupancy_trace_dicts(
             meta={"role": "v_max"},
         )
     )
-    for kind, symbol in (("evicted", "x"), ("folded", "diamond")):
-        removals = [r for r in data.removals if r.kind == kind]
-        if not removals:
-            continue
+    groups: dict[tuple[str, str], list[Removal]] = {}
+    for removal in data.removals:
+        groups.setdefault((removal.label, removal.kind), []).append(removal)
+    palette = {"evicted": ("x", "#d62728"), "folded": ("diamond", "#7b4173")}
+    kinds_of: dict[str, int] = {}
+    for label, _ in groups:
+        kinds_of[label] = kinds_of.get(label, 0) + 1
+    for (label, kind), removals in groups.items():
+        symbol, kind_color = palette[kind]
+        if kinds_of[label] > 1:  # the same operations both evicted and replaced in place: say which marker is which
+            label = f"{label} ({'replaced in place' if kind == 'folded' else 'dropped'})"
         out["removals"].append(
             dict(
                 type="scatter",
                 x=[r.t + 1 for r in removals],
                 y=[r.size_after for r in removals],
-                name=escape(prefix) + kind,
+                name=escape(prefix + label),
                 mode="markers",
                 marker={
                     "symbol": symbol,
-                    "size": 8,
-                    "color": color or ("#d62728" if kind == "evicted" else "#7b4173"),
+                    "size": REMOVAL_MARKER_SIZE,
+                    "color": color or kind_color,
                     "line": {"width": 1, "color": "white"},
                 },
                 hovertext=[r.hover() for r in removals],
                 hoverinfo="text",
                 legendgroup=group or None,
-                meta={"role": "removals", "kind": kind},
+                meta={"role": "removals", "kind": kind, "operations": escape(label)},
             )
         )
     if show_input:
@@ -339,7 +390,26 @@ def occupancy_trace_dicts(
                 meta={"role": "input"},
             )
         )
+    _removals_in_top_hover(out["areas"], data)
     return {role: [_drop_none(d) for d in dicts] for role, dicts in out.items()}
+
+
+def _removals_in_top_hover(areas: list[dict[str, Any]], data: OccupancyData) -> None:
+    """Add each removal's hover to the point of the curve Σμ(ω_t) it sits on.
+
+    A removal marker sits at (t + 1, Σμ(ω_{t+1})), exactly on a point of the
+    top curve (the last stacked area, or the total line). plotly's closest
+    hover prefers a line's point to a marker at the same place, so that
+    point's hover says what the marker says too.
+    """
+    if not areas or not data.removals:
+        return
+    top = areas[-1]
+    template = top["hovertemplate"]
+    extra = {r.t + 1: r.hover().replace("%", "&#37;") for r in data.removals}
+    top["hovertemplate"] = [
+        template.replace("<extra></extra>", f"<br>{extra[t]}<extra></extra>") if t in extra else template for t in data.t
+    ]
 
 
 def _drop_none(trace: dict[str, Any]) -> dict[str, Any]:
@@ -381,10 +451,12 @@ def occupancy_figure(
     -------
     plotly.graph_objects.Figure
         Traces carry ``meta={"role": ...}``: ``type`` (one per element type),
-        ``total``, ``v_max``, ``removals`` (one trace per kind, ``evicted``
-        and ``folded``, with ``meta["kind"]``; markers at x = t + 1, the first
+        ``total``, ``v_max``, ``input`` and ``removals`` (one trace per
+        operation label, e.g. ``"removed by append"`` in the mechanism's own
+        vocabulary O, and kind, ``meta["kind"]`` ``evicted`` (×) or
+        ``folded`` (◆, replaced in place); markers at x = t + 1, the first
         state without the removed elements; the hover lists each removed
-        element and its reason) and ``input``.
+        element and its reason).
 
     Examples
     --------
@@ -393,7 +465,7 @@ def occupancy_figure(
     >>> trace = run(_Example(StateSpace(sizes.words, v_max=4)), ["one two", "three", "four five"])
     >>> fig = occupancy_figure(trace)
     >>> [(d.name, d.meta["role"]) for d in fig.data]
-    [('step', 'type'), ('V_max', 'v_max'), ('evicted', 'removals'), ('|π(ω_t)| tokens', 'input')]
+    [('step', 'type'), ('V_max', 'v_max'), ('|π(ω_t)| tokens', 'input'), ('removed by append', 'removals')]
     """
     if not isinstance(layout, str) or layout not in ("overlay", "side"):
         raise InvalidArgumentError(f"occupancy_figure: layout must be 'overlay' or 'side', got {describe(layout)}")
@@ -449,22 +521,20 @@ def occupancy_figure(
     )
     first = datas[0][1]
     unit = escape(first.size_name) if len({d.size_name for _, d in datas}) == 1 else "μ"
-    title = "Occupancy Σμ(ω_t) against V_max"
-    if not several:
-        title += f" — {escape(shorten(datas[0][0], 60))}"
-    if several:  # many legend entries: below the plot, clear of the title and the panel titles
-        legend = {"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0}
-        margin = {"t": 80, "l": 60, "r": 60, "b": 120}
-    else:
-        legend = {"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0}
-        margin = {"t": 90, "l": 60, "r": 60, "b": 50}
+    title = figure_title(
+        "Occupancy Σμ(ω_t) against V_max", None if several else escape(shorten(datas[0][0], 48))
+    )
     fig.update_layout(
-        title={"text": title},
+        title=title,
         hovermode="closest",
-        legend=legend,
-        margin=margin,
+        # below the x-axis title, in a bottom margin plotly grows to fit every row of the legend
+        legend=bottom_legend(),
+        margin={"t": 58 if several else 72, "l": 60, "r": 60, "b": 10},
+        height=460 if several else 440,
         template="plotly_white",
     )
+    if several and layout == "side":  # the panels' titles: small, so that they fit narrow panels
+        fig.update_annotations(font={"size": 12})
     fig.update_xaxes(title_text="t (state ω_t)")
     # one scale for every panel, so that compared runs read alike
     size_top = max(max(d.v_max, max(d.total)) for _, d in datas) * 1.05

@@ -4,7 +4,9 @@ The blocks follow the canonical order of ω (by ``meta["t"]``, then id) and
 are coloured by element type; the free space V_max − Σμ(ω_t) is a block of
 its own. For a state of a trace, elements that entered at the previous step
 (ω_t ∖ ω_{t−1}) have a thick outline, and elements that step t will remove
-(ω_t ∖ ω_{t+1}) are hatched.
+(ω_t ∖ ω_{t+1}) are hatched. The legend explains that code with two entries
+of its own (:func:`state_legend_dicts`); its type swatches are plain colours
+(a type's own trace would show the style of its first block).
 """
 
 from __future__ import annotations
@@ -25,13 +27,21 @@ from ..core.errors import InvalidArgumentError, InvalidCapacityError, InvalidSiz
 from ..core.formatting import format_number, shorten
 from ..core.space import State, StateSpace
 from ..core.trace import Trace
-from ._common import FREE_COLOR, color_for, element_lines, escape, hover_text
+from ._common import FREE_COLOR, color_for, count_of, element_lines, escape, hover_text
 
-__all__ = ["Block", "StateBar", "state_bar", "state_bar_dicts", "state_bar_traces", "state_figure"]
+__all__ = [
+    "Block", "StateBar", "state_bar", "state_bar_dicts", "state_bar_traces", "state_legend_dicts", "state_title",
+    "state_figure",
+]
 
 #: Outline of the elements new in ω_t, and hatch pattern of those about to be removed.
 NEW_LINE = {"color": "#111111", "width": 3}
 LEAVING_PATTERN = "/"
+#: The height of a state figure in px (the legend's rows take from the bar, never from the title).
+STATE_HEIGHT = 300
+#: The legend names of that code.
+NEW_NAME = "new in ω_t (thick outline)"
+LEAVING_NAME = "removed by step t (hatched)"
 
 
 @lru_cache(maxsize=1 << 16)
@@ -301,6 +311,55 @@ def state_bar_dicts(
     return traces
 
 
+def state_legend_dicts(bar: StateBar, types: Sequence[str] | None = None, *, y: str | None = None) -> list[dict[str, Any]]:
+    """Legend-only traces of a state bar: one plain swatch per element type, then the code of the blocks.
+
+    The bar's own traces stay out of the legend (``showlegend=False`` in
+    :func:`state_bar_dicts`): plotly draws a bar trace's legend swatch in the
+    style of its first block, so a type whose first block is leaving would
+    show a hatched swatch. Each entry here is an empty bar (width 0) in the
+    legend group of its type, so clicking it still hides that type's blocks.
+    The last two entries explain the code: a thick outline marks an element
+    new in ω_t (it entered at step t − 1), hatching one that step t removes.
+    """
+    category = y or bar.label
+    kinds = list(types) if types is not None else bar.types
+    kinds += [k for k in bar.types if k not in kinds]
+
+    def swatch(name: str, marker: dict[str, Any], **extra: Any) -> dict[str, Any]:
+        return dict(
+            type="bar", x=[0], base=[0], y=[category], orientation="h", name=name, marker=marker,
+            hoverinfo="skip", showlegend=True, meta={"role": "legend"}, **extra,
+        )
+
+    out = [
+        swatch(escape(kind), {"color": bar.colors.get(kind) or color_for(kind), "line": {"color": "white", "width": 1}},
+               legendgroup=f"type-{escape(kind)}")
+        for kind in kinds
+    ]
+    out.append(swatch(NEW_NAME, {"color": "white", "line": NEW_LINE}))
+    out.append(swatch(LEAVING_NAME, {"color": "white", "line": {"color": "#999999", "width": 1},
+                                     "pattern": {"shape": LEAVING_PATTERN, "fgcolor": "#222222", "solidity": 0.35}}))
+    return out
+
+
+def state_title(bar: StateBar) -> dict[str, Any]:
+    """The title of a state bar: ω_t, Σμ against V_max on one line, the number of elements on a smaller line.
+
+    >>> from stmviz import Element, State, StateSpace, sizes
+    >>> bar = state_bar(State([Element("a b", {"t": 0})]), space_or_sizes=StateSpace(sizes.words, v_max=4))
+    >>> state_title(bar)["text"], state_title(bar)["subtitle"]["text"]
+    ('ω: Σμ = 2 of V_max = 4 (50%)', '1 element')
+    """
+    text = f"{bar.label}: Σμ = {format_number(bar.used, 4)}"
+    if bar.v_max is not None:
+        text += f" of V_max = {format_number(bar.v_max, 4)} ({100 * bar.used / bar.v_max:.0f}%)"
+    return {
+        "text": escape(text), "font": {"size": 14}, "x": 0.01, "xanchor": "left",
+        "subtitle": {"text": count_of(len(bar.blocks), "element"), "font": {"size": 12, "color": "#555555"}},
+    }
+
+
 def state_bar_traces(
     bar: StateBar, types: Sequence[str] | None = None, *, y: str | None = None, showlegend: bool = True
 ) -> list[go.Bar]:
@@ -322,7 +381,9 @@ def state_figure(
     Parameters are those of :func:`state_bar`. Blocks are coloured by
     element type; new elements have a thick outline, elements about to be
     removed are hatched; the free space is its own block (trace ``"free"``)
-    and V_max a vertical line (a shape named ``"V_max"``).
+    and V_max a vertical line (a shape named ``"V_max"``). The legend, at
+    the bottom, lists the types and that code (:func:`state_legend_dicts`,
+    traces with ``meta={"role": "legend"}`` after the bar's own).
 
     Returns
     -------
@@ -334,17 +395,17 @@ def state_figure(
     >>> from stmviz.core.mechanism import _Example
     >>> trace = run(_Example(StateSpace(sizes.words, v_max=4)), ["one two", "three", "four five"])
     >>> fig = state_figure(trace, 2)
-    >>> [(d.name, list(d.x)) for d in fig.data]
+    >>> [(d.name, list(d.x)) for d in fig.data if d.meta["role"] != "legend"]
     [('step', [2, 1]), ('free', [1])]
+    >>> [d.name for d in fig.data if d.meta["role"] == "legend"]
+    ['step', 'new in ω_t (thick outline)', 'removed by step t (hatched)']
     >>> list(fig.data[0].marker.pattern.shape)  # step 2 evicts 'one two'
     ['/', '']
     """
     bar = state_bar(state_or_trace, t, space_or_sizes=space_or_sizes, v_max=v_max, new=new, leaving=leaving)
-    fig = go.Figure(state_bar_dicts(bar))
+    fig = go.Figure(state_bar_dicts(bar, showlegend=False) + state_legend_dicts(bar))
     cap = bar.v_max
-    title = f"{bar.label}: Σμ = {format_number(bar.used, 4)}"
     if cap is not None:
-        title += f" of V_max = {format_number(cap, 4)} ({100 * bar.used / cap:.0f}%), {len(bar.blocks)} elements"
         fig.add_shape(
             type="line",
             x0=cap,
@@ -356,18 +417,17 @@ def state_figure(
             name="V_max",
         )
         fig.add_annotation(x=cap, y=0.5, yref="y", text=f"V_max = {format_number(cap, 4)}", showarrow=False, yanchor="bottom")
-    else:
-        title += f", {len(bar.blocks)} elements"
     upper = max(cap or 0, bar.used) or 1
     fig.update_layout(
-        title={"text": escape(title)},
+        title=state_title(bar),
         barmode="overlay",
         bargap=0.3,
-        height=260,
+        height=STATE_HEIGHT,
         template="plotly_white",
         uniformtext={"minsize": 8, "mode": "hide"},
-        legend={"orientation": "h", "yanchor": "top", "y": -0.35, "x": 0},
-        margin={"t": 60, "l": 50, "r": 30, "b": 40},
+        # at the bottom, in a margin plotly grows to fit its rows (see occupancy.bottom_legend)
+        legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0, "xanchor": "left"},
+        margin={"t": 70, "l": 50, "r": 30, "b": 10},
         xaxis={"title": {"text": "Σμ"}, "range": [0, upper * 1.02]},
         yaxis={"showticklabels": True},
     )

@@ -8,12 +8,14 @@
   one slider.
 - :class:`SweepExplorer` — a finished sweep, one V_max at a time (a slider).
 
-Both render in JupyterLab and Voila; where no kernel runs (nbconvert,
-nbviewer) they fall back to a static HTML view.
+Both render in JupyterLab and Voila, their figures as wide as the page lets
+them; where the widget cannot render (no kernel, an untrusted notebook,
+nbconvert, nbviewer) they fall back to a static view that loads nothing
+from the network.
 """
 
 from .compare import ComparePlayer, compare_player
-from .player import TracePlayer, TraceView, step_html
+from .player import FitWidth, TracePlayer, TraceView, step_html
 from .sweep import SweepExplorer
 
-__all__ = ["TracePlayer", "TraceView", "ComparePlayer", "compare_player", "step_html", "SweepExplorer"]
+__all__ = ["TracePlayer", "TraceView", "ComparePlayer", "compare_player", "step_html", "SweepExplorer", "FitWidth"]

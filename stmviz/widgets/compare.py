@@ -5,6 +5,11 @@ each panel shows one mechanism's occupancy Σμ(ω_t) with its own marker at t,
 its state bar ω_t, step t in words ("the model saw π(ω_t) (N tokens) and
 answered …; then arrived …" — the same step, seen through each mechanism's π)
 and the operation that produced ω_t.
+
+The panels sit in a CSS grid whose columns are at least
+:data:`PANEL_MIN_WIDTH` wide: side by side when the page has room for them,
+stacked in one column when it has not (a narrow window, the file browser
+open), and every figure is as wide as its panel (:class:`~stmviz.widgets.player.FitWidth`).
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import ipywidgets as widgets
+import plotly.graph_objects as go
 
 from ..core import arguments
 from ..core.arguments import describe
@@ -20,7 +26,13 @@ from ..core.errors import InvalidArgumentError
 from ..core.formatting import shorten
 from ..core.trace import Trace
 from ..viz import escape
-from .player import BOX_STYLE, Stepping, TraceView, _clamped, time_controls
+from ..viz.occupancy import occupancy_figure
+from .player import BOX_STYLE, MARKER_COLOR, FitWidth, Stepping, TraceView, _clamped, time_controls
+
+#: The narrowest a panel gets before the panels wrap onto more rows (px): a figure still reads at this width.
+PANEL_MIN_WIDTH = 340
+#: The height of a panel's occupancy figure (px); its legend takes its rows from the plot, never from the title.
+PANEL_HEIGHT = 420
 
 __all__ = ["ComparePlayer", "compare_player"]
 
@@ -73,7 +85,9 @@ class ComparePlayer(Stepping, widgets.VBox):
     interval : int
         Milliseconds between steps while playing.
     columns : int, optional
-        Panels per row (default: all in one row, up to 3).
+        At most this many panels per row (default: as many as fit, up to 3);
+        panels never get narrower than :data:`PANEL_MIN_WIDTH` px, so a narrow
+        page shows fewer per row, down to one.
 
     Attributes
     ----------
@@ -107,21 +121,41 @@ class ComparePlayer(Stepping, widgets.VBox):
         interval = arguments.whole_number(interval, "compare_player", "interval", minimum=1, fix="; milliseconds between steps")
         t = _clamped(t, self.n, "compare_player")
         self.views = [
-            TraceView(trace, min(t, len(trace)), tokens=False, hierarchy=False, name=name, height=340)
+            TraceView(trace, min(t, len(trace)), tokens=False, hierarchy=False, name=name, height=PANEL_HEIGHT)
             for name, trace in items
         ]
         self.play, self.slider, self.back_button, self.next_button = time_controls(self.n, t, interval)
         cols = columns or min(len(items), 3)
-        panels = [
+        self.panels = [
             widgets.VBox(
-                [widgets.HTML(f"<b style='{BOX_STYLE}'>{escape(shorten(name, 60))}</b>"), view.occupancy, view.state, view.info],
-                layout=widgets.Layout(width=f"{100 / cols - 1:.2f}%", min_width="320px", margin="0 0.5% 8px 0"),
+                [
+                    widgets.HTML(f"<b style='{BOX_STYLE};overflow-wrap:anywhere'>{escape(shorten(name, 60))}</b>"),
+                    view.occupancy, view.state, view.info,
+                ],
+                layout=widgets.Layout(min_width="0", overflow="hidden"),
             )
             for name, view in zip(self.names, self.views)
         ]
-        grid = widgets.HBox(panels, layout=widgets.Layout(flex_flow="row wrap", align_items="flex-start"))
-        controls = widgets.HBox([self.play, self.back_button, self.slider, self.next_button])
-        super().__init__([controls, grid])
+        gap = 12
+        # columns of at least PANEL_MIN_WIDTH px (or the whole width, if narrower), at most `cols` of them
+        widest = f"calc((100% - {(cols - 1) * gap}px) / {cols})"
+        self.grid = widgets.GridBox(
+            self.panels,
+            layout=widgets.Layout(
+                width="100%",
+                grid_template_columns=f"repeat(auto-fit, minmax(max(min(100%, {PANEL_MIN_WIDTH}px), {widest}), 1fr))",
+                grid_gap=f"{gap}px",
+                align_items="flex-start",
+            ),
+        )
+        self.grid.add_class("stmviz-compare-grid")
+        for panel in self.panels:
+            panel.add_class("stmviz-compare-panel")
+        controls = widgets.HBox(
+            [self.play, self.back_button, self.slider, self.next_button], layout=widgets.Layout(flex_flow="row wrap")
+        )
+        self.fit = FitWidth()
+        super().__init__([controls, self.fit, self.grid], layout=widgets.Layout(width="100%"))
         self._wire()
 
     def _show(self, t: int) -> None:
@@ -134,16 +168,24 @@ class ComparePlayer(Stepping, widgets.VBox):
         names = ", ".join(escape(shorten(n, 24)) for n in self.names)
         return f"ComparePlayer({names}: t = {self.t} of {self.n})"
 
-    def static_html(self, include_plotlyjs: str | bool = "cdn") -> str:
-        """All panels at the current t as static HTML."""
+    def static_html(self, include_plotlyjs: str | bool = False) -> str:
+        """All panels at the current t as static HTML (figures only if ``include_plotlyjs`` says where plotly.js comes from)."""
         parts = []
         for i, view in enumerate(self.views):
             parts.append(
-                "<div style='display:inline-block;vertical-align:top;min-width:320px;width:32%'>"
-                + view.static_html(include_plotlyjs if i == 0 else False)
+                f"<div style='flex:1 1 {PANEL_MIN_WIDTH}px;min-width:0'>"
+                + view.static_html(include_plotlyjs if i == 0 else False, figures=bool(include_plotlyjs))
                 + "</div>"
             )
-        return "<div class='stmviz-static-compare'>" + "".join(parts) + "</div>"
+        return "<div class='stmviz-static-compare' style='display:flex;flex-wrap:wrap;gap:12px'>" + "".join(parts) + "</div>"
+
+    def static_figure(self) -> go.Figure:
+        """The occupancy of every run side by side, each with a line at its current t (a static copy of the board)."""
+        fig = occupancy_figure(dict(zip(self.names, self.traces)), layout="side")
+        for col, view in enumerate(self.views, start=1):
+            fig.add_vline(x=view.t, line={"color": MARKER_COLOR, "width": 2}, row=1, col=col)
+        fig.update_layout(title={"text": f"t = {self.t} of {self.n}: a static copy; run the notebook to step through ω_t"})
+        return fig
 
 
 def compare_player(traces: Sequence[Trace] | Mapping[str, Trace], t: int = 0, **kwargs: Any) -> ComparePlayer:

@@ -9,10 +9,22 @@ and when the mechanism declares a hierarchy (``Mechanism.hierarchy``,
 ``Mechanism.folds``: HiAgent, AgentFold, or a mechanism of your own) the
 hierarchy of ω_t is drawn. Moving
 the slider updates every ``go.FigureWidget`` in place inside
-``batch_update()``; nothing is recreated.
+``batch_update()``; nothing is recreated. ``Play`` and the slider are linked
+in the kernel, so the slider's readout changes in the same message round as
+the panels: they never show different steps.
 
-Where no kernel runs (nbconvert, nbviewer), the widget view cannot render;
-the display bundle then carries a static HTML version of the same view.
+The figures fill the player's width, in a narrow column as on a wide screen:
+each FigureWidget has no fixed width and plotly's ``responsive`` config, and
+a zero-height :class:`FitWidth` widget in the player watches the player's
+width (a ``ResizeObserver``) and asks plotly to fit again whenever it changes
+(side panel opened or closed, window resized, figure drawn before it was
+attached).
+
+Where the widget view cannot render (a saved notebook opened without its
+kernel or untrusted, nbconvert, nbviewer), the display bundle carries a static
+copy of the view at its current t: the figure as plotly's own mimetype, which
+JupyterLab draws with its bundled plotly.js, offline and untrusted, and a
+script-free HTML summary (step in words, π(ω_t)). Nothing loads from a CDN.
 """
 
 from __future__ import annotations
@@ -20,8 +32,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import json
+import time
+
+import anywidget
 import ipywidgets as widgets
 import plotly.graph_objects as go
+import plotly.io as pio
+from plotly.subplots import make_subplots
+import traitlets
 
 from ..core import arguments
 from ..core.arguments import IndexTypeError, describe, time_index
@@ -29,15 +48,16 @@ from ..core.errors import InvalidArgumentError
 from ..core.formatting import format_number, shorten
 from ..core.trace import Trace, require_trace, step_halves
 from ..viz import escape, hover_text
+from ..viz._common import count_of
 from ..viz.hierarchy import hierarchy_figure, hierarchy_graph, hierarchy_kind, hierarchy_title, node_arrays, node_marker
-from ..viz.occupancy import occupancy_data, occupancy_figure
-from ..viz.state import block_marker, block_text, state_bar, state_bar_traces, state_figure
+from ..viz.occupancy import bottom_legend, figure_title, occupancy_data, occupancy_figure
+from ..viz.state import block_marker, block_text, state_bar, state_bar_traces, state_figure, state_legend_dicts, state_title
 from ..viz.tokens import tokens_html
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
 
-__all__ = ["TracePlayer", "TraceView", "step_html"]
+__all__ = ["FitWidth", "TracePlayer", "TraceView", "figure_widget", "step_html"]
 
 #: The colour of the step marker in the occupancy figure.
 MARKER_COLOR = "#d62728"
@@ -49,11 +69,116 @@ STATIC_FIGURE_STEPS = 2000
 STATE_ROW = "ω_t"
 #: How many token views of π(ω_t) a player keeps (recently seen t).
 TOKEN_CACHE = 64
+#: While Play runs, the token view follows t when rendering it took less than this (seconds); else it waits for a pause.
+TOKEN_PLAY_BUDGET_S = 0.05
+
+#: The front end of :class:`FitWidth` (an anywidget ES module): watch the player's width, ask plotly to fit again.
+_FIT_ESM = """
+function render({ el }) {
+  el.classList.add("stmviz-fit-width");
+  el.style.height = "0px";
+  el.style.margin = "0";
+  el.style.overflow = "hidden";
+  let last = 0;
+  let timer = null;
+  // plotly's "responsive" config resizes a figure on the window's resize event: send one, debounced
+  const nudge = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => window.dispatchEvent(new Event("resize")), 30);
+  };
+  // a figure of this box whose width is not its container's (drawn detached, or while off-screen)
+  const unfitted = () => {
+    const box = el.parentElement;
+    if (!box) return false;
+    return Array.from(box.querySelectorAll(".js-plotly-plot")).some((gd) => {
+      const host = gd.parentElement;
+      return gd._fullLayout && host && host.clientWidth > 0 && Math.abs(gd._fullLayout.width - host.clientWidth) > 2;
+    });
+  };
+  const check = () => { if (unfitted()) nudge(); };
+  const resized = new ResizeObserver((entries) => {
+    const width = Math.round(entries[entries.length - 1].contentRect.width);
+    if (width > 0 && width !== last) {
+      last = width;
+      nudge();
+    }
+  });
+  resized.observe(el);
+  // JupyterLab lays out cells lazily: check again whenever the player scrolls into view
+  const seen = new IntersectionObserver((entries) => { if (entries.some((e) => e.isIntersecting)) check(); });
+  let watched = null;
+  const watch = () => {
+    const box = el.parentElement;
+    if (box && box !== watched) {
+      if (watched) seen.unobserve(watched);
+      seen.observe(box);
+      watched = box;
+    }
+  };
+  // a figure drawn (plotly's widget draws before it is attached): once it is on the page, fit it
+  const drawn = (event) => {
+    const target = event.detail && event.detail.element;
+    let tries = 0;
+    const settle = () => {
+      watch();
+      if (target && target.isConnected) check();
+      else if (tries++ < 600) requestAnimationFrame(settle);
+    };
+    settle();
+  };
+  document.addEventListener("plotlywidget-after-render", drawn);
+  requestAnimationFrame(watch);
+  return () => {
+    resized.disconnect();
+    seen.disconnect();
+    document.removeEventListener("plotlywidget-after-render", drawn);
+    clearTimeout(timer);
+  };
+}
+export default { render };
+"""
+
+
+class FitWidth(anywidget.AnyWidget):
+    """A zero-height widget that makes the plotly figures of its parent box fill its width, at every width.
+
+    plotly's FigureWidget draws itself once, often before JupyterLab has
+    attached it to the page (so at plotly's default 700 px), and only follows
+    the window's resize events. Put in a box next to FigureWidgets made by
+    :func:`figure_widget`, this widget watches the box's width in the browser
+    and, whenever it changes, or a figure of the box has just been drawn, or
+    the box scrolls into view (JupyterLab lays out off-screen cells lazily)
+    with a figure whose width is not its container's, sends the window a
+    resize event; plotly then fits every responsive figure to its container.
+    """
+
+    _esm = traitlets.Unicode(_FIT_ESM).tag(sync=True)
+
+
+def figure_widget(figure: go.Figure) -> go.FigureWidget:
+    """A FigureWidget of ``figure`` that fills its container's width (plotly's autosize and ``responsive`` config).
+
+    >>> fw = figure_widget(go.Figure())
+    >>> fw._config["responsive"], fw.layout.width, fw.layout.autosize
+    (True, None, True)
+    """
+    widget = go.FigureWidget(figure)
+    widget.layout.width = None  # the container decides
+    widget.layout.autosize = True
+    widget._config = {**widget._config, "responsive": True, "displaylogo": False}
+    return widget
+
+
+def _mimetype_figure(figure: go.Figure) -> dict[str, Any]:
+    """A figure as the JSON of plotly's mimetype ``application/vnd.plotly.v1+json`` (no plotly.js inside)."""
+    data: dict[str, Any] = json.loads(pio.to_json(figure, validate=False))
+    data["config"] = {"responsive": True, "displaylogo": False}
+    return data
 
 _UNSET = object()
 
 #: CSS of the players' text (step info, titles): the notebook's UI font.
-BOX_STYLE = "font-family:var(--jp-ui-font-family, sans-serif);font-size:13px;line-height:1.45"
+BOX_STYLE = "font-family:var(--jp-ui-font-family, sans-serif);font-size:13px;line-height:1.45;overflow-wrap:anywhere"
 
 
 def step_html(trace: Trace, t: int, *, max_items: int = 8, width: int = 80) -> str:
@@ -246,7 +371,7 @@ class TraceView:
         )
         if height:
             occupancy.update_layout(height=height)
-        self.occupancy = go.FigureWidget(occupancy)
+        self.occupancy = figure_widget(occupancy)
         self._marker_index = len(self.occupancy.data) - 1
         self._shape_index = len(self.occupancy.layout.shapes) - 1
         self._shapes = [shape.to_plotly_json() for shape in self.occupancy.layout.shapes]
@@ -254,18 +379,21 @@ class TraceView:
         self._types = list(dict.fromkeys(e.type for e in trace.sizes))
         self._state_signatures: dict[int, tuple] = {}
         self._state_layout: dict[str, Any] = {}
-        self.state = go.FigureWidget(state_figure(trace, self.t))
-        self._free_marker = self.state.data[-1].marker.to_plotly_json()
+        self.state = figure_widget(state_figure(trace, self.t))
+        self._free_index = -1  # state_figure drew the types of ω_t only: the first sync draws every type of the trace
+        self._free_marker: dict[str, Any] = {}
         self._sync_state(self.t)
         self.info = widgets.HTML(value=step_html(trace, self.t))
         self._token_cache: dict[int, str] = {}
+        self._token_seconds = 0.0
         self.tokens = widgets.HTML(value=self._tokens_cached(self.t)) if tokens else None
         self.tokens_t = self.t
+        self.tokens_header = widgets.HTML(value=self._tokens_header(self.t, self.t)) if tokens else None
         show_hierarchy = hierarchy_kind(trace) == "tree" if hierarchy is None else bool(hierarchy)
         self._depth = None if self.n <= HIERARCHY_FULL_STEPS else 2
         self._hierarchy_layout: dict[str, Any] = {}
         self._hierarchy_depth: int | None = None
-        self.hierarchy = go.FigureWidget(hierarchy_figure(self._graph(self.t))) if show_hierarchy else None
+        self.hierarchy = figure_widget(hierarchy_figure(self._graph(self.t))) if show_hierarchy else None
         if self.hierarchy is not None:
             self._hierarchy_depth = len(self.hierarchy.layout.yaxis.tickvals or ()) - 1
 
@@ -303,13 +431,15 @@ class TraceView:
                 self._types.append(block.type)
                 group = groups[block.type] = []
             group.append(block)
-        if len(fig.data) != len(self._types) + 1:
+        if self._free_index != len(self._types):  # a new type: the bar's traces, then the legend's, again
             with fig.batch_update():
                 fig.data = ()
-                fig.add_traces(state_bar_traces(bar, self._types, y=STATE_ROW))
+                fig.add_traces(state_bar_traces(bar, self._types, y=STATE_ROW, showlegend=False))
+                fig.add_traces([go.Bar(d) for d in state_legend_dicts(bar, self._types, y=STATE_ROW)])
             self._state_signatures = {}
             self._state_layout = {}
-            self._free_marker = fig.data[-1].marker.to_plotly_json()
+            self._free_index = len(self._types)
+            self._free_marker = fig.data[self._free_index].marker.to_plotly_json()
         # one constant category: the bar's row keeps its place
         category = STATE_ROW
         keys = ("x", "base", "y", "text", "hovertext", "marker")
@@ -340,12 +470,8 @@ class TraceView:
             restyle["text"].append([f"free {format_number(free, 4)}" if free else ""])
             restyle["hovertext"].append([hover_text(f"free space V_max − Σμ = {format_number(free, 4)}")])
             restyle["marker"].append(self._free_marker)  # the free-space block keeps its own style
-        cap = bar.v_max
-        title = f"{bar.label}: Σμ = {format_number(bar.used, 4)}"
-        if cap is not None:
-            title += f" of V_max = {format_number(cap, 4)} ({100 * bar.used / cap:.0f}%), {len(bar.blocks)} elements"
-        upper = max(cap or 0, bar.used) or 1
-        relayout = self._changed_layout({"title": {"text": escape(title)}, "xaxis.range": [0, upper * 1.02]}, self._state_layout)
+        upper = max(bar.v_max or 0, bar.used) or 1
+        relayout = self._changed_layout({"title": state_title(bar), "xaxis.range": [0, upper * 1.02]}, self._state_layout)
         if changed or relayout:
             with fig.batch_update():
                 fig.plotly_update(
@@ -384,12 +510,13 @@ class TraceView:
             "y": [arrays["edge_y"], arrays["y"]],
             "mode": ["lines", arrays["mode"]],
             "text": [None, arrays["text"]],
+            "textposition": [None, arrays["textposition"]],
             "hovertext": [None, arrays["hovertext"]],
             "marker": [None, node_marker(arrays)],
         }
         depth = arrays["depth"]
         relayout = self._changed_layout(
-            {"title": {"text": hierarchy_title(graph, t)}}, self._hierarchy_layout
+            {"title.text": hierarchy_title(graph, t)}, self._hierarchy_layout
         )
         if depth != self._hierarchy_depth:
             self._hierarchy_depth = depth
@@ -402,17 +529,34 @@ class TraceView:
         cache = self._token_cache
         html = cache.pop(t, None)
         if html is None:
+            start = time.perf_counter()
             html = self._tokens(t)
+            self._token_seconds = time.perf_counter() - start
             if len(cache) >= TOKEN_CACHE:
                 cache.pop(next(iter(cache)))
         cache[t] = html  # most recently used last
         return html
 
+    @property
+    def tokens_fast(self) -> bool:
+        """Whether the last token view took less than :data:`TOKEN_PLAY_BUDGET_S` to render (then it follows Play)."""
+        return self._token_seconds < TOKEN_PLAY_BUDGET_S
+
+    @staticmethod
+    def _tokens_header(shown: int, t: int) -> str:
+        head = f"<b>π(ω<sub>{shown}</sub>)</b>, the model input at t = {shown}, token by token"
+        if shown != t:
+            head += (f" — <i style='color:#b35900'>shown for t = {shown} while Play runs at t = {t}; "
+                     f"it updates when you pause</i>")
+        return f"<span style='{BOX_STYLE}'>{head}</span>"
+
     def show(self, t: int, *, tokens: bool = True) -> None:
         """Show ω_t: move the occupancy marker, update the state bar, label, tokens and hierarchy in place.
 
-        With ``tokens=False`` the token view keeps its old value (the players
-        skip it while playing and catch up when paused).
+        With ``tokens=False`` the token view keeps its old value, and its
+        header says which t it shows and that it updates on pause (a player
+        skips it while playing when it is slow to render, and catches up
+        when paused).
         """
         t = self._clamp(t)
         self.t = t
@@ -431,6 +575,8 @@ class TraceView:
         if self.tokens is not None and tokens:
             self.tokens.value = self._tokens_cached(t)
             self.tokens_t = t
+        if self.tokens_header is not None:
+            self.tokens_header.value = self._tokens_header(self.tokens_t, t)
         self._sync_hierarchy(t)
 
     def catch_up(self) -> None:
@@ -438,16 +584,57 @@ class TraceView:
         if self.tokens is not None and self.tokens_t != self.t:
             self.tokens.value = self._tokens_cached(self.t)
             self.tokens_t = self.t
+        if self.tokens_header is not None:
+            self.tokens_header.value = self._tokens_header(self.tokens_t, self.t)
 
     # -- static ------------------------------------------------------------------
     def figures(self) -> list[go.FigureWidget]:
         """The FigureWidgets of this view."""
         return [f for f in (self.occupancy, self.state, self.hierarchy) if f is not None]
 
-    def static_html(self, include_plotlyjs: str | bool = "cdn", figures: bool | None = None) -> str:
-        """A static HTML version of the view at its current t (for nbconvert / nbviewer)."""
+    def static_figure(self) -> go.Figure:
+        """The view at its current t as one static figure: the occupancy with its step marker above, ω_t's bar below.
+
+        It is what a saved notebook shows where the widget cannot render
+        (see :meth:`Stepping._repr_mimebundle_`).
+        """
+        occ, bar = self.occupancy, self.state
+        second = any(getattr(d, "yaxis", None) == "y2" for d in occ.data)
+        fig = make_subplots(
+            rows=2, cols=1, row_heights=[0.68, 0.32], vertical_spacing=0.16,
+            specs=[[{"secondary_y": second}], [{}]],
+        )
+        for trace in occ.data:
+            fig.add_trace(go.Scatter(trace), row=1, col=1, secondary_y=second and trace.yaxis == "y2")
+        for trace in bar.data:
+            if (trace.meta or {}).get("role") != "legend":
+                fig.add_trace(go.Bar(trace, showlegend=False), row=2, col=1)
+        fig.add_vline(x=self.t, line={"color": MARKER_COLOR, "width": 2}, row=1, col=1)
+        fig.add_vline(x=self.trace.v_max, line={"color": "black", "width": 2, "dash": "dash"}, row=2, col=1)
+        fig.update_xaxes(title_text="t (state ω_t)", row=1, col=1)
+        fig.update_yaxes(title_text=occ.layout.yaxis.title.text, range=occ.layout.yaxis.range, row=1, col=1)
+        fig.update_xaxes(title_text="Σμ", range=bar.layout.xaxis.range, row=2, col=1)
+        title = state_title(state_bar(self.trace, self.t))
+        fig.update_layout(
+            title=figure_title(
+                f"{escape(shorten(self.name, 40))} at t = {self.t} of {self.n}",
+                f"a static copy: {title['text']}, {title['subtitle']['text']}; run the notebook to step through ω_t",
+            ),
+            barmode="overlay", template="plotly_white", height=560, hovermode="closest",
+            legend=bottom_legend(), margin={"t": 80, "l": 60, "r": 60, "b": 10},
+        )
+        return fig
+
+    def static_html(self, include_plotlyjs: str | bool = False, figures: bool | None = None) -> str:
+        """A static HTML version of the view at its current t: heading, step in words, π(ω_t) as tokens.
+
+        With ``include_plotlyjs`` (``"cdn"``, ``True`` …, as
+        ``plotly.io.to_html`` takes it) the figures are added too (none over
+        2,000 steps, unless ``figures=True``); by default the HTML holds no
+        script at all, so it shows the same untrusted and offline.
+        """
         if figures is None:
-            figures = self.n <= STATIC_FIGURE_STEPS
+            figures = bool(include_plotlyjs) and self.n <= STATIC_FIGURE_STEPS
         parts = [f"<h4 style='{BOX_STYLE}'>{escape(shorten(self.name, 80))} at t = {self.t} of {self.n}</h4>", self.info.value]
         if figures:
             first = True
@@ -472,8 +659,11 @@ def _clamped(t: object, n: int, where: str) -> int:
 def time_controls(n: int, t: int, interval: int) -> tuple[widgets.Play, widgets.IntSlider, widgets.Button, widgets.Button]:
     """The controls of time t in a player: play, the slider over ω_0 … ω_n, and one-step buttons.
 
-    ``Play`` and the slider are joined in the browser by ``jslink``; the
-    buttons are wired by :meth:`Stepping._wire`.
+    ``Play`` and the slider are joined in the kernel by ``link`` (not in
+    the browser by ``jslink``): the slider's readout then moves in the same
+    round of messages as the panels it drives, so the two never show
+    different steps while Play runs. The buttons are wired by
+    :meth:`Stepping._wire`.
 
     Returns
     -------
@@ -485,7 +675,7 @@ def time_controls(n: int, t: int, interval: int) -> tuple[widgets.Play, widgets.
         value=t, min=0, max=n, step=1, description="t", continuous_update=True,
         layout=widgets.Layout(width="min(600px, 60%)"),
     )
-    widgets.jslink((play, "value"), (slider, "value"))
+    widgets.link((play, "value"), (slider, "value"))
     back = widgets.Button(description="◀ step", tooltip="previous state ω_{t−1}", layout=widgets.Layout(width="80px"))
     forward = widgets.Button(description="step ▶", tooltip="next state ω_{t+1}", layout=widgets.Layout(width="80px"))
     return play, slider, back, forward
@@ -533,20 +723,33 @@ class Stepping:
     def t(self, value: int) -> None:
         self.slider.value = _clamped(value, self.n, type(self).__name__)
 
-    def static_html(self, include_plotlyjs: str | bool = "cdn") -> str:  # pragma: no cover - overridden
+    def static_html(self, include_plotlyjs: str | bool = False) -> str:  # pragma: no cover - overridden
         """The player at its current t as static HTML, for front ends without a kernel."""
         raise NotImplementedError
 
-    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
-        """The widget view, and for front ends without a kernel a static HTML fallback.
+    def static_figure(self) -> go.Figure:  # pragma: no cover - overridden
+        """The player at its current t as one static figure."""
+        raise NotImplementedError
 
-        JupyterLab and Voila render the widget view; nbconvert's HTML export
-        (without stored widget state) and nbviewer fall back to ``text/html``.
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        """The widget view, and static fallbacks for where it cannot render; none loads anything from the network.
+
+        - ``application/vnd.jupyter.widget-view+json``: the live widget
+          (JupyterLab and Voila with a kernel; JupyterLab renders it only in a
+          trusted notebook).
+        - ``application/vnd.plotly.v1+json``: :meth:`static_figure`, which
+          JupyterLab draws with its own bundled plotly.js (the jupyterlab-plotly
+          extension), offline and in an untrusted notebook, where it ranks
+          before ``text/html``.
+        - ``text/html``: :meth:`static_html`, without any script (nbconvert,
+          nbviewer, GitHub).
+        - ``text/plain``: the repr.
         """
         data = widgets.VBox._repr_mimebundle_(self, **kwargs) or {}
         data["text/plain"] = repr(self)
         try:
             data["text/html"] = self.static_html()
+            data["application/vnd.plotly.v1+json"] = _mimetype_figure(self.static_figure())
         except Exception as exc:  # the fallback must never break the live view
             data["text/html"] = f"<pre>{escape(repr(self))}: no static view ({escape(type(exc).__name__)})</pre>"
         return data
@@ -573,25 +776,30 @@ class TracePlayer(Stepping, widgets.VBox):
     Notes
     -----
     Moving the slider updates the FigureWidgets in place, one
-    ``plotly_update`` message per figure inside ``batch_update()``; the
-    token view, the slowest part, is skipped while ``Play`` runs and caught up
-    when it stops (the last 64 token views are cached). In JupyterLab and
-    Voila the widget view renders; where no kernel runs, the display bundle's
-    ``text/html`` is a static copy of the view at the current t (figures load
-    plotly.js from its CDN; none for traces over 2,000 steps).
+    ``plotly_update`` message per figure inside ``batch_update()``. While
+    ``Play`` runs, the token view follows t when it renders in under 50 ms
+    (:data:`TOKEN_PLAY_BUDGET_S`); a slower one waits, its header says which t
+    it shows and that it updates on pause, and it catches up when Play stops
+    (the last 64 token views are cached). The figures fill the player's width
+    (:class:`FitWidth`). In JupyterLab and Voila the widget view renders;
+    where it cannot, the display bundle holds a static copy of the view at
+    the current t (see :meth:`Stepping._repr_mimebundle_`), which loads
+    nothing from the network.
 
     Attributes
     ----------
     play : ipywidgets.Play
     slider : ipywidgets.IntSlider
-        The state index t; ``jslink``-ed to ``play`` in the front end.
+        The state index t; ``link``-ed to ``play`` in the kernel.
     back_button, next_button : ipywidgets.Button
         One step back / forward, clamped to 0 … n.
     occupancy, state, hierarchy : plotly.graph_objects.FigureWidget
         Updated in place (see :class:`TraceView`); ``hierarchy`` is ``None``
         when not shown.
-    info, tokens : ipywidgets.HTML
-        The step label and the token view of π(ω_t).
+    info, tokens, tokens_header : ipywidgets.HTML
+        The step label, the token view of π(ω_t) and its header (which t it shows).
+    fit : FitWidth
+        Keeps the figures as wide as the player.
 
     Examples
     --------
@@ -626,24 +834,28 @@ class TracePlayer(Stepping, widgets.VBox):
         v = self.view
         self.occupancy, self.state, self.hierarchy = v.occupancy, v.state, v.hierarchy
         self.info, self.tokens = v.info, v.tokens
-        controls = widgets.HBox([self.play, self.back_button, self.slider, self.next_button])
-        children: list[widgets.Widget] = [controls, self.info, self.occupancy, self.state]
+        self.tokens_header = v.tokens_header
+        controls = widgets.HBox(
+            [self.play, self.back_button, self.slider, self.next_button], layout=widgets.Layout(flex_flow="row wrap")
+        )
+        self.fit = FitWidth()
+        children: list[widgets.Widget] = [controls, self.fit, self.info, self.occupancy, self.state]
         if self.hierarchy is not None:
             children.append(self.hierarchy)
-        if self.tokens is not None:
+        if self.tokens is not None and self.tokens_header is not None:
             children.append(
                 widgets.VBox(
-                    [widgets.HTML("<b>π(ω<sub>t</sub>)</b>, the model input, token by token"), self.tokens],
+                    [self.tokens_header, self.tokens],
                     layout=widgets.Layout(max_height="320px", overflow="auto", border="1px solid #ddd", padding="4px"),
                 )
             )
-        super().__init__(children)
+        super().__init__(children, layout=widgets.Layout(width="100%"))
         self._wire()
         self.play.observe(self._on_playing, names="playing")
 
     def _show(self, t: int) -> None:
-        # while Play runs, skip the token view (the slowest part) and catch up when it stops
-        self.view.show(t, tokens=not self.play.playing)
+        # while Play runs, the token view follows t if it renders fast; if not, it waits (and says so) until a pause
+        self.view.show(t, tokens=not self.play.playing or self.view.tokens_fast)
 
     def _on_playing(self, change: dict[str, Any]) -> None:
         if not change["new"]:
@@ -652,9 +864,13 @@ class TracePlayer(Stepping, widgets.VBox):
     def __repr__(self) -> str:
         return f"TracePlayer({escape(shorten(self.trace.name, 40))}: ω_{self.view.t} of ω_0 … ω_{self.n})"
 
-    def static_html(self, include_plotlyjs: str | bool = "cdn") -> str:
-        """The view at the current t as static HTML (figures load plotly.js as ``include_plotlyjs`` says)."""
+    def static_html(self, include_plotlyjs: str | bool = False) -> str:
+        """The view at the current t as static HTML (with figures only if ``include_plotlyjs`` says where plotly.js comes from)."""
         return self.view.static_html(include_plotlyjs)
+
+    def static_figure(self) -> go.Figure:
+        """The view at the current t as one static figure (:meth:`TraceView.static_figure`)."""
+        return self.view.static_figure()
 
     @property
     def figure_widgets(self) -> Sequence[go.FigureWidget]:

@@ -399,7 +399,7 @@ def test_figure_accepts_trace_state_and_graph():
     assert list(a.data[1].x) == list(b.data[1].x)
     assert "ω_2" in a.layout.title.text
     assert hierarchy_figure(trace.final).data[1].x  # a State
-    many = hierarchy_figure(flat_trace(60))
+    many = hierarchy_figure(flat_trace(250))
     assert many.data[1].mode == "markers"  # too many nodes for labels
     assert hierarchy_figure(flat_trace(3)).data[1].mode == "markers+text"
 
@@ -463,3 +463,57 @@ def test_real_hiagent_is_a_tree():
     assert nx.is_arborescence(g)
     assert {g.nodes[n]["element"] for n in g if n != ROOT} == set(trace.final.elements)
     hierarchy_figure(trace)
+
+
+# --------------------------------------------------------------------------- labels that never collide
+
+from stmviz.viz import hierarchy as _hierarchy_module  # noqa: E402
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.floats(0, 40, allow_nan=False), st.integers(0, 3),
+            st.sampled_from(["s[3,7]", "I[12]", "query", "tools", "latest", "g1", "s[10,22]", ""]), st.booleans(),
+        ),
+        min_size=1, max_size=60,
+    )
+)
+def test_label_layout_never_overlaps_two_labels_of_one_depth(nodes):
+    xs, depths, labels, first = (list(column) for column in zip(*nodes))
+    texts, where = _hierarchy_module.label_layout(xs, depths, labels, first)
+    span = max(xs) - min(xs)
+    px = _hierarchy_module.LABEL_PLOT_PX / span if span > 0 else 1.0
+    placed: dict[tuple[int, str], list[tuple[float, float]]] = {}
+    for x, depth, label, text, side in zip(xs, depths, labels, texts, where):
+        if not text:
+            continue
+        assert text == _hierarchy_module.math_label(label)
+        half = _hierarchy_module._label_px(label) / 2
+        interval = (x * px - half, x * px + half)
+        for other in placed.setdefault((depth, side), []):
+            assert interval[1] <= other[0] + 1e-9 or interval[0] >= other[1] - 1e-9, (interval, other)
+        placed[(depth, side)].append(interval)
+    # the first label at each depth among the preferred nodes is always drawn
+    for depth in set(depths):
+        preferred = [i for i, d in enumerate(depths) if d == depth and first[i] and labels[i]]
+        if preferred:
+            leftmost = min(preferred, key=lambda i: xs[i])
+            assert texts[leftmost]
+
+
+def test_fold_tree_writes_indices_as_subscripts():
+    trace = fixtures_fold_trace()
+    fig = hierarchy_figure(trace)
+    texts = [t for t in fig.data[1].text if t]
+    assert texts and not any("[" in t for t in texts)
+    assert any("<sub>" in t for t in texts)
+    assert all("<sub>" in h.split("</b>")[0] for h, t in zip(fig.data[1].hovertext, fig.data[1].text) if t and "<sub>" in t)
+
+
+def fixtures_fold_trace():
+    from stmviz import load_scenario
+
+    scenario = load_scenario("web_research")
+    return run(AgentFold(StateSpace(sizes.tokens(), v_max=scenario.v_max)), scenario)

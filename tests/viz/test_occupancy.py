@@ -80,9 +80,39 @@ def test_eviction_and_fold_are_told_apart():
     assert {r.kind for r in occupancy_data(chat_trace(10)).removals} == {"evicted"}
     assert {r.kind for r in occupancy_data(fold_trace(10)).removals} == {"folded"}
     (markers,) = by_role(occupancy_figure(fold_trace(10)), "removals")
-    assert markers.marker.symbol == "diamond" and markers.name == "folded" and markers.meta["kind"] == "folded"
+    assert markers.marker.symbol == "diamond" and markers.meta["kind"] == "folded"
     (markers,) = by_role(occupancy_figure(chat_trace(10)), "removals")
-    assert markers.marker.symbol == "x" and markers.name == "evicted"
+    assert markers.marker.symbol == "x" and markers.meta["kind"] == "evicted"
+
+
+def test_removal_markers_are_named_by_the_operations_of_the_mechanism():
+    # the legend names a marker by the operation types o_t of the mechanism's vocabulary, not by the figure's own words
+    for trace in (chat_trace(10), fold_trace(10)):
+        for markers in by_role(occupancy_figure(trace), "removals"):
+            ops = {o.type for s in trace if s.removed for o in s.operations}
+            assert markers.name.startswith("removed by "), markers.name
+            assert set(markers.name.removeprefix("removed by ").split(" (")[0].split(" + ")) <= ops
+            assert "folded" not in markers.name and "evicted" not in markers.name
+
+
+def test_scm_reranking_is_not_called_folded():
+    from stmviz import SCM, load_scenario
+
+    scenario = load_scenario("long_dialogue")
+    trace = run(SCM(StateSpace(sizes.tokens(), v_max=scenario.v_max), k=3), scenario)
+    names = [m.name for m in by_role(occupancy_figure(trace), "removals")]
+    declared = set(type(trace.mechanism).operations)
+    assert names and all("fold" not in name for name in names), names
+    for name in names:
+        assert set(name.removeprefix("removed by ").split(" (")[0].split(" + ")) <= declared, (name, declared)
+
+
+def test_a_marker_hover_is_above_the_input_line():
+    # the removal markers are drawn after |π(ω_t)|: at a tie, plotly's hover picks the trace on top
+    fig = occupancy_figure(chat_trace(10))
+    roles = [d.meta["role"] for d in fig.data]
+    assert roles.index("removals") > roles.index("input")
+    assert all(m.marker.size >= 10 for m in by_role(fig, "removals"))
 
 
 def test_a_run_with_both_evictions_and_folds_gets_two_marker_traces():
@@ -91,8 +121,8 @@ def test_a_run_with_both_evictions_and_folds_gets_two_marker_traces():
     kinds = [r.kind for r in data.removals]
     assert kinds == ["evicted", "folded", "folded"]  # step 3's block is itself evicted by the append
     fig = occupancy_figure(trace)
-    markers = {m.name: m for m in by_role(fig, "removals")}
-    assert set(markers) == set(kinds)
+    markers = {m.meta["kind"]: m for m in by_role(fig, "removals")}
+    assert set(markers) == set(kinds) and len({m.name for m in markers.values()}) == 2  # two distinct legend names
     for kind, m in markers.items():
         assert list(m.x) == [r.t + 1 for r in data.removals if r.kind == kind]
 
@@ -179,7 +209,8 @@ def test_names_cannot_inject_hovertemplate_variables():
     fig = occupancy_figure({"run %{y} <b>": chat_trace(3)}, layout="side")
     for d in fig.data:
         if d.hovertemplate:
-            assert "%{y} &lt;" not in d.hovertemplate and "run &#37;{y} &lt;b&gt;" in d.hovertemplate
+            template = d.hovertemplate if isinstance(d.hovertemplate, str) else " ".join(d.hovertemplate)  # per point
+            assert "%{y} &lt;" not in template and "run &#37;{y} &lt;b&gt;" in template
 
 
 def test_an_empty_trace_still_draws():
@@ -243,3 +274,15 @@ def test_initial_state_types_are_ordered_by_time():
 
     trace = run(Seeded(StateSpace(sizes.words, v_max=50)), chat_steps(2))
     assert list(occupancy_data(trace).by_type)[:2] == ["early", "late"]
+
+
+def test_the_point_under_a_removal_marker_tells_the_removal_too():
+    # plotly's closest hover prefers the top curve's point to the marker on it: that point says the removal
+    trace = chat_trace(10)
+    fig = occupancy_figure(trace)
+    (markers,) = by_role(fig, "removals")
+    top = [d for d in fig.data if d.meta["role"] == "type"][-1]
+    for x, text in zip(markers.x, markers.hovertext):
+        template = top.hovertemplate[list(top.x).index(x)]
+        assert text.replace("%", "&#37;") in template and template.endswith("<extra></extra>")
+    assert sum("removed" in t for t in top.hovertemplate) == len(markers.x)

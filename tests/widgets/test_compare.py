@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
+import ipywidgets as widgets
 import pytest
 
 from stmviz import StateSpace, run, sizes
 from stmviz.core.mechanism import _Example
 from stmviz.widgets import ComparePlayer, compare_player
+from stmviz.widgets.compare import PANEL_MIN_WIDTH
 
 PAYLOAD = "<script>alert(1)</script>"
 
@@ -61,7 +65,24 @@ def test_escaping_and_static_fallback():
         assert "<script>" not in view.state.to_json()
     bundle = board._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
-    assert "<script>alert" not in bundle["text/html"] and bundle["text/html"].count("cdn.plot.ly") == 1
+    assert "<script" not in bundle["text/html"] and "cdn.plot.ly" not in bundle["text/html"]
+    figure = bundle["application/vnd.plotly.v1+json"]
+    blob = json.dumps(figure)
+    assert "<script>" not in blob and "cdn.plot.ly" not in blob
+    assert [s["x0"] for s in figure["layout"]["shapes"]] == [v.t for v in board.views]  # each panel's t
+    assert board.static_html(include_plotlyjs="cdn").count("cdn.plot.ly") == 1  # only when asked
+
+
+def test_panels_wrap_in_a_grid_of_min_width_columns():
+    board = compare_player(traces(4))
+    assert isinstance(board.grid, widgets.GridBox) and list(board.grid.children) == board.panels
+    columns = board.grid.layout.grid_template_columns
+    assert "auto-fit" in columns and f"{PANEL_MIN_WIDTH}px" in columns and "/ 2)" in columns  # 2 runs: at most 2 per row
+    assert "/ 1)" in compare_player(traces(4), columns=1).grid.layout.grid_template_columns
+    assert board.fit in board.children
+    for view in board.views:
+        for fig in view.figures():
+            assert fig.layout.width is None and fig._config.get("responsive") is True
 
 
 def test_bad_inputs():

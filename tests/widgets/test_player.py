@@ -14,7 +14,7 @@ from stmviz import StateSpace, run, sizes
 from stmviz.core.mechanism import _Example
 from stmviz.viz._common import escape, shorten
 from stmviz.viz.state import state_figure
-from stmviz.widgets import TracePlayer, TraceView, step_html
+from stmviz.widgets import FitWidth, TracePlayer, TraceView, step_html
 
 _spec = importlib.util.spec_from_file_location("_stmviz_hierarchy_fixtures", Path(__file__).parents[1] / "viz" / "test_hierarchy.py")
 fixtures = importlib.util.module_from_spec(_spec)
@@ -73,7 +73,7 @@ def test_slider_moves_marker_and_state_in_place():
         assert [id(player.occupancy), id(player.state), id(player.info), id(player.tokens)] == ids
         assert id(player.occupancy.data[0]) == ids_traces[0]
         assert f"ω<sub>{t}</sub>" in player.info.value
-        shown = {txt for d in player.state.data if d.name != "free" for txt in (d.text or ())}
+        shown = {txt for d in player.state.data if d.meta["role"] == "type" for txt in (d.text or ())}
         assert shown == {escape(shorten(e.text, 30)) for e in trace.state_at(t)}
 
 
@@ -83,8 +83,8 @@ def test_state_bar_matches_state_figure_after_moves():
     player = TracePlayer(trace)
     for t in (3, 8, 1, 5):
         player.slider.value = t
-        want = {d.name: d for d in state_figure(trace, t).data}
-        got = {d.name: d for d in player.state.data}
+        want = {d.name: d for d in state_figure(trace, t).data if d.meta["role"] != "legend"}
+        got = {d.name: d for d in player.state.data if d.meta["role"] != "legend"}
         for name, d in want.items():
             g = got[name]
             assert set(g.y) <= {"ω_t"}  # the player keeps one row; the title names ω_t
@@ -98,6 +98,12 @@ def test_state_bar_matches_state_figure_after_moves():
             if name not in want:
                 assert len(g.x) == 0
         assert player.state.layout.title.text == state_figure(trace, t).layout.title.text
+        assert player.state.layout.title.subtitle.text == state_figure(trace, t).layout.title.subtitle.text
+        # the legend explains the code: one plain swatch per type of the whole run, then new and leaving
+        legend = [d for d in player.state.data if d.meta["role"] == "legend"]
+        assert [d.name for d in legend][-2:] == ["new in ω_t (thick outline)", "removed by step t (hatched)"]
+        assert {d.name for d in legend[:-2]} == {e.type for e in trace.sizes}
+        assert not any(d.showlegend for d in player.state.data if d.meta["role"] == "type")
 
 
 def test_buttons_move_one_step_and_clamp():
@@ -164,27 +170,67 @@ def test_hierarchy_updates_in_place_for_agentfold_and_hiagent():
     assert TracePlayer(fifo_trace(), hierarchy=True).hierarchy is not None  # forced: a flat graph
 
 
-def test_playing_skips_tokens_then_catches_up():
+def test_playing_keeps_the_token_view_up_when_it_is_fast():
+    trace = fifo_trace(8)
+    player = TracePlayer(trace)
+    assert player.view.tokens_fast  # a short π renders in far less than 50 ms
+    player.play.playing = True
+    player.slider.value = 6
+    assert player.view.tokens_t == 6 and list(marker(player).x) == [6]
+    assert player.tokens.value == player.view._tokens(6)
+    assert "π(ω<sub>6</sub>)" in player.tokens_header.value and "pause" not in player.tokens_header.value
+
+
+def test_playing_says_when_a_slow_token_view_waits_for_a_pause(monkeypatch):
+    from stmviz.widgets import player as module
+
+    monkeypatch.setattr(module, "TOKEN_PLAY_BUDGET_S", 0.0)  # every token view counts as slow
     trace = fifo_trace(8)
     player = TracePlayer(trace)
     first = player.tokens.value
     player.play.playing = True
     player.slider.value = 6
     assert player.tokens.value == first and list(marker(player).x) == [6]
+    header = player.tokens_header.value
+    assert "π(ω<sub>0</sub>)" in header and "t = 6" in header and "updates when you pause" in header
     player.play.playing = False
     assert player.tokens.value != first and player.view.tokens_t == 6
+    assert "π(ω<sub>6</sub>)" in player.tokens_header.value and "pause" not in player.tokens_header.value
 
 
-def test_mimebundle_has_widget_view_and_static_fallback():
+def test_play_and_slider_are_linked_in_the_kernel():
+    # a kernel-side link: the slider (its readout) changes in the same round as the panels, never ahead of them
+    player = TracePlayer(fifo_trace(8))
+    player.play.value = 4
+    assert player.slider.value == 4 and list(marker(player).x) == [4]
+    player.slider.value = 2
+    assert player.play.value == 2
+
+
+def test_figures_fill_their_container():
+    player = TracePlayer(fixtures.fold_trace([None, None, 0, None]))
+    assert isinstance(player.fit, FitWidth) and player.fit in player.children
+    assert "ResizeObserver" in player.fit._esm and "plotlywidget-after-render" in player.fit._esm
+    for fig in player.figure_widgets:
+        assert fig.layout.width is None and fig._config.get("responsive") is True
+
+
+def test_mimebundle_has_widget_view_and_offline_static_fallbacks():
     player = TracePlayer(fifo_trace(4))
     player.slider.value = 2
     bundle = player._repr_mimebundle_()
     assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == player.model_id
     assert bundle["text/plain"] == repr(player) and "ω_2" in bundle["text/plain"]
     html = bundle["text/html"]
-    assert "t = 2 of 4" in html and "plotly" in html.lower() and "stmviz-token" in html
-    assert html.count("cdn.plot.ly") == 1  # plotly.js loaded once, from the CDN, for every figure
-    assert "cdn.plot.ly" not in player.static_html(include_plotlyjs=False)
+    assert "t = 2 of 4" in html and "stmviz-token" in html
+    assert "<script" not in html and "cdn.plot.ly" not in html  # nothing to run, nothing to fetch
+    figure = bundle["application/vnd.plotly.v1+json"]
+    blob = json.dumps(figure)
+    assert "cdn.plot.ly" not in blob and "t = 2 of 4" in figure["layout"]["title"]["text"]
+    roles = [(d.get("meta") or {}).get("role") for d in figure["data"]]
+    assert "marker" in roles and "type" in roles and "free" in roles  # the occupancy with its marker, and ω_2's bar
+    assert [d for d in figure["data"] if (d.get("meta") or {}).get("role") == "marker"][0]["x"] == [2]
+    assert "cdn.plot.ly" in player.static_html(include_plotlyjs="cdn")  # only when asked
 
 
 def test_bad_inputs():
