@@ -515,7 +515,7 @@ prompt, which must never be evicted.
 window = FIFOWindow(StateSpace(sizes.tokens(), v_max=scenario.v_max),
                     system="You are a courteous support agent for a parcel company.")
 trace = run(window, scenario)
-print(trace.table(width=0, limit=12))
+print(trace.table(width=30, limit=12))
 """),
         md(r"""
 ## Identity projection

@@ -73,6 +73,7 @@ def _looks_like_chat(path: Path) -> bool:
 def demo(args: argparse.Namespace) -> int:
     """Replay the bundled tool-using chat through a small FIFO context window and print the trace."""
     from . import run
+    from .core.formatting import plural
 
     scenario = _load(args.scenario)
     v_max = args.v_max if args.v_max is not None else (scenario.v_max or DEFAULT_V_MAX)
@@ -82,12 +83,12 @@ def demo(args: argparse.Namespace) -> int:
     _say(f"stmviz {args.command or 'demo'} — scenario {scenario.name!r} ({len(scenario.steps)} steps) through {mechanism}")
     _say(f"Ω_STM: μ = {trace.size_name}, V_max = {v_max:g}.  Each row is one pass of the Figure 1 loop:")
     _say("x_t = π(ω_t) → model output, then the input that arrives after it → c_t, o_t → ω_{t+1} = U(ω_t, o_t, c_t)\n")
-    _say(trace.table(width=0, limit=args.limit))
+    _say(trace.table(limit=args.limit))
     if args.limit is not None and len(trace) > args.limit:
         _say(f"… {len(trace) - args.limit} more steps (use --limit)")
     evicted = sum(len(step.removed) for step in trace)
     peak = max((step.size_after for step in trace), default=0)
-    _say(f"\n{len(trace)} steps; peak Σμ = {peak:g} of V_max = {v_max:g}; {evicted} elements removed; "
+    _say(f"\n{len(trace)} steps; peak Σμ = {peak:g} of V_max = {v_max:g}; {plural(evicted, 'element')} removed; "
           f"final |ω| = {len(trace.final)}.")
     _say("Next: `stmviz lab` opens the notebooks that explain and animate this.")
     return 0

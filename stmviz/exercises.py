@@ -536,7 +536,7 @@ def check_fifo_match(v_max: Any, scenario: str = "long_dialogue") -> ExerciseRep
     if v_max is None or v_max is ...:
         return c.not_done(NotImplementedError("fifo_v_max is None"))
     data = load_scenario(scenario)
-    if isinstance(v_max, bool) or not isinstance(v_max, int) or v_max <= data.v_max:
+    if isinstance(v_max, bool) or not isinstance(v_max, int) or v_max <= (data.v_max or 0):
         c.fail("a whole number", f"got {v_max!r}; V_max = {data.v_max} is where SCM keeps its probes")
         c.fail("enough", "not checked: V_max is not a whole number above the scenario's")
         c.fail("smallest", "not checked: V_max is not a whole number above the scenario's")
@@ -552,9 +552,9 @@ def check_fifo_match(v_max: Any, scenario: str = "long_dialogue") -> ExerciseRep
     target = kept(SCM(data.space()))
     at, below = kept(FIFOWindow(data.space(v_max=v_max))), kept(FIFOWindow(data.space(v_max=v_max - 1)))
     n = len(data.probes)
-    c.check("enough", isinstance(at, int) and at >= target,
+    c.check("enough", isinstance(at, int) and isinstance(target, int) and at >= target,
             f"SCM keeps {target} of {n} probes at V_max = {data.v_max}; FIFO at V_max = {v_max}: {at}")
-    c.check("smallest", not isinstance(below, int) or below < target,
+    c.check("smallest", not isinstance(below, int) or not isinstance(target, int) or below < target,
             f"FIFO at V_max = {v_max - 1} still keeps {below} of {n}: a smaller window will do")
     return c.report()
 
@@ -626,20 +626,20 @@ def check_priority_memory(make: Callable[[StateSpace], Mechanism] | type, v_max:
         c.fail("contract", f"run() failed: {_err(trace)}")
         return c.report()
 
-    def index(e: Element) -> int | None:  # which observation an element holds
-        return next((i for i, s in enumerate(PRIORITY_STEPS) if s.observation in e.text), None)
+    def index(e: Element) -> int:  # which observation an element holds (−1: none)
+        return next((i for i, s in enumerate(PRIORITY_STEPS) if s.observation in e.text), -1)
 
-    elements = [e for e in trace.sizes if index(e) is not None]
-    c.check("metadata", elements, "no element holds an observation's text")
+    elements = [e for e in trace.sizes if index(e) >= 0]
+    c.check("metadata", bool(elements), "no element holds an observation's text")
     for e in elements:
         s = PRIORITY_STEPS[index(e)]
         c.check("metadata", e.meta.get("priority") == s.meta["priority"] and e.meta.get("source") == s.meta["source"],
                 f"{e.label()} has priority {e.meta.get('priority')!r} and source {e.meta.get('source')!r}; "
                 f"the step said {s.meta['priority']!r} and {s.meta['source']!r}")
-    size = {index(e): trace.sizes[e] for e in elements if index(e) is not None}
+    size = {index(e): trace.sizes[e] for e in elements}
     for t in range(len(trace)):
-        before = {index(e) for e in trace.state_at(t)} - {None}
-        after = {index(e) for e in trace.state_at(t + 1)} - {None}
+        before = {index(e) for e in trace.state_at(t)} - {-1}
+        after = {index(e) for e in trace.state_at(t + 1)} - {-1}
         left = (before | {t}) - after
         if not left:
             continue
@@ -662,7 +662,7 @@ def check_priority_memory(make: Callable[[StateSpace], Mechanism] | type, v_max:
         if not ok:
             c.fail("projection", f"π(ω_{t}) failed: {_err(shown)}")
             break
-        held = sorted((i for i in (index(e) for e in state) if i is not None))
+        held = sorted(i for i in (index(e) for e in state) if i >= 0)
         where = {i: shown.find(PRIORITY_STEPS[i].observation) for i in held}
         missing = [i for i in held if where[i] < 0]
         if missing:

@@ -99,6 +99,9 @@ from .core.protocol import ElementType, declared_types
 from .core.trace import Trace, require_trace, run
 
 __all__ = [
+    "why_forgotten",
+    "why_forgotten_all",
+    "Forgetting",
     "occupancy",
     "prompt_tokens",
     "PromptTokens",
@@ -765,3 +768,13 @@ def run_metrics(trace: Trace, probes: Sequence[Any] = ()) -> dict[str, Any]:
         record[key] = _mean(r[key] for r in rows)
     record["cost"] = record["total_prompt_tokens"]
     return record
+
+
+def __getattr__(name: str) -> Any:
+    """``why_forgotten``, ``why_forgotten_all`` and ``Forgetting`` live in :mod:`stmviz.forgetting` (which reads
+    :func:`is_summary` from here); they are offered here too, imported on first use to avoid a cycle."""
+    if name in ("why_forgotten", "why_forgotten_all", "Forgetting"):
+        from . import forgetting
+
+        return getattr(forgetting, name)
+    raise AttributeError(f"module 'stmviz.metrics' has no attribute {name!r}")

@@ -675,7 +675,7 @@ def _inputs(
 ) -> tuple[Iterable[Any], str, tuple[str, ...], Meta]:
     """The steps, Q, T and request metadata of a run, checked; a scenario object gives those not given."""
     if not isinstance(steps, (str, bytes, Mapping)) and _has_steps(steps):
-        scenario = steps
+        scenario: Any = steps
         steps = scenario.steps
         query = _given_or(query, scenario, "query")
         tools = _given_or(tools, scenario, "tools")

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import plotly.graph_objects as go
 
 from ..core.arguments import time_index
-from ..core.formatting import format_number, shorten
+from ..core.formatting import format_number, plural, shorten
 from ..core.trace import Trace, require_trace, step_halves
 from ._common import escape, hover_text
 
@@ -111,8 +111,8 @@ def loop_boxes(trace: Trace, t: int) -> list[LoopBox]:
 
     state = LoopBox(
         "state",
-        label(f"ω_{t}", f"{n_before} elements", f"Σμ = {format_number(step.size_before, 4)} / {v_max}"),
-        hover_text(f"the state ω_{t} before step {t}", f"{n_before} elements", f"Σμ(ω_{t}) = {format_number(step.size_before, 4)}",
+        label(f"ω_{t}", plural(n_before, "element"), f"Σμ = {format_number(step.size_before, 4)} / {v_max}"),
+        hover_text(f"the state ω_{t} before step {t}", plural(n_before, "element"), f"Σμ(ω_{t}) = {format_number(step.size_before, 4)}",
                    f"V_max = {v_max} (μ = {trace.size_name})"),
     )
     projection = LoopBox(
@@ -148,8 +148,8 @@ def loop_boxes(trace: Trace, t: int) -> list[LoopBox]:
     )
     nxt = LoopBox(
         "next",
-        label(f"ω_{t + 1}", f"{n_after} elements", f"Σμ = {format_number(step.size_after, 4)} / {v_max}"),
-        hover_text(f"the state ω_{t + 1} after step {t}", f"{n_after} elements",
+        label(f"ω_{t + 1}", plural(n_after, "element"), f"Σμ = {format_number(step.size_after, 4)} / {v_max}"),
+        hover_text(f"the state ω_{t + 1} after step {t}", plural(n_after, "element"),
                    f"Σμ(ω_{t + 1}) = {format_number(step.size_after, 4)} ≤ V_max = {v_max}"),
     )
     return [state, projection, model, context, update, nxt]

@@ -17,7 +17,7 @@ from typing import Any
 from ..core.arguments import describe
 from ..core.errors import InvalidArgumentError
 from ..core.model_input import Message, ModelInput
-from ..core.sizes import count_tokens, get_encoding
+from ..core.sizes import count_tokens, encode_tokens, get_encoding
 from ._common import TOKEN_COLORS, escape, shorten
 
 __all__ = ["TokenPiece", "token_pieces", "tokens_html", "TokensHTML"]
@@ -61,7 +61,7 @@ def token_pieces(text: str, encoding: str = "cl100k_base") -> list[TokenPiece]:
     pieces: list[TokenPiece] = []
     buffer = b""
     ids: list[int] = []
-    for token in enc.encode_ordinary(text):
+    for token in encode_tokens(text, enc.name):
         buffer += enc.decode_single_token_bytes(token)
         ids.append(token)
         try:
@@ -102,7 +102,8 @@ class _Renderer:
         self._spans: dict[tuple[int, int], str] = {}
 
     def encode(self, text: str) -> list[int]:
-        return self.encoding.encode_ordinary(text)
+        """The token ids of ``text`` exactly as μ counts them (a huge text is encoded in pieces, see :mod:`stmviz.sizes`)."""
+        return encode_tokens(text, self.encoding.name)
 
     def _token_text(self, token: int) -> str | None:
         try:
