@@ -33,6 +33,7 @@ from .errors import (
     InvalidCapacityError,
     InvalidElementError,
     InvalidIndexError,
+    IndexTypeError,
     InvalidOperationError,
     InvalidSizeError,
     InvalidStateError,
@@ -64,6 +65,6 @@ __all__ = [
     "STMError", "CapacityError", "InvalidCapacityError", "InvalidSizeError", "InvalidElementError",
     "InvalidStateError", "InvalidOperationError", "InvalidUpdateError", "UnsupportedOperationError",
     "UpdateFailedError", "ControllerError", "MechanismContractError", "EncodingUnavailableError",
-    "TraceFormatError", "ScenarioFormatError", "InvalidArgumentError", "InvalidIndexError",
+    "TraceFormatError", "ScenarioFormatError", "InvalidArgumentError", "InvalidIndexError", "IndexTypeError",
     "ElementNotFoundError",
 ]

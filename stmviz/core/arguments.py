@@ -22,7 +22,7 @@ import operator
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from .errors import InvalidArgumentError, InvalidIndexError
+from .errors import IndexTypeError, InvalidArgumentError, InvalidIndexError
 from .formatting import shorten
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -40,15 +40,6 @@ __all__ = [
     "time_index",
     "integer_value",
 ]
-
-
-class IndexTypeError(InvalidIndexError, InvalidArgumentError):
-    """A time index t that is not a whole number (``1.5``, ``True``, ``"3"``): it names no state ω_t.
-
-    It is an :class:`~stmviz.InvalidIndexError` like an index out of range, and
-    also an :class:`~stmviz.InvalidArgumentError` (so a ``TypeError``), which
-    code written for the earlier error keeps catching.
-    """
 
 
 def describe(value: object, width: int = 60) -> str:

@@ -25,6 +25,7 @@ __all__ = [
     "ScenarioFormatError",
     "InvalidArgumentError",
     "InvalidIndexError",
+    "IndexTypeError",
     "ElementNotFoundError",
 ]
 
@@ -111,6 +112,15 @@ class InvalidArgumentError(STMError, ValueError, TypeError):
 
 class InvalidIndexError(STMError, IndexError):
     """A time index t names no state ω_t or step of a trace."""
+
+
+class IndexTypeError(InvalidIndexError, InvalidArgumentError):
+    """A time index t that is not a whole number (``1.5``, ``True``, ``"3"``): it names no state ω_t.
+
+    It is an :class:`InvalidIndexError` like an index out of range, and
+    also an :class:`InvalidArgumentError` (so a ``TypeError``), which
+    code written for the earlier error keeps catching.
+    """
 
 
 class ElementNotFoundError(STMError, KeyError):
