@@ -495,14 +495,15 @@ def _label_px(label: str) -> float:
 def label_layout(
     x: Sequence[float], depth: Sequence[int], labels: Sequence[str], first: Sequence[bool] = ()
 ) -> tuple[list[str], list[str]]:
-    """Where each node's label goes so that no two labels of one depth overlap: above, below, or not drawn.
+    """Where each node's label goes so that no two labels overlap: above its node, below it, or not drawn.
 
     The x axis is assumed to span :data:`LABEL_PLOT_PX` px (a narrow
     column). At each depth, labels are placed one by one — the nodes
     flagged in ``first`` (the elements of ω_t), then the others, each group
     left to right — above its node if that row is free there, else below it;
     a label with room in neither row is left out (hovering its node still
-    shows it).
+    shows it). A row is the gap between two levels, shared by the labels
+    below the upper level's nodes and above the lower level's.
 
     Returns
     -------
@@ -522,7 +523,7 @@ def label_layout(
     prefer = list(first) + [False] * (count - len(first))
     texts = [""] * count
     where = ["top center"] * count
-    rows: dict[tuple[int, str], list[tuple[float, float]]] = defaultdict(list)
+    rows: dict[int, list[tuple[float, float]]] = defaultdict(list)  # the gap below level d → its labels' spans
     order = sorted(range(count), key=lambda i: (not prefer[i], x[i]))
     for i in order:
         if not labels[i]:
@@ -530,7 +531,9 @@ def label_layout(
         half = (_label_px(labels[i]) + _LABEL_GAP_PX) / 2
         left, right = x[i] * px - half, x[i] * px + half
         for side in ("top center", "bottom center"):
-            taken = rows[(depth[i], side)]
+            # a label above a node at depth d and one below a node at depth d − 1 share the gap between
+            # those two levels: they are one row, so labels of neighbouring depths cannot collide either
+            taken = rows[depth[i] - 1 if side == "top center" else depth[i]]
             if all(right <= a or left >= b for a, b in taken):
                 taken.append((left, right))
                 texts[i], where[i] = math_label(labels[i]), side

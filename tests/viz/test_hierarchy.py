@@ -480,27 +480,26 @@ from stmviz.viz import hierarchy as _hierarchy_module  # noqa: E402
         min_size=1, max_size=60,
     )
 )
-def test_label_layout_never_overlaps_two_labels_of_one_depth(nodes):
+def test_label_layout_never_overlaps_two_labels_of_one_depth_or_of_neighbouring_depths(nodes):
     xs, depths, labels, first = (list(column) for column in zip(*nodes))
     texts, where = _hierarchy_module.label_layout(xs, depths, labels, first)
     span = max(xs) - min(xs)
     px = _hierarchy_module.LABEL_PLOT_PX / span if span > 0 else 1.0
-    placed: dict[tuple[int, str], list[tuple[float, float]]] = {}
+    placed: dict[int, list[tuple[float, float]]] = {}  # the gap below level d → labels drawn in it
     for x, depth, label, text, side in zip(xs, depths, labels, texts, where):
         if not text:
             continue
         assert text == _hierarchy_module.math_label(label)
         half = _hierarchy_module._label_px(label) / 2
         interval = (x * px - half, x * px + half)
-        for other in placed.setdefault((depth, side), []):
+        gap = depth - 1 if side == "top center" else depth  # above level d and below level d − 1 share a gap
+        for other in placed.setdefault(gap, []):
             assert interval[1] <= other[0] + 1e-9 or interval[0] >= other[1] - 1e-9, (interval, other)
-        placed[(depth, side)].append(interval)
-    # the first label at each depth among the preferred nodes is always drawn
-    for depth in set(depths):
-        preferred = [i for i, d in enumerate(depths) if d == depth and first[i] and labels[i]]
-        if preferred:
-            leftmost = min(preferred, key=lambda i: xs[i])
-            assert texts[leftmost]
+        placed[gap].append(interval)
+    # the leftmost label among the preferred nodes (the elements of ω_t) is always drawn
+    preferred = [i for i in range(len(xs)) if first[i] and labels[i]]
+    if preferred:
+        assert texts[min(preferred, key=lambda i: xs[i])]
 
 
 def test_fold_tree_writes_indices_as_subscripts():
