@@ -28,7 +28,8 @@ one mechanism on one scenario (all its parameter sets and capacities):
   keeps its own, per instance, see :mod:`stmviz.mechanisms._shared`);
   passed as the public ``summarize=`` argument of the mechanisms that take one;
 - **the built-in mechanisms' own per-text memos** — SCM's embeddings,
-  summaries, memory elements and judgements, HiAgent's embeddings, subgoal summaries and
+  relevances (the cosine of a query's and a memory's embeddings, by the two
+  texts), summaries, memory elements and judgements, HiAgent's embeddings, subgoal summaries and
   line-token counts, AgentFold's line-token counts: each maps a text (or an
   element) to a value computed from it alone, so a memo filled by another
   run holds the very value this run would compute. They are shared only
@@ -186,6 +187,7 @@ class SharedCaches:
             cache = getattr(mechanism, "_cache", None)
             if cache is not None and mechanism.embed is default_embed:
                 cache.embeddings = self.table("SCM", "embeddings")
+                cache.relevance = self.table("SCM", "relevance")
                 if default_summarizer:
                     cache.summaries = self.table("SCM", "summaries")
                     cache.elements = self.table("SCM", "elements")

@@ -215,6 +215,7 @@ class _Cache:
         "frequencies",
         "operations",
         "judgements",
+        "relevance",
         "plan",
         "filed",
     )
@@ -233,6 +234,7 @@ class _Cache:
         self.frequencies = Memo(8)  # the latest texts' term frequencies
         self.operations: Any = None  # (unused; kept for compatibility)
         self.judgements = Memo(limit)  # (full, summary, message) → (verdict, reason)
+        self.relevance = Memo(limit)  # (query text, memory's raw text) → cosine of their embeddings
         self.plan: Any = None  # (key, the latest plan of memory activation)
         self.filed: Any = None  # (key, state, the latest add_interaction transition)
 
@@ -780,7 +782,7 @@ class SCM(Mechanism):
         rw, lw, decay = self._weights()
         scores: list[list[Any]] = []
         for i in ranked:
-            relevance = cosine(query, stream[i][1][2]) if query else 0.0
+            relevance = self._relevance(query_text, query, stream[i][1]) if query else 0.0
             scores.append([i, round(rw * decay ** (t - i) + lw * relevance, 4)])
         judgements: list[list[Any]] = []
         if not ranked:
@@ -825,6 +827,15 @@ class SCM(Mechanism):
             total -= space.measure(dropped[3])
             judgements.append([dropped[0], "drop", f"dropped to fit: Σμ would exceed V_max = {format_number(space.v_max)}"])
         return scores, judgements, [p[3] for p in picks]
+
+    def _relevance(self, query_text: str, query: tuple[float, ...], row: tuple[str, str, tuple[float, ...]]) -> float:
+        """cosine(embed(query_text), embed(raw)) of a memory's row, cached per pair of texts (both embeddings are)."""
+        memo = self._cache.relevance
+        key = (query_text, row[1])
+        value = memo.get(key)
+        if value is None:
+            value = memo.put(key, cosine(query, row[2]))
+        return value
 
     def _judge(self, full: str, summary: str, message: str, context: Context) -> tuple[str, str]:
         """judge(full, summary, message), cached per arguments and checked."""
