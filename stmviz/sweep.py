@@ -29,7 +29,8 @@ one mechanism on one scenario (all its parameter sets and capacities):
   passed as the public ``summarize=`` argument of the mechanisms that take one;
 - **the built-in mechanisms' own per-text memos** — SCM's embeddings,
   relevances (the cosine of a query's and a memory's embeddings, by the two
-  texts), summaries, memory elements and judgements, HiAgent's embeddings, subgoal summaries and
+  texts), rankings of the memory stream (by its texts, the query's text, t
+  and the weights), summaries, memory elements and judgements, HiAgent's embeddings, subgoal summaries and
   line-token counts, AgentFold's line-token counts: each maps a text (or an
   element) to a value computed from it alone, so a memo filled by another
   run holds the very value this run would compute. They are shared only
@@ -188,6 +189,8 @@ class SharedCaches:
             if cache is not None and mechanism.embed is default_embed:
                 cache.embeddings = self.table("SCM", "embeddings")
                 cache.relevance = self.table("SCM", "relevance")
+                cache.prefixes = self.table("SCM", "prefixes")
+                cache.rankings = self.table("SCM", "rankings")
                 if default_summarizer:
                     cache.summaries = self.table("SCM", "summaries")
                     cache.elements = self.table("SCM", "elements")
