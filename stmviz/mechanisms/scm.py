@@ -226,7 +226,7 @@ class _Cache:
     def __init__(self, limit: int = 1 << 16) -> None:
         self.embeddings = Memo(limit)  # raw text → embedding
         self.summaries = Memo(limit)  # (raw text, budget) → summary
-        self.elements = Memo(limit)  # (index, kind, form, full text, budget) → element or None
+        self.elements = Memo(limit)  # (index, kind, form, full text, budget) → element or None; (t, "message", text) → element
         self.stream: Any = None  # the step list the rows were computed from
         self.rows: list[Any] = []  # per interaction: (step, (full, raw, embedding) or None when empty)
         self.current: Any = None  # (previous step, step, row) of the step whose interaction was added last
@@ -657,11 +657,19 @@ class SCM(Mechanism):
         if not text:
             return None
         t = context.t
-        vector = self._embedding(text, context)  # the query of memory activation, too
-        return Element(
-            f"Observation: {text}",
-            {"t": t + 0.5, "step": t, "type": "message", "embedding": vector, "form": "full"},
-        )
+        elements = self._cache.elements
+        key = (t, "message", text)  # the element is a function of t and the text (its embedding's)
+        element = elements.get(key)
+        if element is None:
+            vector = self._embedding(text, context)  # the query of memory activation, too
+            element = elements.put(
+                key,
+                Element(
+                    f"Observation: {text}",
+                    {"t": t + 0.5, "step": t, "type": "message", "embedding": vector, "form": "full"},
+                ),
+            )
+        return element
 
     def _add_interaction(self, state: State, context: Context) -> Transition:
         """add_interaction; the controller's planning and the update share the result (kept for one step)."""
