@@ -30,9 +30,10 @@ one mechanism on one scenario (all its parameter sets and capacities):
 - **the built-in mechanisms' own per-text memos** — SCM's embeddings,
   relevances (the cosine of a query's and a memory's embeddings, by the two
   texts), rankings of the memory stream (by its texts, the query's text, t
-  and the weights), summaries, memory elements and judgements, HiAgent's embeddings, subgoal summaries and
-  line-token counts, AgentFold's line-token counts: each maps a text (or an
-  element) to a value computed from it alone, so a memo filled by another
+  and the weights), summaries, memory elements and judgements; HiAgent's
+  embeddings, subgoal summaries and line-token counts; AgentFold's
+  line-token counts and incoming interactions I_t (by t and text): each
+  maps a text (or an element) to a value computed from it alone, so a memo filled by another
   run holds the very value this run would compute. They are shared only
   between mechanisms whose settings that value depends on are equal (the
   embedder, the summarizer, the judge, the budget, the encoding).
@@ -203,6 +204,7 @@ class SharedCaches:
                 _replace(mechanism, "_subgoal_summaries", self.table("HiAgent", "subgoals", mechanism.summary_budget))
         elif type(mechanism) is AgentFold:
             _replace(mechanism, "_line_tokens", self.table("AgentFold", "line tokens", encoding))
+            _replace(mechanism, "_incomings", self.table("AgentFold", "incoming"))
         return mechanism
 
     def stats(self) -> dict[str, int]:
