@@ -27,7 +27,8 @@ one mechanism on one scenario (all its parameter sets and capacities):
   extractive summarizer, kept by (texts, budget) across runs (each mechanism
   keeps its own, per instance, see :mod:`stmviz.mechanisms._shared`);
   passed as the public ``summarize=`` argument of the mechanisms that take one;
-- **the built-in mechanisms' own per-text memos** — SCM's embeddings,
+- **the built-in mechanisms' own per-text memos** — FIFOWindow's messages
+  (by t, text, role), SCM's embeddings,
   relevances (the cosine of a query's and a memory's embeddings, by the two
   texts), rankings of the memory stream (by its texts, the query's text, t
   and the weights), summaries, memory elements and judgements; HiAgent's
@@ -180,7 +181,7 @@ class SharedCaches:
         embedder only with the default embedder: a user's summarizer may call
         a model, and two calls need not agree.
         """
-        from .mechanisms import SCM, AgentFold, HiAgent
+        from .mechanisms import SCM, AgentFold, FIFOWindow, HiAgent
         from .mechanisms.scm_controller import OverlapJudge
         from .text import embed as default_embed
 
@@ -197,6 +198,8 @@ class SharedCaches:
                     cache.elements = self.table("SCM", "elements")
             if cache is not None and type(mechanism.judge) is OverlapJudge:  # stateless: a verdict depends on its texts
                 cache.judgements = self.table("SCM", "judgements")
+        elif type(mechanism) is FIFOWindow:
+            _replace(mechanism, "_messages", self.table("FIFOWindow", "messages"))
         elif type(mechanism) is HiAgent:
             _replace(mechanism, "_embeddings", self.table("HiAgent", "embeddings"))
             _replace(mechanism, "_line_tokens", self.table("HiAgent", "line tokens", encoding))
