@@ -27,10 +27,14 @@ one mechanism on one scenario (all its parameter sets and capacities):
   extractive summarizer, kept by (texts, budget) across runs (each mechanism
   keeps its own, per instance, see :mod:`stmviz.mechanisms._shared`);
   passed as the public ``summarize=`` argument of the mechanisms that take one;
-- **the built-in mechanisms' own per-text memos** — SCM's embeddings,
-  summaries, memory elements and judgements, HiAgent's embeddings, subgoal summaries and
-  line-token counts, AgentFold's line-token counts: each maps a text (or an
-  element) to a value computed from it alone, so a memo filled by another
+- **the built-in mechanisms' own per-text memos** — FIFOWindow's messages
+  (by t, text, role), SCM's embeddings,
+  relevances (the cosine of a query's and a memory's embeddings, by the two
+  texts), rankings of the memory stream (by its texts, the query's text, t
+  and the weights), summaries, memory elements and judgements; HiAgent's
+  embeddings, subgoal summaries and line-token counts; AgentFold's
+  line-token counts and incoming interactions I_t (by t and text): each
+  maps a text (or an element) to a value computed from it alone, so a memo filled by another
   run holds the very value this run would compute. They are shared only
   between mechanisms whose settings that value depends on are equal (the
   embedder, the summarizer, the judge, the budget, the encoding).
@@ -177,7 +181,7 @@ class SharedCaches:
         embedder only with the default embedder: a user's summarizer may call
         a model, and two calls need not agree.
         """
-        from .mechanisms import SCM, AgentFold, HiAgent
+        from .mechanisms import SCM, AgentFold, FIFOWindow, HiAgent
         from .mechanisms.scm_controller import OverlapJudge
         from .text import embed as default_embed
 
@@ -186,11 +190,16 @@ class SharedCaches:
             cache = getattr(mechanism, "_cache", None)
             if cache is not None and mechanism.embed is default_embed:
                 cache.embeddings = self.table("SCM", "embeddings")
+                cache.relevance = self.table("SCM", "relevance")
+                cache.prefixes = self.table("SCM", "prefixes")
+                cache.rankings = self.table("SCM", "rankings")
                 if default_summarizer:
                     cache.summaries = self.table("SCM", "summaries")
                     cache.elements = self.table("SCM", "elements")
             if cache is not None and type(mechanism.judge) is OverlapJudge:  # stateless: a verdict depends on its texts
                 cache.judgements = self.table("SCM", "judgements")
+        elif type(mechanism) is FIFOWindow:
+            _replace(mechanism, "_messages", self.table("FIFOWindow", "messages"))
         elif type(mechanism) is HiAgent:
             _replace(mechanism, "_embeddings", self.table("HiAgent", "embeddings"))
             _replace(mechanism, "_line_tokens", self.table("HiAgent", "line tokens", encoding))
@@ -198,6 +207,7 @@ class SharedCaches:
                 _replace(mechanism, "_subgoal_summaries", self.table("HiAgent", "subgoals", mechanism.summary_budget))
         elif type(mechanism) is AgentFold:
             _replace(mechanism, "_line_tokens", self.table("AgentFold", "line tokens", encoding))
+            _replace(mechanism, "_incomings", self.table("AgentFold", "incoming"))
         return mechanism
 
     def stats(self) -> dict[str, int]:

@@ -254,6 +254,7 @@ class AgentFold(Mechanism):
         check_callable("summarize", summarize, "(texts, budget) -> str")
         self._summaries = cached_summarizer(summarize or default_summarize)
         self._line_tokens = Memo()
+        self._incomings = Memo()  # (t, text of I_t) → the element I_t
         self._projection_tokens = Tally()
         self._broken_lines = Tally()
         self._pieces = LineTokens(self.encoding)
@@ -476,7 +477,8 @@ class AgentFold(Mechanism):
         return Transition(new, {e: why for e, why in reasons.items() if e in state.elements})
 
     def _incoming(self, context: Context) -> Element:
-        incoming = Element(interaction_text(context.step), {"t": context.t, "type": "latest", "step": context.t})
+        t, text = context.t, interaction_text(context.step)
+        incoming = self._incomings.lookup((t, text), lambda key: Element(text, {"t": t, "type": "latest", "step": t}))
         self.space.measure(incoming)  # μ known before the union, so Σμ is carried, not re-summed
         return incoming
 

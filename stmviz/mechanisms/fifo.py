@@ -35,6 +35,7 @@ from ..core.context import Context
 from ..core.model_input import Message, ModelInput
 from ..core.operation import Operation, OperationSet
 from ..core.space import State, StateSpace
+from ._shared import Memo
 from .fit import fit_text
 
 __all__ = ["FIFOWindow", "OVERSIZE_POLICIES"]
@@ -160,6 +161,7 @@ class FIFOWindow(Mechanism):
         self.system = system
         self.keep_tool_pairs = keep_tool_pairs
         self.oversize = oversize
+        self._messages = Memo()  # (t, k, role, text, call) → the k-th message of step t
         heads: list[Element] = []
         if system is not None:
             heads.append(Element(system, {"role": "system", "type": "system"}))
@@ -226,10 +228,7 @@ class FIFOWindow(Mechanism):
         call_kept: dict[str, float] = {}
         skipped_calls: set[str] = set()
         for k, (role, text, call) in enumerate(parts):
-            meta: dict[str, Any] = {"t": t if k == 0 else t + 0.5, "type": role, "role": role, "step": t}
-            if call is not None:
-                meta["call"] = call
-            element = Element(text, meta)
+            element = self._messages.lookup((t, k, role, text, call), _message)
             paired = self.keep_tool_pairs and role == "tool" and call is not None
             if paired and call in skipped_calls:
                 notes.append(f"skipped the tool result of step {t}: its tool call {call} was skipped")
@@ -443,6 +442,15 @@ class _LastStep:
 
     def __repr__(self) -> str:
         return "_LastStep()"
+
+
+def _message(key: tuple[int, int, str, str, str | None]) -> Element:
+    """The k-th message of step t, from (t, k, role, text, call)."""
+    t, k, role, text, call = key
+    meta: dict[str, Any] = {"t": t if k == 0 else t + 0.5, "type": role, "role": role, "step": t}
+    if call is not None:
+        meta["call"] = call
+    return Element(text, meta)
 
 
 def _input_role(role: Any) -> str:

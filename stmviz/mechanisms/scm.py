@@ -215,6 +215,10 @@ class _Cache:
         "frequencies",
         "operations",
         "judgements",
+        "relevance",
+        "prefixes",
+        "prefix",
+        "rankings",
         "plan",
         "filed",
     )
@@ -222,7 +226,7 @@ class _Cache:
     def __init__(self, limit: int = 1 << 16) -> None:
         self.embeddings = Memo(limit)  # raw text → embedding
         self.summaries = Memo(limit)  # (raw text, budget) → summary
-        self.elements = Memo(limit)  # (index, kind, form, full text, budget) → element or None
+        self.elements = Memo(limit)  # (index, kind, form, full text, budget) → element or None; (t, "message", text) → element
         self.stream: Any = None  # the step list the rows were computed from
         self.rows: list[Any] = []  # per interaction: (step, (full, raw, embedding) or None when empty)
         self.current: Any = None  # (previous step, step, row) of the step whose interaction was added last
@@ -233,6 +237,10 @@ class _Cache:
         self.frequencies = Memo(8)  # the latest texts' term frequencies
         self.operations: Any = None  # (unused; kept for compatibility)
         self.judgements = Memo(limit)  # (full, summary, message) → (verdict, reason)
+        self.relevance = Memo(limit)  # (query text, memory's raw text) → cosine of their embeddings
+        self.prefixes = Memo(limit)  # (name of interactions 0 … i−1, raw text i or None) → name of 0 … i
+        self.prefix: list[Any] = []  # per row: the name of the memory stream's raw texts up to it
+        self.rankings = Memo(limit)  # (name of the candidates, query text, t, weights) → (depth, top-depth indices)
         self.plan: Any = None  # (key, the latest plan of memory activation)
         self.filed: Any = None  # (key, state, the latest add_interaction transition)
 
@@ -545,6 +553,7 @@ class SCM(Mechanism):
         if source is None or source is not cache.stream or m > n or (m and source[m - 1] is not rows[m - 1][0]):
             cache.stream = source
             cache.rows = rows = []
+            cache.prefix = []
             cache.norms = None
         while len(rows) < n:
             i = len(rows)
@@ -648,11 +657,19 @@ class SCM(Mechanism):
         if not text:
             return None
         t = context.t
-        vector = self._embedding(text, context)  # the query of memory activation, too
-        return Element(
-            f"Observation: {text}",
-            {"t": t + 0.5, "step": t, "type": "message", "embedding": vector, "form": "full"},
-        )
+        elements = self._cache.elements
+        key = (t, "message", text)  # the element is a function of t and the text (its embedding's)
+        element = elements.get(key)
+        if element is None:
+            vector = self._embedding(text, context)  # the query of memory activation, too
+            element = elements.put(
+                key,
+                Element(
+                    f"Observation: {text}",
+                    {"t": t + 0.5, "step": t, "type": "message", "embedding": vector, "form": "full"},
+                ),
+            )
+        return element
 
     def _add_interaction(self, state: State, context: Context) -> Transition:
         """add_interaction; the controller's planning and the update share the result (kept for one step)."""
@@ -776,11 +793,11 @@ class SCM(Mechanism):
         space = self.space
         t = context.t
         query = self._embedding(query_text, context) if query_text else None
-        ranked = self._rank(stream, last, query, t, k, in_state)
+        ranked = self._ranking(stream, last, query, query_text, t, k, in_state)
         rw, lw, decay = self._weights()
         scores: list[list[Any]] = []
         for i in ranked:
-            relevance = cosine(query, stream[i][1][2]) if query else 0.0
+            relevance = self._relevance(query_text, query, stream[i][1]) if query else 0.0
             scores.append([i, round(rw * decay ** (t - i) + lw * relevance, 4)])
         judgements: list[list[Any]] = []
         if not ranked:
@@ -825,6 +842,15 @@ class SCM(Mechanism):
             total -= space.measure(dropped[3])
             judgements.append([dropped[0], "drop", f"dropped to fit: Σμ would exceed V_max = {format_number(space.v_max)}"])
         return scores, judgements, [p[3] for p in picks]
+
+    def _relevance(self, query_text: str, query: tuple[float, ...], row: tuple[str, str, tuple[float, ...]]) -> float:
+        """cosine(embed(query_text), embed(raw)) of a memory's row, cached per pair of texts (both embeddings are)."""
+        memo = self._cache.relevance
+        key = (query_text, row[1])
+        value = memo.get(key)
+        if value is None:
+            value = memo.put(key, cosine(query, row[2]))
+        return value
 
     def _judge(self, full: str, summary: str, message: str, context: Context) -> tuple[str, str]:
         """judge(full, summary, message), cached per arguments and checked."""
@@ -895,6 +921,47 @@ class SCM(Mechanism):
             powers = cache.powers = (decay, rw, powers[2], (rw * powers[2])[::-1].copy())
         return powers[2], powers[3]
 
+    def _ranking(
+        self, stream: list[Any], last: int, query: tuple[float, ...] | None, query_text: str, t: int, k: int, skip: set
+    ) -> list[int]:
+        """:meth:`_rank`'s top-k, read from a ranking of all candidates kept by content.
+
+        The scores of candidates 0 … last−1 depend on their texts, the query's
+        text, t and the weights alone — not on ω, which only says which
+        candidates to skip (those already in ω). So the candidates are ranked
+        without skipping, to the depth k + (the candidates in ω), and kept by
+        (the candidates' texts, the query, t, the weights); the top-k is that
+        ranking without the skipped ones. The order is total (score
+        descending, the newest first on ties), so this is the top-k of the
+        candidates left.
+        """
+        held = {i for i in skip if isinstance(i, int) and 0 <= i < last}
+        depth = k + len(held)
+        memo = self._cache.rankings
+        key = (self._prefix(stream, last), query_text, t, self._weights())
+        found = memo.get(key)
+        if found is None or found[0] < depth:
+            found = memo.put(key, (depth, self._rank(stream, last, query, t, depth, set())))
+        return [i for i in found[1] if i not in held][:k]
+
+    def _prefix(self, stream: list[Any], last: int) -> Any:
+        """A name for the raw texts of interactions 0 … last−1: two runs' names are the same object only if the texts are.
+
+        The name of 0 … i is looked up by (the name of 0 … i−1, the raw text of
+        i) in ``prefixes`` (hash-consing), so runs that share that table — a
+        sweep's runs at several V_max — name the same memory stream alike.
+        """
+        cache = self._cache
+        names, table = cache.prefix, cache.prefixes
+        while len(names) < last:
+            row = stream[len(names)][1]
+            key = (names[-1] if names else None, row[1] if row is not None else None)
+            name = table.get(key)
+            if name is None:
+                name = table.put(key, _Prefix(len(names) + 1))
+            names.append(name)
+        return names[last - 1] if last > 0 else None
+
     def _rank(self, stream: list[Any], last: int, query: tuple[float, ...] | None, t: int, k: int, skip: set) -> list[int]:
         """The indices of the top-k candidates 0 … last−1 by recency_weight·recency + relevance_weight·cosine."""
         rw, lw, decay = self._weights()
@@ -944,20 +1011,16 @@ class SCM(Mechanism):
                     break
                 if n >= m:
                     bound = (rw * recency[t - lo + 1] + (lw if relevant else 0.0)) * (1 + 1e-9) + 1e-12
-                    if kth > bound and (m <= 8 or np.count_nonzero(score >= kth) == m):
-                        break  # (a tie at the m-th place is left to the partition over all candidates)
+                    if kth > bound:
+                        break
                 older = max(0, (lo - 2 * (last - lo)) // 64 * 64)
                 score = np.concatenate([scores(older, lo), score])
                 lo = older
-            if m <= 8:
-                # The first m in the order (score descending, newest first on ties) all score ≥ the
-                # m-th best score: sort just those (usually m of them) in that order.
-                at = (score >= kth).nonzero()[0]
-                best = sorted((-v, -i) for v, i in zip(score[at].tolist(), at.tolist()) if v > -inf)
-                return [lo - i for _, i in best[:m]]
-            top = [int(i) for i in (np.argpartition(-score, m - 1)[:m] if m < n else np.arange(n))]
-            order = sorted((i for i in top if score[i] > -np.inf), key=lambda i: (-float(score[i]), -i))
-            return [lo + i for i in order[:k]]
+            # The first m in the order (score descending, newest first on ties) all score ≥ the m-th
+            # best score: sort just those (m of them, more only on ties) in that order.
+            at = (score >= kth).nonzero()[0]
+            best = sorted((-v, -i) for v, i in zip(score[at].tolist(), at.tolist()) if v > -inf)
+            return [lo - i for _, i in best[:m]]
         scored = []
         for i in range(last):
             row = stream[i][1]
@@ -993,6 +1056,18 @@ class SCM(Mechanism):
                 return super().projection_size(state)
             total += count(e.content)
         return total
+
+
+class _Prefix:
+    """The name of a memory stream's first ``length`` raw texts (see :meth:`SCM._prefix`); compared by identity."""
+
+    __slots__ = ("length",)
+
+    def __init__(self, length: int) -> None:
+        self.length = length
+
+    def __repr__(self) -> str:
+        return f"<interactions 0 … {self.length - 1}>"
 
 
 class _Texts(Sequence[str]):

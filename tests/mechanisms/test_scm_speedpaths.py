@@ -194,8 +194,22 @@ def test_ranking_takes_the_first_k_by_score_then_newest(k):
         expected = sorted(candidates, key=lambda i: (-score[i], -i))[:k]
         got = {e.meta["index"] for e in trace.state_at(t + 1).where(type="activation")}
         assert sorted(score[i] for i in got) == sorted(score[i] for i in expected), t
-        if k <= 8:  # (past 8, a tie at the k-th place goes to whichever the partition puts first, as before)
-            assert got == set(expected), (t, sorted(got), sorted(expected))
+        assert got == set(expected), (t, sorted(got), sorted(expected))  # ties to the newest, at every k
+
+
+@pytest.mark.parametrize("order", [(600, 4000, 1200), (4000, 600, 1200)])
+def test_rankings_kept_by_content_serve_runs_at_other_capacities(order):
+    """A ranking kept for one run (to the depth its ω needed) gives another V_max's run its own top-k."""
+    from stmviz.sweep import SharedCaches
+
+    steps = _stream(300, seed=11)
+    caches = SharedCaches()
+    for v_max in order:
+        kwargs = dict(k=3, flash_size=2, needs_memory=always_needs_memory)
+        shared = caches.share(SCM(StateSpace(sizes.tokens(), v_max), **kwargs))
+        alone = SCM(StateSpace(sizes.tokens(), v_max), **kwargs)
+        assert run(shared, steps).to_json() == run(alone, steps).to_json(), v_max
+    assert caches.stats()["SCM rankings"] > 0
 
 
 def test_the_controller_follows_k():
