@@ -68,6 +68,7 @@ from .core.errors import InvalidArgumentError, STMError
 from .core.formatting import shorten
 from .core.mechanism import Mechanism
 from .core.sizes import SizeFunction, resolve
+from .mechanisms._shared import Memo
 from .core.space import StateSpace
 from .core.trace import run
 from .metrics import run_metrics
@@ -75,41 +76,13 @@ from .metrics import run_metrics
 __all__ = ["sweep", "SharedCaches", "parameter_names"]
 
 
-class _Table:
-    """A plain dict memo that never forgets during a sweep (the same interface as the mechanisms' ``Memo``)."""
+class _Table(Memo):
+    """A memo that never forgets during a sweep (a :class:`~stmviz.mechanisms._shared.Memo` too large to fill)."""
 
-    __slots__ = ("maxsize", "_data")
+    __slots__ = ()
 
     def __init__(self) -> None:
-        self.maxsize = 1 << 62
-        self._data: dict[Any, Any] = {}
-
-    def lookup(self, key: Any, compute: Callable[[Any], Any]) -> Any:
-        data = self._data
-        try:
-            return data[key]
-        except KeyError:
-            value = data[key] = compute(key)
-            return value
-
-    def get(self, key: Any, default: Any = None) -> Any:
-        return self._data.get(key, default)
-
-    def put(self, key: Any, value: Any) -> Any:
-        self._data[key] = value
-        return value
-
-    def clear(self) -> None:
-        self._data.clear()
-
-    def __contains__(self, key: Any) -> bool:
-        return key in self._data
-
-    def __len__(self) -> int:
-        return len(self._data)
-
-    def __repr__(self) -> str:
-        return f"_Table({len(self._data)})"
+        super().__init__(maxsize=1 << 62)
 
 
 class SharedCaches:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
 from ..core.element import Element, order_key
-from ..core.formatting import shorten
+from ..core.formatting import format_number, shorten
 from ..core.errors import InvalidArgumentError, InvalidOperationError
 from ..core.space import State, StateSpace
 from ..text import truncate_to_tokens
@@ -297,3 +297,25 @@ def check_budget(name: str, value: Any, allow_none: bool = False) -> Any:
 def range_label(x: int, y: int) -> str:
     """The steps x … y in words: ``"step 3"`` or ``"steps 3–7"``."""
     return f"step {x}" if x == y else f"steps {x}–{y}"
+
+
+def over_limit(mechanism: Any, state: Any) -> tuple[float, str]:
+    """How far ω is over V_max, and why: Σμ(ω) − V_max, or, when μ counts tokens, |π(ω)| − V_max if larger.
+
+    For a mechanism whose π adds labels of its own (HiAgent, AgentFold), V_max is
+    also the model's context limit: π(ω), labels included, must fit it, not only
+    Σμ (Definition 1). The text says which limit was passed.
+    """
+    space = mechanism.space
+    v_max = space.v_max
+    total = space.size(state)
+    over, why = total - v_max, f"Σμ = {format_number(total)} > V_max = {format_number(v_max)}"
+    if space.counts_tokens:
+        size = mechanism.projection_size(state)
+        if size - v_max > over:
+            over = size - v_max
+            why = (
+                f"|π(ω)| = {format_number(size)} > V_max = {format_number(v_max)} "
+                f"(Σμ = {format_number(total)} plus π's labels)"
+            )
+    return over, why

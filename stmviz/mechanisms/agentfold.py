@@ -68,7 +68,9 @@ from ..core.space import State, StateSpace
 from ..text import summarize as default_summarize
 from ..text._checks import check_callable, check_choice, check_real, check_whole
 from .fit import ELLIPSIS, fit_text
-from ._shared import LineTokens, Memo, Summarizer, Tally, View, ViewIndex, cached_summarizer, check_budget, range_label
+from ._shared import (
+    LineTokens, Memo, Summarizer, Tally, View, ViewIndex, cached_summarizer, check_budget, over_limit, range_label,
+)
 
 __all__ = ["AgentFold"]
 
@@ -728,19 +730,7 @@ class AgentFold(Mechanism):
         "Question:", "Summaries:", "[steps x–y]" and "Latest interaction"
         included — must fit it, not only Σμ (Definition 1).
         """
-        space = self.space
-        v_max = space.v_max
-        total = space.size(state)
-        over, why = total - v_max, f"Σμ = {format_number(total)} > V_max = {format_number(v_max)}"
-        if space.counts_tokens:
-            size = self.projection_size(state)
-            if size - v_max > over:
-                over = size - v_max
-                why = (
-                    f"|π(ω)| = {format_number(size)} > V_max = {format_number(v_max)} "
-                    f"(Σμ = {format_number(total)} plus π's labels)"
-                )
-        return over, why
+        return over_limit(self, state)
 
 
 def _block_prefix(e: Element) -> str:

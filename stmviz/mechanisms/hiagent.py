@@ -38,7 +38,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from ..core.element import Element, order_key
-from ..core.formatting import format_number, shorten
+from ..core.formatting import shorten
 from ..core.errors import InvalidArgumentError, InvalidOperationError, ScenarioFormatError
 from ..core.mechanism import Mechanism, Transition
 from ..core.protocol import ElementType, Hierarchy, element_types_of
@@ -49,7 +49,9 @@ from ..text import cosine, embed
 from ..text._checks import check_callable
 from ..text import summarize as default_summarize
 from .fit import fit_text
-from ._shared import LineTokens, Memo, Summarizer, Tally, View, ViewIndex, cached_summarizer, check_budget, range_label
+from ._shared import (
+    LineTokens, Memo, Summarizer, Tally, View, ViewIndex, cached_summarizer, check_budget, over_limit, range_label,
+)
 
 __all__ = ["HiAgent", "SubgoalPair", "ObservationSummarizer", "verdict_of", "informative_sentences"]
 
@@ -949,19 +951,7 @@ class HiAgent(Mechanism):
         V_max is HiAgent's context limit: the model input π(ω), labels and the
         retrieval hint included, must fit it, not only Σμ (Definition 1).
         """
-        space = self.space
-        v_max = space.v_max
-        total = space.size(state)
-        over, why = total - v_max, f"Σμ = {format_number(total)} > V_max = {format_number(v_max)}"
-        if space.counts_tokens:
-            size = self.projection_size(state)
-            if size - v_max > over:
-                over = size - v_max
-                why = (
-                    f"|π(ω)| = {format_number(size)} > V_max = {format_number(v_max)} "
-                    f"(Σμ = {format_number(total)} plus π's labels)"
-                )
-        return over, why
+        return over_limit(self, state)
 
 
 def _earlier_input(context: Context) -> int | None:
