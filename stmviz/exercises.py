@@ -36,7 +36,7 @@ from .core.formatting import shorten
 from .core.mechanism import Mechanism
 from .core.sizes import words
 from .core.space import State, StateSpace
-from .core.trace import run
+from .core.trace import Trace, run
 
 __all__ = [
     "Criterion",
@@ -164,6 +164,33 @@ def _call(fn: Callable[..., Any], *args: Any) -> tuple[bool, Any]:
         return False, exc
 
 
+def _checked_run(
+    c: _Checks, make: Any, space: StateSpace, steps: Sequence[AgentStep], *,
+    check_steps: Sequence[AgentStep] | None = None, todo: str,
+) -> tuple[Mechanism, Trace] | ExerciseReport:
+    """Build the student's mechanism, check its contract (criterion "contract") and run it on ``steps``.
+
+    Returns the mechanism and its trace, or the report to give back at once: "not done yet" while
+    the mechanism still raises its TODO, a ✗ when it cannot be built or run.
+    """
+    try:
+        ok, mechanism = _call(make, space)
+        if not ok:
+            c.fail("contract", f"could not build the mechanism: {_err(mechanism)}")
+            return c.report()
+        contract = check_mechanism(mechanism, check_steps) if check_steps is not None else check_mechanism(mechanism)
+        if not contract.ok and any("TODO" in r.detail or "NotImplementedError" in r.detail for r in contract.failures):
+            raise NotImplementedError(todo)
+        c.check("contract", contract.ok, "check_mechanism fails: " + "; ".join(r.detail for r in contract.failures))
+        ok, trace = _call(run, mechanism, steps)
+    except NotImplementedError as exc:
+        return c.not_done(exc)
+    if not ok:
+        c.fail("contract", f"run() failed: {_err(trace)}")
+        return c.report()
+    return mechanism, trace
+
+
 def _err(exc: BaseException) -> str:
     return f"it raised {type(exc).__name__}: {shorten(str(exc), 120)}"
 
@@ -245,21 +272,11 @@ def check_keep_first(make: Callable[[StateSpace], Mechanism] | type, v_max: int 
                            "stop evicting as soon as `state in self.space` holds"),
     })
     space = StateSpace(words, v_max)
-    try:
-        ok, mechanism = _call(make, space)
-        if not ok:
-            c.fail("contract", f"could not build the mechanism: {_err(mechanism)}")
-            return c.report()
-        contract = check_mechanism(mechanism, KEEP_FIRST_STEPS)
-        if not contract.ok and any("TODO" in r.detail or "NotImplementedError" in r.detail for r in contract.failures):
-            raise NotImplementedError("TODO: update is not written yet")
-        c.check("contract", contract.ok, "check_mechanism fails: " + "; ".join(r.detail for r in contract.failures))
-        ok, trace = _call(run, mechanism, KEEP_FIRST_STEPS)
-    except NotImplementedError as exc:
-        return c.not_done(exc)
-    if not ok:
-        c.fail("contract", f"run() failed: {_err(trace)}")
-        return c.report()
+    built = _checked_run(c, make, space, KEEP_FIRST_STEPS, check_steps=KEEP_FIRST_STEPS,
+                         todo="TODO: update is not written yet")
+    if isinstance(built, ExerciseReport):
+        return built
+    _, trace = built
     task = KEEP_FIRST_STEPS[0].observation
     for t in range(len(trace)):
         before, after = trace.state_at(t), trace.state_at(t + 1)
@@ -610,21 +627,10 @@ def check_priority_memory(make: Callable[[StateSpace], Mechanism] | type, v_max:
                                 "high facts leave only when nothing of lower priority is left"),
     })
     space = StateSpace(words, v_max)
-    try:
-        ok, mechanism = _call(make, space)
-        if not ok:
-            c.fail("contract", f"could not build the mechanism: {_err(mechanism)}")
-            return c.report()
-        contract = check_mechanism(mechanism)
-        if not contract.ok and any("TODO" in r.detail or "NotImplementedError" in r.detail for r in contract.failures):
-            raise NotImplementedError("TODO: update or project is not written yet")
-        c.check("contract", contract.ok, "check_mechanism fails: " + "; ".join(r.detail for r in contract.failures))
-        ok, trace = _call(run, mechanism, PRIORITY_STEPS)
-    except NotImplementedError as exc:
-        return c.not_done(exc)
-    if not ok:
-        c.fail("contract", f"run() failed: {_err(trace)}")
-        return c.report()
+    built = _checked_run(c, make, space, PRIORITY_STEPS, todo="TODO: update or project is not written yet")
+    if isinstance(built, ExerciseReport):
+        return built
+    mechanism, trace = built
 
     def index(e: Element) -> int:  # which observation an element holds (−1: none)
         return next((i for i, s in enumerate(PRIORITY_STEPS) if s.observation in e.text), -1)
