@@ -25,6 +25,7 @@ from .errors import (
     MechanismContractError,
     UnsupportedOperationError,
 )
+from .arguments import describe
 from .formatting import format_number, shorten
 from .mechanism import Mechanism
 from .operation import Operation, OperationSet
@@ -190,35 +191,40 @@ def check_mechanism(
       ✓ initial state: ω_0 ∈ Ω_STM (Σμ = 0 ≤ V_max = 50)
       ...
     """
+    _check_arguments(mechanism, steps, query, tools, raise_on_failure)
+    results: list[CheckResult] = []
+    context0 = Context(t=0, query=query, tools=tuple(tools))
+    state = _initial_state(mechanism, context0, results) if _operations_declared(mechanism, results) else None
+    if state is None:
+        return _finish(CheckReport(str(mechanism), results, 0), raise_on_failure)
+    records = sample_steps() if steps is None else [AgentStep.coerce(s, where=f"step {i}") for i, s in enumerate(steps)]
+    loop = _run_checked(mechanism, _Loop(state, context0), records, query, tuple(tools))
+    results += _loop_results(loop)
+    results += _operation_results(mechanism, loop)
+    return _finish(CheckReport(str(mechanism), results, loop.steps_done), raise_on_failure)
+
+
+def _check_arguments(mechanism: Any, steps: Any, query: Any, tools: Any, raise_on_failure: Any) -> None:
+    """Refuse what check_mechanism cannot check, before any work: the message says what and how to fix it."""
     if not isinstance(mechanism, Mechanism):
         raise InvalidArgumentError(
             f"check_mechanism needs a Mechanism (O, E, Ω_STM, C, U, X, π), got {type(mechanism).__name__}; "
             f"subclass stmviz.Mechanism or use make_mechanism(...)"
         )
     if not isinstance(query, str):
-        raise InvalidArgumentError(f"query must be the text of the task, got {type(query).__name__} {shorten(repr(query), 60)}")
+        raise InvalidArgumentError(f"query must be the text of the task, got {describe(query)}")
     if isinstance(tools, (str, bytes)) or not isinstance(tools, Iterable) or not all(isinstance(x, str) for x in tools):
         raise InvalidArgumentError(
-            f"tools must be a sequence of tool names, e.g. ('search', 'open_page'), got {type(tools).__name__} "
-            f"{shorten(repr(tools), 60)}; one tool is written ('search',)"
+            f"tools must be a sequence of tool names, e.g. ('search', 'open_page'), got {describe(tools)}"
+            f"; one tool is written ('search',)"
         )
     if not isinstance(raise_on_failure, bool):
-        raise InvalidArgumentError(f"raise_on_failure must be True or False, got {raise_on_failure!r}")
-    results: list[CheckResult] = []
-    context0 = Context(t=0, query=query, tools=tuple(tools))
-    state = _initial_state(mechanism, context0, results) if _operations_declared(mechanism, results) else None
-    if state is None:
-        return _finish(CheckReport(str(mechanism), results, 0), raise_on_failure)
+        raise InvalidArgumentError(f"raise_on_failure must be True or False, got {describe(raise_on_failure)}")
     if steps is not None and (isinstance(steps, (str, bytes)) or not isinstance(steps, Iterable)):
         raise InvalidArgumentError(
-            f"steps must be a sequence of agent steps (AgentStep, dict or str), got {type(steps).__name__} "
-            f"{shorten(repr(steps), 60)}; one step is written [step]"
+            f"steps must be a sequence of agent steps (AgentStep, dict or str), got {describe(steps)}; "
+            f"one step is written [step]"
         )
-    records = sample_steps() if steps is None else [AgentStep.coerce(s, where=f"step {i}") for i, s in enumerate(steps)]
-    loop = _run_checked(mechanism, _Loop(state, context0), records, query, tuple(tools))
-    results += _loop_results(loop)
-    results += _operation_results(mechanism, loop)
-    return _finish(CheckReport(str(mechanism), results, loop.steps_done), raise_on_failure)
 
 
 def _operations_declared(mechanism: Mechanism, results: list[CheckResult]) -> bool:

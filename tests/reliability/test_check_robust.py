@@ -158,3 +158,20 @@ def test_a_failing_state_is_still_reported():
 
     report = check_mechanism(TooBig(_space()))
     assert not report.ok and "initial state" in {r.name for r in report.failures}
+
+
+class _ReprFails:
+    """An argument whose repr raises: an error message must not call it."""
+
+    def __repr__(self):
+        raise RuntimeError("repr fails")
+
+
+@pytest.mark.parametrize("argument", ["query", "tools", "steps", "raise_on_failure"])
+def test_an_argument_whose_repr_fails_gets_an_invalid_argument_error(argument):
+    from stmviz import StateSpace, check_mechanism, sizes
+    from stmviz.core.errors import InvalidArgumentError
+    from stmviz.core.mechanism import _Example
+
+    with pytest.raises(InvalidArgumentError, match="its repr fails"):
+        check_mechanism(_Example(StateSpace(sizes.words, 50)), **{argument: _ReprFails()})
