@@ -57,27 +57,19 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ..core.element import Element, order_key, thaw
+from ..core import AgentStep, CapacityError, Context, Element, InvalidOperationError, Mechanism, Operation, OperationSet
+from ..core import State, StateSpace, Transition
 from ..core.formatting import format_number, shorten
-from ..core.errors import CapacityError, InvalidArgumentError, InvalidOperationError, ScenarioFormatError
-from ..core.mechanism import Mechanism, Transition
-from ..core.protocol import ElementType, Hierarchy, element_types_of, step_range, whole_number
-from ..core.context import AgentStep, Context
-from ..core.operation import Operation, OperationSet
-from ..core.space import State, StateSpace
+from ..core.protocol import ElementType, Hierarchy, element_types_of
 from ..text import summarize as default_summarize
 from ..text._checks import check_callable, check_choice, check_real, check_whole
+from ._shared import LineTokens, Memo, Summarizer, Tally, cached_summarizer, check_budget, range_label
+from .agentfold_extras import _NONE, _RULES, _VIEWS, FoldingExtras, block_label
 from .fit import ELLIPSIS, fit_text
-from ._shared import (
-    LineTokens, Memo, Summarizer, Tally, View, ViewIndex, cached_summarizer, check_budget, over_limit, range_label,
-)
 
-__all__ = ["AgentFold"]
+__all__ = ["AgentFold", "block_label", "interaction_text"]
 
-_RULES = ("lsm", "share", "count", "condense")
 FALLBACK_MARK = "stmviz fallback summary"  # π marks blocks whose text the agent did not write
-_VIEWS = ViewIndex(View)  # ω grouped by type (query, tools, block, latest), derived from the previous ω's grouping
-_NONE: tuple[Element, ...] = ()
 
 
 def interaction_text(step: AgentStep) -> str:
@@ -98,17 +90,7 @@ def interaction_text(step: AgentStep) -> str:
     return "\n".join(parts) or "(empty step)"
 
 
-def block_label(element: Element) -> str:
-    """The name s_{x,y} of a summary block.
-
-    >>> block_label(Element("…", {"type": "block", "range": (3, 7), "t": 3}))
-    's_{3,7}'
-    """
-    x, y = element.meta["range"]
-    return f"s_{{{x},{y}}}"
-
-
-class AgentFold(Mechanism):
+class AgentFold(FoldingExtras, Mechanism):
     """The mechanism (O, E, Ω_STM, C, U, X, π) of AgentFold: context (Q, T, S, I) folded by directives.
 
     Parameters
@@ -326,143 +308,6 @@ class AgentFold(Mechanism):
             chosen = self._rule(state, latest)
         return self._with_overflow(state, chosen, context)
 
-    def _rule(self, state: State, latest: Element | None) -> Operation:
-        if latest is None:
-            return Operation("condense", reason="no latest interaction yet: nothing to fold")
-        blocks = self.blocks(state)
-        if self.controller_rule == "lsm":
-            # binary counter: I_{t−1} is a run of length 1; while the newest block has the run's length, absorb it
-            run, x = 1, None
-            for b in reversed(blocks):
-                a, z = b.meta["range"]
-                if z - a + 1 != run:
-                    break
-                x, run = a, 2 * run
-            if x is None:
-                return Operation("condense", reason="rule (log-structured merge): no block of length 1 to merge with")
-            return Operation(
-                "consolidate",
-                {"from": x},
-                reason=f"rule (log-structured merge): the newest blocks cover 1, 2, … steps; with I_{latest.meta['step']} "
-                f"they become one block of {run} steps",
-            )
-        if self.controller_rule == "share":
-            total = self.space.size(blocks) + self.space.measure(latest)
-            limit = self.share * self.space.v_max
-            if len(blocks) >= 2 and total > limit:
-                x = blocks[len(blocks) // 2].meta["range"][0]
-                return Operation(
-                    "consolidate",
-                    {"from": x},
-                    reason=f"rule (baseline share): blocks and I_{latest.meta['step']} take {format_number(total)} > {self.share:g}·V_max = {format_number(limit)}",
-                )
-        elif self.controller_rule == "count":
-            if len(blocks) + 1 > self.max_blocks:
-                x = blocks[len(blocks) // 2].meta["range"][0]
-                return Operation(
-                    "consolidate", {"from": x}, reason=f"rule (baseline count): more than {self.max_blocks} blocks"
-                )
-        return Operation("condense", reason="rule: condense each step")
-
-    def _with_overflow(self, state: State, chosen: Operation, context: Context) -> Operation:
-        """``chosen``, or the deep consolidation that overflow forces instead (from an earlier step)."""
-        latest = self.latest(state)
-        if latest is None:
-            return chosen
-        incoming = self._incoming(context)
-
-        def over_after(operation: Operation) -> tuple[tuple[float, str], list[Element]]:
-            """How far ω would be over V_max after the fold and I_t (see :meth:`_over`), and the blocks it merges."""
-            chain = self._chain(state, operation)
-            block = self._merge(chain, latest, latest.meta["step"] + 1, operation)
-            self.space.measure(block)
-            return self._over(state.replace([*chain, latest], [block]) | {incoming}), chain
-
-        (over, why), chain = over_after(chosen)
-        if over <= 0:
-            return chosen
-        blocks = self.blocks(state)
-        starts = [b.meta["range"][0] for b in blocks if b not in chain]  # blocks older than the fold, newest last
-        # the fold's block counts as the newest: merge it with 1, 2, 4, … older blocks until the state fits
-        if not starts:
-            return chosen
-        k, x = 1, starts[-1]
-        while True:
-            x = starts[-k]
-            trial = Operation("consolidate", {"from": x, "overflow": True})
-            if over_after(trial)[0][0] <= 0 or k == len(starts):
-                break
-            k = min(2 * k, len(starts))
-        asked = str(chosen)
-        summary = chosen.get("summary")
-        params: dict[str, Any] = {"from": x, "overflow": True}
-        if isinstance(summary, str):
-            params["summary"] = summary
-        return Operation(
-            "consolidate",
-            params,
-            reason=f"overflow: {asked} would leave {why} once I_{context.t} is added, "
-            f"so the blocks from step {x} on are consolidated with I_{latest.meta['step']}"
-            + (f" ({chosen.reason})" if chosen.reason else ""),
-        )
-
-    def _directive(self, state: State, fold: Any, t: int, latest: Element | None) -> Operation:
-        if not isinstance(fold, dict) and not hasattr(fold, "get"):
-            raise ScenarioFormatError(
-                f"step {t}: a folding directive is a mapping {{'range': [x, {t - 1}], 'summary': '…'}}, got {shorten(repr(thaw(fold)))}"
-            )
-        summary = fold.get("summary")
-        if summary is not None and (not isinstance(summary, str) or not summary.strip()):
-            raise ScenarioFormatError(
-                f"step {t}: the folding directive's summary must be non-empty text (the agent's summary of the range), "
-                f"got {shorten(repr(summary))}; omit it to use stmviz's fallback summarizer"
-            )
-        extra: dict[str, Any] = {"summary": summary.strip()} if summary else {}
-        where = f"folding directive of step {t}" + (" (summary written by the agent)" if summary else " (no summary text)")
-        span = fold.get("range")
-        op = fold.get("op")
-        if span is not None:
-            if latest is None:
-                raise ScenarioFormatError(
-                    f"step {t}: the folding directive has range {shorten(repr(span))} but there is no previous "
-                    f"interaction to fold; drop the directive at the first step"
-                )
-            y = latest.meta["step"]
-            pair = tuple(span) if isinstance(span, (list, tuple)) else ()
-            ok = len(pair) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in pair)
-            if not ok or pair[1] != y or not 0 <= pair[0] <= y:
-                raise ScenarioFormatError(
-                    f"step {t}: the folding directive's range must be [x, {y}] with 0 ≤ x ≤ {y} (it folds up to the "
-                    f"latest interaction I_{y}), got {shorten(repr(thaw(span)))}"
-                )
-            x = pair[0]
-            if x == y:
-                return Operation("condense", extra, reason=f"{where}: granular condensation of I_{y}")
-            op = "consolidate"
-        elif op == "condense":
-            return Operation("condense", extra, reason=where)
-        elif op == "consolidate":
-            x = fold.get("from")
-        else:
-            raise ScenarioFormatError(
-                f"step {t}: unknown folding directive {shorten(repr(thaw(fold)))}; use {{'range': [x, t-1], 'summary': '…'}} "
-                f"(or the older {{'op': 'condense'}} / {{'op': 'consolidate', 'from': x}})"
-            )
-        if latest is None:
-            raise ScenarioFormatError(f"step {t}: deep consolidation needs a latest interaction to fold, and ω has none")
-        y = latest.meta["step"]
-        if isinstance(x, bool) or not isinstance(x, int) or not 0 <= x <= y:
-            raise ScenarioFormatError(
-                f"step {t}: consolidate 'from' must be a step index x with 0 ≤ x ≤ {y} (the latest interaction), "
-                f"got {shorten(repr(x))}; block starts in ω: {', '.join(str(b.meta['range'][0]) for b in self.blocks(state)) or 'none'}"
-            )
-        holder = next((b for b in self.blocks(state) if b.meta["range"][0] <= x <= b.meta["range"][1]), None)
-        if holder is not None and holder.meta["range"][0] != x:
-            where += f" (from={x} lies inside {block_label(holder)}: the chain starts at {holder.meta['range'][0]})"
-        if x == y:
-            return Operation("condense", extra, reason=where)
-        return Operation("consolidate", {"from": x, **extra}, reason=where)
-
     # ------------------------------------------------------------------ U
 
     def update(self, state: State, operation: Operation, context: Context) -> Transition:
@@ -552,71 +397,6 @@ class AgentFold(Mechanism):
         self.space.measure(block)  # μ known before the union, so Σμ is carried, not re-summed
         return state.replace([*chain, latest], [block])
 
-    def _fit(self, state: State, reasons: dict[Element, str]) -> State:
-        """Make ω fit (see :meth:`_over`): consolidate more, then cut texts; blocks are never dropped."""
-        space = self.space
-        over, why = self._over(state)
-        if over <= 0:
-            return state
-        blocks = _VIEWS(state).groups.get("block", _NONE)
-        # 1. consolidate more: merge the newest block with 1, 2, 4, … older blocks until it fits.
-        if len(blocks) >= 2:
-            newest, k = blocks[-1], 1
-            while True:
-                older = blocks[-1 - k : -1]
-                x, y = older[0].meta["range"][0], newest.meta["range"][1]
-                text = self._summaries([b.text for b in older] + [newest.text], self.budget_for(x, y))
-                passes = 1 + max(b.meta.get("passes", 1) for b in [*older, newest])
-                merged = Element(
-                    text,
-                    {"t": x, "type": "block", "range": (x, y), "step": newest.meta["step"], "summary_by": "fallback",
-                     "passes": passes, "overflow": True},
-                )
-                space.measure(merged)  # μ known before the union, so Σμ is carried, not re-summed
-                candidate = state.replace([*older, newest], [merged])
-                if self._over(candidate)[0] <= 0 or k == len(blocks) - 1:
-                    break
-                k = min(2 * k, len(blocks) - 1)
-            merge = (
-                f"{', '.join(block_label(b) for b in [*older, newest])} merged into {block_label(merged)} by deep "
-                f"consolidation: {why}"
-            )
-            for e in list(reasons):
-                reasons[e] = f"{reasons[e]}; then {merge}"
-            for b in [*older, newest]:
-                reasons.setdefault(b, merge)
-            state = candidate
-            over, why = self._over(state)
-        # 2.–4. cut the oldest block, then the latest interaction, the tools, the query.
-        groups = _VIEWS(state).groups
-        order = [*groups.get("block", _NONE)[:1], *groups.get("latest", _NONE)]
-        order += [*groups.get("tools", _NONE), *groups.get("query", _NONE)]
-        return self._cut(state, order, reasons)
-
-    def _cut(self, state: State, order: Sequence[Element], reasons: dict[Element, str]) -> State:
-        """Cut the texts of ``order``'s elements, in turn, until ω fits (see :meth:`_over`); a block or I keeps "…"."""
-        space = self.space
-        over, why = self._over(state)
-        for e in order:
-            if over <= 0:
-                break
-            what = f"{block_label(e)}'s summary" if e.type == "block" else f"the {e.type}"
-            reasons[e] = f"{what} cut to fit: {why}"
-            current: Element | None = e
-            while current is not None and over > 0:
-                room = space.measure(current) - over
-                if current.type in ("block", "latest"):  # never dropped: at least "…" stays (room checked in __init__)
-                    room = max(room, space.measure(Element(ELLIPSIS, current.meta.set(truncated=True))))
-                cut = fit_text(space, current, room, record_size=False)
-                if cut is None:
-                    state, current = state - {current}, None
-                elif cut == current:
-                    current = None  # as short as it gets
-                else:
-                    state, current = state.replace([current], [cut]), cut
-                over, why = self._over(state)
-        return state
-
     # ------------------------------------------------------------------ π
 
     def _lines(self, state: State) -> list[str]:
@@ -633,7 +413,7 @@ class AgentFold(Mechanism):
                 if not blocks_started:
                     lines.append("Summaries:")
                     blocks_started = True
-                lines.append(_block_line(e))
+                lines.append(self.block_line(e))
             elif kind == "latest":
                 latest = e
             else:  # pragma: no cover - foreign elements
@@ -647,107 +427,17 @@ class AgentFold(Mechanism):
         """ω as AgentFold holds it, (Q, T, S, I) side by side; the fold tree comes from :meth:`folds`."""
         return Hierarchy.flat(state, "folded summaries")
 
-    def folds(self, added: Sequence[Element], removed: Sequence[Element]) -> dict[Element, tuple[Element, ...]]:
-        """The fold tree of one step: a deep consolidation's new block is the parent of the blocks it merges.
-
-        A block the step adds whose range (x, y) covers blocks (and the latest
-        interaction) the same step removes merged them; a block made from the
-        latest interaction alone (granular condensation) is a leaf. Children
-        are in step order.
-        """
-        new_blocks = [(b, r) for b in added if b.type == "block" for r in (step_range(b),) if r is not None]
-        if not new_blocks:
-            return {}
-        candidates = [(e, s) for e in removed if e.type in ("block", "latest") for s in (_span(e),) if s is not None]
-        taken: set[Element] = set()
-        children: dict[Element, tuple[Element, ...]] = {}
-        for block, (x, y) in new_blocks:
-            kids = [e for e, (a, b) in candidates if e not in taken and x <= a and b <= y]
-            if any(k.type == "block" for k in kids):
-                kids.sort(key=lambda e: (_span(e), order_key(e)))
-                children[block] = tuple(kids)
-                taken.update(kids)
-        return children
+    @staticmethod
+    def block_line(e: Element) -> str:
+        """A block's line in π: its step range (and the fallback mark), then its text."""
+        return _block_prefix(e) + e.text
 
     def project(self, state: State) -> str:
         """The projection π : Ω → X of AgentFold: the tuple (Q, T, S, I) as text, blocks labelled by step range."""
         return "\n".join(self._lines(state))
-
-    def projection_size(self, state: State) -> int:
-        """|π(ω)| in tokens, exactly: the tokens of the projected text.
-
-        π joins the lines of (Q, T, S, I) with line breaks, so the count is
-        summed from each element's cached count with its break
-        (:class:`~stmviz.mechanisms._shared.LineTokens`), carried from one ω to
-        the next by the elements that changed; when a sum would not be exact (a
-        line starting with a break, a foreign element, an encoding other than
-        cl100k_base) the whole text is counted.
-        """
-        if not state:
-            return 0
-        elements = state.elements
-        if not self._pieces.splits or self._broken_lines(elements, self._is_broken):
-            return self.count_tokens(self.project(state))
-        total = self._projection_tokens(elements, self._tokens)
-        groups = _VIEWS(state).groups
-        if "block" in groups:
-            total += self.count_tokens("Summaries:\n")
-        if "latest" not in groups:  # ω_0: the last line is the tools' (or the query's), without a break after it
-            last = state.ordered()[-1]
-            total += self._pieces.alone(self._line_text(last)) - self._tokens(last)
-        return total
-
-    @staticmethod
-    def _line_text(e: Element) -> str:
-        """The line of an element in π; "" for a foreign element (π places it in its own way)."""
-        if e.type == "block":
-            return _block_line(e)
-        if e.type in ("query", "tools"):
-            return ("Question: " if e.type == "query" else "Tools: ") + e.text
-        return ""
-
-    def _tokens(self, e: Element) -> int:
-        """e's tokens in π: its line and the break after it; for the latest interaction, always π's last lines, no break."""
-        return self._line_tokens.lookup(e, self._count_tokens) or 0
-
-    def _count_tokens(self, e: Element) -> int | None:
-        if e.type == "latest":
-            header = f"Latest interaction (step {e.meta['step']}):\n"
-            if not self._pieces.summable(e.text):  # its text starts with a break: count the two lines as one
-                return self.count_tokens(header + e.text)
-            return self.count_tokens(header) + self.count_tokens(e.text)  # μ has counted the text already
-        line = self._line_text(e)
-        return self._pieces.with_break(line) if line else None
-
-    def _is_broken(self, e: Element) -> int:
-        """1 when e's line cannot be summed (it starts with a line break, or e is foreign), else 0."""
-        return int(self._line_tokens.lookup(e, self._count_tokens) is None)
-
-    def _over(self, state: State) -> tuple[float, str]:
-        """How far ω is over V_max, and why: Σμ(ω) − V_max, or, when μ counts tokens, |π(ω)| − V_max if larger.
-
-        V_max is AgentFold's context limit: the model input π(ω) — the labels
-        "Question:", "Summaries:", "[steps x–y]" and "Latest interaction"
-        included — must fit it, not only Σμ (Definition 1).
-        """
-        return over_limit(self, state)
-
 
 def _block_prefix(e: Element) -> str:
     """A block's label in π: its step range, and a mark when stmviz's fallback summarizer wrote its text."""
     x, y = e.meta["range"]
     mark = f"; {FALLBACK_MARK}" if e.meta.get("summary_by") == "fallback" else ""
     return f"[{range_label(x, y)}{mark}] "
-
-
-def _block_line(e: Element) -> str:
-    return _block_prefix(e) + e.text
-
-
-def _span(element: Element) -> tuple[int, int] | None:
-    """The steps an element covers: a block's range, else (step, step), else ``None``."""
-    r = step_range(element)
-    if r is not None:
-        return r
-    s = whole_number(element.meta.get("step"))
-    return (s, s) if s is not None else None
