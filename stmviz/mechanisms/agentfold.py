@@ -1,53 +1,44 @@
 """AgentFold: proactive context folding into multi-scale summaries (Section 4; AgentFold, arXiv 2510.24699).
 
 At step t the AgentFold agent sees the context (Q, T, S_{t−2}, I_{t−1}): the
-user query Q, the tools T, the sequence S_{t−2} of summary blocks s_{x,y} that
-cover steps 0 … t−2, and the latest interaction I_{t−1} in full. With its
-response at step t (reasoning, explanation, one tool call) the agent writes a
-*folding directive*: a range [x, t−1] and the summary text σ of that range.
+user query Q, the tools T, the sequence S_{t−2} of summary blocks s_{x,y} of
+earlier steps, and the latest interaction I_{t−1} in full. With its response
+at step t (reasoning, an explanation, one tool call) the agent writes a
+*folding directive*: a range [x, y] of steps and the summary text σ of it.
 
-- **granular condensation** (x = t−1) — I_{t−1} becomes one block s_{t−1,t−1}
-  holding σ;
-- **deep consolidation** (x < t−1) — the blocks covering x … t−2 and I_{t−1}
-  become one block s_{x,t−1} holding σ.
+- **granular condensation** (x = y = t−1) — I_{t−1} becomes one block
+  s_{t−1,t−1} holding σ;
+- **deep consolidation** (x < y = t−1) — I_{t−1} and the blocks that start
+  in x … t−2 become one block s_{x,t−1} holding σ.
 
 Then the new interaction I_t becomes "latest". In the paper's terms:
 
 - E = I × D — summary blocks (content: the summary text; metadata: ``range``
-  = (x, y), ``type`` "block", ``summary_by`` "agent" or "fallback",
-  ``passes`` — how many times the most re-summarized step in it was
-  summarized) and one ``type`` "latest" element (the full record of the
-  previous step: explanation, action, observation); plus the "query" and
-  "tools" elements of ω_0.
-- ω — a time-ordered sequence of blocks plus one latest interaction; μ, V_max —
-  tokens (or any μ) and the context limit.
-- O — ``condense`` and ``consolidate`` (``overflow=True`` when the capacity,
-  not the directive or the rule, forced it); C — the query, the tools, the
-  incoming step (with its directive) and the current state.
-- U — fold the previous latest as directed, add the new latest; Σμ ≤ V_max
-  so that U(ω, o, c) ∈ Ω_STM. Blocks never overlap and cover the folded
-  steps in order.
-- π — the tuple (Q, T, S, I) as text, each block labelled by its step range
-  (and marked when stmviz's fallback summarizer, not the agent, wrote it).
+  = (x, y), ``type`` "block", ``summary_by`` "agent", "fallback" or
+  "verbatim", ``passes`` — how many times the most re-summarized step in it
+  was summarized) and one ``type`` "latest" element (the full record of the
+  previous step: explanation, action, observation); plus "query" and "tools".
+- ω — blocks ordered by the step they start at, plus one latest interaction;
+  μ, V_max — tokens (or any μ) and the context limit.
+- O — ``condense`` and ``consolidate``; C — the query, the tools, the incoming
+  step (with its directive) and the current state.
+- U — fold as directed, add the new latest; π — the tuple (Q, T, S, I) as
+  text, each block labelled by its step range.
 
-Where stmviz departs from the original (see docs/fidelity.md):
+The released code (``WebAgent/AgentFold/infer.py`` in Alibaba-NLP/DeepResearch)
+applies a directive by one rule, which U follows: the elements that *start*
+inside [x, y] are replaced by the block s_{x,y}. So a range need not end at
+t−1 (the steps after it stay, I_{t−1} among them, in full), a range that
+starts inside a block leaves that block and adds an overlapping one, only the
+first and last entries of a longer range list count, and a directive in the
+first response (nothing to fold yet) is ignored. ``layout="original"`` makes
+π the original's prompt (``### Question``, ``### Previous Steps``,
+``**[Compressed Step x to y]**``, ``**Motivation:**`` …).
 
-- simplified: the agent is a recorded transcript (a scenario, or one
-  imported with :func:`stmviz.scenarios.load_agentfold_log`); its directives
-  are read, not generated, and its reasoning is not part of I_t.
-- stmviz extension: a directive without summary text is filled by an
-  extractive fallback summarizer, marked ``summary_by="fallback"`` in the
-  block's metadata and "stmviz fallback summary" in π.
-- stmviz extension: steps without a directive are folded by a rule
-  controller; the default is a log-structured merge (a binary counter), so
-  blocks grow coarser with age and each step is re-summarized at most about
-  log₂ t times. The original agent always writes its directive.
-- stmviz extension: the original has no hard capacity (its context grows
-  slowly because the agent folds); stmviz keeps Σμ ≤ V_max and, when μ
-  counts tokens, |π(ω)| ≤ V_max — V_max is the model's context limit, so the
-  labels π adds ("Question:", "Summaries:", "[steps x–y]", "Latest
-  interaction (step t):") must fit too — by forcing a deeper consolidation, named ``consolidate(…, overflow=True)`` with the
-  directive it replaced in its reason, and as a last resort cuts texts.
+What stmviz adds — a fallback summarizer for a directive without text, rule
+controllers for steps without a directive, a hard capacity, the fold tree and
+a fast |π(ω)| — is in :mod:`stmviz.mechanisms.agentfold_extras`; every
+departure is named in docs/fidelity.md.
 """
 
 from __future__ import annotations
@@ -57,8 +48,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ..core import AgentStep, CapacityError, Context, Element, InvalidOperationError, Mechanism, Operation, OperationSet
-from ..core import State, StateSpace, Transition
+from ..core import AgentStep, CapacityError, Context, Element, InvalidOperationError, Mechanism, Message, ModelInput
+from ..core import Operation, OperationSet, State, StateSpace, Transition
 from ..core.formatting import format_number, shorten
 from ..core.protocol import ElementType, Hierarchy, element_types_of
 from ..text import summarize as default_summarize
@@ -70,16 +61,25 @@ from .fit import ELLIPSIS, fit_text
 __all__ = ["AgentFold", "block_label", "interaction_text"]
 
 FALLBACK_MARK = "stmviz fallback summary"  # π marks blocks whose text the agent did not write
+LAYOUTS = ("stmviz", "original")
 
 
-def interaction_text(step: AgentStep) -> str:
+def interaction_text(step: AgentStep, layout: str = "stmviz") -> str:
     """The information i of a latest interaction: explanation (thought), action, observation.
 
-    >>> print(interaction_text(AgentStep(thought="Check the docs.", action="search('fold')", observation="3 hits")))
+    >>> step = AgentStep(thought="Check the docs.", action="search('fold')", observation="3 hits")
+    >>> print(interaction_text(step))
     Explanation: Check the docs.
     Action: search('fold')
     Observation: 3 hits
+    >>> print(interaction_text(step, layout="original"))  # the released code's step text
+    **Motivation:** Check the docs.
+    **Tool call:** search('fold')
+    **Tool response:** 3 hits
     """
+    if layout == "original":
+        motivation = [f"**Motivation:** {step.thought}"] if step.thought else []
+        return "\n".join([*motivation, f"**Tool call:** {step.action}", f"**Tool response:** {step.observation}"])
     parts = []
     if step.thought:
         parts.append(f"Explanation: {step.thought}")
@@ -112,37 +112,32 @@ class AgentFold(FoldingExtras, Mechanism):
         share of V_max.
     max_blocks : int
         For ``"count"``: consolidate when there would be more than this many blocks.
+    layout : {"stmviz", "original"}
+        π's layout: stmviz's labelled lines (default), or the released code's
+        prompt, whose user message is the original's ``### Question`` …
+        ``### Previous Steps`` text (the tools go in a system message).
 
     Notes
     -----
     **Interactions and the order of a step.** A step holds the model's
     output, then the input that arrived after it, so the interaction I_t is
     one step: explanation (thought), action, observation. At step t + 1 the
-    model sees I_t complete — its observation is the input it now acts on —
-    and its folding directive folds it. In a dialogue, step k holds the reply
-    a_{k−1} and the user's next message u_k: I_k is (a_{k−1}, u_k), the reply
-    as the explanation and the user's message as the observation that
-    followed it, as a tool's result follows a call (step 0 holds u_0 alone, a
-    last reply a_n alone). A question and its reply thus sit in consecutive
-    interactions: the model answering u_k sees it in full in I_k, and u_{k−1}
-    in I_{k−1}'s block. Through a step that brings no input (an output only)
-    the latest input is in the block that folded it: the model chose that
-    fold having seen the input in full, as the paper's agent does.
+    model sees I_t complete and its folding directive folds it. In a dialogue,
+    step k holds the reply a_{k−1} and the user's next message u_k.
 
-    **Directives.** ``step.directives["fold"] = {"range": [x, t−1], "summary":
-    σ}`` at step t folds [x, t−1]: granular condensation when x = t−1, deep
-    consolidation when x < t−1; the new block holds σ, the agent's text
-    (``summary_by="agent"``). Without ``summary`` stmviz's fallback
-    summarizer writes the block from the folded texts (``summary_by=
-    "fallback"``, marked in π). The older forms ``{"op": "condense"}`` and
-    ``{"op": "consolidate", "from": x}`` (optionally with ``summary``) are
-    read as the ranges [t−1, t−1] and [x, t−1]. Deep consolidation merges
-    whole blocks: if x falls inside a block s_{a,b} the new block starts at
-    a and keeps that block's text before σ (the operation's reason says so).
-    A range not ending at t−1, x < 0, an empty summary, an unknown op, a
-    missing ``from``, or a directive with a range at step 0 (nothing to
-    fold) raises :class:`~stmviz.errors.ScenarioFormatError`. At step 0,
-    "condense" folds nothing.
+    **Directives.** ``step.directives["fold"] = {"range": [x, y], "summary":
+    σ}`` at step t (the original's keys ``compress_range`` and
+    ``compress_text`` are read too; of a longer range list only the first
+    and last entries count) replaces every element that starts in [x, y] —
+    blocks, and I_{t−1} when y = t−1 — by the block s_{x,y} holding σ
+    (``summary_by="agent"``). I_{t−1} outside the range stays in full, as a
+    block s_{t−1,t−1} (``summary_by="verbatim"``). Without ``summary``
+    stmviz's fallback summarizer writes the block (``summary_by="fallback"``,
+    marked in π). The older forms ``{"op": "condense"}`` and ``{"op":
+    "consolidate", "from": x}`` are read as [t−1, t−1] and [x, t−1]. A range
+    at step 0 is ignored (nothing to fold). A range with x < 0, x > y or
+    y > t−1 (steps not taken yet), an empty summary, an unknown op or a
+    missing ``from`` raises :class:`~stmviz.errors.ScenarioFormatError`.
 
     **Rule-based controller** (no directive). ``"lsm"`` (default), a
     log-structured merge: I_{t−1} is a run of one step; while the newest
@@ -150,26 +145,19 @@ class AgentFold(FoldingExtras, Mechanism):
     the run is consolidated into one block — else I_{t−1} is condensed. The
     block lengths are the binary digits of the number of folded steps
     (…, 8, 4, 1): old blocks are coarse and untouched, recent ones fine, and
-    each step is summarized at most ⌈log₂ t⌉ + 1 times over a run, not at
-    every consolidation. Blocks of other lengths (from the agent's
-    directives) are left as they are. Baselines, for comparison: ``"share"``
-    (when Σμ(S) + μ(I_{t−1}) > share · V_max) and ``"count"`` (more than
-    ``max_blocks`` blocks) consolidate the newer half of the blocks with
-    I_{t−1} — which lands in the big block again and again, a rolling
-    summary — and ``"condense"`` condenses every step.
+    each step is summarized at most ⌈log₂ t⌉ + 1 times. Baselines:
+    ``"share"`` (when Σμ(S) + μ(I_{t−1}) > share · V_max) and ``"count"``
+    (more than ``max_blocks`` blocks) consolidate the newer half of the
+    blocks with I_{t−1} — a rolling summary — and ``"condense"`` condenses
+    every step.
 
-    **Overflow.** If, once I_t is added, ω would not fit — Σμ > V_max, or,
-    when μ counts tokens, |π(ω)| > V_max with π's labels (U reserves room
-    for them: V_max is the model's context limit) — the controller replaces
-    the fold by a deeper consolidation: the newest block
-    is merged with 1, 2, 4, … older blocks until the state fits or every
-    block is merged, and the operation is ``consolidate(from=x,
-    overflow=True)``, its reason naming the fold it replaced. The merged
-    block is written by the fallback summarizer (from the blocks' texts and
-    the agent's σ, if any) and marked ``overflow``. Then, if still needed, U
-    cuts the oldest block's summary to the room left, then the latest
-    interaction, the tools and the query. Blocks are never dropped, so they
-    always cover steps 0 … t−1.
+    **Capacity.** If ω does not fit once I_t is added — Σμ > V_max, or, when μ counts tokens, |π(ω)| > V_max with
+    π's labels — U consolidates the way the log-structured merge would: two
+    neighbouring blocks of equal length (the newest such pair), else the two
+    neighbours covering the fewest steps, until it fits; the operation is
+    marked ``overflow=True`` and its reason names the merges. Then, if still
+    needed, U cuts the oldest block's text, then the latest interaction, the
+    tools and the query. Blocks are never dropped.
 
     Examples
     --------
@@ -224,6 +212,7 @@ class AgentFold(FoldingExtras, Mechanism):
         controller_rule: str = "lsm",
         share: float = 0.5,
         max_blocks: int = 12,
+        layout: str = "stmviz",
     ) -> None:
         super().__init__(space)
         self.block_budget = check_budget("block_budget", block_budget)
@@ -235,6 +224,7 @@ class AgentFold(FoldingExtras, Mechanism):
         )
         self.share = check_real("share", share, 0, 1, low_open=True)
         self.max_blocks = check_whole("max_blocks", max_blocks, 2)
+        self.layout = check_choice("layout", layout, LAYOUTS, "π's layout: 'stmviz' (labelled lines) or 'original' (infer.py's prompt)")
         check_callable("summarize", summarize, "(texts, budget) -> str")
         self._summaries = cached_summarizer(summarize or default_summarize)
         self._line_tokens = Memo()
@@ -251,18 +241,21 @@ class AgentFold(FoldingExtras, Mechanism):
 
     def params(self) -> dict[str, Any]:
         """The JSON-ready constructor parameters (the summarizer is not recorded)."""
-        return {
+        params: dict[str, Any] = {
             "block_budget": self.block_budget,
             "controller_rule": self.controller_rule,
             "share": self.share,
             "max_blocks": self.max_blocks,
         }
+        if self.layout != "stmviz":
+            params["layout"] = self.layout
+        return params
 
     # ------------------------------------------------------------------ reading ω
 
     @staticmethod
     def blocks(state: State) -> list[Element]:
-        """The summary sequence S: the blocks of ω ordered by their step range."""
+        """The summary sequence S: the blocks of ω ordered by the step they start at."""
         return list(_VIEWS(state).groups.get("block", _NONE))  # canonical order: t = x, the range's start
 
     @staticmethod
@@ -291,15 +284,7 @@ class AgentFold(FoldingExtras, Mechanism):
         return self._cut(State(fitted), fitted[::-1], {})
 
     def controller(self, state: State, context: Context) -> Operation:
-        """The controller: the step's folding directive if any, else the documented rule; overflow named as such.
-
-        When the fold chosen would leave ω over V_max once I_t is added (Σμ, or
-        |π(ω)| with its labels when μ counts tokens; see :meth:`_over`), the
-        controller extends it to the deep consolidation that fits (the newest
-        block merged with 1, 2, 4, … older ones) and returns it as
-        ``consolidate(from=x, overflow=True)``, its reason saying which fold
-        was asked for: the trace names what happened.
-        """
+        """The controller: the step's folding directive if any, else the documented rule; overflow named as such."""
         t, fold = context.t, context.step.directives.get("fold")
         latest = self.latest(state)
         if fold is not None:
@@ -311,57 +296,81 @@ class AgentFold(FoldingExtras, Mechanism):
     # ------------------------------------------------------------------ U
 
     def update(self, state: State, operation: Operation, context: Context) -> Transition:
-        """The update U : Ω × O × C → Ω of AgentFold: fold I_{t−1} as directed, add I_t, keep Σμ ≤ V_max."""
+        """The update U : Ω × O × C → Ω of AgentFold: fold as directed, add I_t, keep Σμ ≤ V_max."""
         reasons: dict[Element, str] = {}
+        new = self._folded(state, operation, context, reasons)
+        new, _ = self._fit(new, reasons)
+        return Transition(new, {e: why for e, why in reasons.items() if e in state.elements})
+
+    def _folded(self, state: State, operation: Operation, context: Context, reasons: dict[Element, str]) -> State:
+        """ω with the fold applied and I_t added (before the capacity is enforced)."""
         latest = self.latest(state)
         new = state
         if latest is not None:
-            new = self._fold(state, self._chain(state, operation), latest, operation, reasons)
+            new = self._fold(state, operation, latest, reasons)
         elif operation.type == "consolidate":
             raise InvalidOperationError("consolidate: ω has no latest interaction I_{t−1} to fold")
-        new = new | {self._incoming(context)}
-        new = self._fit(new, reasons)
-        return Transition(new, {e: why for e, why in reasons.items() if e in state.elements})
+        return new | {self._incoming(context)}
 
     def _incoming(self, context: Context) -> Element:
-        t, text = context.t, interaction_text(context.step)
+        t, text = context.t, interaction_text(context.step, self.layout)
         incoming = self._incomings.lookup((t, text), lambda key: Element(text, {"t": t, "type": "latest", "step": t}))
         self.space.measure(incoming)  # μ known before the union, so Σμ is carried, not re-summed
         return incoming
 
-    def _chain(self, state: State, operation: Operation) -> list[Element]:
-        """The blocks a fold merges with I_{t−1}: none for condense, every block holding a step ≥ x for consolidate."""
-        if operation.type == "condense":
-            return []
-        latest = self.latest(state)
-        y = latest.meta["step"] if latest is not None else -1
-        x = operation.get("from")
-        if isinstance(x, bool) or not isinstance(x, int) or not 0 <= x <= y:
-            raise InvalidOperationError(f"consolidate(from=x) needs a step index 0 ≤ x ≤ {y}, got {shorten(repr(x))}")
-        return [b for b in _VIEWS(state).groups.get("block", _NONE) if b.meta["range"][1] >= x]
+    def _range(self, operation: Operation, latest: Element) -> tuple[int, int]:
+        """The steps [x, y] a fold covers: ``from`` (for consolidate) and ``to`` (default: I_{t−1}'s step)."""
+        last = latest.meta["step"]
+        x = operation.get("from", last if operation.type == "condense" else None)
+        y = operation.get("to", last)
+        for name, v in (("from", x), ("to", y)):
+            if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= last:
+                raise InvalidOperationError(
+                    f"{operation.type}({name}=…) needs a step index 0 ≤ {name} ≤ {last}, got {shorten(repr(v))}"
+                )
+        if x > y:
+            raise InvalidOperationError(f"{operation.type}: the range [{x}, {y}] is empty (from > to)")
+        return x, y
 
-    def _merge(self, chain: Sequence[Element], latest: Element, step: int, operation: Operation) -> Element:
-        x = chain[0].meta["range"][0] if chain else latest.meta["step"]
-        y = latest.meta["step"]
-        passes = 1 + max((b.meta.get("passes", 1) for b in chain), default=0)
+    def _fold(self, state: State, operation: Operation, latest: Element, reasons: dict[Element, str]) -> State:
+        """The released rule: every element that starts in [x, y] is replaced by one block s_{x,y}."""
+        x, y = self._range(operation, latest)
+        last = latest.meta["step"]
+        chain = [b for b in _VIEWS(state).groups.get("block", _NONE) if x <= b.meta["range"][0] <= y]
+        if y == last:
+            chain.append(latest)
+        block = self._merge(chain, x, y, last + 1, operation)
+        how = "granular condensation" if x == y else "deep consolidation"
+        why = operation.reason or "directive"
+        by = {"agent": "the agent's summary", "fallback": "stmviz's fallback summarizer"}[block.meta["summary_by"]]
+        sources = " and ".join(filter(None, [", ".join(block_label(b) for b in chain if b.type == "block"),
+                                             f"I_{last}" if y == last else ""]))
+        text = f"{sources or 'nothing'} {'merged' if len(chain) > 1 else 'condensed'} into {block_label(block)} by {how}, text by {by} ({why})"
+        for e in chain:
+            reasons[e] = text
+        old, new = list(chain), [block]
+        if y != last:  # the original keeps the steps after the range: I_{t−1} stays, in full, as a block
+            kept = Element(latest.text, {"t": last, "type": "block", "range": (last, last), "step": last + 1,
+                                         "summary_by": "verbatim", "passes": 0})
+            reasons[latest] = f"I_{last} kept in full as {block_label(kept)}: the fold's range [{x}, {y}] ends before it"
+            old.append(latest)
+            new.append(kept)
+        for e in new:
+            self.space.measure(e)  # μ known before the union, so Σμ is carried, not re-summed
+        return state.replace(old, new)
+
+    def _merge(self, chain: Sequence[Element], x: int, y: int, step: int, operation: Operation) -> Element:
+        """The block s_{x,y} that replaces ``chain``: the agent's σ, or stmviz's fallback summary of the chain's texts."""
+        passes = 1 + max((b.meta.get("passes", 1) for b in chain if b.type == "block"), default=0)
         summary = operation.get("summary")
-        if isinstance(summary, str) and summary and not operation.get("overflow"):
-            # the agent's σ covers [from, y]; a block the range starts inside keeps its own text before σ
-            start = operation.get("from", y)
-            kept = [b.text for b in chain if b.meta["range"][0] < start]
-            text = " ".join([*kept, summary])
-            by = "agent"
+        if isinstance(summary, str) and summary:
+            text, by = summary, "agent"
         else:
-            texts = [b.text for b in chain] + [summary if isinstance(summary, str) and summary else latest.text]
-            text = self._summaries(texts, self.budget_for(x, y))
-            by = "fallback"
-        meta: dict[str, Any] = {"t": x, "type": "block", "range": (x, y), "step": step, "summary_by": by, "passes": passes}
-        if operation.get("overflow"):
-            meta["overflow"] = True
-        return Element(text, meta)
+            text, by = self._summaries([e.text for e in chain] or [ELLIPSIS], self.budget_for(x, y)), "fallback"
+        return Element(text, {"t": x, "type": "block", "range": (x, y), "step": step, "summary_by": by, "passes": passes})
 
     def budget_for(self, x: int, y: int) -> int:
-        """The token budget of a block s_{x,y}: ``block_budget`` for one step, growing with log₂ of the steps covered.
+        """The token budget of a fallback block s_{x,y}: ``block_budget`` for one step, growing with log₂ of the steps covered.
 
         A deep consolidation is coarser than the blocks it merges, but not so
         coarse that seven steps of findings fit in the budget of one: s_{x,y}
@@ -377,27 +386,13 @@ class AgentFold(FoldingExtras, Mechanism):
         budget = int(round(self.block_budget * (1 + math.log2(steps))))
         return max(self.block_budget, min(budget, int(self.space.v_max // 4) or 1))
 
-    def _fold(
-        self, state: State, chain: list[Element], latest: Element, operation: Operation, reasons: dict[Element, str]
-    ) -> State:
-        block = self._merge(chain, latest, latest.meta["step"] + 1, operation)
-        how = "granular condensation" if operation.type == "condense" else "deep consolidation"
-        if operation.get("overflow"):
-            how += " forced by overflow"
-        why = operation.reason or "directive"
-        by = "the agent's summary" if block.meta["summary_by"] == "agent" else "stmviz's fallback summarizer"
-        name = block_label(block)
-        if chain:
-            sources = ", ".join(block_label(b) for b in chain) + f" and I_{latest.meta['step']}"
-            text = f"{sources} merged into {name} by {how}, text by {by} ({why})"
-        else:
-            text = f"I_{latest.meta['step']} condensed into {name} by {how}, text by {by} ({why})"
-        for e in [*chain, latest]:
-            reasons[e] = text
-        self.space.measure(block)  # μ known before the union, so Σμ is carried, not re-summed
-        return state.replace([*chain, latest], [block])
-
     # ------------------------------------------------------------------ π
+
+    def project(self, state: State) -> str | ModelInput:
+        """The projection π : Ω → X of AgentFold: the tuple (Q, T, S, I), blocks labelled by step range."""
+        if self.layout == "original":
+            return self._original_prompt(state)
+        return "\n".join(self._lines(state))
 
     def _lines(self, state: State) -> list[str]:
         lines: list[str] = []
@@ -423,18 +418,40 @@ class AgentFold(FoldingExtras, Mechanism):
             lines.append(latest.text)
         return lines
 
-    def hierarchy(self, state: State) -> Hierarchy:
-        """ω as AgentFold holds it, (Q, T, S, I) side by side; the fold tree comes from :meth:`folds`."""
-        return Hierarchy.flat(state, "folded summaries")
-
     @staticmethod
     def block_line(e: Element) -> str:
         """A block's line in π: its step range (and the fallback mark), then its text."""
         return _block_prefix(e) + e.text
 
-    def project(self, state: State) -> str:
-        """The projection π : Ω → X of AgentFold: the tuple (Q, T, S, I) as text, blocks labelled by step range."""
-        return "\n".join(self._lines(state))
+    def _original_prompt(self, state: State) -> ModelInput:
+        """π in the released code's layout: a system message with T, and the user prompt ``### Question`` … ``### Previous Steps``.
+
+        Entries are ordered by the step they start at; a single step is
+        ``**[Step t]**`` when it is the newest, else ``**[Compressed Step t]**``;
+        a range ``**[Compressed Step x to y]**``; each entry ends with a blank
+        line; no entry at all reads ``EMPTY``.
+        """
+        groups = _VIEWS(state).groups
+        entries = sorted(
+            [(b.meta["range"][0], b.meta["range"][1], b.text) for b in groups.get("block", _NONE)]
+            + [(e.meta["step"], e.meta["step"], e.text) for e in groups.get("latest", _NONE)],
+            key=lambda entry: entry[0],
+        )
+        newest = max((x for x, _, _ in entries), default=None)
+        steps = "".join(
+            f"**[{'Step' if x == newest else 'Compressed Step'} {x}]**\n{text}\n\n" if x == y
+            else f"**[Compressed Step {x} to {y}]**\n{text}\n\n"
+            for x, y, text in entries
+        )
+        question = "".join(e.text for e in groups.get("query", _NONE))
+        messages = [Message("system", f"Tools: {e.text}") for e in groups.get("tools", _NONE)]
+        messages.append(Message("user", f"### Question\n{question}\n\n### Previous Steps\n{steps or 'EMPTY'}"))
+        return ModelInput(messages)
+
+    def hierarchy(self, state: State) -> Hierarchy:
+        """ω as AgentFold holds it, (Q, T, S, I) side by side; the fold tree comes from :meth:`folds`."""
+        return Hierarchy.flat(state, "folded summaries")
+
 
 def _block_prefix(e: Element) -> str:
     """A block's label in π: its step range, and a mark when stmviz's fallback summarizer wrote its text."""

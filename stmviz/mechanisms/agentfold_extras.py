@@ -55,10 +55,10 @@ class FoldingExtras:
         def blocks(self, state: State) -> list[Element]: ...
         def latest(self, state: State) -> Element | None: ...
         def _incoming(self, context: Any) -> Element: ...
-        def _chain(self, state: State, operation: Operation) -> list[Element]: ...
-        def _merge(self, chain: Sequence[Element], latest: Element, step: int, operation: Operation) -> Element: ...
+        def _folded(self, state: State, operation: Operation, context: Any, reasons: dict[Element, str]) -> State: ...
         def budget_for(self, x: int, y: int) -> int: ...
-        def project(self, state: State) -> str: ...
+        def project(self, state: State) -> Any: ...
+        layout: str
         def count_tokens(self, text: str) -> int: ...
         def block_line(self, e: Element) -> str: ...
         _summaries: Any
@@ -108,53 +108,28 @@ class FoldingExtras:
         return Operation("condense", reason="rule: condense each step")
 
     def _with_overflow(self, state: State, chosen: Operation, context: Context) -> Operation:
-        """``chosen``, or the deep consolidation that overflow forces instead (from an earlier step)."""
-        latest = self.latest(state)
-        if latest is None:
+        """``chosen``, marked ``overflow=True`` (its reason naming the merges) when U will have to consolidate to fit."""
+        if self.latest(state) is None:
             return chosen
-        incoming = self._incoming(context)
-
-        def over_after(operation: Operation) -> tuple[tuple[float, str], list[Element]]:
-            """How far ω would be over V_max after the fold and I_t (see :meth:`_over`), and the blocks it merges."""
-            chain = self._chain(state, operation)
-            block = self._merge(chain, latest, latest.meta["step"] + 1, operation)
-            self.space.measure(block)
-            return self._over(state.replace([*chain, latest], [block]) | {incoming}), chain
-
-        (over, why), chain = over_after(chosen)
-        if over <= 0:
+        after = self._folded(state, chosen, context, {})
+        if self._over(after)[0] <= 0:
             return chosen
-        blocks = self.blocks(state)
-        starts = [b.meta["range"][0] for b in blocks if b not in chain]  # blocks older than the fold, newest last
-        # the fold's block counts as the newest: merge it with 1, 2, 4, … older blocks until the state fits
-        if not starts:
+        _, merges = self._fit(after, {})
+        if not merges:
             return chosen
-        k, x = 1, starts[-1]
-        while True:
-            x = starts[-k]
-            trial = Operation("consolidate", {"from": x, "overflow": True})
-            if over_after(trial)[0][0] <= 0 or k == len(starts):
-                break
-            k = min(2 * k, len(starts))
-        asked = str(chosen)
-        summary = chosen.get("summary")
-        params: dict[str, Any] = {"from": x, "overflow": True}
-        if isinstance(summary, str):
-            params["summary"] = summary
         return Operation(
-            "consolidate",
-            params,
-            reason=f"overflow: {asked} would leave {why} once I_{context.t} is added, "
-            f"so the blocks from step {x} on are consolidated with I_{latest.meta['step']}"
-            + (f" ({chosen.reason})" if chosen.reason else ""),
+            chosen.type,
+            {**chosen.params, "overflow": True},
+            reason=(f"{chosen.reason}; " if chosen.reason else "") + f"overflow once I_{context.t} is added: " + "; ".join(merges),
         )
 
     def _directive(self, state: State, fold: Any, t: int, latest: Element | None) -> Operation:
+        """The agent's folding directive as an operation, read as the released code reads it."""
         if not isinstance(fold, dict) and not hasattr(fold, "get"):
             raise ScenarioFormatError(
                 f"step {t}: a folding directive is a mapping {{'range': [x, {t - 1}], 'summary': '…'}}, got {shorten(repr(thaw(fold)))}"
             )
-        summary = fold.get("summary")
+        summary = fold.get("summary", fold.get("compress_text"))
         if summary is not None and (not isinstance(summary, str) or not summary.strip()):
             raise ScenarioFormatError(
                 f"step {t}: the folding directive's summary must be non-empty text (the agent's summary of the range), "
@@ -162,90 +137,84 @@ class FoldingExtras:
             )
         extra: dict[str, Any] = {"summary": summary.strip()} if summary else {}
         where = f"folding directive of step {t}" + (" (summary written by the agent)" if summary else " (no summary text)")
-        span = fold.get("range")
+        span = fold.get("range", fold.get("compress_range"))
         op = fold.get("op")
+        if latest is None:
+            if span is not None or op == "condense":
+                return Operation("condense", reason=f"{where} ignored: nothing to fold at the first step (as in the original)")
+            raise ScenarioFormatError(f"step {t}: deep consolidation needs a latest interaction to fold, and ω has none")
+        last = latest.meta["step"]
         if span is not None:
-            if latest is None:
+            pair = list(span) if isinstance(span, (list, tuple)) else []
+            ok = bool(pair) and all(isinstance(v, int) and not isinstance(v, bool) for v in pair)
+            if not ok or not 0 <= pair[0] <= pair[-1] <= last:
                 raise ScenarioFormatError(
-                    f"step {t}: the folding directive has range {shorten(repr(span))} but there is no previous "
-                    f"interaction to fold; drop the directive at the first step"
+                    f"step {t}: the folding directive's range must be step numbers [x, …, y] with 0 ≤ x ≤ y ≤ {last} "
+                    f"(the latest interaction I_{last}); got {shorten(repr(thaw(span)))}"
                 )
-            y = latest.meta["step"]
-            pair = tuple(span) if isinstance(span, (list, tuple)) else ()
-            ok = len(pair) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in pair)
-            if not ok or pair[1] != y or not 0 <= pair[0] <= y:
-                raise ScenarioFormatError(
-                    f"step {t}: the folding directive's range must be [x, {y}] with 0 ≤ x ≤ {y} (it folds up to the "
-                    f"latest interaction I_{y}), got {shorten(repr(thaw(span)))}"
-                )
-            x = pair[0]
-            if x == y:
-                return Operation("condense", extra, reason=f"{where}: granular condensation of I_{y}")
-            op = "consolidate"
+            x, y = pair[0], pair[-1]
         elif op == "condense":
-            return Operation("condense", extra, reason=where)
+            x, y = last, last
         elif op == "consolidate":
-            x = fold.get("from")
+            x, y = fold.get("from"), last
+            if isinstance(x, bool) or not isinstance(x, int) or not 0 <= x <= last:
+                raise ScenarioFormatError(
+                    f"step {t}: consolidate 'from' must be a step index x with 0 ≤ x ≤ {last} (the latest interaction), "
+                    f"got {shorten(repr(x))}; block starts in ω: "
+                    f"{', '.join(str(b.meta['range'][0]) for b in self.blocks(state)) or 'none'}"
+                )
         else:
             raise ScenarioFormatError(
                 f"step {t}: unknown folding directive {shorten(repr(thaw(fold)))}; use {{'range': [x, t-1], 'summary': '…'}} "
                 f"(or the older {{'op': 'condense'}} / {{'op': 'consolidate', 'from': x}})"
             )
-        if latest is None:
-            raise ScenarioFormatError(f"step {t}: deep consolidation needs a latest interaction to fold, and ω has none")
-        y = latest.meta["step"]
-        if isinstance(x, bool) or not isinstance(x, int) or not 0 <= x <= y:
-            raise ScenarioFormatError(
-                f"step {t}: consolidate 'from' must be a step index x with 0 ≤ x ≤ {y} (the latest interaction), "
-                f"got {shorten(repr(x))}; block starts in ω: {', '.join(str(b.meta['range'][0]) for b in self.blocks(state)) or 'none'}"
-            )
-        holder = next((b for b in self.blocks(state) if b.meta["range"][0] <= x <= b.meta["range"][1]), None)
-        if holder is not None and holder.meta["range"][0] != x:
-            where += f" (from={x} lies inside {block_label(holder)}: the chain starts at {holder.meta['range'][0]})"
+        holder = next((b for b in self.blocks(state) if b.meta["range"][0] < x <= b.meta["range"][1]), None)
+        if holder is not None:
+            where += f" (starts inside {block_label(holder)}, which stays: the new block overlaps it, as in the original)"
+        if y != last:
+            where += f" (ends before I_{last}, which stays in full)"
+        params: dict[str, Any] = {} if x == y == last else {"from": x}
+        if y != last:
+            params["to"] = y
         if x == y:
-            return Operation("condense", extra, reason=where)
-        return Operation("consolidate", {"from": x, **extra}, reason=where)
+            return Operation("condense", {**params, **extra}, reason=where)
+        return Operation("consolidate", {**params, **extra}, reason=where)
 
-    def _fit(self, state: State, reasons: dict[Element, str]) -> State:
-        """Make ω fit (see :meth:`_over`): consolidate more, then cut texts; blocks are never dropped."""
-        space = self.space
+    def _fit(self, state: State, reasons: dict[Element, str]) -> tuple[State, list[str]]:
+        """Make ω fit (see :meth:`_over`): consolidate as the log-structured merge would, then cut texts.
+
+        Returns ω and a sentence for each forced merge. Blocks are never dropped.
+        """
         over, why = self._over(state)
-        if over <= 0:
-            return state
-        blocks = _VIEWS(state).groups.get("block", _NONE)
-        # 1. consolidate more: merge the newest block with 1, 2, 4, … older blocks until it fits.
-        if len(blocks) >= 2:
-            newest, k = blocks[-1], 1
-            while True:
-                older = blocks[-1 - k : -1]
-                x, y = older[0].meta["range"][0], newest.meta["range"][1]
-                text = self._summaries([b.text for b in older] + [newest.text], self.budget_for(x, y))
-                passes = 1 + max(b.meta.get("passes", 1) for b in [*older, newest])
-                merged = Element(
-                    text,
-                    {"t": x, "type": "block", "range": (x, y), "step": newest.meta["step"], "summary_by": "fallback",
-                     "passes": passes, "overflow": True},
-                )
-                space.measure(merged)  # μ known before the union, so Σμ is carried, not re-summed
-                candidate = state.replace([*older, newest], [merged])
-                if self._over(candidate)[0] <= 0 or k == len(blocks) - 1:
-                    break
-                k = min(2 * k, len(blocks) - 1)
-            merge = (
-                f"{', '.join(block_label(b) for b in [*older, newest])} merged into {block_label(merged)} by deep "
-                f"consolidation: {why}"
+        merges: list[str] = []
+        while over > 0:
+            pair = _overflow_pair(_VIEWS(state).groups.get("block", _NONE))
+            if pair is None:
+                break
+            a, b = pair
+            (x, _), (_, y) = a.meta["range"], b.meta["range"]
+            x, y = min(x, b.meta["range"][0]), max(y, a.meta["range"][1])
+            merged = Element(
+                self._summaries([a.text, b.text], self.budget_for(x, y)),
+                {"t": x, "type": "block", "range": (x, y), "step": max(a.meta["step"], b.meta["step"]),
+                 "summary_by": "fallback", "passes": 1 + max(a.meta.get("passes", 1), b.meta.get("passes", 1)),
+                 "overflow": True},
             )
-            for e in list(reasons):
-                reasons[e] = f"{reasons[e]}; then {merge}"
-            for b in [*older, newest]:
-                reasons.setdefault(b, merge)
-            state = candidate
+            merge = f"{block_label(a)} and {block_label(b)} merged into {block_label(merged)} by deep consolidation: {why}"
+            merges.append(merge)
+            for e, earlier in list(reasons.items()):  # what was folded into a or b this step: say where it went next
+                if f"into {block_label(a)}" in earlier or f"into {block_label(b)}" in earlier:
+                    reasons[e] = f"{earlier}; then {merge}"
+            for e in (a, b):
+                reasons.setdefault(e, merge)
+            self.space.measure(merged)  # μ known before the union, so Σμ is carried, not re-summed
+            state = state.replace([a, b], [merged])
             over, why = self._over(state)
-        # 2.–4. cut the oldest block, then the latest interaction, the tools, the query.
+        # then cut the blocks (oldest first), the latest interaction, the tools, the query.
         groups = _VIEWS(state).groups
-        order = [*groups.get("block", _NONE)[:1], *groups.get("latest", _NONE)]
+        order = [*groups.get("block", _NONE), *groups.get("latest", _NONE)]
         order += [*groups.get("tools", _NONE), *groups.get("query", _NONE)]
-        return self._cut(state, order, reasons)
+        return self._cut(state, order, reasons), merges
 
     def _cut(self, state: State, order: Sequence[Element], reasons: dict[Element, str]) -> State:
         """Cut the texts of ``order``'s elements, in turn, until ω fits (see :meth:`_over`); a block or I keeps "…"."""
@@ -294,7 +263,6 @@ class FoldingExtras:
                 taken.update(kids)
         return children
 
-
     def projection_size(self, state: State) -> int:
         """|π(ω)| in tokens, exactly: the tokens of the projected text.
 
@@ -307,6 +275,8 @@ class FoldingExtras:
         """
         if not state:
             return 0
+        if self.layout != "stmviz":  # the released layout: count its messages
+            return sum(self.count_tokens(m.text) for m in self.project(state))
         elements = state.elements
         if not self._pieces.splits or self._broken_lines(elements, self._is_broken):
             return self.count_tokens(self.project(state))
@@ -363,3 +333,29 @@ def _span(element: Element) -> tuple[int, int] | None:
     s = whole_number(element.meta.get("step"))
     return (s, s) if s is not None else None
 
+
+
+def _overflow_pair(blocks: Sequence[Element]) -> tuple[Element, Element] | None:
+    """The two neighbouring blocks a forced consolidation merges, as the log-structured merge would; ``None`` if none may.
+
+    A block's level is ⌊log₂ of the steps it covers⌋. Two neighbours of the
+    same level merge first (a binary counter's carry: the result is one level
+    up), the lowest level first and within it the oldest pair, so fine blocks
+    merge before coarse ones and levels stay non-increasing with age. Failing
+    that, the newest two neighbours whose lengths are within a factor 2 merge.
+    Either way each step's block grows at least 1.5 times per forced merge, so
+    no step is re-summarized by them more than log₁.₅ t ≈ 1.7 log₂ t times; a
+    big block is never merged with a small one (the rolling summary AgentFold
+    argues against).
+    """
+    def length(b: Element) -> int:
+        x, y = b.meta["range"]
+        return y - x + 1
+
+    pairs = list(zip(blocks, blocks[1:]))
+    same = [(a, b) for a, b in pairs if length(a).bit_length() == length(b).bit_length()]
+    if same:
+        lowest = min(length(a).bit_length() for a, _ in same)
+        return next(pair for pair in same if length(pair[0]).bit_length() == lowest)
+    near = [(a, b) for a, b in pairs if 2 * min(length(a), length(b)) >= max(length(a), length(b))]
+    return near[-1] if near else None
