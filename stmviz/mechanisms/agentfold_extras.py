@@ -1,17 +1,19 @@
 """What stmviz adds around AgentFold's U and π; a first reading of :mod:`~stmviz.mechanisms.agentfold` can skip it.
 
-- **reading a directive** (:func:`read_directive`): the agent's folding
-  directive, checked, as an operation;
-- **rule controllers** (:func:`rule_operation`) for steps without a directive:
-  the log-structured merge (default) and the baselines "share", "count",
+:class:`FoldingExtras` holds AgentFold's methods beyond the paper's:
+
+- **reading a directive** (``_directive``): the agent's folding directive,
+  checked and read as the released code reads it, as an operation;
+- **rule controllers** (``_rule``) for steps without a directive: the
+  log-structured merge (default) and the baselines "share", "count",
   "condense";
-- **a hard capacity** (:func:`with_overflow`, :func:`fit`): the original has
-  none; stmviz keeps Σμ ≤ V_max and |π(ω)| ≤ V_max by consolidating further,
-  then cutting texts;
-- **the fold tree** the figures draw (:func:`fold_tree`);
-- **a fast path** for |π(ω)| (:class:`ProjectionSize`), tested equal to
-  counting π's text.
-"""
+- **a hard capacity** (``_with_overflow``, ``_fit``, ``_cut``,
+  :func:`_overflow_pair`): the original has none; stmviz keeps Σμ ≤ V_max and
+  |π(ω)| ≤ V_max by consolidating further the multi-scale way, then cutting
+  texts;
+- **the fold tree** the figures draw (``folds``);
+- **a fast path** for |π(ω)| (``projection_size``), tested equal to counting
+  π's text (tests/test_pi_fits.py)."""
 
 from __future__ import annotations
 
@@ -24,9 +26,6 @@ from ..core.formatting import format_number, shorten
 from ..core.protocol import step_range, whole_number
 from ._shared import LineTokens, Memo, Tally, View, ViewIndex, over_limit
 from .fit import ELLIPSIS, fit_text
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .agentfold import AgentFold
 
 _RULES = ("lsm", "share", "count", "condense")
 _VIEWS = ViewIndex(View)  # ω grouped by type (query, tools, block, latest), derived from the previous ω's grouping

@@ -70,7 +70,6 @@ import json
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from ..core.context import AgentStep
@@ -84,7 +83,6 @@ from .scenario import Scenario, _listed
 __all__ = ["from_agentfold_records", "from_infer_trajectory", "is_infer_record", "load_agentfold_log", "load_agentfold_runs", "parse_response"]
 
 _TAG = re.compile(r"<(?P<tag>[A-Za-z_][\w\-]*)>(?P<body>.*?)</(?P=tag)>", re.S)
-_KNOWN = ("think", "thinking", "tool_call", "answer", "tool_response")
 
 
 def _fail(source: str, where: str, what: str) -> ScenarioFormatError:
