@@ -92,3 +92,13 @@ def test_forced_merges_keep_blocks_coarser_with_age(v_max):
     assert forced_merges_are_log_structured(trace) > 0  # the capacity did force merges
     lengths = [y - x + 1 for x, y in (b.meta["range"] for b in AgentFold.blocks(trace.final))]
     assert lengths[0] == max(lengths) and lengths[-1] == min(lengths), lengths  # coarse oldest, fine newest
+
+
+@pytest.mark.parametrize("v_max", [400, 1000])
+def test_the_originals_layout_fits_v_max_and_keeps_the_contract(v_max):
+    from stmviz import check_mechanism, load_scenario
+
+    mechanism = AgentFold(StateSpace(sizes.tokens(), v_max), layout="original")
+    assert check_mechanism(mechanism)
+    trace = run(mechanism, load_scenario("web_research"))
+    assert all(step.input_size <= v_max for step in trace) and trace.final_input_size <= v_max
