@@ -1,6 +1,7 @@
 """The paper's architectures (Section 4) as mechanisms (O, E, Ω_STM, C, U, X, π)."""
 
 from .agentfold import AgentFold
+from .clear_tool_uses import ClearToolUses
 from .fifo import FIFOWindow
 from .scm import SCM
 from .hiagent import HiAgent
@@ -8,3 +9,4 @@ from .hiagent import HiAgent
 __all__: list[str] = []
 __all__ += ["HiAgent", "AgentFold"]
 __all__ += ["FIFOWindow", "SCM"]
+__all__ += ["ClearToolUses"]
