@@ -2,6 +2,7 @@
 
 from .agentfold import AgentFold
 from .clear_tool_uses import ClearToolUses
+from .langchain_summarization import LangChainSummarization
 from .fifo import FIFOWindow
 from .scm import SCM
 from .hiagent import HiAgent
@@ -10,3 +11,4 @@ __all__: list[str] = []
 __all__ += ["HiAgent", "AgentFold"]
 __all__ += ["FIFOWindow", "SCM"]
 __all__ += ["ClearToolUses"]
+__all__ += ["LangChainSummarization"]
