@@ -42,7 +42,7 @@ def test_messages_trigger_keeps_the_last_keep_messages_and_puts_the_summary_mess
     x = trace.project(6)  # 11 messages ≥ 10: summarized down to the summary + 4 kept
     assert x[0].role == "system" and x[1].role == "user" and x[1].text.startswith(SUMMARY_PREFIX)
     assert len(x) == 1 + 1 + 4
-    summarized = ["Human: user 0 says hello"] + ["(middle)"] * 5 + ["AI: reply 3"]  # 11 − 4 kept = 7
+    summarized = ["Human: user 0 says hello"] + ["(middle)"] * 5 + ["Human: user 3 asks more"]  # 11 − 4 kept = 7
     assert x[1].text == SUMMARY_PREFIX + label(summarized, 0)
 
 
