@@ -2,6 +2,7 @@
 
 from .agentfold import AgentFold
 from .clear_tool_uses import ClearToolUses
+from .compaction import Compaction
 from .langchain_summarization import LangChainSummarization
 from .fifo import FIFOWindow
 from .scm import SCM
@@ -12,3 +13,4 @@ __all__ += ["HiAgent", "AgentFold"]
 __all__ += ["FIFOWindow", "SCM"]
 __all__ += ["ClearToolUses"]
 __all__ += ["LangChainSummarization"]
+__all__ += ["Compaction"]

@@ -169,6 +169,11 @@ class ClearToolUses(ChatManager):
         super().__init__(space, system)
         self.trigger = check_whole("trigger", trigger, 0)
         self.trigger_type = check_choice("trigger_type", trigger_type, _TRIGGER_TYPES)
+        if trigger_type == "input_tokens" and trigger >= space.v_max:
+            raise InvalidArgumentError(
+                f"trigger = {format_number(trigger)} ≥ V_max = {format_number(space.v_max)}: the stored history never "
+                f"exceeds it, so nothing would ever be cleared; pass a trigger below V_max, e.g. trigger={int(space.v_max * 0.5)}"
+            )
         self.keep = check_whole("keep", keep, 0)
         self.clear_at_least = check_whole("clear_at_least", clear_at_least, 0, allow_none=True)
         self.exclude_tools = _names("exclude_tools", exclude_tools)

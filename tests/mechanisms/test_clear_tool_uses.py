@@ -30,7 +30,7 @@ def texts(x) -> list[str]:
 
 
 def test_below_the_trigger_pi_is_the_identity():
-    m = ClearToolUses(SPACE, trigger=10_000)
+    m = ClearToolUses(SPACE, trigger=9_999)
     trace = run(m, five_tool_uses())
     assert texts(trace.project(6)) == [e.text for e in trace.state_at(6).ordered()]
     assert m.hidden(trace.state_at(6)) == {}
@@ -49,7 +49,7 @@ def test_over_the_trigger_all_but_keep_most_recent_results_show_the_placeholder(
 
 def test_the_trigger_is_strict_and_counts_the_system_prompt():
     steps = five_tool_uses()
-    full = run(ClearToolUses(SPACE, system="be brief", trigger=10_000), steps)
+    full = run(ClearToolUses(SPACE, system="be brief", trigger=9_999), steps)
     size = SPACE.size(full.state_at(6))  # input tokens of the request before step 6's output, system included
     at = run(ClearToolUses(SPACE, system="be brief", trigger=int(size), keep=0), steps).project(6)
     below = run(ClearToolUses(SPACE, system="be brief", trigger=int(size) - 1, keep=0), steps).project(6)
@@ -97,10 +97,10 @@ def test_thinking_of_earlier_turns_is_hidden_keep_n_or_all():
     for k in range(4):
         steps.append(AgentStep(thought=f"reply {k}", observation=f"next {k}", meta={"thinking": f"I think {k}"}))
     thinking = lambda x: [m.text for m in x if m.name == "thinking"]  # noqa: E731
-    assert thinking(run(ClearToolUses(SPACE), steps).project(4)) == ["I think 2"]  # the API's default: 1 turn
-    assert thinking(run(ClearToolUses(SPACE, keep_thinking=2), steps).project(4)) == ["I think 1", "I think 2"]
-    assert len(thinking(run(ClearToolUses(SPACE, keep_thinking="all"), steps).project(4))) == 3
-    assert thinking(run(ClearToolUses(SPACE, keep_thinking=0), steps).project(4)) == []
+    assert thinking(run(ClearToolUses(SPACE, trigger=9_999), steps).project(4)) == ["I think 2"]  # the API's default: 1 turn
+    assert thinking(run(ClearToolUses(SPACE, trigger=9_999, keep_thinking=2), steps).project(4)) == ["I think 1", "I think 2"]
+    assert len(thinking(run(ClearToolUses(SPACE, trigger=9_999, keep_thinking="all"), steps).project(4))) == 3
+    assert thinking(run(ClearToolUses(SPACE, trigger=9_999, keep_thinking=0), steps).project(4)) == []
 
 
 def test_over_v_max_the_oldest_messages_leave_with_their_results():
@@ -113,11 +113,13 @@ def test_over_v_max_the_oldest_messages_leave_with_their_results():
 
 def test_bad_parameters_get_clear_errors():
     with pytest.raises(InvalidArgumentError, match="keep"):
-        ClearToolUses(SPACE, keep=-1)
+        ClearToolUses(SPACE, trigger=100, keep=-1)
     with pytest.raises(InvalidArgumentError, match="exclude_tools"):
-        ClearToolUses(SPACE, exclude_tools="memory")
+        ClearToolUses(SPACE, trigger=100, exclude_tools="memory")
     with pytest.raises(InvalidArgumentError, match="trigger_type"):
-        ClearToolUses(SPACE, trigger_type="messages")
+        ClearToolUses(SPACE, trigger=100, trigger_type="messages")
+    with pytest.raises(InvalidArgumentError, match="never"):
+        ClearToolUses(StateSpace(sizes.words, v_max=4096))  # the default 100,000 is never exceeded
 
 
 def test_check_mechanism_passes():
