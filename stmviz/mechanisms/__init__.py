@@ -1,12 +1,13 @@
 """The paper's architectures (Section 4) as mechanisms (O, E, Ω_STM, C, U, X, π)."""
 
 from .agentfold import AgentFold
-from .clear_tool_uses import ClearToolUses
-from .compaction import Compaction
-from .langchain_summarization import LangChainSummarization
 from .fifo import FIFOWindow
 from .scm import SCM
 from .hiagent import HiAgent
+# the managers practitioners run, after the paper's four (which declare their element types first)
+from .clear_tool_uses import ClearToolUses
+from .compaction import Compaction
+from .langchain_summarization import LangChainSummarization
 
 __all__: list[str] = []
 __all__ += ["HiAgent", "AgentFold"]

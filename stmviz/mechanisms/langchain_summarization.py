@@ -13,7 +13,7 @@ paper's terms that is U's work; π is the identity.
 In the terms of Definitions 1 and 2:
 
 - E: chat messages (system prompt, user, assistant with its tool call, tool
-  result) and ``summary`` messages; μ, V_max: tokens and the model's maximum
+  result) and ``summary_message`` messages; μ, V_max: tokens and the model's maximum
   input (a ``("fraction", f)`` trigger or keep is f·V_max);
 - O: ``append`` and ``summarize``; C: the incoming step;
 - U: append the step's messages; then, when an input arrived (a model call
@@ -121,7 +121,7 @@ Messages to summarize:
 </messages>"""
 
 _KINDS = ("tokens", "messages", "fraction")
-_LABELS = {"user": "Human", "summary": "Human", "assistant": "AI", "tool": "Tool", "system": "System", "thinking": "AI"}
+_LABELS = {"user": "Human", "summary_message": "Human", "assistant": "AI", "tool": "Tool", "system": "System", "thinking": "AI"}
 
 
 class LangChainSummarization(ChatManager):
@@ -164,7 +164,7 @@ class LangChainSummarization(ChatManager):
         }
     )
     element_types = element_types_of(
-        {**CHAT_TYPES, "summary": ("LangChain's summary message (a user message) replacing older ones", "#9467bd", True)}
+        {**CHAT_TYPES, "summary_message": ("LangChain's summary message (a user message) replacing older ones", "#9467bd", True)}
     )
     placement = {"append messages": "U", "replace old messages by a summary message": "U", "show the messages": "π"}
 
@@ -272,7 +272,7 @@ class LangChainSummarization(ChatManager):
         text = self._summary(old)
         after = kept[0].t if kept else (old[-1].t or 0) + SLOT
         t = (after or 0) - SLOT / 2  # just before the first kept message
-        summary = Element(SUMMARY_PREFIX + text, {"t": t, "type": "summary", "role": "user", "summarized": len(old)})
+        summary = Element(SUMMARY_PREFIX + text, {"t": t, "type": "summary_message", "role": "user", "summarized": len(old)})
         why = f"summarized ({operation.reason or 'summarize'}); the last {self.keep[1]:g} {self.keep[0]} are kept"
         reasons = {e: why for e in old}
         result = state.replace(old, [summary])
@@ -291,7 +291,7 @@ class LangChainSummarization(ChatManager):
                 start -= 1
                 used += measure(old[start])
             trimmed = list(old[start:])
-            while trimmed and trimmed[0].type not in ("user", "summary"):  # start on a human message
+            while trimmed and trimmed[0].type not in ("user", "summary_message"):  # start on a human message
                 trimmed.pop(0)
             if not trimmed:
                 return "Previous conversation was too long to summarize."

@@ -60,7 +60,7 @@ def test_token_trigger_and_token_keep():
     m = LangChainSummarization(StateSpace(sizes.words, v_max=1000), trigger=("tokens", 20), keep=("tokens", 8), summarizer=label)
     trace = run(m, chat(10))
     for t in range(len(trace)):
-        messages = [e for e in trace.state_at(t) if e.type != "summary"]
+        messages = [e for e in trace.state_at(t) if e.type != "summary_message"]
         assert sum(len(e.text.split()) for e in messages) <= 20 + 8  # below the trigger, or just cut to 8
 
 
