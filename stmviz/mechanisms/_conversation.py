@@ -28,7 +28,7 @@ from typing import Any
 
 from ..core.context import AgentStep, Context
 from ..core.element import Element
-from ..core.errors import CapacityError
+from ..core.errors import CapacityError, InvalidOperationError
 from ..core.formatting import format_number
 from ..core.mechanism import Mechanism, Transition
 from ..core.space import State, StateSpace
@@ -144,6 +144,8 @@ class ChatManager(Mechanism):
 
     #: Which part of the manager's work U does and which π does (read by the figures).
     placement: Mapping[str, str] = {}
+    #: ``summarize(texts, budget) -> str``, for the managers that summarize.
+    summarizer: Any = None
 
     def __init__(self, space: StateSpace, system: str | None) -> None:
         super().__init__(space)
@@ -178,6 +180,15 @@ class ChatManager(Mechanism):
             return Transition(grown)
         removed = cut_oldest(grown.ordered(), total, self.space.v_max, measure, keep)
         return Transition(grown - removed.keys(), removed)
+
+    def summary_text(self, texts: Sequence[str], budget: int) -> str:
+        """``summarizer(texts, budget)``, checked to be text, stripped (the managers that summarize call it)."""
+        result = self.summarizer(list(texts), budget)
+        if not isinstance(result, str):
+            raise InvalidOperationError(
+                f"the summarizer returned {type(result).__name__}; summarize(texts, budget) must return a str"
+            )
+        return result.strip()
 
     def visible_size(self, elements: Iterable[Element]) -> float:
         """Σμ over elements (the "input tokens" of a request, in units of μ)."""

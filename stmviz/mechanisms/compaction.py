@@ -298,11 +298,7 @@ class Compaction(ChatManager):
         return Transition(result, reasons)
 
     def _summary(self, texts: Sequence[str]) -> str:
-        budget = self.summary_tokens or max(16, self.trigger // 10)
-        result = self.summarizer(list(texts), budget)
-        if not isinstance(result, str):
-            raise InvalidOperationError(f"the summarizer returned {type(result).__name__}; summarize(texts, budget) must return a str")
-        return result.strip() or "(empty summary)"
+        return self.summary_text(texts, self.summary_tokens or max(16, self.trigger // 10)) or "(empty summary)"
 
     @staticmethod
     def _last_block(state: State) -> tuple[Element, ...]:

@@ -296,11 +296,7 @@ class LangChainSummarization(ChatManager):
             if not trimmed:
                 return "Previous conversation was too long to summarize."
         texts = [f"{_LABELS.get(e.type, 'Human')}: {e.text}" for e in trimmed]
-        budget = self.summary_tokens or max(16, int(self.space.v_max // 10))
-        result = self.summarizer(texts, budget)
-        if not isinstance(result, str):
-            raise InvalidOperationError(f"the summarizer returned {type(result).__name__}; summarize(texts, budget) must return a str")
-        return result.strip()
+        return self.summary_text(texts, self.summary_tokens or max(16, int(self.space.v_max // 10)))
 
     # -- π --------------------------------------------------------------------
     def project(self, state: State) -> ModelInput:

@@ -23,6 +23,13 @@ def tool_step(tool: str, arg: str, result: str, thought: str = "", call: str | N
     return AgentStep(thought=thought, action=f"{tool}({json.dumps({'q': arg})})", observation=result, meta=meta)
 
 
+def chat(n: int) -> list[AgentStep]:
+    """A dialogue: the user's first message, n (reply, next message) steps, then a last reply."""
+    steps = [AgentStep(observation="user 0 says hello there")]
+    steps += [AgentStep(thought=f"reply {k} is here", observation=f"user {k + 1} asks more") for k in range(n)]
+    return steps + [AgentStep(thought="bye")]
+
+
 _text = st.lists(st.sampled_from(WORDS), min_size=1, max_size=12).map(" ".join)
 
 

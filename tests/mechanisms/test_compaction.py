@@ -9,18 +9,13 @@ from hypothesis import strategies as st
 from stmviz import AgentStep, Compaction, InvalidArgumentError, StateSpace, check_mechanism, run, sizes
 from stmviz.mechanisms.compaction import CLAUDE_CODE_PREFIX, DEFAULT_INSTRUCTIONS
 
-from _managers import SPACE, agent_streams, tool_step
+from _managers import SPACE, agent_streams, chat, tool_step
 
 
 def counted(texts, budget):
     """A deterministic stand-in summary that says how many messages it covered."""
     return f"summary of {len(texts)} messages"
 
-
-def chat(n: int) -> list[AgentStep]:
-    steps = [AgentStep(observation="user 0 says hello there")]
-    steps += [AgentStep(thought=f"reply {k} is here", observation=f"user {k + 1} asks more") for k in range(n)]
-    return steps + [AgentStep(thought="bye")]
 
 
 def visible_words(m, state):

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from stmviz import AgentStep, InvalidArgumentError, LangChainSummarization, StateSpace, check_mechanism, run, sizes
 from stmviz.mechanisms.langchain_summarization import SUMMARY_PREFIX, SUMMARY_PROMPT
 
-from _managers import SPACE, agent_streams, counter, langchain_messages, pairs, role_of, stmviz_pairs, text_of, tool_step
+from _managers import SPACE, agent_streams, chat, counter, langchain_messages, pairs, role_of, stmviz_pairs, text_of, tool_step
 
 HAS_LANGCHAIN = importlib.util.find_spec("langchain") is not None
 needs_langchain = pytest.mark.skipif(not HAS_LANGCHAIN, reason="peer library langchain not installed (pip install stmviz[peers])")
@@ -21,11 +21,6 @@ def label(texts, budget):
     """A deterministic stand-in summary: how many messages, and the first words of the first and last."""
     return f"{len(texts)} messages from {texts[0][:12]!r} to {texts[-1][-12:]!r}"
 
-
-def chat(n: int) -> list[AgentStep]:
-    steps = [AgentStep(observation="user 0 says hello")]
-    steps += [AgentStep(thought=f"reply {k}", observation=f"user {k + 1} asks more") for k in range(n)]
-    return steps + [AgentStep(thought="bye")]
 
 
 def test_no_trigger_never_summarizes_langchains_default():
