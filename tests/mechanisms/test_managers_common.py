@@ -1,0 +1,63 @@
+"""What the practitioners' managers share: the U/π placement they declare, hidden(), and rebuilding from a trace."""
+
+from __future__ import annotations
+
+import pytest
+
+from stmviz import ClearToolUses, Compaction, LangChainSummarization, Mechanism, StateSpace, run, sizes
+
+from _managers import agent_streams, chat, tool_step  # noqa: F401  (chat, tool_step build the streams below)
+
+SPACE = StateSpace(sizes.words, v_max=500)
+
+
+def managers():
+    return [
+        ClearToolUses(SPACE, system="sys", trigger=40, keep=1),
+        ClearToolUses.langchain(SPACE, trigger=40, keep=1, clear_tool_inputs=True),
+        Compaction(SPACE, system="sys", trigger=60, pause_after_compaction=True),
+        Compaction.claude_code(SPACE, percent=20),
+        LangChainSummarization(SPACE, system="sys", trigger=[("messages", 8), {"tokens": 50, "messages": 3}], keep=("messages", 3)),
+    ]
+
+
+def stream():
+    steps = chat(4)[:-1]
+    steps += [tool_step("search", f"q{k}", f"result {k} with some words in it", f"thinking {k}") for k in range(6)]
+    return steps + chat(3)[1:]
+
+
+@pytest.mark.parametrize("mechanism", managers(), ids=str)
+def test_placement_says_which_part_u_does_and_which_pi_does(mechanism):
+    assert mechanism.placement and set(mechanism.placement.values()) <= {"U", "π"}
+    assert "U" in mechanism.placement.values() and "π" in mechanism.placement.values()
+
+
+def test_the_split_is_the_one_the_originals_make():
+    assert [k for k, v in ClearToolUses.placement.items() if v == "U"] == ["store every message"]
+    assert set(LangChainSummarization.placement.values()) == {"U", "π"}
+    assert [v for k, v in LangChainSummarization.placement.items() if "summary" in k] == ["U"]
+    assert {Compaction.placement["add the compaction block (a summary)"], Compaction.placement["show nothing before the last block"]} == {"U", "π"}
+
+
+@pytest.mark.parametrize("mechanism", [m for m in managers() if hasattr(m, "hidden")], ids=str)
+def test_hidden_names_exactly_what_pi_does_not_show_as_it_is(mechanism):
+    trace = run(mechanism, stream())
+    for t in range(len(trace)):
+        state = trace.state_at(t)
+        hidden = mechanism.hidden(state)
+        shown = [m.text for m in trace.project(t)]
+        if isinstance(mechanism, Compaction):
+            assert shown == [e.text for e in state.ordered() if e not in hidden]
+        else:
+            edits = mechanism.edits(state)
+            assert set(edits) == set(hidden)
+            assert shown == [edits[e][0] if e in edits else e.text for e in state.ordered() if edits.get(e, ("-",))[0]]
+            assert all(edits[e][0] != e.text for e in hidden)
+
+
+@pytest.mark.parametrize("mechanism", managers(), ids=str)
+def test_a_trace_rebuilds_the_mechanism_from_its_spec(mechanism):
+    rebuilt = Mechanism.from_spec(SPACE, mechanism.spec())
+    assert rebuilt is not None and rebuilt.params() == mechanism.params()
+    assert [m.text for m in run(rebuilt, stream()).project(12)] == [m.text for m in run(mechanism, stream()).project(12)]
