@@ -4,8 +4,8 @@ An agent step t (:class:`~stmviz.AgentStep`) becomes, in this order, the
 messages an API conversation holds for it:
 
 - ``thinking`` — the model's thinking at step t, when the step carries it in
-  ``meta["thinking"]`` (a text or a list of texts: kept in metadata by the
-  transcript loaders, never as visible text of the step);
+  ``meta["thinking"]`` (a text or a list of texts, joined into one element:
+  kept in metadata by the transcript loaders, never as visible text of the step);
 - ``assistant`` — the model's output (thought, then action); a step with an
   action is a *tool use*: the element carries its call id ``call``, the tool's
   name ``tool`` and the action text ``action``;
@@ -88,9 +88,9 @@ def step_messages(step: AgentStep, t: int) -> list[Element]:
         meta.update(t=t + len(out) * SLOT, step=t)
         out.append(Element(content, meta))
 
-    if step.has_output:
-        for text in _thinking(step)[:6]:
-            add(text, {"type": "thinking", "role": "assistant"})
+    thinking = _thinking(step)
+    if step.has_output and thinking:  # one element per turn: what clear_thinking keeps or clears
+        add("\n\n".join(thinking), {"type": "thinking", "role": "assistant"})
     if step.action:
         call, tool = _call_id(step, t), tool_names(step)
         add(step.model_output, {"type": "assistant", "role": "assistant", "call": call, "tool": tool, "action": step.action})
@@ -131,7 +131,6 @@ def cut_oldest(
         if e.type == "tool" and e.meta.get("call") in gone_calls and e not in removed:
             removed[e] = f"tool result of the removed call {e.meta['call']} (a result never outlives its call)"
     return removed
-
 
 
 class ChatManager(Mechanism):
