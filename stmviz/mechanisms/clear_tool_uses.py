@@ -231,7 +231,7 @@ class ClearToolUses(ChatManager):
         changes: dict[Element, tuple[str, str]] = {}
         if self.flavour == "anthropic" and self.keep_thinking != "all":
             turns = sorted({e.meta.get("step") for e in order if e.type == "thinking"})
-            kept_turns = set(turns[len(turns) - int(self.keep_thinking):]) if int(self.keep_thinking) else set()
+            kept_turns = set(turns[max(0, len(turns) - int(self.keep_thinking)):])
             for e in order:
                 if e.type == "thinking" and e.meta.get("step") not in kept_turns:
                     changes[e] = ("", f"thinking of an earlier turn (keep_thinking = {self.keep_thinking})")

@@ -176,3 +176,10 @@ def test_langchain_clear_tool_uses_edit_gives_the_same_model_input_at_every_step
                                            clear_tool_inputs=inputs, exclude_tools=["memory"]), steps)
         for t, expected in theirs.items():
             assert stmviz_pairs(mine.project(t)) == expected, f"step {t}"
+
+
+def test_keep_thinking_larger_than_the_turns_keeps_them_all():
+    steps = [AgentStep(observation="hi")]
+    steps += [AgentStep(thought=f"reply {k}", observation=f"next {k}", meta={"thinking": f"I think {k}"}) for k in range(2)]
+    x = run(ClearToolUses(SPACE, trigger=9_999, keep_thinking=3), steps + [AgentStep(thought="end")]).project(3)
+    assert [m.text for m in x if m.name == "thinking"] == ["I think 0", "I think 1"]
