@@ -280,10 +280,9 @@ class Compaction(ChatManager):
         shown = [e for e in self.visible(state) if not e.meta.get("pinned")]
         if not shown:
             return Transition(state)
-        kept = _preserved(shown, self.preserve) if self.pause_after_compaction else []
-        after = kept[0].t if kept else (shown[-1].t or 0) + SLOT
+        kept = _preserved([e for e in shown if e.type != "compaction"], self.preserve) if self.pause_after_compaction else []
         meta: dict[str, Any] = {
-            "t": (after or 0) - SLOT / 2, "type": "compaction", "role": "user" if self.flavour == "claude_code" else "assistant",
+            "t": _between(state.ordered(), kept[0]) if kept else (shown[-1].t or 0) + SLOT / 2, "type": "compaction", "role": "user" if self.flavour == "claude_code" else "assistant",
             "step": context.t, "trigger": "auto", "pre_tokens": operation.get("pre_tokens", self.visible_size(shown)),
         }
         texts = [e.text for e in shown]
@@ -308,6 +307,13 @@ class Compaction(ChatManager):
     def project(self, state: State) -> ModelInput:
         """The projection π : Ω → X of compaction: the system prompt, then the last compaction block and what follows it."""
         return ModelInput(Message(str(e.meta.get("role", "user")), e.content) for e in self.visible(state))
+
+
+def _between(order: Sequence[Element], first: Element) -> float:
+    """A time strictly between ``first`` and the element before it in ``order``: where a block goes before ``first``."""
+    k = order.index(first)
+    before = (order[k - 1].t if k else None)
+    return ((before if before is not None else (first.t or 0) - 1) + (first.t or 0)) / 2
 
 
 def _preserved(shown: Sequence[Element], n: int) -> list[Element]:

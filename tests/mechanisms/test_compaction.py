@@ -124,3 +124,14 @@ def test_property_pi_starts_at_the_last_block_and_stays_below_trigger_plus_a_ste
             assert all(e.t >= blocks[-1].t for e in m.visible(state))
         shown_calls = {e.meta.get("call") for e in m.visible(state) if e.type == "assistant"}
         assert all(e.meta.get("call") in shown_calls for e in m.visible(state) if e.type == "tool")
+
+
+def test_a_paused_compaction_right_after_another_puts_the_new_block_last_of_the_blocks():
+    m = Compaction(SPACE, trigger=15, pause_after_compaction=True, preserve=20, summarizer=counted)
+    trace = run(m, chat(12))
+    for t in range(len(trace)):
+        state = trace.state_at(t)
+        blocks = [e for e in state.ordered() if e.type == "compaction"]
+        if blocks:  # the newest block (the one written last) is the one π starts from
+            newest = max(blocks, key=lambda e: e.meta["step"])
+            assert trace.project(t)[0].text == newest.text and blocks[-1] is newest
