@@ -61,3 +61,37 @@ def test_a_trace_rebuilds_the_mechanism_from_its_spec(mechanism):
     rebuilt = Mechanism.from_spec(SPACE, mechanism.spec())
     assert rebuilt is not None and rebuilt.params() == mechanism.params()
     assert [m.text for m in run(rebuilt, stream()).project(12)] == [m.text for m in run(mechanism, stream()).project(12)]
+
+
+class _Client:
+    """An OpenAI-compatible stand-in that records what it is asked and answers with a fixed summary."""
+
+    def __init__(self):
+        self.asked: list[str] = []
+        self.chat = self
+        self.completions = self
+
+    def create(self, model, messages, **options):
+        from types import SimpleNamespace
+
+        self.asked.append(messages[0]["content"])
+        return SimpleNamespace(choices=[SimpleNamespace(message=SimpleNamespace(content="the summary"))])
+
+
+def test_the_openai_adapters_send_the_originals_prompts():
+    from stmviz.mechanisms.compaction import DEFAULT_INSTRUCTIONS
+    from stmviz.mechanisms.langchain_summarization import SUMMARY_PROMPT
+
+    client = _Client()
+    m = LangChainSummarization(SPACE, trigger=("messages", 6), keep=("messages", 2),
+                               summarizer=LangChainSummarization.openai_summarizer(client, "any-model"))
+    trace = run(m, chat(5))
+    assert client.asked and client.asked[0].startswith(SUMMARY_PROMPT.split("{messages}")[0])
+    assert "Human: user 0 says hello there" in client.asked[0]
+    assert any(msg.text.endswith("the summary") for msg in trace.project(5))
+
+    client = _Client()
+    c = Compaction(SPACE, trigger=30)
+    c = Compaction(SPACE, trigger=30, summarizer=c.openai_summarizer(client, "any-model"))
+    run(c, chat(8))
+    assert client.asked and client.asked[0].endswith(DEFAULT_INSTRUCTIONS) and client.asked[0].startswith("user 0 says hello there")
