@@ -158,6 +158,8 @@ class ChatManager(Mechanism):
                 f"{format_number(space.v_max)}; shorten it or raise v_max"
             )
         self._messages = Memo()  # (t, step) → its messages
+        # μ = the content's tokens (no per-element overhead): then |π(ω)| is Σμ over what π shows, μ cached per text
+        self._counts_tokens = space.counts_tokens and "overhead" not in space.name
 
     def initial_state(self, context: Context) -> State:
         """ω_0: the system prompt (pinned), or ∅."""
@@ -179,6 +181,13 @@ class ChatManager(Mechanism):
             return Transition(grown)
         removed = cut_oldest(grown.ordered(), total, self.space.v_max, measure, keep)
         return Transition(grown - removed.keys(), removed)
+
+    def projection_size(self, state: State) -> int:
+        """|π(ω)| in tokens: μ of each message π shows when μ counts the content's tokens (cached), else counted."""
+        if not self._counts_tokens:
+            return super().projection_size(state)
+        measure = self.space.measure
+        return int(sum(measure(Element(message.content)) for message in self.input(state)))
 
     def summary_text(self, texts: Sequence[str], budget: int) -> str:
         """``summarizer(texts, budget)``, checked to be text, stripped (the managers that summarize call it)."""

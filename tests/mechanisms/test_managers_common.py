@@ -95,3 +95,14 @@ def test_the_openai_adapters_send_the_originals_prompts():
     c = Compaction(SPACE, trigger=30, summarizer=c.openai_summarizer(client, "any-model"))
     run(c, chat(8))
     assert client.asked and client.asked[0].endswith(DEFAULT_INSTRUCTIONS) and client.asked[0].startswith("user 0 says hello there")
+
+
+def test_projection_size_is_the_token_count_of_what_the_model_sees():
+    from stmviz.sizes import count_tokens
+
+    space = StateSpace(sizes.tokens(), v_max=5000)
+    for m in [ClearToolUses(space, system="sys", trigger=60, keep=1), Compaction(space, system="sys", trigger=80),
+              LangChainSummarization(space, system="sys", trigger=("tokens", 60), keep=("messages", 3))]:
+        trace = run(m, stream())
+        for t in range(len(trace)):
+            assert trace[t].input_size == sum(count_tokens(msg.text) for msg in trace.project(t))
