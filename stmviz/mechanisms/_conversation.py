@@ -31,6 +31,7 @@ from ..core.element import Element
 from ..core.errors import CapacityError, InvalidOperationError
 from ..core.formatting import format_number
 from ..core.mechanism import Mechanism, Transition
+from ..core.model_input import Message, ModelInput
 from ..core.space import State, StateSpace
 from ..text._checks import check_text
 from ._shared import Memo
@@ -182,12 +183,23 @@ class ChatManager(Mechanism):
         removed = cut_oldest(grown.ordered(), total, self.space.v_max, measure, keep)
         return Transition(grown - removed.keys(), removed)
 
+    def shown(self, state: State) -> list[Element]:
+        """The elements π(ω) shows, in order, each as the model sees it (a replacement where π edits one)."""
+        return list(state.ordered())
+
+    def project(self, state: State) -> ModelInput:
+        """π(ω): one message per element :meth:`shown` lists (thinking named so), in order."""
+        return ModelInput(
+            Message(str(e.meta.get("role", "user")), e.content, "thinking" if e.type == "thinking" else None)
+            for e in self.shown(state)
+        )
+
     def projection_size(self, state: State) -> int:
-        """|π(ω)| in tokens: μ of each message π shows when μ counts the content's tokens (cached), else counted."""
+        """|π(ω)| in tokens: Σμ over what π shows when μ counts the content's tokens (μ is cached), else counted."""
         if not self._counts_tokens:
             return super().projection_size(state)
         measure = self.space.measure
-        return int(sum(measure(Element(message.content)) for message in self.input(state)))
+        return int(sum(measure(e) for e in self.shown(state)))
 
     def summary_text(self, texts: Sequence[str], budget: int) -> str:
         """``summarizer(texts, budget)``, checked to be text, stripped (the managers that summarize call it)."""

@@ -71,12 +71,13 @@ from ..core.element import Element
 from ..core.errors import InvalidArgumentError
 from ..core.formatting import format_number
 from ..core.mechanism import Transition
-from ..core.model_input import Message, ModelInput
+from ..core.model_input import ModelInput
 from ..core.operation import Operation, OperationSet
 from ..core.protocol import element_types_of
 from ..core.space import State, StateSpace
 from ..text._checks import check_choice, check_text, check_whole
 from ._conversation import ChatManager
+from ._shared import Memo
 
 __all__ = ["ClearToolUses", "PLACEHOLDER", "LANGCHAIN_PLACEHOLDER"]
 
@@ -188,6 +189,7 @@ class ClearToolUses(ChatManager):
         self.flavour = check_choice("flavour", flavour, _FLAVOURS)
         if flavour == "langchain" and trigger_type != "input_tokens":
             raise InvalidArgumentError("flavour='langchain' triggers on tokens only; pass trigger_type='input_tokens'")
+        self._replacements = Memo()  # (element, shown text) → the element as π shows it
 
     @classmethod
     def langchain(
@@ -235,12 +237,12 @@ class ClearToolUses(ChatManager):
             for e in order:
                 if e.type == "thinking" and e.meta.get("step") not in kept_turns:
                     changes[e] = ("", f"thinking of an earlier turn (keep_thinking = {self.keep_thinking})")
-        visible = [e for e in order if e not in changes and not (self.flavour == "langchain" and e.type == "system")]
         results = [e for e in order if e.type == "tool" and e.meta.get("call") is not None]
         if self.trigger_type == "tool_uses":
             size, unit = float(len(results)), "tool uses"
-        else:
-            size, unit = self.visible_size(visible), "tokens"
+        else:  # the request's tokens: Σμ(ω) (carried by the core) less hidden thinking (and the system prompt for LangChain)
+            left_out = [e for e in changes] + ([e for e in order if e.type == "system"] if self.flavour == "langchain" else [])
+            size, unit = self.space.size(state) - self.visible_size(left_out), "tokens"
         if size <= self.trigger:
             return changes
         candidates = results[: max(0, len(results) - self.keep)]
@@ -260,37 +262,47 @@ class ClearToolUses(ChatManager):
             call = calls.get(result.meta.get("call"))
             if call is not None and self._clears_input(tools):
                 edit.append((call, _without_input(call)))
-            for element, shown in edit:
-                gain = measure(element) - measure(Element(shown, element.meta))
-                planned.append((element, shown, gain))
+            for element, text in edit:
+                gain = measure(element) - measure(self._replacements.lookup((element, text), _replaced))
+                planned.append((element, text, gain))
                 freed += gain
             if self.flavour == "langchain" and self.clear_at_least and freed >= self.clear_at_least:
                 break  # LangChain: a stopping rule
         if self.flavour == "anthropic" and self.clear_at_least is not None and freed < self.clear_at_least:
             return changes  # all or nothing: not enough to clear
-        for element, shown, _ in planned:
-            changes[element] = (shown, why if element.type == "tool" else why.replace("tool result", "tool input"))
+        for element, text, _ in planned:
+            changes[element] = (text, why if element.type == "tool" else why.replace("tool result", "tool input"))
         return changes
 
     def _clears_input(self, tools: set[str]) -> bool:
         inputs = self.clear_tool_inputs
         return inputs if isinstance(inputs, bool) else bool(tools & set(inputs))
 
-    def project(self, state: State) -> ModelInput:
-        """The projection π : Ω → X of tool-result clearing: the messages, old thinking hidden, old tool results as placeholders."""
+    def shown(self, state: State) -> list[Element]:
+        """The elements π(ω) shows: old thinking left out, a cleared result or input as its replacement."""
         changes = self.edits(state)
         out = []
         for e in state.ordered():
-            shown = changes.get(e)
-            if shown is not None and not shown[0]:
-                continue
-            content = e.content if shown is None else shown[0]
-            out.append(Message(str(e.meta.get("role", "user")), content, "thinking" if e.type == "thinking" else None))
-        return ModelInput(out)
+            change = changes.get(e)
+            if change is None:
+                out.append(e)
+            elif change[0]:
+                out.append(self._replacements.lookup((e, change[0]), _replaced))
+        return out
+
+    def project(self, state: State) -> ModelInput:
+        """The projection π : Ω → X of tool-result clearing: the messages, old thinking hidden, old tool results as placeholders."""
+        return super().project(state)
 
     def hidden(self, state: State) -> dict[Element, str]:
         """The elements of ω that π(ω) does not show as they are, with why (for ``why_forgotten``-style views)."""
         return {e: why for e, (_, why) in self.edits(state).items()}
+
+
+def _replaced(key: tuple[Element, str]) -> Element:
+    """The element as π shows it after an edit: the new text, the same metadata."""
+    element, text = key
+    return Element(text, element.meta)
 
 
 def _without_input(call: Element) -> str:

@@ -63,7 +63,7 @@ from ..core.element import Element
 from ..core.errors import InvalidArgumentError, InvalidOperationError
 from ..core.formatting import format_number
 from ..core.mechanism import Transition
-from ..core.model_input import Message, ModelInput
+from ..core.model_input import ModelInput
 from ..core.operation import Operation, OperationSet
 from ..core.protocol import element_types_of
 from ..core.space import State, StateSpace
@@ -306,7 +306,9 @@ class Compaction(ChatManager):
 
     def project(self, state: State) -> ModelInput:
         """The projection π : Ω → X of compaction: the system prompt, then the last compaction block and what follows it."""
-        return ModelInput(Message(str(e.meta.get("role", "user")), e.content) for e in self.visible(state))
+        return super().project(state)
+
+    shown = visible
 
 
 def _between(order: Sequence[Element], first: Element) -> float:

@@ -58,7 +58,7 @@ from ..core.element import Element
 from ..core.errors import InvalidArgumentError, InvalidOperationError
 from ..core.formatting import format_number
 from ..core.mechanism import Transition
-from ..core.model_input import Message, ModelInput
+from ..core.model_input import ModelInput
 from ..core.operation import Operation, OperationSet
 from ..core.protocol import element_types_of
 from ..core.space import State, StateSpace
@@ -301,7 +301,7 @@ class LangChainSummarization(ChatManager):
     # -- π --------------------------------------------------------------------
     def project(self, state: State) -> ModelInput:
         """The projection π : Ω → X of LangChain's summarization: the identity (system prompt, then the messages)."""
-        return ModelInput(Message(str(e.meta.get("role", "user")), e.content) for e in state.ordered())
+        return super().project(state)
 
 
 def _safe_cut(messages: Sequence[Element], cut: int) -> int:
