@@ -121,7 +121,7 @@ Messages to summarize:
 </messages>"""
 
 _KINDS = ("tokens", "messages", "fraction")
-_LABELS = {"user": "Human", "summary_message": "Human", "assistant": "AI", "tool": "Tool", "system": "System", "thinking": "AI"}
+_LABELS = {"user": "Human", "summary_message": "Human", "assistant": "AI", "tool": "Tool", "system": "System"}
 
 
 class LangChainSummarization(ChatManager):
@@ -230,7 +230,7 @@ class LangChainSummarization(ChatManager):
         if not context.step.has_input or not self._clauses:
             return ops
         grown = self.appended(state, context).state
-        messages = [e for e in grown.ordered() if not e.meta.get("pinned")]
+        messages = _messages(grown)
         why = self.triggered(messages)
         if why is not None and self.cutoff(messages) > 0:
             ops.append(Operation("summarize", reason=f"trigger met: {why}"))
@@ -264,7 +264,7 @@ class LangChainSummarization(ChatManager):
             return self.appended(state, context)
         if operation.type != "summarize":
             raise InvalidOperationError(f"LangChainSummarization has no update for {operation.type!r}")
-        messages = [e for e in state.ordered() if not e.meta.get("pinned")]
+        messages = _messages(state)
         cut = self.cutoff(messages)
         if cut <= 0:
             return Transition(state)
@@ -274,8 +274,10 @@ class LangChainSummarization(ChatManager):
         t = (after or 0) - SLOT / 2  # just before the first kept message
         summary = Element(SUMMARY_PREFIX + text, {"t": t, "type": "summary_message", "role": "user", "summarized": len(old)})
         why = f"summarized ({operation.reason or 'summarize'}); the last {self.keep[1]:g} {self.keep[0]} are kept"
-        reasons = {e: why for e in old}
-        result = state.replace(old, [summary])
+        steps = {e.meta.get("step") for e in old if e.type == "assistant"}
+        thinking = [e for e in state if e.type == "thinking" and e.meta.get("step") in steps]  # part of those AI messages
+        reasons = {e: why for e in (*old, *thinking)}
+        result = state.replace(reasons.keys(), [summary])
         total = self.space.size(result)
         if total > self.space.v_max:
             extra = cut_oldest(result.ordered(), total, self.space.v_max, self.space.measure, (summary,))
@@ -302,6 +304,11 @@ class LangChainSummarization(ChatManager):
     def project(self, state: State) -> ModelInput:
         """The projection π : Ω → X of LangChain's summarization: the identity (system prompt, then the messages)."""
         return super().project(state)
+
+
+def _messages(state: State) -> list[Element]:
+    """LangChain's ``state["messages"]``: ω in order without the system prompt; a step's thinking belongs to its AI message."""
+    return [e for e in state.ordered() if not e.meta.get("pinned") and e.type != "thinking"]
 
 
 def _safe_cut(messages: Sequence[Element], cut: int) -> int:

@@ -148,3 +148,15 @@ def test_the_prompt_is_exactly_langchains():
 
     assert SUMMARY_PROMPT == DEFAULT_SUMMARY_PROMPT
     assert role_of  # the helpers are shared with the other managers' tests
+
+
+def test_thinking_belongs_to_its_ai_message_it_is_not_counted_and_leaves_with_it():
+    steps = [AgentStep(observation="hi")]
+    steps += [AgentStep(thought=f"reply {k}", observation=f"next {k}", meta={"thinking": f"I think {k}"}) for k in range(5)]
+    m = LangChainSummarization(SPACE, trigger=("messages", 7), keep=("messages", 2), summarizer=label)
+    trace = run(m, steps + [AgentStep(thought="end")])
+    state = trace.state_at(4)  # before step 4's output: hi + 3 × (reply, next) = 7 messages (thinking not counted)
+    assert any(e.type == "summary_message" for e in state)
+    replies = {e.meta["step"] for e in state if e.type == "assistant"}
+    assert {e.meta["step"] for e in state if e.type == "thinking"} == replies
+    assert [e.type for e in trace.state_at(3).ordered()].count("summary_message") == 0  # 5 messages + 2 thinking: no trigger
