@@ -1,0 +1,192 @@
+"""Equivalence with the real libraries: the same message stream through LlamaIndex's Memory and the OpenAI Agents SDK's
+session recipes and through stmviz gives the same model input at every step.
+
+The peers are the optional extra ``peers`` (``pip install -e .[peers]``); without them these tests skip, saying which
+package is missing. Nothing calls a model: LlamaIndex runs with a whitespace tokenizer and static memory blocks, the
+session recipes are rebuilt as the cookbook documents them on the SDK's ``SQLiteSession`` (in memory), with stmviz's
+offline summarizer plugged into the summarizing recipe.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from stmviz import AgentStep, StateSpace, run, sizes
+from stmviz.mechanisms._chat import step_messages
+from stmviz.mechanisms.llamaindex_memory import LlamaIndexMemory, MemoryBlock
+from stmviz.mechanisms.openai_sessions import SHADOW_USER_LINE, SummarizingSession, TrimmingSession
+from stmviz.core.context import Context
+from stmviz.text import summarize
+
+_WORDS = "router firmware error reset cable light blinking laptop update version network driver".split()
+
+
+def stream(seed: int, n: int) -> list[AgentStep]:
+    """A chat with tool calls: user messages, replies, tool calls with results, of varied lengths."""
+    rng = random.Random(seed)
+
+    def text(k: int) -> str:
+        return " ".join(rng.choice(_WORDS) for _ in range(k))
+
+    steps = [AgentStep(observation=text(rng.randint(1, 12)), meta={"role": "user"})]
+    for t in range(1, n):
+        if rng.random() < 0.4:
+            steps.append(AgentStep(thought=text(rng.randint(1, 5)), action=f"lookup({text(1)})",
+                                   observation=text(rng.choice((2, 8, 30)))))
+        else:
+            steps.append(AgentStep(thought=text(rng.randint(1, 15)), observation=text(rng.randint(1, 12)),
+                                   meta={"role": "user"}))
+    return steps
+
+
+def dicts(messages) -> list[tuple[str, str]]:
+    return [(m.role, m.content) for m in messages]
+
+
+# --------------------------------------------------------------------------- LlamaIndex Memory
+
+
+def _llama_memory(token_limit: int, flush: int, blocks: list[MemoryBlock]):
+    memory_module = pytest.importorskip("llama_index.core.memory", reason="the peer llama-index-core is not installed")
+    return memory_module.Memory.from_defaults(
+        token_limit=token_limit,
+        token_flush_size=flush,
+        tokenizer_fn=str.split,
+        memory_blocks=[
+            memory_module.StaticMemoryBlock(name=b.name, static_content=b.content, priority=b.priority) for b in blocks
+        ],
+    )
+
+
+def _check_llamaindex(seed: int, n: int, token_limit: int, flush: int) -> None:
+    types = pytest.importorskip("llama_index.core.base.llms.types", reason="the peer llama-index-core is not installed")
+    blocks = [
+        MemoryBlock("core_info", "The user is Ann from Oslo.", priority=0),
+        MemoryBlock("notes", " ".join(["notes"] * 20), priority=1),
+        MemoryBlock("tips", " ".join(["tips"] * 8), priority=2),
+    ]
+    steps = stream(seed, n)
+    mine = LlamaIndexMemory(StateSpace(sizes.words, 10 * token_limit), token_limit=token_limit, token_flush_size=flush,
+                            blocks=blocks)
+    trace = run(mine, steps)
+    peer = _llama_memory(token_limit, flush, blocks)
+    for t, step in enumerate(steps):
+        for e in step_messages(Context(t=t, step=step)):
+            peer.put(types.ChatMessage(role=e.meta["role"], content=e.text))
+        theirs = [(m.role.value, m.content) for m in peer.get()]
+        assert dicts(trace.project(t + 1)) == theirs, f"step {t}"
+
+
+def test_llamaindex_memory_gives_the_model_input_of_llama_index_at_every_step() -> None:
+    _check_llamaindex(seed=1, n=40, token_limit=60, flush=6)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), token_limit=st.integers(30, 120), flush=st.integers(1, 40))
+def test_llamaindex_memory_equivalence_holds_on_random_streams(seed: int, token_limit: int, flush: int) -> None:
+    _check_llamaindex(seed, 25, token_limit, flush)
+
+
+# --------------------------------------------------------------------------- OpenAI Agents SDK sessions
+
+
+def _sqlite_session():
+    agents = pytest.importorskip("agents", reason="the peer openai-agents is not installed")
+    return agents.SQLiteSession
+
+
+def _trimmed(items: list[dict], max_turns: int) -> list[dict]:
+    """The cookbook's trim: keep everything from the earliest of the last max_turns user messages."""
+    users = [i for i, item in enumerate(items) if item.get("role") == "user"]
+    return items[users[-max_turns]:] if len(users) >= max_turns else items
+
+
+def _trimming_recipe(max_turns: int):
+    base = _sqlite_session()
+
+    class TrimmingRecipe(base):  # type: ignore[misc, valid-type]
+        """The cookbook's TrimmingSession on the SDK's SQLiteSession: trim on write and on read."""
+
+        async def add_items(self, items):
+            await super().add_items(items)
+            stored = await super().get_items()
+            kept = _trimmed(stored, max_turns)
+            if len(kept) != len(stored):
+                await self.clear_session()
+                await super().add_items(kept)
+
+        async def get_items(self, limit=None):
+            items = _trimmed(await super().get_items(), max_turns)
+            return items[-limit:] if limit else items
+
+    return TrimmingRecipe("trim")
+
+
+def _summarizing_recipe(keep: int, limit: int, summarize_lines):
+    base = _sqlite_session()
+
+    class SummarizingRecipe(base):  # type: ignore[misc, valid-type]
+        """The cookbook's SummarizingSession on the SDK's SQLiteSession (the synthetic flag stored with each item)."""
+
+        async def add_items(self, items):
+            await super().add_items([{**item, "synthetic": item.get("synthetic", False)} for item in items])
+            records = await super().get_items()
+            starts = [i for i, r in enumerate(records) if r["role"] == "user" and not r["synthetic"]]
+            if len(starts) <= limit:
+                return
+            boundary = len(records) if keep == 0 else starts[-keep]
+            if boundary <= 0:
+                return
+            prefix = [{"role": r["role"], "content": r["content"]} for r in records[:boundary]]
+            lines = []
+            for m in prefix:
+                content = m["content"].strip()
+                if m["role"] == "tool" and len(content) > 600:
+                    content = content[:600] + " …"
+                if content:
+                    lines.append(f"{m['role'].upper()}: {content}")
+            pair = [{"role": "user", "content": SHADOW_USER_LINE, "synthetic": True},
+                    {"role": "assistant", "content": summarize_lines(lines), "synthetic": True}]
+            await self.clear_session()
+            await super().add_items(pair + records[boundary:])
+
+        async def get_items(self, limit=None):
+            items = [{"role": r["role"], "content": r["content"]} for r in await super().get_items()]
+            return items[-limit:] if limit else items
+
+    return SummarizingRecipe("summarize")
+
+
+def _check_session(mine, recipe, steps) -> None:
+    trace = run(mine, steps)
+
+    async def replay() -> list[list[tuple[str, str]]]:
+        seen = []
+        for t, step in enumerate(steps):
+            for e in step_messages(Context(t=t, step=step)):  # one add_items per message, as the cookbook's flow does
+                await recipe.add_items([{"role": e.meta["role"], "content": e.text}])
+            seen.append([(item["role"], item["content"]) for item in await recipe.get_items()])
+        return seen
+
+    for t, theirs in enumerate(asyncio.run(replay())):
+        assert dicts(trace.project(t + 1)) == theirs, f"step {t}"
+
+
+@pytest.mark.parametrize("max_turns", [1, 3, 8])
+def test_trimming_session_gives_the_model_input_of_the_recipe_at_every_step(max_turns: int) -> None:
+    _check_session(TrimmingSession(StateSpace(sizes.words, 10**6), max_turns=max_turns), _trimming_recipe(max_turns),
+                   stream(max_turns, 40))
+
+
+@pytest.mark.parametrize(("keep", "limit"), [(3, 3), (2, 4), (0, 2), (1, 1)])
+def test_summarizing_session_gives_the_model_input_of_the_recipe_at_every_step(keep: int, limit: int) -> None:
+    def summarize_lines(lines: list[str]) -> str:
+        return " ".join(summarize(lines, 400).split())
+
+    mine = SummarizingSession(StateSpace(sizes.words, 10**6), keep_last_n_turns=keep, context_limit=limit)
+    _check_session(mine, _summarizing_recipe(keep, limit, summarize_lines), stream(keep * 10 + limit, 40))
