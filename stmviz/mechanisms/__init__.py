@@ -4,7 +4,12 @@ from .agentfold import AgentFold
 from .fifo import FIFOWindow
 from .scm import SCM
 from .hiagent import HiAgent
+from .adk_compaction import ADKCompaction
+from .letta_memory import LettaMemory
+from .llamaindex_memory import LlamaIndexMemory
+from .openai_sessions import SummarizingSession, TrimmingSession
 
 __all__: list[str] = []
 __all__ += ["HiAgent", "AgentFold"]
 __all__ += ["FIFOWindow", "SCM"]
+__all__ += ["LlamaIndexMemory", "TrimmingSession", "SummarizingSession", "LettaMemory", "ADKCompaction"]
