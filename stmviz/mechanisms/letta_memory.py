@@ -371,9 +371,11 @@ class LettaMemory(Mechanism):
                 continue
             approx = system_tokens + sum(measure(e) for e in messages[cut - 1:])
         if cut is None or eviction >= 1.0 or cut >= total - 1:
-            evicted, mode = messages, "all"  # Letta falls back to summarizing every message
-        else:
-            evicted, mode = messages[: cut - 1], "sliding_window"
+            return self._summarized(state, messages, "all", t)  # Letta falls back to summarizing every message
+        return self._summarized(state, messages[: cut - 1], "sliding_window", t)
+
+    def _summarized(self, state: State, evicted: list[Element], mode: str, t: int) -> tuple[State, dict[Element, str]]:
+        """ω with ``evicted`` replaced by the summary message of them."""
         lines = [f"{e.meta.get('role', 'user')}: {e.text}" for e in evicted]
         summary = self._summarize(lines, self.summary_budget)
         if len(summary) > self.clip_chars:
