@@ -318,7 +318,7 @@ def test_letta_core_memory_edits_respect_the_limit() -> None:
     trace = run(letta, steps)
     assert letta.block(trace.final, "human").endswith("Ann, Oslo.")
     assert trace.project(2)[-1].content.startswith("Error: edit failed: exceeds 100 character limit")
-    assert "chars_limit=60" in trace.project(2)[0].content and "Ann, Oslo." in trace.project(2)[0].content
+    assert "chars_limit=100" in trace.project(2)[0].content and "Ann, Oslo." in trace.project(2)[0].content
 
 
 def test_letta_pages_archival_and_recall_memory_through_tool_calls() -> None:
