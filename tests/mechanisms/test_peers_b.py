@@ -19,9 +19,11 @@ from hypothesis import strategies as st
 from stmviz import AgentStep, StateSpace, run, sizes
 from stmviz.mechanisms._chat import step_messages
 from stmviz.mechanisms.llamaindex_memory import LlamaIndexMemory, MemoryBlock
-from stmviz.mechanisms.openai_sessions import SHADOW_USER_LINE, SummarizingSession, TrimmingSession
+from stmviz.mechanisms.openai_sessions import SummarizingSession, TrimmingSession
 from stmviz.core.context import Context
 from stmviz.text import summarize
+
+from _peer_recipes import summarizing_recipe, trimming_recipe
 
 _WORDS = "router firmware error reset cable light blinking laptop update version network driver".split()
 
@@ -95,73 +97,6 @@ def test_llamaindex_memory_equivalence_holds_on_random_streams(seed: int, token_
 # --------------------------------------------------------------------------- OpenAI Agents SDK sessions
 
 
-def _sqlite_session():
-    agents = pytest.importorskip("agents", reason="the peer openai-agents is not installed")
-    return agents.SQLiteSession
-
-
-def _trimmed(items: list[dict], max_turns: int) -> list[dict]:
-    """The cookbook's trim: keep everything from the earliest of the last max_turns user messages."""
-    users = [i for i, item in enumerate(items) if item.get("role") == "user"]
-    return items[users[-max_turns]:] if len(users) >= max_turns else items
-
-
-def _trimming_recipe(max_turns: int):
-    base = _sqlite_session()
-
-    class TrimmingRecipe(base):  # type: ignore[misc, valid-type]
-        """The cookbook's TrimmingSession on the SDK's SQLiteSession: trim on write and on read."""
-
-        async def add_items(self, items):
-            await super().add_items(items)
-            stored = await super().get_items()
-            kept = _trimmed(stored, max_turns)
-            if len(kept) != len(stored):
-                await self.clear_session()
-                await super().add_items(kept)
-
-        async def get_items(self, limit=None):
-            items = _trimmed(await super().get_items(), max_turns)
-            return items[-limit:] if limit else items
-
-    return TrimmingRecipe("trim")
-
-
-def _summarizing_recipe(keep: int, limit: int, summarize_lines):
-    base = _sqlite_session()
-
-    class SummarizingRecipe(base):  # type: ignore[misc, valid-type]
-        """The cookbook's SummarizingSession on the SDK's SQLiteSession (the synthetic flag stored with each item)."""
-
-        async def add_items(self, items):
-            await super().add_items([{**item, "synthetic": item.get("synthetic", False)} for item in items])
-            records = await super().get_items()
-            starts = [i for i, r in enumerate(records) if r["role"] == "user" and not r["synthetic"]]
-            if len(starts) <= limit:
-                return
-            boundary = len(records) if keep == 0 else starts[-keep]
-            if boundary <= 0:
-                return
-            prefix = [{"role": r["role"], "content": r["content"]} for r in records[:boundary]]
-            lines = []
-            for m in prefix:
-                content = m["content"].strip()
-                if m["role"] == "tool" and len(content) > 600:
-                    content = content[:600] + " …"
-                if content:
-                    lines.append(f"{m['role'].upper()}: {content}")
-            pair = [{"role": "user", "content": SHADOW_USER_LINE, "synthetic": True},
-                    {"role": "assistant", "content": summarize_lines(lines), "synthetic": True}]
-            await self.clear_session()
-            await super().add_items(pair + records[boundary:])
-
-        async def get_items(self, limit=None):
-            items = [{"role": r["role"], "content": r["content"]} for r in await super().get_items()]
-            return items[-limit:] if limit else items
-
-    return SummarizingRecipe("summarize")
-
-
 def _check_session(mine, recipe, steps) -> None:
     trace = run(mine, steps)
 
@@ -179,7 +114,7 @@ def _check_session(mine, recipe, steps) -> None:
 
 @pytest.mark.parametrize("max_turns", [1, 3, 8])
 def test_trimming_session_gives_the_model_input_of_the_recipe_at_every_step(max_turns: int) -> None:
-    _check_session(TrimmingSession(StateSpace(sizes.words, 10**6), max_turns=max_turns), _trimming_recipe(max_turns),
+    _check_session(TrimmingSession(StateSpace(sizes.words, 10**6), max_turns=max_turns), trimming_recipe(max_turns),
                    stream(max_turns, 40))
 
 
@@ -189,4 +124,4 @@ def test_summarizing_session_gives_the_model_input_of_the_recipe_at_every_step(k
         return " ".join(summarize(lines, 400).split())
 
     mine = SummarizingSession(StateSpace(sizes.words, 10**6), keep_last_n_turns=keep, context_limit=limit)
-    _check_session(mine, _summarizing_recipe(keep, limit, summarize_lines), stream(keep * 10 + limit, 40))
+    _check_session(mine, summarizing_recipe(keep, limit, summarize_lines), stream(keep * 10 + limit, 40))
