@@ -194,7 +194,7 @@ class ADKCompaction(Mechanism):
             said = context.step.thought if e.meta.get("call") and e.meta["role"] == "assistant" else None
             if e.meta["role"] == "user":
                 invocation += 1
-            meta = {"invocation": invocation}
+            meta: dict[str, Any] = {"invocation": invocation}
             if said is not None:
                 meta["said"] = said
             out.append(e.with_meta(**meta))
@@ -224,7 +224,7 @@ class ADKCompaction(Mechanism):
         """The compaction event summarizing ``events`` (a seed summary first, if any)."""
         lines = [line for line in map(self._text, events) if line]
         summary = self._summarize(lines, self.summary_budget)
-        start, end = events[0].meta.get("start", events[0].t), events[-1].t
+        start, end = events[0].meta.get("start", _t(events[0])), _t(events[-1])
         n = len(self.compactions(state))
         return Element(summary, {"t": float(end) + 0.01 * (1 + n % 50) / 50, "type": "summary", "role": "assistant",
                                  "start": start, "end": end, "n": n, "step": t, "trigger": trigger})
@@ -256,7 +256,7 @@ class ADKCompaction(Mechanism):
         done = self.compactions(state)
         last = max(done, key=lambda e: (e.meta["end"], e.meta["n"])) if done else None
         after = last.meta["end"] if last is not None else float("-inf")
-        candidates = [e for e in self.raw(state) if e.t > after]
+        candidates = [e for e in self.raw(state) if _t(e) > after]
         if len(candidates) <= self.event_retention_size:
             return None
         split = self._safe_split(candidates)
@@ -292,7 +292,7 @@ class ADKCompaction(Mechanism):
         raw = self.raw(state)
         latest: dict[int, float] = {}
         for e in raw:
-            latest[e.meta["invocation"]] = max(latest.get(e.meta["invocation"], float("-inf")), float(e.t))
+            latest[e.meta["invocation"]] = max(latest.get(e.meta["invocation"], float("-inf")), _t(e))
         invocations = list(latest)
         new = [i for i in invocations if latest[i] > after]
         if len(new) < self.compaction_interval:
@@ -320,8 +320,8 @@ class ADKCompaction(Mechanism):
         """The events of the request: raw events outside every kept range, and the kept summaries at their ends."""
         kept = self.kept_compactions(state)
         ranges = [(e.meta["start"], e.meta["end"]) for e in kept]
-        raw = [e for e in self.raw(state) if not any(s <= e.t <= f for s, f in ranges)]
-        return sorted(raw + kept, key=lambda e: (float(e.meta["end"]) + 0.001 if e.type == "summary" else float(e.t)))
+        raw = [e for e in self.raw(state) if not any(s <= _t(e) <= f for s, f in ranges)]
+        return sorted(raw + kept, key=lambda e: (float(e.meta["end"]) + 0.001 if e.type == "summary" else _t(e)))
 
     def prompt_tokens(self, state: State) -> float:
         """Σμ of the events π shows (the prompt's size in μ, system message included)."""
@@ -332,3 +332,8 @@ class ADKCompaction(Mechanism):
         """The projection π: the instruction, then the events with compacted ones replaced by their summary (``contents.py``)."""
         head = list(as_model_input([self._system])) if self._system is not None else []
         return ModelInput(head + [Message(str(e.meta["role"]), e.content) for e in self.visible(state)])
+
+
+def _t(e: Element) -> float:
+    """An event's timestamp: its t."""
+    return float(e.meta["t"])
