@@ -25,8 +25,8 @@ from ..core.context import Context
 from ..core.element import Element
 from ..core.errors import InvalidArgumentError
 from ..core.model_input import Message, ModelInput
-from ..text._checks import check_whole
-from ._shared import Memo
+from ..text._checks import check_callable, check_whole
+from ._shared import Memo, Summarizer, cached_summarizer
 
 #: The element types of a chat transcript, with the FIFO window's colours.
 CHAT_TYPES: dict[str, tuple[str, str]] = {
@@ -104,3 +104,15 @@ def fraction(name: str, value: Any, low: float = 0.0, high: float = 1.0) -> floa
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not low < value <= high:
         raise InvalidArgumentError(f"{name} must be a number in ({low:g}, {high:g}], got {value!r}")
     return float(value)
+
+
+def pluggable_summarizer(summarize: Summarizer | None) -> tuple[Summarizer, Summarizer]:
+    """The summarizer a manager calls where its original calls a model: (as given or the offline default, memoized).
+
+    ``summarize(texts, budget) -> str``, checked; default :func:`stmviz.text.summarize`.
+    """
+    check_callable("summarize", summarize, "(texts, budget) -> str")
+    from ..text import summarize as default_summarize
+
+    chosen = summarize or default_summarize
+    return chosen, cached_summarizer(chosen)

@@ -62,9 +62,9 @@ from ..core.model_input import Message, ModelInput
 from ..core.operation import Operation, OperationSet
 from ..core.protocol import ElementType, element_types_of
 from ..core.space import State, StateSpace
-from ..text._checks import check_callable, check_whole
-from ._chat import CHAT_TYPES, as_model_input, step_messages, system_element, whole
-from ._shared import Memo, cached_summarizer
+from ..text._checks import check_whole
+from ._chat import pluggable_summarizer, CHAT_TYPES, as_model_input, step_messages, system_element, whole
+from ._shared import Memo
 
 __all__ = ["ADKCompaction", "SUMMARY_PROMPT"]
 
@@ -152,11 +152,7 @@ class ADKCompaction(Mechanism):
                 "token_threshold and event_retention_size must be set together (as ADK's EventsCompactionConfig "
                 f"requires), got token_threshold={token_threshold!r}, event_retention_size={event_retention_size!r}"
             )
-        check_callable("summarize", summarize, "(texts, budget) -> str")
-        from ..text import summarize as default_summarize
-
-        self.summarize = summarize or default_summarize
-        self._summarize = cached_summarizer(self.summarize)
+        self.summarize, self._summarize = pluggable_summarizer(summarize)
         self.summary_budget = whole("summary_budget", summary_budget, 1)
         if not isinstance(agent_name, str) or not agent_name:
             raise InvalidArgumentError(f"agent_name must be a non-empty name, got {agent_name!r}")

@@ -70,9 +70,8 @@ from ..core.model_input import Message, ModelInput
 from ..core.operation import Operation, OperationSet
 from ..core.protocol import ElementType, element_types_of
 from ..core.space import State, StateSpace
-from ..text._checks import check_callable
-from ._chat import CHAT_TYPES, fraction, message_element, step_messages, whole
-from ._shared import Memo, cached_summarizer
+from ._chat import pluggable_summarizer, CHAT_TYPES, fraction, message_element, step_messages, whole
+from ._shared import Memo
 
 __all__ = ["LettaMemory", "SUMMARY_PROMPT", "MEMORY_TOOLS", "DEFAULT_PERSONA", "DEFAULT_HUMAN"]
 
@@ -206,11 +205,7 @@ class LettaMemory(Mechanism):
                 raise InvalidArgumentError(f"{label} has {len(value)} characters > block_limit = {block_limit}")
         self.trigger = fraction("trigger", trigger)
         self.sliding_window_percentage = fraction("sliding_window_percentage", sliding_window_percentage)
-        check_callable("summarize", summarize, "(texts, budget) -> str")
-        from ..text import summarize as default_summarize
-
-        self.summarize = summarize or default_summarize
-        self._summarize = cached_summarizer(self.summarize)
+        self.summarize, self._summarize = pluggable_summarizer(summarize)
         self.summary_budget = whole("summary_budget", summary_budget, 1)
         self.clip_chars = whole("clip_chars", clip_chars, 1)
         self._messages = Memo()

@@ -64,9 +64,8 @@ from ..core.model_input import Message, ModelInput
 from ..core.operation import Operation, OperationSet
 from ..core.protocol import ElementType, element_types_of
 from ..core.space import State, StateSpace
-from ..text._checks import check_callable
-from ._chat import CHAT_TYPES, as_model_input, fraction, step_messages, system_element, whole
-from ._shared import Memo, cached_summarizer
+from ._chat import pluggable_summarizer, CHAT_TYPES, as_model_input, fraction, step_messages, system_element, whole
+from ._shared import Memo
 
 __all__ = ["LlamaIndexMemory", "MemoryBlock", "FACT_EXTRACT_PROMPT", "DEFAULT_TOKEN_LIMIT", "DEFAULT_FLUSH_SIZE"]
 
@@ -231,11 +230,7 @@ class LlamaIndexMemory(Mechanism):
         self.insert_method = insert_method
         self.system = system
         self._system = system_element(system)
-        check_callable("summarize", summarize, "(texts, budget) -> str")
-        from ..text import summarize as default_summarize
-
-        self.summarize = summarize or default_summarize
-        self._summarize = cached_summarizer(self.summarize)
+        self.summarize, self._summarize = pluggable_summarizer(summarize)
         self.fact_budget = whole("fact_budget", fact_budget, 1)
         self._messages = Memo()
         self._sizes = Memo()

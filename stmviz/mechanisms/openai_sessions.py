@@ -62,9 +62,8 @@ from ..core.model_input import ModelInput
 from ..core.operation import Operation, OperationSet
 from ..core.protocol import ElementType, element_types_of
 from ..core.space import State, StateSpace
-from ..text._checks import check_callable
-from ._chat import CHAT_TYPES, as_model_input, step_messages, system_element, whole
-from ._shared import Memo, cached_summarizer
+from ._chat import pluggable_summarizer, CHAT_TYPES, as_model_input, step_messages, system_element, whole
+from ._shared import Memo
 
 __all__ = ["TrimmingSession", "SummarizingSession", "SUMMARY_PROMPT", "SUMMARY_PROMPT_TEMPLATE", "SHADOW_USER_LINE"]
 
@@ -297,11 +296,7 @@ class SummarizingSession(_Session):
             )
         self.tool_trim_limit = whole("tool_trim_limit", tool_trim_limit, 1)
         self.summary_budget = whole("summary_budget", summary_budget, 1)
-        check_callable("summarize", summarize, "(texts, budget) -> str")
-        from ..text import summarize as default_summarize
-
-        self.summarize = summarize or default_summarize
-        self._summarize = cached_summarizer(self.summarize)
+        self.summarize, self._summarize = pluggable_summarizer(summarize)
 
     def params(self) -> dict[str, Any]:
         """JSON-ready constructor arguments (a custom summarize is not recorded)."""
