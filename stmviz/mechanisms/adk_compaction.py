@@ -51,6 +51,7 @@ Departures (docs/fidelity.md, "Google ADK compaction"):
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -300,23 +301,35 @@ class ADKCompaction(Mechanism):
 
     # -- π ----------------------------------------------------------------------------------
     def kept_compactions(self, state: State) -> list[Element]:
-        """The compaction events π shows: those no other range contains (a same range: the later one wins)."""
-        done = self.compactions(state)
+        """The compaction events π shows: those no other range contains (a same range: the later one wins).
 
-        def subsumed(e: Element) -> bool:
-            s, f, n = e.meta["start"], e.meta["end"], e.meta["n"]
-            return any(
-                o.meta["start"] <= s and o.meta["end"] >= f and (o.meta["start"] < s or o.meta["end"] > f or o.meta["n"] > n)
-                for o in done if o is not e
-            )
-
-        return [e for e in done if not subsumed(e)]
+        In the order (start, −end, −n), a range is contained in another exactly when some range before
+        it ends at or after its end: one pass with the largest end so far.
+        """
+        kept, reach = [], float("-inf")
+        for e in sorted(self.compactions(state), key=lambda e: (e.meta["start"], -e.meta["end"], -e.meta["n"])):
+            if reach < e.meta["end"]:
+                kept.append(e)
+            reach = max(reach, e.meta["end"])
+        return sorted(kept, key=lambda e: e.meta["n"])
 
     def visible(self, state: State) -> list[Element]:
         """The events of the request: raw events outside every kept range, and the kept summaries at their ends."""
         kept = self.kept_compactions(state)
-        ranges = [(e.meta["start"], e.meta["end"]) for e in kept]
-        raw = [e for e in self.raw(state) if not any(s <= _t(e) <= f for s, f in ranges)]
+        starts: list[float] = []
+        ends: list[float] = []  # the kept ranges merged into disjoint intervals, in order
+        for start, end in sorted((e.meta["start"], e.meta["end"]) for e in kept):
+            if ends and start <= ends[-1]:
+                ends[-1] = max(ends[-1], end)
+            else:
+                starts.append(start)
+                ends.append(end)
+
+        def hidden(e: Element) -> bool:
+            k = bisect_right(starts, _t(e)) - 1
+            return k >= 0 and _t(e) <= ends[k]
+
+        raw = [e for e in self.raw(state) if not hidden(e)]
         return sorted(raw + kept, key=lambda e: (float(e.meta["end"]) + 0.001 if e.type == "summary" else _t(e)))
 
     def prompt_tokens(self, state: State) -> float:

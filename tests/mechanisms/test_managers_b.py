@@ -334,3 +334,20 @@ def test_letta_pages_archival_and_recall_memory_through_tool_calls() -> None:
     recall = [m for m in trace.project(n) if m.role == "tool" and "filler0" in m.content]
     assert archival and archival[0].content.startswith("Showing 1 of 1 results")
     assert recall, "conversation_search found a message that was evicted"
+
+
+@settings(max_examples=60, deadline=None)
+@given(ranges=st.lists(st.tuples(st.integers(0, 6), st.integers(0, 6)), min_size=1, max_size=8))
+def test_adk_kept_compactions_are_the_non_subsumed_ranges_of_contents_py(ranges) -> None:
+    from stmviz import Element, State
+
+    adk = ADKCompaction(words(100), compaction_interval=1)
+    done = [Element(f"s{n}", {"t": 10 + n, "type": "summary", "role": "assistant", "start": min(a, b), "end": max(a, b),
+                             "n": n}) for n, (a, b) in enumerate(ranges)]
+
+    def subsumed(e) -> bool:  # ADK's _is_compaction_subsumed, pair by pair
+        s, f, n = e.meta["start"], e.meta["end"], e.meta["n"]
+        return any(o.meta["start"] <= s and o.meta["end"] >= f
+                   and (o.meta["start"] < s or o.meta["end"] > f or o.meta["n"] > n) for o in done if o is not e)
+
+    assert adk.kept_compactions(State(done)) == [e for e in done if not subsumed(e)]
