@@ -21,7 +21,8 @@ How it works, in the paper's terms:
   and recall memory (every message ever, searchable) are *external* context:
   they are not in ω; stmviz rebuilds them from the history in c.
 - **U**: the step's messages join the queue. A memory tool call the agent
-  makes — a directive of the step named after the tool — edits a core block
+  makes — a directive of the step named after the tool, which stands for
+  the step's tool call (an ``action`` of the same step is not used) — edits a core block
   (append / replace, refused past the block's limit), inserts a passage into
   archival memory, or searches archival or recall memory; its result (a page
   of at most 5 hits) enters the queue as the tool's message: that is paging.
@@ -32,7 +33,9 @@ How it works, in the paper's terms:
   cut take less than (1 − 0.3) × the window; everything before the cut (an
   earlier summary included) is summarized, and the summary message takes
   its place right after the system prompt. If no cut works, everything is
-  summarized.
+  summarized. The goal counts the kept messages, not the new summary: with a
+  small window a long summary can leave the context over V_max, and
+  :func:`~stmviz.run` then raises :class:`~stmviz.errors.CapacityError`.
 - **π**: the system message — base instructions and the core blocks rendered
   with their sizes and limits — then the summary message, then the queue.
 
