@@ -33,6 +33,15 @@ In the paper's terms: **U** appends (events, and the compaction event with
 its summary — nothing is removed from ω, so V_max bounds the whole session);
 **π** hides every compacted event and shows the non-subsumed summaries.
 
+Version: the rules above are those of ``compaction.py`` in the 1.x releases
+(token threshold added in commit a88e864, its call-keeping split and the
+pre-request check in 485fcb8). google-adk 2.13.0 (read, not run against
+stmviz) adds two guards stmviz does not reproduce: a range is compacted only
+if it can remove more serialized characters than the last summary holds
+(``_is_range_worth_compacting``), and it is trimmed to its longest prefix
+that leaves no answerable function call unanswered
+(``_longest_self_contained_prefix``); rewound invocations are skipped.
+
 Departures (docs/fidelity.md, "Google ADK compaction"):
 
 - the token count is Σμ of the events π would show next (ADK reads the
