@@ -35,8 +35,9 @@ its summary — nothing is removed from ω, so V_max bounds the whole session);
 
 Version: the rules above are those of ``compaction.py`` in the 1.x releases
 (token threshold added in commit a88e864, its call-keeping split and the
-pre-request check in 485fcb8). google-adk 2.13.0 (read, not run against
-stmviz) adds two guards stmviz does not reproduce: a range is compacted only
+pre-request check in 485fcb8); the sliding window and the request are checked
+equal to google-adk 1.26's at every step (tests/mechanisms/test_peers_b.py).
+google-adk 2.13.0 (read, not run against stmviz) adds two guards stmviz does not reproduce: a range is compacted only
 if it can remove more serialized characters than the last summary holds
 (``_is_range_worth_compacting``), and it is trimmed to its longest prefix
 that leaves no answerable function call unanswered

@@ -1,10 +1,11 @@
-"""Equivalence with the real libraries: the same message stream through LlamaIndex's Memory and the OpenAI Agents SDK's
-session recipes and through stmviz gives the same model input at every step.
+"""Equivalence with the real libraries: the same message stream through LlamaIndex's Memory, the OpenAI Agents SDK's
+session recipes and Google ADK's sliding-window compaction, and through stmviz, gives the same model input at every step.
 
 The peers are the optional extra ``peers`` (``pip install -e .[peers]``); without them these tests skip, saying which
 package is missing. Nothing calls a model: LlamaIndex runs with a whitespace tokenizer and static memory blocks, the
 session recipes are rebuilt as the cookbook documents them on the SDK's ``SQLiteSession`` (in memory), with stmviz's
-offline summarizer plugged into the summarizing recipe.
+offline summarizer plugged into the summarizing recipe; ADK's own compaction and request-building functions run with a
+summarizer that writes stmviz's offline summary.
 """
 
 from __future__ import annotations
@@ -125,3 +126,69 @@ def test_summarizing_session_gives_the_model_input_of_the_recipe_at_every_step(k
 
     mine = SummarizingSession(StateSpace(sizes.words, 10**6), keep_last_n_turns=keep, context_limit=limit)
     _check_session(mine, summarizing_recipe(keep, limit, summarize_lines), stream(keep * 10 + limit, 40))
+
+
+# --------------------------------------------------------------------------- Google ADK compaction (sliding window)
+
+
+def _adk_sliding_window_inputs(steps: list[AgentStep], interval: int, overlap: int) -> list[list[tuple[str, str]]]:
+    """The request contents ADK builds after each step, with a summarizer that writes stmviz's offline summary."""
+    adk = pytest.importorskip("google.adk", reason="the peer google-adk is not installed")
+    if int(adk.__version__.split(".")[0]) >= 2:
+        pytest.skip(f"google-adk {adk.__version__}: 2.x adds compaction guards stmviz does not reproduce "
+                    f"(docs/fidelity.md, Google ADK compaction); the peers extra pins google-adk < 2")
+    from google.adk.agents import LlmAgent
+    from google.adk.apps.app import App, EventsCompactionConfig
+    from google.adk.apps.base_events_summarizer import BaseEventsSummarizer
+    from google.adk.apps.compaction import _run_compaction_for_sliding_window
+    from google.adk.events.event import Event
+    from google.adk.events.event_actions import EventActions, EventCompaction
+    from google.adk.flows.llm_flows.contents import _process_compaction_events
+    from google.adk.sessions import InMemorySessionService
+    from google.genai import types
+
+    class OfflineSummarizer(BaseEventsSummarizer):
+        """LlmEventSummarizer's event, with stmviz's offline summary of its `author: text` lines."""
+
+        async def maybe_summarize_events(self, *, events):
+            lines = [f"{e.author}: {p.text}" for e in events if e.content and e.content.parts for p in e.content.parts
+                     if p.text]
+            content = types.Content(role="model", parts=[types.Part(text=" ".join(summarize(lines, 200).split()))])
+            compaction = EventCompaction(start_timestamp=events[0].timestamp, end_timestamp=events[-1].timestamp,
+                                         compacted_content=content)
+            return Event(author="user", actions=EventActions(compaction=compaction), invocation_id=Event.new_id())
+
+    app = App(name="app", root_agent=LlmAgent(name="agent", model="gemini-2.0-flash"),
+              events_compaction_config=EventsCompactionConfig(compaction_interval=interval, overlap_size=overlap,
+                                                              summarizer=OfflineSummarizer()))
+
+    async def replay() -> list[list[tuple[str, str]]]:
+        service = InMemorySessionService()
+        session = await service.create_session(app_name="app", user_id="u")
+        invocation, seen = 0, []
+        for t, step in enumerate(steps):
+            for e in step_messages(Context(t=t, step=step)):
+                user = e.meta["role"] == "user"
+                invocation += user
+                event = Event(author="user" if user else "agent", invocation_id=f"inv{invocation}",
+                              timestamp=1000.0 + e.meta["t"],
+                              content=types.Content(role="user" if user else "model", parts=[types.Part(text=e.text)]))
+                await service.append_event(session, event)
+                if not user:  # a reply ends the invocation: the runner runs compaction
+                    await _run_compaction_for_sliding_window(app, session, service)
+            seen.append([("user" if ev.author == "user" else "assistant", ev.content.parts[0].text)
+                         for ev in _process_compaction_events(session.events)])
+        return seen
+
+    return asyncio.run(replay())
+
+
+@pytest.mark.parametrize(("interval", "overlap"), [(2, 1), (3, 0), (1, 2)])
+def test_adk_compaction_gives_the_request_of_google_adk_at_every_step(interval: int, overlap: int) -> None:
+    steps = [s for s in stream(interval * 7 + overlap, 30) if not s.action]  # text events only: no function calls
+    theirs = _adk_sliding_window_inputs(steps, interval, overlap)
+    from stmviz import ADKCompaction
+
+    trace = run(ADKCompaction(StateSpace(sizes.words, 10**6), compaction_interval=interval, overlap_size=overlap), steps)
+    for t in range(len(steps)):
+        assert dicts(trace.project(t + 1)) == theirs[t], f"step {t}"
