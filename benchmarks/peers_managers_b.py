@@ -8,8 +8,11 @@ the manager updates and the model input is read.
   static blocks);
 - ``TrimmingSession`` / ``SummarizingSession`` vs the cookbook's recipes on the SDK's ``SQLiteSession``
   (``add_items`` per message, ``get_items`` per step; the same offline summarizer in both);
-- ``LettaMemory`` and ``ADKCompaction``: their libraries do not run offline (a Letta server with its database and
-  a model; google-adk with a model for every summary), so only stmviz's µs per step is reported.
+- ``ADKCompaction`` vs google-adk 1.x's own sliding-window compaction and request building (``append_event``
+  per message, compaction after each reply, ``_process_compaction_events`` per step) on the text steps of the
+  stream, with a summarizer writing the same offline summary;
+- ``LettaMemory`` (and ``ADKCompaction`` with a token threshold): Letta does not run offline (a server with its
+  database and a model), so only stmviz's µs per step is reported.
 
 stmviz's time is ``run(mechanism, steps)``: U, and π with its size at every step, and the whole trace recorded.
 Before any time is reported, the model inputs of both sides are compared at every step (they must be equal).
@@ -50,7 +53,7 @@ from stmviz.core.context import Context  # noqa: E402
 from stmviz.mechanisms._chat import step_messages  # noqa: E402
 from stmviz.mechanisms.llamaindex_memory import MemoryBlock  # noqa: E402
 from stmviz.text import summarize  # noqa: E402
-from test_peers_b import stream  # noqa: E402
+from test_peers_b import _adk_sliding_window_inputs, stream  # noqa: E402
 
 BLOCKS = [MemoryBlock("core_info", "The user is Ann from Oslo.", priority=0),
           MemoryBlock("notes", " ".join(["notes"] * 20), priority=1)]
@@ -122,17 +125,24 @@ def main() -> None:
         pairs.append(("SummarizingSession / cookbook recipe on SQLiteSession",
                       lambda: SummarizingSession(space, keep_last_n_turns=3, context_limit=3),
                       lambda: session(summarizing_recipe(3, 3, lines_summary), per_step)))
+    text_steps = [s for s in steps if not s.action]  # ADK's request is compared on text events only
+    if common.import_or_none("google.adk.apps.compaction", "_run_compaction_for_sliding_window") is not None:
+        pairs.append(("ADKCompaction / google-adk sliding window (text events)",
+                      lambda: ADKCompaction(space, compaction_interval=3, overlap_size=1),
+                      lambda: _adk_sliding_window_inputs(text_steps, 3, 1)))
     rows = []
     for name, build, peer in pairs:
-        ours = stmviz_inputs(build(), steps)
+        run_steps = text_steps if name.startswith("ADK") else steps
+        ours = stmviz_inputs(build(), run_steps)
         theirs = peer()
         same = ours == theirs
-        mine = common.timed(lambda: run(build(), steps), repeat)
+        mine = common.timed(lambda: run(build(), run_steps), repeat)
         lib = common.timed(peer, repeat)
-        rows.append({"pair": name, "same input every step": same, "stmviz µs/step": common.fmt_us(mine.best, n),
-                     "library µs/step": common.fmt_us(lib.best, n), "ratio": mine.best / lib.best})
+        per = len(run_steps)
+        rows.append({"pair": name, "same input every step": same, "stmviz µs/step": common.fmt_us(mine.best, per),
+                     "library µs/step": common.fmt_us(lib.best, per), "ratio": mine.best / lib.best})
     for name, build in (("LettaMemory (no offline peer)", lambda: LettaMemory(StateSpace(sizes.words, 3000))),
-                        ("ADKCompaction (no offline peer)",
+                        ("ADKCompaction with token threshold (stmviz only)",
                          lambda: ADKCompaction(space, compaction_interval=3, overlap_size=1, token_threshold=800,
                                                event_retention_size=5))):
         mine = common.timed(lambda: run(build(), steps), repeat)
