@@ -171,6 +171,7 @@ class ADKCompaction(Mechanism):
         self.system = system
         self._system = system_element(system)
         self._messages = Memo()
+        self._splits = Memo(64)
 
     def params(self) -> dict[str, Any]:
         """JSON-ready constructor arguments (a custom summarize is not recorded)."""
@@ -207,15 +208,28 @@ class ADKCompaction(Mechanism):
             out.append(e.with_meta(**meta))
         return out
 
-    @staticmethod
-    def raw(state: State) -> list[Element]:
+    def raw(self, state: State) -> list[Element]:
         """The raw events of the session (no compaction events, no system message), oldest first."""
-        return [e for e in state.ordered() if e.type != "summary" and not e.meta.get("pinned")]
+        return self._split(state)[0]
 
-    @staticmethod
-    def compactions(state: State) -> list[Element]:
+    def compactions(self, state: State) -> list[Element]:
         """The compaction events, in the order they were appended."""
-        return sorted((e for e in state if e.type == "summary"), key=lambda e: e.meta["n"])
+        return self._split(state)[1]
+
+    def _split(self, state: State) -> tuple[list[Element], list[Element]]:
+        """(raw events in order, compaction events by n) of ω, kept per ω: U and π read them several times a step."""
+
+        def split(elements: frozenset) -> tuple[list[Element], list[Element]]:
+            raw, done = [], []
+            for e in state.ordered():
+                kind = e.meta["type"]
+                if kind == "summary":
+                    done.append(e)
+                elif not e.meta.get("pinned"):
+                    raw.append(e)
+            return raw, sorted(done, key=lambda e: e.meta["n"])
+
+        return self._splits.lookup(state.elements, split)
 
     def _text(self, e: Element) -> str:
         """ADK's ``author: text`` line of an event ('' when it has no text part)."""
