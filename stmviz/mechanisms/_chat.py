@@ -25,7 +25,7 @@ from ..core.context import Context
 from ..core.element import Element
 from ..core.errors import InvalidArgumentError
 from ..core.model_input import Message, ModelInput
-from ..text._checks import check_callable, check_whole
+from ..text._checks import check_callable
 from ._shared import Memo, Summarizer, cached_summarizer
 
 #: The element types of a chat transcript, with the FIFO window's colours.
@@ -92,18 +92,6 @@ def check_placement(owner: str, placement: Mapping[str, str]) -> None:
     for part, place in placement.items():
         if place not in PLACES:
             raise InvalidArgumentError(f"{owner}.placement[{part!r}] = {place!r}: a part is done in 'U' or in 'π'")
-
-
-def whole(name: str, value: Any, least: int) -> int:
-    """A whole-number parameter ≥ ``least``, checked (the one vocabulary of checks)."""
-    return check_whole(name, value, least)
-
-
-def fraction(name: str, value: Any, low: float = 0.0, high: float = 1.0) -> float:
-    """A fraction in (low, high], checked."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not low < value <= high:
-        raise InvalidArgumentError(f"{name} must be a number in ({low:g}, {high:g}], got {value!r}")
-    return float(value)
 
 
 def pluggable_summarizer(summarize: Summarizer | None) -> tuple[Summarizer, Summarizer]:
