@@ -351,3 +351,23 @@ def test_adk_kept_compactions_are_the_non_subsumed_ranges_of_contents_py(ranges)
                    and (o.meta["start"] < s or o.meta["end"] > f or o.meta["n"] > n) for o in done if o is not e)
 
     assert adk.kept_compactions(State(done)) == [e for e in done if not subsumed(e)]
+
+
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (lambda: TrimmingSession(words(100), max_turns=0), "max_turns must be a whole number ≥ 1"),
+        (lambda: SummarizingSession(words(100), summarize="gpt"), "summarize must be a callable"),
+        (lambda: LlamaIndexMemory(words(100), token_limit=50, chat_history_token_ratio=1.5), "chat_history_token_ratio"),
+        (lambda: LlamaIndexMemory(words(100), token_limit=50, blocks=[MemoryBlock("a", "x"), MemoryBlock("a", "y")]),
+         "unique names"),
+        (lambda: LlamaIndexMemory(words(100), token_limit=50, insert_method="assistant"), "insert_method must be one of"),
+        (lambda: MemoryBlock("notes"), "static memory block 'notes' has no content"),
+        (lambda: LettaMemory(words(100), context_window=200), "context_window = 200 > V_max = 100"),
+        (lambda: LettaMemory(words(100), human="x" * 6000), "human has 6000 characters > block_limit = 5000"),
+        (lambda: ADKCompaction(words(100), compaction_interval=-1), "compaction_interval must be a whole number ≥ 0"),
+    ],
+)
+def test_bad_arguments_get_a_clear_error(build, message) -> None:
+    with pytest.raises(InvalidArgumentError, match=message):
+        build()
