@@ -37,7 +37,9 @@ Departures (docs/fidelity.md, "LlamaIndex Memory"):
 - tokens are μ (``space.measure``) of the message text; LlamaIndex counts
   ``tokenizer_fn`` tokens of the text blocks plus ``str(additional_kwargs)``
   (tool-call ids and arguments stored there); with no kwargs and μ the same
-  tokenizer the counts agree (tests/mechanisms/test_peers_b.py checks it);
+  tokenizer the counts agree (tests/mechanisms/test_peers_b.py checks the
+  model input at every step, with static blocks and with a fact block whose
+  LLM is a stand-in answering with stmviz's facts);
 - a fact block's facts come from stmviz's pluggable summarizer (the sentences of
   a summary of the flushed messages), not from an LLM answering
   :data:`FACT_EXTRACT_PROMPT`; the prompt is here for an adapter;
@@ -283,11 +285,11 @@ class LlamaIndexMemory(Mechanism):
         removed: dict[Element, str] = {}
         for message in step_messages(context, self._messages):
             queue.append(message)
-            flushed, queue, why = self.waterfall(queue)
-            for e in flushed:
-                removed[e] = why
-            if flushed:
-                blocks = self._put(blocks, flushed, context.t)
+            batches, queue, why = self.waterfall(queue)
+            for batch in batches:  # each flush hands its messages to every block, as aput does
+                for e in batch:
+                    removed[e] = why
+                blocks = self._put(blocks, batch, context.t)
         old_blocks = set(self.block_elements(state))
         new_state = State(
             [e for e in state if e.meta.get("pinned") and e.type != "block"] + list(blocks.values()) + queue
@@ -296,8 +298,8 @@ class LlamaIndexMemory(Mechanism):
             removed[e] = "fact block rewritten with the facts of the flushed messages"
         return Transition(new_state, removed)
 
-    def waterfall(self, queue: list[Element]) -> tuple[list[Element], list[Element], str]:
-        """``_manage_queue``: (flushed messages oldest first, the queue left, why), on a queue oldest first."""
+    def waterfall(self, queue: list[Element]) -> tuple[list[list[Element]], list[Element], str]:
+        """``_manage_queue`` on a queue oldest first: (the flushed batches, oldest first; the queue left; why)."""
         limit = self.token_limit * self.chat_history_token_ratio
         total = sum(self.tokens(e.text) for e in queue)
         if total <= limit:
@@ -307,7 +309,7 @@ class LlamaIndexMemory(Mechanism):
             f"{format_number(limit)} (flush size {self.token_flush_size})"
         )
         queue = list(queue)
-        flushed_all: list[Element] = []
+        batches: list[list[Element]] = []
         while total - limit > 0 and len(queue) > 1:
             batch: list[Element] = []
             gathered = 0.0
@@ -323,9 +325,9 @@ class LlamaIndexMemory(Mechanism):
                     queue, batch = batch[users[-1]:], batch[: users[-1]]
             if not batch:
                 break
-            flushed_all += batch
+            batches.append(batch)
             total = sum(self.tokens(e.text) for e in queue)
-        return flushed_all, queue, why
+        return batches, queue, why
 
     def _put(self, blocks: dict[str, Element], flushed: list[Element], t: int) -> dict[str, Element]:
         """Each block's ``aput`` of the flushed messages: static blocks ignore them, fact blocks gather facts."""

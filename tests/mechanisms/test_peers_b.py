@@ -95,6 +95,62 @@ def test_llamaindex_memory_equivalence_holds_on_random_streams(seed: int, token_
     _check_llamaindex(seed, 25, token_limit, flush)
 
 
+def _offline_fact_llm(fact_budget: int, max_facts: int):
+    """A LlamaIndex LLM that answers FactExtractionMemoryBlock's two prompts with stmviz's offline summary.
+
+    Extraction: the facts are the sentences of the summary of the flushed messages; condensing: the sentences of the
+    summary of the listed facts, at most ``max_facts`` (what the condense prompt asks of the model).
+    """
+    import re
+
+    mock = pytest.importorskip("llama_index.core.llms.mock", reason="the peer llama-index-core is not installed")
+    from llama_index.core.base.llms.types import ChatMessage, ChatResponse
+
+    from stmviz.text import split_sentences
+
+    def facts_of(texts: list[str]) -> list[str]:
+        return split_sentences(" ".join(summarize(texts, fact_budget).split()))
+
+    class OfflineFacts(mock.MockLLM):
+        def chat(self, messages, **kwargs):
+            *flushed, prompt = messages
+            if "condensing" in prompt.content:
+                listed = prompt.content.split("<existing_facts>", 1)[1].split("</existing_facts>", 1)[0]
+                facts = facts_of(re.findall(r"<fact>(.*?)</fact>", listed, re.DOTALL))[:max_facts]
+            else:
+                facts = facts_of([m.content for m in flushed])
+            xml = "<facts>" + "".join(f"<fact>{f}</fact>" for f in facts) + "</facts>"
+            return ChatResponse(message=ChatMessage(role="assistant", content=xml))
+
+        async def achat(self, messages, **kwargs):
+            return self.chat(messages, **kwargs)
+
+    return OfflineFacts()
+
+
+@pytest.mark.parametrize(("seed", "max_facts"), [(3, 50), (4, 4)])
+def test_llamaindex_fact_block_gets_the_facts_of_llama_index_at_every_step(seed: int, max_facts: int) -> None:
+    memory_module = pytest.importorskip("llama_index.core.memory", reason="the peer llama-index-core is not installed")
+    types = pytest.importorskip("llama_index.core.base.llms.types", reason="the peer llama-index-core is not installed")
+    steps = stream(seed, 40)
+    blocks = [MemoryBlock("core_info", "The user is Ann.", priority=0),
+              MemoryBlock("facts", kind="facts", priority=1, max_facts=max_facts)]
+    mine = LlamaIndexMemory(StateSpace(sizes.words, 2000), token_limit=80, token_flush_size=10, blocks=blocks,
+                            fact_budget=60)
+    trace = run(mine, steps)
+    peer = memory_module.Memory.from_defaults(
+        token_limit=80, token_flush_size=10, tokenizer_fn=str.split,
+        memory_blocks=[memory_module.StaticMemoryBlock(name="core_info", static_content="The user is Ann.", priority=0),
+                       memory_module.FactExtractionMemoryBlock(name="facts", priority=1, max_facts=max_facts,
+                                                               llm=_offline_fact_llm(60, max_facts))])
+    for t, step in enumerate(steps):
+        for e in step_messages(Context(t=t, step=step)):
+            peer.put(types.ChatMessage(role=e.meta["role"], content=e.text))
+        assert dicts(trace.project(t + 1)) == [(m.role.value, m.content) for m in peer.get()], f"step {t}"
+    shown = [t for t in range(len(steps) + 1) if "<fact>" in trace.project(t)[0].content]
+    assert shown and trace.state_at(len(steps)).where(type="block", name="facts")  # facts were made and shown
+
+
 # --------------------------------------------------------------------------- OpenAI Agents SDK sessions
 
 
