@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import copy
 import json
 import time
 
@@ -167,6 +168,26 @@ def figure_widget(figure: go.Figure) -> go.FigureWidget:
     widget.layout.autosize = True
     widget._config = {**widget._config, "responsive": True, "displaylogo": False}
     return widget
+
+
+def current_state(figures: Sequence[go.FigureWidget]) -> None:
+    """Make each FigureWidget's widget state the figure as it is now (as plotly does when it displays one alone).
+
+    plotly keeps the state a new front end receives (``_widget_data``,
+    ``_widget_layout``) as it was when the widget was made, and sends every
+    later change as a one-off message; it brings that state up to date only
+    when the FigureWidget itself is displayed. A front end live when a change
+    happens (JupyterLab running the cell) applies the message; one that
+    connects later does not see it. Voila is such a front end: it runs the
+    whole notebook, then the page asks the kernel for every widget's state.
+    A player's figures, changed after they were made (the state bar gets a
+    trace per element type of the trace) and displayed inside the player,
+    arrived in Voila as first built, and the next step's update, addressed
+    to traces the page did not have, drew a stray row and shifted colours.
+    """
+    for figure in figures:
+        figure._widget_layout = copy.deepcopy(figure._layout_obj._props)
+        figure._widget_data = copy.deepcopy(figure._data)
 
 
 def _mimetype_figure(figure: go.Figure) -> dict[str, Any]:
@@ -731,6 +752,11 @@ class Stepping:
         """The player at its current t as one static figure."""
         raise NotImplementedError
 
+    @property
+    def figure_widgets(self) -> Sequence[go.FigureWidget]:  # pragma: no cover - overridden
+        """The player's FigureWidgets."""
+        raise NotImplementedError
+
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
         """The widget view, and static fallbacks for where it cannot render; none loads anything from the network.
 
@@ -745,6 +771,7 @@ class Stepping:
           nbviewer, GitHub).
         - ``text/plain``: the repr.
         """
+        current_state(self.figure_widgets)
         data = widgets.VBox._repr_mimebundle_(self, **kwargs) or {}
         data["text/plain"] = repr(self)
         try:
