@@ -164,11 +164,6 @@ class ComparePlayer(Stepping, widgets.VBox):
             if target != view.t:
                 view.show(target)
 
-    @property
-    def figure_widgets(self) -> list[go.FigureWidget]:
-        """The FigureWidgets of every panel (occupancy and state bar)."""
-        return [figure for view in self.views for figure in view.figures()]
-
     def __repr__(self) -> str:
         names = ", ".join(escape(shorten(n, 24)) for n in self.names)
         return f"ComparePlayer({names}: t = {self.t} of {self.n})"

@@ -32,7 +32,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import copy
 import json
 import time
 
@@ -168,26 +167,6 @@ def figure_widget(figure: go.Figure) -> go.FigureWidget:
     widget.layout.autosize = True
     widget._config = {**widget._config, "responsive": True, "displaylogo": False}
     return widget
-
-
-def current_state(figures: Sequence[go.FigureWidget]) -> None:
-    """Make each FigureWidget's widget state the figure as it is now (as plotly does when it displays one alone).
-
-    plotly keeps the state a new front end receives (``_widget_data``,
-    ``_widget_layout``) as it was when the widget was made, and sends every
-    later change as a one-off message; it brings that state up to date only
-    when the FigureWidget itself is displayed. A front end live when a change
-    happens (JupyterLab running the cell) applies the message; one that
-    connects later does not see it. Voila is such a front end: it runs the
-    whole notebook, then the page asks the kernel for every widget's state.
-    A player's figures, changed after they were made (the state bar gets a
-    trace per element type of the trace) and displayed inside the player,
-    arrived in Voila as first built, and the next step's update, addressed
-    to traces the page did not have, drew a stray row and shifted colours.
-    """
-    for figure in figures:
-        figure._widget_layout = copy.deepcopy(figure._layout_obj._props)
-        figure._widget_data = copy.deepcopy(figure._data)
 
 
 def _mimetype_figure(figure: go.Figure) -> dict[str, Any]:
@@ -400,10 +379,15 @@ class TraceView:
         self._types = list(dict.fromkeys(e.type for e in trace.sizes))
         self._state_signatures: dict[int, tuple] = {}
         self._state_layout: dict[str, Any] = {}
-        self.state = figure_widget(state_figure(trace, self.t))
+        # the state bar is brought to its final traces (one per element type of the trace) as a plain figure and
+        # only then made a widget: a FigureWidget changed after it was made keeps, as the state a late front end
+        # (Voila, which asks for every widget's state after the notebook ran) receives, the figure first built;
+        # the change itself goes out as a one-off message that such a front end never sees
+        self.state = state_figure(trace, self.t)
         self._free_index = -1  # state_figure drew the types of ω_t only: the first sync draws every type of the trace
         self._free_marker: dict[str, Any] = {}
         self._sync_state(self.t)
+        self.state = figure_widget(self.state)
         self.info = widgets.HTML(value=step_html(trace, self.t))
         self._token_cache: dict[int, str] = {}
         self._token_seconds = 0.0
@@ -752,11 +736,6 @@ class Stepping:
         """The player at its current t as one static figure."""
         raise NotImplementedError
 
-    @property
-    def figure_widgets(self) -> Sequence[go.FigureWidget]:  # pragma: no cover - overridden
-        """The player's FigureWidgets."""
-        raise NotImplementedError
-
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
         """The widget view, and static fallbacks for where it cannot render; none loads anything from the network.
 
@@ -771,7 +750,6 @@ class Stepping:
           nbviewer, GitHub).
         - ``text/plain``: the repr.
         """
-        current_state(self.figure_widgets)
         data = widgets.VBox._repr_mimebundle_(self, **kwargs) or {}
         data["text/plain"] = repr(self)
         try:
