@@ -130,20 +130,24 @@ class _Checks:
         self.exercise = exercise
         self.spec = criteria  # name -> (what it means when met, hint when not)
         self.failures: dict[str, str] = {}
+        self.hints: dict[str, str] = {}  # a hint naming the fault found, where it differs from the criterion's own
 
-    def fail(self, name: str, detail: str) -> None:
+    def fail(self, name: str, detail: str, hint: str | None = None) -> None:
         if name not in self.spec:  # a programming error in this module
             raise KeyError(name)
-        self.failures.setdefault(name, detail)
+        if name not in self.failures:
+            self.failures[name] = detail
+            if hint is not None:
+                self.hints[name] = hint
 
-    def check(self, name: str, condition: bool, detail: str) -> bool:
+    def check(self, name: str, condition: bool, detail: str, hint: str | None = None) -> bool:
         if not condition:
-            self.fail(name, detail)
+            self.fail(name, detail, hint)
         return condition
 
     def report(self) -> ExerciseReport:
         return ExerciseReport(self.exercise, [
-            Criterion(name, name not in self.failures, self.failures.get(name, met), hint)
+            Criterion(name, name not in self.failures, self.failures.get(name, met), self.hints.get(name, hint))
             for name, (met, hint) in self.spec.items()
         ])
 
@@ -469,9 +473,18 @@ def check_subgoal_switch(start_subgoal: Callable[..., Any]) -> ExerciseReport:
     c.check("older memory kept", task in after and old in after and all(s[0] == goal.text for s in seen),
             "the task or the summary of subgoal 0 changed (or summarize was asked about another subgoal)")
     current = [e for e in after if e.meta.get("current")]
-    c.check("new subgoal current", len(current) == 1 and current[0].meta.get("subgoal") == 2
-            and current[0].meta.get("type") == "subgoal" and current[0].text == "put the knife in the drawer",
-            f"current elements: {[(e.meta.get('type'), e.meta.get('subgoal'), e.text) for e in current]}")
+    new = [e for e in after if e.meta.get("type") == "subgoal" and e.meta.get("subgoal") == 2
+           and e.text == "put the knife in the drawer"]
+    others = [e for e in current if e not in new]
+    shown = f"current elements: {[(e.meta.get('type'), e.meta.get('subgoal'), e.text) for e in current]}"
+    if not new:
+        c.fail("new subgoal current", shown + "; the new subgoal is not in ω")
+    elif others:
+        c.fail("new subgoal current", shown, hint="the new subgoal is there, but an older element is still current "
+               "(the finished subgoal?): remove it — its summary replaces it — or give it 'current': False")
+    elif not new[0].meta.get("current"):
+        c.fail("new subgoal current", shown + "; the new subgoal is in ω but not current",
+               hint="give the new subgoal's element meta 'current': True")
     return c.report()
 
 
@@ -543,8 +556,11 @@ def check_fifo_match(v_max: Any, scenario: str = "long_dialogue") -> ExerciseRep
     from .scenarios import load_scenario
 
     c = _Checks("07 · what FIFO needs to match SCM", {
-        "a whole number": ("V_max is a whole number of tokens, larger than the scenario's",
-                           "answer an int, e.g. the result of a binary search over V_max"),
+        "a whole number": ("V_max is a whole number of tokens",
+                           "answer an int (a count of tokens), e.g. the result of a binary search over V_max"),
+        "above the scenario's V_max": ("V_max is larger than the scenario's, where SCM is measured",
+                                       "SCM keeps its probes at the scenario's V_max and FIFO keeps fewer there: "
+                                       "the answer lies above it"),
         "enough": ("at your V_max the FIFO window keeps as many probes as SCM",
                    "a FIFO window keeps a fact only while everything said since fits: try larger values"),
         "smallest": ("at V_max − 1 it keeps fewer: no smaller window will do",
@@ -553,10 +569,17 @@ def check_fifo_match(v_max: Any, scenario: str = "long_dialogue") -> ExerciseRep
     if v_max is None or v_max is ...:
         return c.not_done(NotImplementedError("fifo_v_max is None"))
     data = load_scenario(scenario)
-    if isinstance(v_max, bool) or not isinstance(v_max, int) or v_max <= (data.v_max or 0):
-        c.fail("a whole number", f"got {v_max!r}; V_max = {data.v_max} is where SCM keeps its probes")
-        c.fail("enough", "not checked: V_max is not a whole number above the scenario's")
-        c.fail("smallest", "not checked: V_max is not a whole number above the scenario's")
+    unchecked = "not checked: {}".format
+    if isinstance(v_max, bool) or not isinstance(v_max, int):
+        c.fail("a whole number", f"got {v_max!r} ({type(v_max).__name__})")
+        for name in ("above the scenario's V_max", "enough", "smallest"):
+            c.fail(name, unchecked("V_max is not a whole number"), hint="first answer a whole number")
+        return c.report()
+    if v_max <= (data.v_max or 0):
+        c.fail("above the scenario's V_max", f"got {v_max}, not above the scenario's V_max = {data.v_max}")
+        for name in ("enough", "smallest"):
+            c.fail(name, unchecked(f"V_max = {v_max} is not above the scenario's {data.v_max}"),
+                   hint="first find a V_max above the scenario's")
         return c.report()
 
     def kept(mechanism: Mechanism) -> int | str:
@@ -569,10 +592,13 @@ def check_fifo_match(v_max: Any, scenario: str = "long_dialogue") -> ExerciseRep
     target = kept(SCM(data.space()))
     at, below = kept(FIFOWindow(data.space(v_max=v_max))), kept(FIFOWindow(data.space(v_max=v_max - 1)))
     n = len(data.probes)
-    c.check("enough", isinstance(at, int) and isinstance(target, int) and at >= target,
-            f"SCM keeps {target} of {n} probes at V_max = {data.v_max}; FIFO at V_max = {v_max}: {at}")
-    c.check("smallest", not isinstance(below, int) or not isinstance(target, int) or below < target,
-            f"FIFO at V_max = {v_max - 1} still keeps {below} of {n}: a smaller window will do")
+    enough = c.check("enough", isinstance(at, int) and isinstance(target, int) and at >= target,
+                     f"SCM keeps {target} of {n} probes at V_max = {data.v_max}; FIFO at V_max = {v_max}: {at}")
+    if not enough:  # "smallest" means the smallest V_max that is enough: not to be judged at one that is not
+        c.fail("smallest", unchecked(f"V_max = {v_max} is not enough yet"), hint="first find a V_max that is enough")
+    else:
+        c.check("smallest", not isinstance(below, int) or not isinstance(target, int) or below < target,
+                f"FIFO at V_max = {v_max - 1} still keeps {below} of {n}: a smaller window will do")
     return c.report()
 
 

@@ -36,10 +36,22 @@ def todo(*args, **kwargs):
     raise NotImplementedError("TODO: write it")
 
 
-def assert_catches(report, criterion):
+def assert_catches(report, criterion, fault):
+    """The report fails ``criterion``, and that line's hint names the fault (``fault`` is a phrase of it)."""
     assert report.done, str(report)
     assert not report.ok, str(report)
     assert report.failed(criterion), f"expected ✗ {criterion}:\n{report}"
+    hint = next(c.hint for c in report.criteria if c.name == criterion)
+    assert fault in hint, f"the hint of ✗ {criterion} should name the fault ({fault!r}):\n{report}"
+    assert_consistent(report)
+
+
+def assert_consistent(report):
+    """No criterion is ✓ when one it builds on is ✗ (07: "smallest" judged at a V_max that is not even enough)."""
+    passed = {c.name: c.passed for c in report.criteria}
+    for before, after in [("enough", "smallest"), ("a whole number", "enough"), ("above the scenario's V_max", "enough")]:
+        if before in passed and after in passed:
+            assert passed[before] or not passed[after], f"✗ {before} but ✓ {after}:\n{report}"
 
 
 CHECKERS = {
@@ -112,15 +124,15 @@ def test_a_failing_criterion_shows_its_hint():
 
 # -- 01 ---------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("wrong, criterion", [
-    (lambda elements, mu, v_max: sum(mu(e) for e in set(elements)) < v_max, "boundary"),
-    (lambda elements, mu, v_max: sum(mu(e) for e in elements) <= v_max, "a set"),
-    (lambda elements, mu, v_max: len(set(elements)) <= v_max, "sizes, not counts"),
-    (lambda elements, mu, v_max: True, "over capacity"),
-    (lambda elements, mu, v_max: bool(elements) and sum(mu(e) for e in set(elements)) <= v_max, "empty state"),
+@pytest.mark.parametrize("wrong, criterion, fault", [
+    (lambda elements, mu, v_max: sum(mu(e) for e in set(elements)) < v_max, "boundary", 'equality is allowed'),
+    (lambda elements, mu, v_max: sum(mu(e) for e in elements) <= v_max, "a set", 'set(elements)'),
+    (lambda elements, mu, v_max: len(set(elements)) <= v_max, "sizes, not counts", 'the number of elements is not its size'),
+    (lambda elements, mu, v_max: True, "over capacity", 'compare the total size'),
+    (lambda elements, mu, v_max: bool(elements) and sum(mu(e) for e in set(elements)) <= v_max, "empty state", 'a sum over no elements is 0'),
 ])
-def test_membership_catches(wrong, criterion):
-    assert_catches(check_membership(wrong), criterion)
+def test_membership_catches(wrong, criterion, fault):
+    assert_catches(check_membership(wrong), criterion, fault)
 
 
 # -- 02 ---------------------------------------------------------------------------------------------------
@@ -177,14 +189,14 @@ class YoungestAfterTask(_Window):  # keeps the task, evicts the second-newest el
         return state
 
 
-@pytest.mark.parametrize("wrong, criterion", [
-    (SlidingWindow, "task kept"),
-    (NewestOut, "new input kept"),
-    (ClearAll, "only as needed"),
-    (YoungestAfterTask, "oldest first"),
+@pytest.mark.parametrize("wrong, criterion, fault", [
+    (SlidingWindow, "task kept", 'skip the element of step 0'),
+    (NewestOut, "new input kept", 'never the one that just arrived'),
+    (ClearAll, "only as needed", 'stop evicting as soon as'),
+    (YoungestAfterTask, "oldest first", 'evict from the front'),
 ])
-def test_keep_first_catches(wrong, criterion):
-    assert_catches(check_keep_first(wrong), criterion)
+def test_keep_first_catches(wrong, criterion, fault):
+    assert_catches(check_keep_first(wrong), criterion, fault)
 
 
 # -- 03 ---------------------------------------------------------------------------------------------------
@@ -231,16 +243,16 @@ def push_prepends(window, new, mu, v_max):
     return window
 
 
-@pytest.mark.parametrize("wrong, criterion", [
-    (push_newest_out, "oldest first"),
-    (push_clear, "only as needed"),
-    (push_ignores_pins, "pinned stay"),
-    (push_always_evicts, "no eviction while it fits"),
-    (push_once, "fits V_max"),
-    (push_prepends, "appends at the end"),
+@pytest.mark.parametrize("wrong, criterion, fault", [
+    (push_newest_out, "oldest first", 'remove from the front'),
+    (push_clear, "only as needed", 'after each removal'),
+    (push_ignores_pins, "pinned stay", "meta['pinned'] is True"),
+    (push_always_evicts, "no eviction while it fits", 'only while Σμ > V_max'),
+    (push_once, "fits V_max", 'keep evicting until'),
+    (push_prepends, "appends at the end", 'window + [new]'),
 ])
-def test_fifo_push_catches(wrong, criterion):
-    assert_catches(check_fifo_push(wrong), criterion)
+def test_fifo_push_catches(wrong, criterion, fault):
+    assert_catches(check_fifo_push(wrong), criterion, fault)
 
 
 # -- 04 ---------------------------------------------------------------------------------------------------
@@ -274,15 +286,15 @@ def judge_yes_no(memory, summary, message):
     return bool(content_words(message) & content_words(memory))
 
 
-@pytest.mark.parametrize("wrong, criterion", [
-    (judge_always_full, "summary"),
-    (judge_any_word, "full"),
-    (judge_drop_by_summary, "drop"),
-    (judge_all_memory_words, "only shared words"),
-    (judge_yes_no, "a verdict"),
+@pytest.mark.parametrize("wrong, criterion, fault", [
+    (judge_always_full, "summary", "all in the summary → 'summary'"),
+    (judge_any_word, "full", 'a shared word missing from the summary'),
+    (judge_drop_by_summary, "drop", 'the *full* memory shares'),
+    (judge_all_memory_words, "only shared words", 'compare only the words the memory shares'),
+    (judge_yes_no, "a verdict", 'one of the three strings'),
 ])
-def test_judge_catches(wrong, criterion):
-    assert_catches(check_judge(wrong), criterion)
+def test_judge_catches(wrong, criterion, fault):
+    assert_catches(check_judge(wrong), criterion, fault)
 
 
 # -- 05 ---------------------------------------------------------------------------------------------------
@@ -322,14 +334,14 @@ def switch_two_current(state, new_id, new_goal, summarize):
     return (state - finished) | {summary, new}
 
 
-@pytest.mark.parametrize("wrong, criterion", [
-    (switch_drops_pairs, "one summary"),
-    (switch_keeps_pairs, "pairs summarized"),
-    (switch_resummarizes_all, "older memory kept"),
-    (switch_two_current, "new subgoal current"),
+@pytest.mark.parametrize("wrong, criterion, fault", [
+    (switch_drops_pairs, "one summary", 'add Element(summarize'),
+    (switch_keeps_pairs, "pairs summarized", "remove every element whose meta['subgoal']"),
+    (switch_resummarizes_all, "older memory kept", 'summarize only the current subgoal'),
+    (switch_two_current, "new subgoal current", 'an older element is still current'),
 ])
-def test_subgoal_switch_catches(wrong, criterion):
-    assert_catches(check_subgoal_switch(wrong), criterion)
+def test_subgoal_switch_catches(wrong, criterion, fault):
+    assert_catches(check_subgoal_switch(wrong), criterion, fault)
 
 
 # -- 06 ---------------------------------------------------------------------------------------------------
@@ -358,15 +370,15 @@ def fold_condensation_merges_previous(blocks, latest, x, sigma):
     return [(r, t) for r, t in blocks if r[1] < x] + [((x, latest[0]), sigma)]
 
 
-@pytest.mark.parametrize("wrong, criterion", [
-    (fold_everything, "consolidation"),
-    (fold_keeps_merged, "cover"),
-    (fold_forgets_latest, "condensation"),
-    (fold_own_text, "agent's text"),
-    (fold_condensation_merges_previous, "condensation"),
+@pytest.mark.parametrize("wrong, criterion, fault", [
+    (fold_everything, "consolidation", 'keep the blocks that end before x'),
+    (fold_keeps_merged, "cover", 'must not stay next to the block that replaces it'),
+    (fold_forgets_latest, "condensation", 'blocks + [((t - 1, t - 1), sigma)]'),
+    (fold_own_text, "agent's text", 'use sigma'),
+    (fold_condensation_merges_previous, "condensation", 'blocks + [((t - 1, t - 1), sigma)]'),
 ])
-def test_fold_catches(wrong, criterion):
-    assert_catches(check_fold(wrong), criterion)
+def test_fold_catches(wrong, criterion, fault):
+    assert_catches(check_fold(wrong), criterion, fault)
 
 
 # -- 07 ---------------------------------------------------------------------------------------------------
@@ -376,17 +388,20 @@ def fifo_v_max():
     return solved("07-fifo-match", "fifo_v_max")
 
 
-@pytest.mark.parametrize("wrong, criterion", [
-    (lambda right: 800, "a whole number"),          # the scenario's own V_max: that is where SCM is measured
-    (lambda right: float(right), "a whole number"),
-    (lambda right: str(right), "a whole number"),
-    (lambda right: 2 * 800, "enough"),
-    (lambda right: right - 1, "enough"),
-    (lambda right: right + 1, "smallest"),
-    (lambda right: 10 ** 5, "smallest"),
+@pytest.mark.parametrize("wrong, criterion, fault", [
+    # the scenario's own V_max (that is where SCM is measured), and below it: a whole number, in the wrong place
+    (lambda right: 800, "above the scenario's V_max", "the answer lies above it"),
+    (lambda right: 300, "above the scenario's V_max", "the answer lies above it"),
+    (lambda right: float(right), "a whole number", "answer an int"),
+    (lambda right: str(right), "a whole number", "answer an int"),
+    (lambda right: 2 * 800, "enough", "try larger values"),
+    (lambda right: 2000, "enough", "try larger values"),
+    (lambda right: right - 1, "enough", "try larger values"),
+    (lambda right: right + 1, "smallest", "search downwards"),
+    (lambda right: 10 ** 5, "smallest", "search downwards"),
 ])
-def test_fifo_match_catches(wrong, criterion, fifo_v_max):
-    assert_catches(check_fifo_match(wrong(fifo_v_max)), criterion)
+def test_fifo_match_catches(wrong, criterion, fault, fifo_v_max):
+    assert_catches(check_fifo_match(wrong(fifo_v_max)), criterion, fault)
 
 
 # -- 08 ---------------------------------------------------------------------------------------------------
@@ -452,16 +467,16 @@ class HidesLowInPi(_Priority):  # π shows only the high and medium elements
         return "\n".join(e.text for e in state if e.meta["priority"] != "low")
 
 
-@pytest.mark.parametrize("wrong, criterion", [
-    (LowFirstInPi, "projection"),
-    (NewestOfPriority, "age"),
-    (EvictsAllOfLowest, "only as needed"),
-    (Fifo, "priority"),
-    (NoMetadata, "metadata"),
-    (HidesLowInPi, "projection"),
+@pytest.mark.parametrize("wrong, criterion, fault", [
+    (LowFirstInPi, "projection", 'sort by -RANK[priority]'),
+    (NewestOfPriority, "age", 'not the newest'),
+    (EvictsAllOfLowest, "only as needed", 'stop when it holds'),
+    (Fifo, "priority", 'sort the candidates by RANK[priority]'),
+    (NoMetadata, "metadata", '**context.step.meta'),
+    (HidesLowInPi, "projection", 'render every element'),
 ])
-def test_priority_memory_catches(wrong, criterion):
-    assert_catches(check_priority_memory(wrong), criterion)
+def test_priority_memory_catches(wrong, criterion, fault):
+    assert_catches(check_priority_memory(wrong), criterion, fault)
 
 
 def test_priority_wrong_solutions_pass_the_other_criteria():
@@ -507,14 +522,14 @@ def steps_user_as_output(messages):  # (u_k, a_k): the user's message as the out
     return pairs
 
 
-@pytest.mark.parametrize("wrong, criterion", [
-    (steps_same_index, "step 0"),
-    (steps_drop_last_reply, "last reply"),
-    (steps_extra_empty, "no extra step"),
-    (steps_user_as_output, "reply then message"),
+@pytest.mark.parametrize("wrong, criterion, fault", [
+    (steps_same_index, "step 0", 'the model has produced nothing yet'),
+    (steps_drop_last_reply, "last reply", 'still a step'),
+    (steps_extra_empty, "no extra step", 'do not add an empty step'),
+    (steps_user_as_output, "reply then message", 'a reply is produced from'),
 ])
-def test_chat_steps_catches(wrong, criterion):
-    assert_catches(check_chat_steps(wrong), criterion)
+def test_chat_steps_catches(wrong, criterion, fault):
+    assert_catches(check_chat_steps(wrong), criterion, fault)
 
 
 def test_the_chat_steps_reference_agrees_with_the_importer():
