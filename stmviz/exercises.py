@@ -1,11 +1,13 @@
-"""The notebooks' exercises: a checker per exercise, and the reference solutions.
+"""The notebooks' exercises: a checker per exercise; the reference solutions on request.
 
 Each notebook from 01 to 09 ends with an exercise. The student writes code in
 the exercise cell (its default is a TODO that raises ``NotImplementedError``)
 and runs the checker, which reports ✓ or ✗ for each criterion, with a hint
 for every ✗. A checker never raises on a student's mistake: what went wrong
 is a ✗ line. ``solution(key)`` prints the reference solution — for after
-trying, not before.
+trying, not before. The solutions live in :mod:`stmviz.exercise_solutions`,
+which this module loads only when ``solution`` is called: importing the
+checkers (as every notebook does) does not bring the answers along.
 
 ========================  ===================================  =====================================
 key                       checker                              what the student writes
@@ -42,7 +44,6 @@ __all__ = [
     "Criterion",
     "ExerciseReport",
     "solution",
-    "SOLUTIONS",
     "check_membership",
     "check_keep_first",
     "KEEP_FIRST_STEPS",
@@ -773,130 +774,6 @@ def check_chat_steps(chat_steps: Callable[[list[dict[str, str]]], Any]) -> Exerc
     return c.report()
 
 
-# -- solutions ----------------------------------------------------------------------------------------------
-
-SOLUTIONS: dict[str, str] = {
-    "01-membership": '''
-def in_omega(elements, mu, v_max):
-    omega = set(elements)                      # ω ∈ 2^E: a set, each element once
-    return sum(mu(e) for e in omega) <= v_max  # Definition 1: Σμ(e) ≤ V_max
-''',
-    "02-keep-first": '''
-from stmviz import Element, Mechanism, Transition
-
-class KeepFirst(Mechanism):
-    operations = {"append": "add the output and the input; on overflow drop the oldest, never the task"}
-
-    def update(self, state, operation, context):
-        halves = (context.step.output, context.step.input)
-        state = state | {Element(text, {"t": context.t + k / 2}) for k, text in enumerate(halves) if text}
-        reasons = {}
-        for oldest in list(state):              # canonical order: by time
-            if state in self.space:
-                break
-            if int(oldest.meta["t"]) == 0:      # step 0's message, the task: never evicted
-                continue
-            state = state - {oldest}
-            reasons[oldest] = "oldest after the task; Σμ > V_max"
-        return Transition(state, reasons)
-
-    def project(self, state):
-        return "\\n".join(e.text for e in state)
-''',
-    "03-fifo-push": '''
-def push(window, new, mu, v_max):
-    window = window + [new]                     # append at the end
-    while sum(mu(m) for m in window) > v_max:   # only while Σμ > V_max
-        oldest = next(m for m in window if not m.meta.get("pinned"))
-        window.remove(oldest)                   # cut off the beginning, pinned messages stay
-    return window
-''',
-    "04-judge": '''
-from stmviz.mechanisms.scm_controller import content_words
-
-def judge(memory_text, summary_text, message):
-    shared = content_words(message) & content_words(memory_text)
-    if not shared:
-        return "drop"                           # even the full memory cannot answer the message
-    if shared <= content_words(summary_text):
-        return "summary"                        # the summary keeps every word the message asks about
-    return "full"
-''',
-    "05-subgoal": '''
-from stmviz import Element
-
-def start_subgoal(state, new_id, new_goal, summarize):
-    goal = next(e for e in state if e.meta.get("current"))
-    done = goal.meta["subgoal"]
-    pairs = [e.text for e in state if e.meta.get("type") == "pair" and e.meta.get("subgoal") == done]
-    finished = {e for e in state if e.meta.get("subgoal") == done and e.meta.get("type") in ("pair", "subgoal")}
-    summary = Element(summarize(goal.text, pairs), {"type": "summary", "subgoal": done})
-    new = Element(new_goal, {"type": "subgoal", "subgoal": new_id, "current": True})
-    return (state - finished) | {summary, new}
-''',
-    "06-fold": '''
-def fold(blocks, latest, x, sigma):
-    t_1 = latest[0]                                    # the latest interaction is step t-1
-    kept = [(r, text) for r, text in blocks if r[1] < x]  # blocks that end before x stay
-    return kept + [((x, t_1), sigma)]                  # x = t-1: condensation; x < t-1: consolidation
-''',
-    "07-fifo-match": '''
-from stmviz import SCM, FIFOWindow, load_scenario, metrics, run
-
-scenario = load_scenario("long_dialogue")
-
-def kept(mechanism):
-    return sum(r.retained for r in metrics.retention(run(mechanism, scenario), scenario.probes))
-
-target = kept(SCM(scenario.space()))
-low, high = scenario.v_max, scenario.token_count()   # the whole dialogue surely keeps every probe
-while low < high:                                     # binary search: the smallest V_max that is enough
-    middle = (low + high) // 2
-    if kept(FIFOWindow(scenario.space(v_max=middle))) >= target:
-        high = middle
-    else:
-        low = middle + 1
-fifo_v_max = low
-''',
-    "08-priority": '''
-from stmviz import Element, Mechanism, Transition
-
-RANK = {"low": 0, "medium": 1, "high": 2}
-
-class PriorityMemory(Mechanism):
-    operations = {"append": "add the observation; on overflow drop the lowest priority, oldest first"}
-
-    def update(self, state, operation, context):
-        new = Element(context.observation, {"t": context.t, **context.step.meta})
-        state = state | {new}
-        reasons = {}
-        for victim in sorted(state, key=lambda e: (RANK[e.meta["priority"]], e.meta["t"])):
-            if state in self.space:
-                break
-            state = state - {victim}
-            reasons[victim] = f"priority {victim.meta['priority']}, oldest of its priority"
-        return Transition(state, reasons)
-
-    def project(self, state):
-        ranked = sorted(state, key=lambda e: (-RANK[e.meta["priority"]], e.meta["t"]))
-        return "\\n".join(f"[{e.meta['priority']}/{e.meta['source']}] {e.text}" for e in ranked)
-''',
-    "09-chat-steps": '''
-def chat_steps(messages):
-    steps, output = [], None
-    for m in messages:
-        if m["role"] == "assistant":
-            if output is not None:              # two replies in a row: the first has no input after it
-                steps.append((output, None))
-            output = m["content"]               # a reply opens a step...
-        else:
-            steps.append((output, m["content"]))  # ...and the next message closes it
-            output = None
-    if output is not None:
-        steps.append((output, None))            # the last reply, with nothing after it
-    return steps
-''',
-}
 
 
 def solution(key: str) -> None:
@@ -906,6 +783,8 @@ def solution(key: str) -> None:
     def fold(blocks, latest, x, sigma):
     ...
     """
+    from .exercise_solutions import SOLUTIONS  # loaded on request only: the notebooks' import never brings it
+
     if key not in SOLUTIONS:
         raise InvalidArgumentError(f"no exercise {key!r}; the exercises are {sorted(SOLUTIONS)}")
     print(SOLUTIONS[key].strip("\n"))

@@ -12,6 +12,7 @@ import pytest
 from stmviz import Element, Mechanism, StateSpace, Transition
 from stmviz.core.errors import InvalidArgumentError
 from stmviz import exercises as ex
+from stmviz.exercise_solutions import SOLUTIONS
 from stmviz.exercises import (
     check_chat_steps,
     check_fifo_push,
@@ -28,7 +29,7 @@ from stmviz.mechanisms.scm_controller import content_words
 
 def solved(key: str, name: str):
     namespace: dict = {}
-    exec(compile(ex.SOLUTIONS[key], f"solution {key}", "exec"), namespace)
+    exec(compile(SOLUTIONS[key], f"solution {key}", "exec"), namespace)
     return namespace[name]
 
 
@@ -68,7 +69,7 @@ CHECKERS = {
 
 
 def test_every_solution_has_a_checker():
-    assert sorted(CHECKERS) == sorted(ex.SOLUTIONS)
+    assert sorted(CHECKERS) == sorted(SOLUTIONS)
 
 
 @pytest.mark.parametrize("key", sorted(CHECKERS))
@@ -101,6 +102,22 @@ def test_the_untouched_todo_is_reported_as_not_done(key):
     assert not report.done and not report.ok
     assert "not done yet" in str(report) and "✓" not in str(report)
     assert "hint:" not in str(report)  # hints come with an answer, not before the student tries
+
+
+def test_the_notebooks_import_of_the_checkers_does_not_load_the_solutions():
+    """A notebook imports its checker from stmviz.exercises; the reference solutions stay unloaded until asked for."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys; from stmviz.exercises import check_membership, check_fold;"
+        " import stmviz.exercises as ex;"
+        " print('stmviz.exercise_solutions' in sys.modules, hasattr(ex, 'SOLUTIONS'));"
+        " ex.solution('01-membership'); print('stmviz.exercise_solutions' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert out[0] == "False False", out  # neither loaded nor reachable through the module the notebooks import
+    assert out[-2] == "True", out  # loaded once a solution is asked for
 
 
 def test_solution_prints_the_reference_and_rejects_an_unknown_key(capsys):
