@@ -1783,25 +1783,23 @@ why_forgotten(fifo, okafor)
 
 Compute evidence recall *by hand* with only `trace.project(t)`, the steps' texts
 `trace[s].context.step.text` and `metrics.content_tokens`, following the definition above.
-Replace the body of `my_evidence_recall` with your own; the check below compares it with
-`metrics.evidence_recall` on every probe and mechanism of the sweep's smallest $V_{max}$.
+Replace the TODO in `my_evidence_recall`; the checker compares it with `metrics.evidence_recall`
+on every probe, for the four mechanisms at the sweep's smallest $V_{max}$, and says ✓ or ✗ for
+each criterion, with a hint for every ✗.
 """),
         code("""
+from stmviz.exercises import check_evidence_recall
+
 def my_evidence_recall(trace, probe):
-    evidence = metrics.content_tokens("\\n".join(trace[s].context.step.text for s in probe.evidence_steps))
-    seen = metrics.content_tokens(trace.project(probe.t).text())
-    return len(evidence & seen) / len(evidence) if evidence else None
+    # TODO: the share of the evidence's content words (probe.evidence_steps) found in π(ω_t), t = probe.t
+    raise NotImplementedError("TODO: write my_evidence_recall")
 """),
         code("""
-checked = 0
-for cls in (FIFOWindow, SCM, HiAgent, AgentFold):
-    trace = run(cls(StateSpace(sizes.tokens(), v_max=300)), scenario)
-    for probe in scenario.probes:
-        assert my_evidence_recall(trace, probe) == metrics.evidence_recall(trace, probe), (cls.name, probe.answer)
-        checked += 1
-print(f"all {checked} values agree")
+check_evidence_recall(my_evidence_recall)
 """),
         md(r"""
+Only after trying: `stmviz.exercises.solution("10-evidence-recall")` prints one answer.
+
 Back to the start: **[00 · Start here](00_start_here.ipynb)**.
 """),
     ]

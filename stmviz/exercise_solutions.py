@@ -131,4 +131,14 @@ def chat_steps(messages):
         steps.append((output, None))            # the last reply, with nothing after it
     return steps
 ''',
+    "10-evidence-recall": '''
+from stmviz import metrics
+
+def my_evidence_recall(trace, probe):
+    # C(T(S_p)): the content words of the evidence steps' texts
+    evidence = metrics.content_tokens("\\n".join(trace[s].context.step.text for s in probe.evidence_steps))
+    # C(X_t): the content words of the model input the answer was produced from
+    seen = metrics.content_tokens(trace.project(probe.t).text())
+    return len(evidence & seen) / len(evidence) if evidence else None
+''',
 }

@@ -23,6 +23,7 @@ from stmviz.exercises import (
     check_priority_memory,
     check_fifo_match,
     check_subgoal_switch,
+    check_evidence_recall,
 )
 from stmviz.mechanisms.scm_controller import content_words
 
@@ -65,6 +66,7 @@ CHECKERS = {
     "07-fifo-match": (check_fifo_match, "fifo_v_max"),
     "08-priority": (check_priority_memory, "PriorityMemory"),
     "09-chat-steps": (check_chat_steps, "chat_steps"),
+    "10-evidence-recall": (check_evidence_recall, "my_evidence_recall"),
 }
 
 
@@ -569,3 +571,54 @@ def test_make_may_be_any_callable_from_a_state_space():
     cls = solved("08-priority", "PriorityMemory")
     assert check_priority_memory(lambda space: built.append(space) or cls(space)).ok
     assert built and all(isinstance(s, StateSpace) and s.v_max == 26 for s in built)
+
+
+# -- 10 ---------------------------------------------------------------------------------------------------
+
+def _evidence(trace, probe):
+    return "\n".join(trace[s].context.step.text for s in probe.evidence_steps)
+
+
+def recall_raw_words(trace, probe):
+    wanted = set(_evidence(trace, probe).split())
+    return len(wanted & set(trace.project(probe.t).text().split())) / len(wanted) if wanted else None
+
+
+def recall_from_state(trace, probe):
+    from stmviz import metrics
+    wanted = metrics.content_tokens(_evidence(trace, probe))
+    held = metrics.content_tokens(" ".join(e.text for e in trace.state_at(probe.t)))
+    return len(wanted & held) / len(wanted) if wanted else None
+
+
+def recall_last_input(trace, probe):
+    from stmviz import metrics
+    wanted = metrics.content_tokens(_evidence(trace, probe))
+    return len(wanted & metrics.content_tokens(trace.project(len(trace)).text())) / len(wanted) if wanted else None
+
+
+def recall_count(trace, probe):
+    from stmviz import metrics
+    wanted = metrics.content_tokens(_evidence(trace, probe))
+    return len(wanted & metrics.content_tokens(trace.project(probe.t).text())) if wanted else None
+
+
+def recall_over_input(trace, probe):
+    from stmviz import metrics
+    seen = metrics.content_tokens(trace.project(probe.t).text())
+    return len(metrics.content_tokens(_evidence(trace, probe)) & seen) / len(seen) if seen else None
+
+
+WRONG_RECALLS = [
+    (recall_raw_words, "every probe", "not raw words"),
+    (recall_from_state, "every probe", "not from the state's elements"),
+    (recall_last_input, "every probe", "not the last one"),
+    (recall_count, "a share", "not a count"),
+    (recall_over_input, "every probe", "not the input's words"),
+]
+
+
+@pytest.mark.parametrize("wrong, criterion, fault", WRONG_RECALLS)
+def test_evidence_recall_catches(wrong, criterion, fault):
+    assert_catches(check_evidence_recall(wrong), criterion, fault)
+
