@@ -67,6 +67,8 @@ HIERARCHY_FULL_STEPS = 300
 STATIC_FIGURE_STEPS = 2000
 #: The one row (y category) of the state bar in the player.
 STATE_ROW = "ω_t"
+#: The height of a player's step text (it scrolls when longer), so that the charts below never move between steps.
+STEP_TEXT_HEIGHT = "11.5em"
 #: How many token views of π(ω_t) a player keeps (recently seen t).
 TOKEN_CACHE = 64
 #: While Play runs, the token view follows t when rendering it took less than this (seconds); else it waits for a pause.
@@ -244,7 +246,7 @@ def step_html(trace: Trace, t: int, *, max_items: int = 8, width: int = 80) -> s
             lines.append(f"<span style='color:#2ca02c'>added</span>: {shown}{more}")
         if step.removed:
             items = [
-                f"{escape(e.label(30))} — <i>{escape(shorten(why, 90))}</i>"
+                f"{escape(e.label(30))} — {_reason_html(why)}"
                 for e, why in list(zip(step.removed, step.reasons))[:max_items]
             ]
             more = f"<br>… (+{len(step.removed) - max_items})" if len(step.removed) > max_items else ""
@@ -255,6 +257,19 @@ def step_html(trace: Trace, t: int, *, max_items: int = 8, width: int = 80) -> s
         nxt = "; ".join(escape(shorten(str(o), 60)) for o in trace[t].operations) or "—"
         lines.append(f"<span style='color:#777'>next: step {t} applies <code>{nxt}</code></span>")
     return f"<div class='stmviz-step' style='{BOX_STYLE}'>" + "<br>".join(lines) + "</div>"
+
+
+#: A removal reason longer than this shows its start, and the whole of it on a click.
+REASON_CHARS = 90
+
+
+def _reason_html(why: str) -> str:
+    """A removal reason, escaped: whole when short; else its start, and the whole reason on demand (a ``<details>``)."""
+    if len(why) <= REASON_CHARS:
+        return f"<i>{escape(why)}</i>"
+    return (f"<details class='stmviz-reason' style='display:inline-block;vertical-align:top'>"
+            f"<summary style='cursor:pointer'><i>{escape(shorten(why, REASON_CHARS))}</i> (whole reason)</summary>"
+            f"<i>{escape(why)}</i></details>")
 
 
 def _retrieval_lines(operations: Any) -> list[str]:
@@ -844,6 +859,9 @@ class TracePlayer(Stepping, widgets.VBox):
             [self.play, self.back_button, self.slider, self.next_button], layout=widgets.Layout(flex_flow="row wrap")
         )
         self.fit = FitWidth()
+        # the step text has a fixed height and scrolls: the charts below it stay in place while Play runs
+        self.info.layout = widgets.Layout(height=STEP_TEXT_HEIGHT, overflow="auto", border="1px solid #eee", padding="2px 4px")
+        self.info.add_class("stmviz-step-box")
         children: list[widgets.Widget] = [controls, self.fit, self.info, self.occupancy, self.state]
         if self.hierarchy is not None:
             children.append(self.hierarchy)
