@@ -426,6 +426,8 @@ $$\omega_t \xrightarrow{\;\pi\;} x_t \xrightarrow{\text{LLM}} \text{output} \lon
 | [07 · Compare](07_compare.ipynb) | one scenario, four mechanisms, the same $V_{max}$ |
 | [08 · Build your own](08_build_your_own.ipynb) | an exercise: a priority-based mechanism |
 | [09 · Your own logs](09_your_own_logs.ipynb) | replay an OpenAI-style chat log through every mechanism |
+| [10 · Measuring memory](10_measuring_memory.ipynb) | what survives to question time and what it costs; sweeps over $V_{max}$ |
+| [11 · The managers you use](11_managers_you_use.ipynb) | practitioners' context managers (clearing, compaction, sessions, paging) in the paper's terms |
 
 ## The paper's symbols in stmviz
 

@@ -49,7 +49,9 @@ from ..core.formatting import format_number, shorten
 from ..core.trace import Trace, require_trace, step_halves
 from ..viz import escape, hover_text
 from ..viz._common import count_of
-from ..viz.hierarchy import hierarchy_figure, hierarchy_graph, hierarchy_kind, hierarchy_title, node_arrays, node_marker
+from ..viz.hierarchy import (
+    hierarchy_figure, hierarchy_graph, hierarchy_kind, hierarchy_title, node_arrays, node_marker, step_axis,
+)
 from ..viz.occupancy import bottom_legend, figure_title, occupancy_data, occupancy_figure
 from ..viz.state import block_marker, block_text, state_bar, state_bar_traces, state_figure, state_legend_dicts, state_title
 from ..viz.tokens import tokens_html
@@ -535,8 +537,11 @@ class TraceView:
             "marker": [None, node_marker(arrays)],
         }
         depth = arrays["depth"]
+        axis = step_axis(arrays["x"])  # whole-step ticks and room at the ends while the run is short, then plotly's own
         relayout = self._changed_layout(
-            {"title.text": hierarchy_title(graph, t)}, self._hierarchy_layout
+            {"title.text": hierarchy_title(graph, t), "xaxis.range": axis.get("range"),
+             "xaxis.autorange": "range" not in axis, "xaxis.dtick": axis.get("dtick"), "xaxis.tick0": axis.get("tick0")},
+            self._hierarchy_layout,
         )
         if depth != self._hierarchy_depth:
             self._hierarchy_depth = depth
