@@ -696,7 +696,7 @@ allergy = next(p for p in scenario.probes if p.answer == "sesame")
 for t in (joke, allergy.t - 1):
     print(f"step {t}: {scenario.steps[t].observation[:70]!r}")
     for o in trace[t].operations:
-        print(f"   {o.type}: {o.reason}")
+        print(f"   {o.type}: {o.reason or '(files the previous interaction as flash memory: it needs no decision)'}")
 """),
         md(r"""
 ## Relevance ranking: the scores of the top candidates
@@ -753,6 +753,13 @@ answers with the memories it retrieved for the question:
 table(metrics.compare([FIFOWindow, SCM], scenario),
       ["mechanism", "v_max", "mean_occupancy", "total_prompt_tokens", "evictions", "retained", "probes"])
 """),
+        md(r"""
+SCM counts about twice FIFO's **evictions** (135<!-- printed: above --> against 66<!-- printed: above -->)
+and still keeps 5<!-- printed: above --> probes to FIFO's 0<!-- printed: above -->: an eviction is
+an element leaving $\omega$, not a fact lost. SCM re-ranks its activation memory for every message,
+so a memory activated for one message and not for the next leaves $\omega$ — and stays in the
+memory stream, outside $\omega$, to be activated again. FIFO's 66 are messages gone for good.
+"""),
         code("""
 for result in metrics.retention(trace, scenario.probes):
     print("✓" if result.retained else "✗", result.probe.question)
@@ -777,13 +784,16 @@ for f in why_forgotten_all(trace, scenario.probes):
         md(r"""
 What the model saw when it answered the last probe's question: the related history first, the
 question last. (This question asks two things at once; the three best-ranked memories hold neither.)
+The last line is the reply **recorded in the scenario**: the dialogue is scripted, so the reply
+was written with the whole conversation in view, not produced from this input. It names both
+facts; a model given only this input could not have.
 """),
         code("""
 probe = scenario.probes[-1]
 for message in trace.project(probe.t):
     print(f"{message.role:6}| {message.text[:90]!r}")
 if probe.t < len(trace):
-    print(f"→ reply | {trace[probe.t].context.step.model_output[:90]!r}")
+    print(f"→ the scenario's scripted reply (not produced from this input) | {trace[probe.t].context.step.model_output[:90]!r}")
 """),
         md(r"""
 ## Watch it
@@ -897,12 +907,22 @@ for t, step in enumerate(trace):
 ## Finished subgoals become summarized observations with a verdict
 
 Each summary keeps what the agent *saw* (not the actions it typed) and ends with the verdict.
-Two subgoals of `household` end without a confirmation: the agent moved on before it found what
-it looked for.
+The summaries in $\omega_{29}$ are all "achieved":
 """),
         code("""
 for e in trace.state_at(29).where(type="summary"):
     print(f"[{e.meta['subgoal']}] {e.text}\\n")
+"""),
+        md(r"""
+Two subgoals of `household` did end without a confirmation — the agent moved on before it found
+what it looked for — but they are no longer in $\omega_{29}$: their summaries were the oldest
+memories, and $U$ dropped them when $\pi(\omega)$ grew past $V_{max}$:
+"""),
+        code("""
+for t, step in enumerate(trace):
+    for e, why in zip(step.removed, step.reasons):
+        if e.meta.get("type") == "summary" and "not confirmed" in e.text:
+            print(f"step {t}: the summary of subgoal {e.meta['subgoal']} ('not confirmed') left ω — {why[:70]}…")
 """),
         md(r"""
 ## `retrieve(ids…)`: full trajectories in place of summaries, until the next subgoal
