@@ -915,8 +915,8 @@ for e in trace.state_at(29).where(type="summary"):
 """),
         md(r"""
 Two subgoals of `household` did end without a confirmation — the agent moved on before it found
-what it looked for — but they are no longer in $\omega_{29}$: their summaries were the oldest
-memories, and $U$ dropped them when $\pi(\omega)$ grew past $V_{max}$:
+what it looked for — but they are no longer in $\omega_{29}$. Each line below says at which step a
+summary "not confirmed" left $\omega$, and the rule that took it out:
 """),
         code("""
 for t, step in enumerate(trace):
