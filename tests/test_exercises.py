@@ -579,34 +579,34 @@ def _evidence(trace, probe):
     return "\n".join(trace[s].context.step.text for s in probe.evidence_steps)
 
 
-def recall_raw_words(trace, probe):
-    wanted = set(_evidence(trace, probe).split())
-    return len(wanted & set(trace.project(probe.t).text().split())) / len(wanted) if wanted else None
+def _share(found, wanted):
+    return len(found & wanted) / len(wanted) if wanted else None
 
 
-def recall_from_state(trace, probe):
+def _content(text):
     from stmviz import metrics
-    wanted = metrics.content_tokens(_evidence(trace, probe))
-    held = metrics.content_tokens(" ".join(e.text for e in trace.state_at(probe.t)))
-    return len(wanted & held) / len(wanted) if wanted else None
+    return metrics.content_tokens(text)
 
 
-def recall_last_input(trace, probe):
-    from stmviz import metrics
-    wanted = metrics.content_tokens(_evidence(trace, probe))
-    return len(wanted & metrics.content_tokens(trace.project(len(trace)).text())) / len(wanted) if wanted else None
+def recall_raw_words(trace, probe):  # split() instead of content words
+    return _share(set(trace.project(probe.t).text().split()), set(_evidence(trace, probe).split()))
 
 
-def recall_count(trace, probe):
-    from stmviz import metrics
-    wanted = metrics.content_tokens(_evidence(trace, probe))
-    return len(wanted & metrics.content_tokens(trace.project(probe.t).text())) if wanted else None
+def recall_from_state(trace, probe):  # the state's elements instead of the model input π(ω_t)
+    return _share(_content(" ".join(e.text for e in trace.state_at(probe.t))), _content(_evidence(trace, probe)))
 
 
-def recall_over_input(trace, probe):
-    from stmviz import metrics
-    seen = metrics.content_tokens(trace.project(probe.t).text())
-    return len(metrics.content_tokens(_evidence(trace, probe)) & seen) / len(seen) if seen else None
+def recall_last_input(trace, probe):  # the last model input instead of the one at the probe's step
+    return _share(_content(trace.project(len(trace)).text()), _content(_evidence(trace, probe)))
+
+
+def recall_count(trace, probe):  # a count, not a share
+    wanted = _content(_evidence(trace, probe))
+    return len(wanted & _content(trace.project(probe.t).text())) if wanted else None
+
+
+def recall_over_input(trace, probe):  # divided by the input's words instead of the evidence's
+    return _share(_content(_evidence(trace, probe)), _content(trace.project(probe.t).text()))
 
 
 WRONG_RECALLS = [
