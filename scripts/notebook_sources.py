@@ -426,6 +426,8 @@ $$\omega_t \xrightarrow{\;\pi\;} x_t \xrightarrow{\text{LLM}} \text{output} \lon
 | [07 · Compare](07_compare.ipynb) | one scenario, four mechanisms, the same $V_{max}$ |
 | [08 · Build your own](08_build_your_own.ipynb) | an exercise: a priority-based mechanism |
 | [09 · Your own logs](09_your_own_logs.ipynb) | replay an OpenAI-style chat log through every mechanism |
+| [10 · Measuring memory](10_measuring_memory.ipynb) | what survives to question time and what it costs; sweeps over $V_{max}$ |
+| [11 · The managers you use](11_managers_you_use.ipynb) | practitioners' context managers (clearing, compaction, sessions, paging) in the paper's terms |
 
 ## The paper's symbols in stmviz
 
@@ -694,7 +696,7 @@ allergy = next(p for p in scenario.probes if p.answer == "sesame")
 for t in (joke, allergy.t - 1):
     print(f"step {t}: {scenario.steps[t].observation[:70]!r}")
     for o in trace[t].operations:
-        print(f"   {o.type}: {o.reason}")
+        print(f"   {o.type}: {o.reason or '(files the previous interaction as flash memory: it needs no decision)'}")
 """),
         md(r"""
 ## Relevance ranking: the scores of the top candidates
@@ -751,6 +753,13 @@ answers with the memories it retrieved for the question:
 table(metrics.compare([FIFOWindow, SCM], scenario),
       ["mechanism", "v_max", "mean_occupancy", "total_prompt_tokens", "evictions", "retained", "probes"])
 """),
+        md(r"""
+SCM counts about twice FIFO's **evictions** (135<!-- printed: above --> against 66<!-- printed: above -->)
+and still keeps 5<!-- printed: above --> probes to FIFO's 0<!-- printed: above -->: an eviction is
+an element leaving $\omega$, not a fact lost. SCM re-ranks its activation memory for every message,
+so a memory activated for one message and not for the next leaves $\omega$ — and stays in the
+memory stream, outside $\omega$, to be activated again. FIFO's 66 are messages gone for good.
+"""),
         code("""
 for result in metrics.retention(trace, scenario.probes):
     print("✓" if result.retained else "✗", result.probe.question)
@@ -775,13 +784,16 @@ for f in why_forgotten_all(trace, scenario.probes):
         md(r"""
 What the model saw when it answered the last probe's question: the related history first, the
 question last. (This question asks two things at once; the three best-ranked memories hold neither.)
+The last line is the reply **recorded in the scenario**: the dialogue is scripted, so the reply
+was written with the whole conversation in view, not produced from this input. It names both
+facts; a model given only this input could not have.
 """),
         code("""
 probe = scenario.probes[-1]
 for message in trace.project(probe.t):
     print(f"{message.role:6}| {message.text[:90]!r}")
 if probe.t < len(trace):
-    print(f"→ reply | {trace[probe.t].context.step.model_output[:90]!r}")
+    print(f"→ the scenario's scripted reply (not produced from this input) | {trace[probe.t].context.step.model_output[:90]!r}")
 """),
         md(r"""
 ## Watch it
@@ -895,12 +907,22 @@ for t, step in enumerate(trace):
 ## Finished subgoals become summarized observations with a verdict
 
 Each summary keeps what the agent *saw* (not the actions it typed) and ends with the verdict.
-Two subgoals of `household` end without a confirmation: the agent moved on before it found what
-it looked for.
+The summaries in $\omega_{29}$ are all "achieved":
 """),
         code("""
 for e in trace.state_at(29).where(type="summary"):
     print(f"[{e.meta['subgoal']}] {e.text}\\n")
+"""),
+        md(r"""
+Two subgoals of `household` did end without a confirmation — the agent moved on before it found
+what it looked for — but they are no longer in $\omega_{29}$. Each line below says at which step a
+summary "not confirmed" left $\omega$, and the rule that took it out:
+"""),
+        code("""
+for t, step in enumerate(trace):
+    for e, why in zip(step.removed, step.reasons):
+        if e.meta.get("type") == "summary" and "not confirmed" in e.text:
+            print(f"step {t}: the summary of subgoal {e.meta['subgoal']} ('not confirmed') left ω — {why[:70]}…")
 """),
         md(r"""
 ## `retrieve(ids…)`: full trajectories in place of summaries, until the next subgoal
@@ -1791,25 +1813,23 @@ why_forgotten(fifo, okafor)
 
 Compute evidence recall *by hand* with only `trace.project(t)`, the steps' texts
 `trace[s].context.step.text` and `metrics.content_tokens`, following the definition above.
-Replace the body of `my_evidence_recall` with your own; the check below compares it with
-`metrics.evidence_recall` on every probe and mechanism of the sweep's smallest $V_{max}$.
+Replace the TODO in `my_evidence_recall`; the checker compares it with `metrics.evidence_recall`
+on every probe, for the four mechanisms at the sweep's smallest $V_{max}$, and says ✓ or ✗ for
+each criterion, with a hint for every ✗.
 """),
         code("""
+from stmviz.exercises import check_evidence_recall
+
 def my_evidence_recall(trace, probe):
-    evidence = metrics.content_tokens("\\n".join(trace[s].context.step.text for s in probe.evidence_steps))
-    seen = metrics.content_tokens(trace.project(probe.t).text())
-    return len(evidence & seen) / len(evidence) if evidence else None
+    # TODO: the share of the evidence's content words (probe.evidence_steps) found in π(ω_t), t = probe.t
+    raise NotImplementedError("TODO: write my_evidence_recall")
 """),
         code("""
-checked = 0
-for cls in (FIFOWindow, SCM, HiAgent, AgentFold):
-    trace = run(cls(StateSpace(sizes.tokens(), v_max=300)), scenario)
-    for probe in scenario.probes:
-        assert my_evidence_recall(trace, probe) == metrics.evidence_recall(trace, probe), (cls.name, probe.answer)
-        checked += 1
-print(f"all {checked} values agree")
+check_evidence_recall(my_evidence_recall)
 """),
         md(r"""
+Only after trying: `stmviz.exercises.solution("10-evidence-recall")` prints one answer.
+
 Back to the start: **[00 · Start here](00_start_here.ipynb)**.
 """),
     ]
