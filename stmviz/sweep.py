@@ -52,7 +52,7 @@ ones.
 >>> from stmviz import FIFOWindow
 >>> records = sweep([FIFOWindow], "tool_chat", v_max=[500, 1000, 2000])
 >>> [(r["v_max"], r["retention"], round(r["evidence_recall"], 2), r["cost"]) for r in records]
-[(500, 0.0, 0.32, 9967), (1000, 0.4, 0.65, 18452), (2000, 1.0, 1.0, 26153)]
+[(500, 0.0, 0.0, 9967), (1000, 0.4, 0.4, 18452), (2000, 1.0, 1.0, 26153)]
 """
 
 from __future__ import annotations
