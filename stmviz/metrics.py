@@ -626,30 +626,35 @@ def evidence_text(trace: Trace, probe: Any) -> str:
 
 
 class _Inputs:
-    """The text of π(ω_t) and what the measures read from it, computed once per t."""
+    """The text of π(ω_t) and what the measures read from it, computed once per t (N(X_t) normalized once)."""
 
     def __init__(self, trace: Trace) -> None:
         self.trace = trace
         self._texts: dict[int, str] = {}
+        self._normalized: dict[int, str] = {}
         self._content: dict[int, frozenset[str]] = {}
         self._counts: dict[int, Counter[str]] = {}
         self._spaced: dict[int, str] = {}
-        self._grams: dict[tuple[int, int], frozenset[tuple[str, ...]]] = {}
-        self._joined: dict[int, str] = {}
 
     def text(self, t: int) -> str:
         if t not in self._texts:
             self._texts[t] = self.trace.project(t).text()
         return self._texts[t]
 
+    def normalized(self, t: int) -> str:
+        """" " + N(X_t) joined by single spaces + " " (so that a run of tokens is found as a substring)."""
+        if t not in self._normalized:
+            self._normalized[t] = f" {normalize_answer(self.text(t))} "
+        return self._normalized[t]
+
     def content(self, t: int) -> frozenset[str]:
         if t not in self._content:
-            self._content[t] = content_tokens(self.text(t))
+            self._content[t] = frozenset(self.normalized(t).split()).difference(STOP_WORDS)
         return self._content[t]
 
     def counts(self, t: int) -> Counter[str]:
         if t not in self._counts:
-            self._counts[t] = Counter(answer_tokens(self.text(t)))
+            self._counts[t] = Counter(self.normalized(t).split())
         return self._counts[t]
 
     def spaced(self, t: int) -> str:
@@ -657,16 +662,9 @@ class _Inputs:
             self._spaced[t] = " ".join(self.text(t).split())
         return self._spaced[t]
 
-    def holds(self, t: int, gram: tuple[str, ...], n: int) -> bool:
+    def holds(self, t: int, gram: tuple[str, ...]) -> bool:
         """g ⊑ N(X_t): the tokens of ``gram`` occur consecutively in N(X_t)."""
-        if len(gram) == n:
-            if (t, n) not in self._grams:
-                tokens = answer_tokens(self.text(t))
-                self._grams[t, n] = frozenset(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
-            return gram in self._grams[t, n]
-        if t not in self._joined:
-            self._joined[t] = f" {normalize_answer(self.text(t))} "
-        return f" {' '.join(gram)} " in self._joined[t]
+        return f" {' '.join(gram)} " in self.normalized(t)
 
 
 def _evidence_grams(trace: Trace, probe: Any, n: int) -> frozenset[tuple[str, ...]]:
@@ -685,7 +683,7 @@ def _evidence_recall(trace: Trace, probe: Any, inputs: _Inputs, n: int = EVIDENC
     grams = [g for g in _evidence_grams(trace, probe, n) if f" {' '.join(g)} " not in question]
     if not grams:
         return None
-    return sum(inputs.holds(t, g, n) for g in grams) / len(grams)
+    return sum(inputs.holds(t, g) for g in grams) / len(grams)
 
 
 def _evidence_word_overlap(trace: Trace, probe: Any, inputs: _Inputs) -> float | None:
