@@ -642,7 +642,7 @@ class _Inputs:
         return self._texts[t]
 
     def normalized(self, t: int) -> str:
-        """" " + N(X_t) joined by single spaces + " " (so that a run of tokens is found as a substring)."""
+        """N(X_t) joined by single spaces, with a space at each end (so that a run of tokens is found as a substring)."""
         if t not in self._normalized:
             self._normalized[t] = f" {normalize_answer(self.text(t))} "
         return self._normalized[t]

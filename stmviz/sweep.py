@@ -50,8 +50,8 @@ scenario, at every V_max (the runs that share the most). With
 ``processes=N`` the groups go to N worker processes
 (:class:`concurrent.futures.ProcessPoolExecutor`); with ``executor=`` to any
 :class:`concurrent.futures.Executor` — a thread or process pool, a Dask
-cluster's ``Client.get_executor()``, Ray's ``ray.util.ActorPool``-backed
-executors — unchanged: each group is one ``executor.submit(...)`` of a
+cluster's ``Client.get_executor()``, an Executor over another cluster such
+as Ray — unchanged: each group is one ``executor.submit(...)`` of a
 module-level function on picklable arguments. Every worker keeps its own
 :class:`SharedCaches` (one per process and thread). The records come back in
 the sequential order and are equal to the sequential ones.
@@ -594,7 +594,7 @@ class _NoBar:
 
 def _progress_bar(runs: int, progress: bool) -> Any:
     """tqdm's auto bar over the sweep's runs (a widget in Jupyter, text on stderr elsewhere), or nothing."""
-    if isinstance(progress, bool) is False:
+    if not isinstance(progress, bool):
         raise InvalidArgumentError(f"progress must be True or False, got {shorten(repr(progress))}")
     if not progress:
         return _NoBar()
