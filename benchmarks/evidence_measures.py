@@ -33,6 +33,11 @@ LoCoMo (snap-research/locomo, CC BY-NC) is not bundled: download it yourself
 and pass the path; this script prints numbers only, never its text::
 
     python benchmarks/evidence_measures.py /path/to/locomo10.json --mechanisms
+
+With ``--longmemeval`` it reads a LongMemEval file instead (e.g. the test
+fixture, with windows small enough for its short chats)::
+
+    python benchmarks/evidence_measures.py tests/scenarios/fixtures/longmemeval_small.json --longmemeval --v-max 40 80 400
 """
 
 from __future__ import annotations
@@ -51,7 +56,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from stmviz import AgentFold, FIFOWindow, HiAgent, SCM, StateSpace, Trace, run  # noqa: E402
 from stmviz import metrics  # noqa: E402
-from stmviz.scenarios import load_locomo  # noqa: E402
+from stmviz.scenarios import load_locomo, load_longmemeval  # noqa: E402
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
@@ -126,15 +131,17 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("path", help="locomo10.json (or locomo10.zip, or its folder)")
     parser.add_argument("--conversations", type=int, default=5, help="how many conversations, from the first (5)")
-    parser.add_argument("--mechanisms", action="store_true", help="also rank the four mechanisms at V_max = 2,048")
+    parser.add_argument("--mechanisms", action="store_true", help="also rank the four mechanisms at the first V_max")
+    parser.add_argument("--longmemeval", action="store_true", help="the file is LongMemEval's (one scenario per question)")
+    parser.add_argument("--v-max", type=int, nargs="+", default=[2048, 8192], help="FIFO windows (2,048 and 8,192)")
     args = parser.parse_args(argv)
     start = time.perf_counter()
-    scenarios = load_locomo(args.path)[: args.conversations]
-    rows = rows_for(FIFOWindow, scenarios, 2048) + rows_for(FIFOWindow, scenarios, 8192)
+    scenarios = (load_longmemeval if args.longmemeval else load_locomo)(args.path)[: args.conversations]
+    rows = [row for v_max in args.v_max for row in rows_for(FIFOWindow, scenarios, v_max)]
     keys = [k for k in rows[0] if k != "whole_turns"]
     none = [r for r in rows if r["whole_turns"] == 0]
     every = [r for r in rows if r["whole_turns"] == 1]
-    print(f"FIFO at 2,048 and 8,192 tokens, questions appended, {len(scenarios)} conversations: "
+    print(f"FIFO at {' and '.join(f'{v:,}' for v in args.v_max)} tokens, {len(scenarios)} scenarios: "
           f"{len(rows)} probes, {len(none)} with no evidence turn in x_t, {len(every)} with all")
     print(f"| measure | mean, no evidence turn present (n = {len(none)}) | mean, all present (n = {len(every)}) |")
     print("|---|---|---|")
@@ -142,15 +149,18 @@ def main(argv: list[str] | None = None) -> None:
         print(f"| {key} | {_mean(none, key):.3f} | {_mean(every, key):.3f} |")
     if args.mechanisms:
         factories = {"FIFO": FIFOWindow, "HiAgent": HiAgent, "SCM": SCM, "AgentFold": AgentFold}
-        means = {name: rows_for(f, scenarios, 2048) for name, f in factories.items()}
-        print(f"\nMean per mechanism at V_max = 2,048 ({len(scenarios)} conversations); ✓ = ranks them as whole_turns does")
+        means = {name: rows_for(f, scenarios, args.v_max[0]) for name, f in factories.items()}
+        print(f"\nMean per mechanism at V_max = {args.v_max[0]:,} ({len(scenarios)} scenarios); "
+              f"✓ = ranks them as whole_turns does")
         print("| measure | " + " | ".join(factories) + " | order |")
         print("|---|" + "---|" * (len(factories) + 1))
-        order = sorted(factories, key=lambda m: -_mean(means[m], "whole_turns"))
+        whole = {m: round(_mean(means[m], "whole_turns"), 3) for m in factories}
+        order = sorted(factories, key=lambda m: -whole[m])
+        ties = len(set(whole.values())) < len(whole)  # then no order to compare with
         for key in ["whole_turns", *keys]:
             values = {m: _mean(means[m], key) for m in factories}
-            same = sorted(factories, key=lambda m: -values[m]) == order
-            print(f"| {key} | " + " | ".join(f"{values[m]:.3f}" for m in factories) + f" | {'✓' if same else '✗'} |")
+            same = "—" if ties else "✓" if sorted(factories, key=lambda m: -values[m]) == order else "✗"
+            print(f"| {key} | " + " | ".join(f"{values[m]:.3f}" for m in factories) + f" | {same} |")
     print(f"\n({time.perf_counter() - start:.0f} s)")
 
 
