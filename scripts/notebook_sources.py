@@ -1156,22 +1156,24 @@ print("most summarizations of any one step:", max(b.meta["passes"] for b in Agen
 
 The original agent has no hard capacity — its context stays short because it folds. stmviz keeps
 $\Sigma\mu \le V_{max}$ and $|\pi(\omega_t)| \le V_{max}$: when the fold asked for would overflow once
-the new interaction arrives,
-the controller replaces it by a deeper consolidation and the trace says so,
-`consolidate(from=x, overflow=True)`, with the fold it replaced in its reason. The steps of
+the new interaction arrives, $U$ applies the fold and then consolidates further *the way the
+log-structured merge would* — two neighbouring blocks of the same scale, finest first — never a big
+block with a small one, which would turn the multi-scale summaries into one rolling summary. The
+operation keeps the agent's fold, says `overflow=True` and names the merges. The steps of
 `web_research` where it happens:
 """),
         code("""
 for t_, step in enumerate(trace):
     for op in step.operations:
         if op.get("overflow"):
-            print(t_, op.type, "from", op["from"], "--", op.reason[:160], "…")
+            print(t_, op.type, "-- overflow once" + op.reason.split("overflow once", 1)[1][:230], "…")
 """),
         md(r"""
 ## The fold tree
 
 Blocks $s_{x,y}$ are nodes over the steps $x \dots y$ they cover; a deep consolidation is the
-parent of the blocks it merged. The leaves always cover the folded steps in order, without overlap.
+parent of the blocks it merged. The released code replaces the blocks that *start* inside the
+folded range, so a range that starts inside a block overlaps it; the agent's ranges here never do.
 """),
         code("""
 hierarchy_figure(trace, len(trace))
@@ -1182,21 +1184,27 @@ occupancy_figure(trace)
         md(r"""
 ## Replaying a real AgentFold transcript
 
-`stmviz.scenarios.load_agentfold_log(path)` reads a transcript in which each model response holds
-its reasoning, the folding block (a JSON object with `range` and `summary`), an explanation and a
-tool call, followed by the tool's response (JSON or JSONL; the format is in the function's
-docstring). `from_agentfold_records` does the same for records in memory:
+AgentFold's released inference code (`WebAgent/AgentFold/infer.py`) writes one JSON line per
+question, `{question, answer, final_response, full_traj}`; `full_traj` holds every prompt and every
+reply. `stmviz.scenarios.load_agentfold_log(path)` reads such a file (or a bare `full_traj`), and
+`from_agentfold_records` reads replies held as chat records. A reply is read as the original reads
+it: the reasoning before `</think>` stays out of $I_t$, `<compress>` holds the range and the summary,
+`<motivation>` is the explanation. With `layout="original"`, $\pi$ is the original's own prompt, so
+you can set the two side by side:
 """),
         code("""
 from stmviz.scenarios import from_agentfold_records
 records = [
     {"role": "user", "content": "How many e-bikes does Norby run?"},
-    {"role": "assistant", "content": '<think>Search.</think>Look it up.<tool_call>{"name": "search", "arguments": {"q": "NorbyCykel"}}</tool_call>'},
+    {"role": "assistant", "content": '<think>Search.</think><motivation>Look it up.</motivation><tool_call>{"name": "search", "arguments": {"q": "NorbyCykel"}}</tool_call>'},
     {"role": "tool", "content": "NorbyCykel: 640 e-bikes at 58 stations."},
-    {"role": "assistant", "content": '<fold>{"range": [0, 0], "summary": "NorbyCykel has 640 e-bikes, 58 stations."}</fold>Done.<answer>640</answer>'},
+    {"role": "assistant", "content": '<think>Check the date.</think><compress>{"compress_range": [0], "compress_text": "NorbyCykel has 640 e-bikes, 58 stations."}</compress><motivation>Is it current?</motivation><tool_call>{"name": "search", "arguments": {"q": "NorbyCykel 2025"}}</tool_call>'},
+    {"role": "tool", "content": "2025 report: still 640."},
 ]
 small = from_agentfold_records(records, "norby")
 print(run(AgentFold(StateSpace(sizes.tokens(), v_max=500)), small).project(2).text())
+print("----")
+print(run(AgentFold(StateSpace(sizes.tokens(), v_max=500), layout="original"), small).project(2)[-1].text)
 """),
         md(r"""
 Play the run and watch the tree grow and fold. In the bar, a thick outline marks a block that
@@ -1237,7 +1245,7 @@ Only after trying: `stmviz.exercises.solution("06-fold")` prints one answer.
 * What survives depends on $\sigma$: with the agent's summaries the probes' figures and names stay;
   with a fallback summarizer they are lost at the fold that summarized them.
 * Without directives a rule decides (a log-structured merge); when a fold would overflow
-  $V_{max}$, the controller consolidates deeper and says so in the trace.
+  $V_{max}$, $U$ consolidates further the same multi-scale way and the trace says so.
 """),
     ]
 
