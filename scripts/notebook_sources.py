@@ -1905,7 +1905,7 @@ matters once retrieval brings more than fits. On LoCoMo the same sweep
   little but bills little can sit on the Pareto front.
 - Curves against $V_{max}$ separate mechanisms that use more room (FIFO and HiAgent here) from
   those that stop using it: SCM, whose retrieval takes $k$ memories whatever the room, and
-  AgentFold, whose blocks on this short dialogue fit from 600 tokens on.
+  AgentFold, whose blocks on this short dialogue fit from 1,200 tokens on.
 - A bag of words over-counts common words — on real conversations it finds most of a lost turn's
   words anyway — which is why evidence recall counts runs of four words; no measure here sees a
   paraphrase. Compare mechanisms on the same probes, and read the explanation of a loss before
