@@ -1684,7 +1684,8 @@ for every question a scenario asks:
 - **what it cost**: the input tokens of every model call so far, $\sum_{s \le t} |\pi(\omega_s)|$.
 
 Then it sweeps $V_{max}$ for the four mechanisms, draws cost against quality with the Pareto front,
-and asks *why* one fact was lost.
+asks *why* one fact was lost, and ends on real data: the LoCoMo benchmark, where the four mechanisms
+keep very different things at question time.
 """),
         md(r"""
 ## The measures, in the paper's notation
@@ -1696,19 +1697,23 @@ $X_t$ for the text of $x_t$. For a text $y$:
 
 - $N(y)$, its **normalized tokens** (SQuAD's answer normalization): lower case, no punctuation or
   symbols, no articles *a, an, the*, split on whitespace;
-- $C(y) = \{ w \in N(y) : w \notin \text{STOP\_WORDS} \}$, its **content tokens**, as a set.
+- $C(y) = \{ w \in N(y) : w \notin \text{STOP\_WORDS} \}$, its **content tokens**, as a set;
+- $G(S_p)$, the evidence's **4-grams**: every run of four consecutive tokens of $N$ of each evidence
+  step's parts, less those the question itself holds; $g \sqsubseteq N(X_t)$ when the tokens of $g$
+  occur in a row in $N(X_t)$.
 
 | measure | definition | `stmviz.metrics` |
 |---|---|---|
-| evidence recall | $\lvert C(T(S_p)) \cap C(X_t) \rvert \,/\, \lvert C(T(S_p)) \rvert$ | `evidence_recall` |
+| evidence recall | $\lvert \{ g \in G(S_p) : g \sqsubseteq N(X_t) \} \rvert \,/\, \lvert G(S_p) \rvert$ | `evidence_recall` |
+| evidence word overlap | $\lvert C(T(S_p)) \cap C(X_t) \rvert \,/\, \lvert C(T(S_p)) \rvert$ | `evidence_word_overlap` |
 | whole turns | share of $s \in S_p$ whose every part occurs verbatim in $X_t$ | `whole_turns` |
 | key-string retention | $[\,\text{answer} \subseteq X_t\,]$, ignoring case | `retention` |
 | answer recall | $\lvert N(r) \cap N(X_t) \rvert \,/\, \lvert N(r) \rvert$, multisets, $r$ the reference answer | `answer_recall` |
 | cost | $\sum_{s=0}^{t} \lvert \pi(\omega_s) \rvert$ | `cost_at` |
 
-Evidence recall counts what reached the model *in any form*: a summary that kept the key words
-scores high although no turn survived whole. All of them are bags of words — a paraphrase
-that keeps the meaning but not the words counts as lost.
+Evidence recall counts what reached the model *in any form*: a summary that copies phrases of the
+evidence earns part of it although no turn survived whole. None of them judges meaning — a
+paraphrase that keeps the meaning but not the words counts as lost.
 """),
         code("""
 from stmviz import AgentFold, FIFOWindow, HiAgent, SCM, StateSpace, load_scenario, run, sizes
@@ -1717,15 +1722,17 @@ from stmviz.tables import table
 
 scenario = load_scenario("long_dialogue")
 scm = run(SCM(StateSpace(sizes.tokens(), v_max=scenario.v_max)), scenario)
-columns = ["t", "answer", "evidence_steps", "retained", "evidence_recall", "whole_turns", "answer_recall", "cost"]
+columns = ["t", "answer", "evidence_steps", "retained", "evidence_recall", "evidence_word_overlap", "whole_turns",
+           "answer_recall", "cost"]
 table(metrics.probe_metrics(scm, scenario.probes), columns)
 """),
         md(r"""
 Read the second row: SCM at $V_{max} = 800$ still has *aisle seat* in $x_{37}$ (retained, answer
-recall 1.0), yet no evidence turn is there whole (whole turns 0.0) and only about half of the
-evidence's content words are: the fact reached the model as the summary of an activated memory.
-The last two key strings did not reach the model at all (the quarter of their evidence's words
-that did are common words found elsewhere in $x_{41}$).
+recall 1.0), yet no evidence turn is there whole (whole turns 0.0); about a third of the evidence's
+4-grams are (evidence recall 0.36): the fact reached the model as the summary of an activated memory,
+which copies some of the turn's phrases. The last two key strings did not reach the model at all:
+their evidence recall is 0.04 and 0.00, although a quarter to a third of their evidence's words
+(word overlap 0.31 and 0.24) are found elsewhere in $x_{41}$ — the false credit of a bag of words.
 
 One record per run sums it up (`run_metrics`: `summary`'s keys plus the means):
 """),
@@ -1734,17 +1741,65 @@ record = metrics.run_metrics(scm, scenario.probes)
 {k: record[k] for k in ("retention", "evidence_recall", "whole_turns", "answer_recall", "cost")}
 """),
         md(r"""
+## Why 4-grams? A measure must tell a kept fact from a lost one
+
+stmviz's first evidence measure was the word overlap: the share of the evidence's content words
+found *anywhere* in $X_t$. On a long conversation that is not enough: the names and common words of
+the evidence are everywhere, and a question repeats its evidence's words. On the first five
+conversations of LoCoMo (below), with FIFO windows of 2,048 and 8,192 tokens, the word overlap
+averages **0.646 on the 1,187 questions none of whose evidence turns is in $x_t$** — and 1.000 where
+all are. The candidates, measured the same way (`benchmarks/evidence_measures.py`):
+
+| candidate | none present | all present | ranks FIFO, HiAgent, SCM, AgentFold as whole turns do |
+|---|---|---|---|
+| word overlap (the old measure) | 0.646 | 1.000 | no |
+| words weighted by rarity in the conversation (IDF) | 0.535 | 1.000 | no |
+| the evidence's words that the question lacks | 0.599 | 1.000 | no |
+| both | 0.492 | 1.000 | no |
+| evidence bigrams | 0.228 | 1.000 | no |
+| evidence 3-grams | 0.070 | 1.000 | yes |
+| **evidence 4-grams** (`evidence_recall`) | **0.026** | **1.000** | yes |
+| sentences found whole | 0.077 | 1.000 | no |
+
+A rare word still recurs in a conversation about the same people; four words in a row rarely do.
+The same contrast on the bundled dialogue, with FIFO windows of 300, 1,200 and 2,000 tokens — the
+probes whose evidence turns are all gone, and those whose turns are all there:
+"""),
+        code("""
+rows = []
+for v_max in (300, 1200, 2000):
+    fifo = run(FIFOWindow(StateSpace(sizes.tokens(), v_max=v_max)), scenario)
+    rows += metrics.probe_metrics(fifo, scenario.probes)
+for present in (0.0, 1.0):
+    chosen = [r for r in rows if r["whole_turns"] == present]
+    print(f"whole turns = {present}: {len(chosen)} probes, "
+          f"evidence recall {sum(r['evidence_recall'] for r in chosen) / len(chosen):.2f}, "
+          f"word overlap {sum(r['evidence_word_overlap'] for r in chosen) / len(chosen):.2f}")
+"""),
+        md(r"""
 ## A sweep over $V_{max}$
 
 `sweep(mechanisms, scenarios, v_max=[…], **grids)` runs every combination — here 4 mechanisms ×
 4 capacities — and returns one record per run. The runs share what is a pure function of its
 input: μ of each element, each summary by its texts and budget, SCM's embeddings. So the traces
-are those of independent `run()` calls, computed with less work.
+are those of independent `run()` calls, computed with less work. By default a progress bar counts
+the runs (`progress=False` hides it, as here, so that the notebook's output stays the same).
+
+The records are plain dicts with the same keys, so `pandas.DataFrame(records)` — or
+`records.to_pandas()` — makes a table of them. A sweep too large for one machine runs on any
+`concurrent.futures.Executor`: a process pool, or a Dask cluster, unchanged
+(`pip install 'stmviz[dask]'`):
+
+```python
+from dask.distributed import Client
+client = Client("tcp://scheduler:8786")          # or Client() for a local cluster
+records = sweep(mechanisms, scenarios, v_max=[...], executor=client.get_executor())
+```
 """),
         code("""
 from stmviz.sweep import sweep
 
-records = sweep([FIFOWindow, SCM, HiAgent, AgentFold], scenario, v_max=[300, 600, 1200, 2000])
+records = sweep([FIFOWindow, SCM, HiAgent, AgentFold], scenario, v_max=[300, 600, 1200, 2000], progress=False)
 table(records, ["mechanism", "v_max", "retention", "evidence_recall", "whole_turns", "answer_recall", "cost"])
 """),
         code("""
@@ -1753,18 +1808,18 @@ from stmviz.viz import pareto_figure, recall_figure
 recall_figure(records)
 """),
         md(r"""
-FIFO's evidence recall rises with $V_{max}$: more of the dialogue fits. SCM's is flat from 600
-tokens on: it activates the top $k = 3$ memories whatever the room, so extra capacity stays empty.
-Cost tells the other half of the story:
+FIFO's and HiAgent's evidence recall stays near 0 until 2,000 tokens, where the window reaches back
+to some evidence. SCM's is flat from 600 tokens on: it activates the top $k = 3$ memories whatever
+the room, so extra capacity stays empty. Cost tells the other half of the story:
 """),
         code("""
 pareto_figure(records)
 """),
         md(r"""
 A run is on the **Pareto front** when no other run is at least as cheap *and* at least as good
-(one of them strictly). On this dialogue SCM's runs buy their recall with a fraction of the input
-tokens the others spend; only the largest FIFO window does better (0.60 against 0.50), at about
-seven times SCM's cost.
+(one of them strictly). On this dialogue the front is SCM's alone: its runs reach the best evidence
+recall (0.37) with a fraction of the input tokens the others spend — the largest FIFO window bills
+58,808 tokens for 0.16.
 
 With a kernel, the explorer below shows one $V_{max}$ at a time (move the slider):
 """),
@@ -1797,6 +1852,73 @@ fifo = run(FIFOWindow(StateSpace(sizes.tokens(), v_max=600)), scenario)
 why_forgotten(fifo, okafor)
 """),
         md(r"""
+## On real data: LoCoMo
+
+LoCoMo (Maharana et al., 2024) holds ten long conversations between two people — 5,882 turns over up
+to 35 sessions — and questions on them, each with its evidence turns: 1,535 with an answer and
+evidence, in four categories (multi-hop, temporal, open-domain, single-hop). It is published by
+snap-research/locomo under CC BY-NC 4.0, so stmviz does not bundle it: download `data/locomo10.json`
+(or `data/locomo10.zip`) from that repository, keep it outside your code, and load it:
+
+```python
+from stmviz.scenarios import load_locomo
+conversations = load_locomo("locomo10.json")     # 10 scenarios; a warning lists the file's 12 anomalies
+```
+
+Every turn becomes a step the model listens to, and the questions are appended after the
+conversation. `stmviz.locomo_eval` applies LoCoMo's protocol to a run: `locomo_records(trace,
+scenario)` measures each question (its category, LoCoMo's whole-turn evidence recall, stmviz's
+evidence recall), `by_category` averages them, and with an OpenAI-compatible client
+(`reader=`, `judge=`) a model answers from $x_t$ and is scored by LoCoMo's F1 and by a judge.
+
+What the four mechanisms keep at question time, on all ten conversations (evidence recall /
+whole turns, the mean per conversation; cost $\sum_t |\pi(\omega_t)|$ over the ten runs):
+
+| $V_{max}$ | FIFO | HiAgent | SCM ($k = 3$) | AgentFold |
+|---|---|---|---|---|
+| 2,048 | 0.049 / 0.031, 14.4 M tokens | 0.025 / 0.012, 14.5 M | 0.089 / 0.088, 1.1 M | 0.014 / 0.001, 7.9 M |
+| 8,192 | 0.380 / 0.352, 50.8 M | 0.286 / 0.259, 52.4 M | the same | the same |
+| unbounded | 1.000 / 1.000, 96.3 M | 1.000 / 1.000, 115.4 M | the same | the same |
+
+Evidence recall now agrees with whole turns: FIFO at 2,048 tokens keeps 0.049 of its evidence's
+4-grams while 3.1 % of its evidence turns are in its input — the old word overlap said 0.566.
+SCM keeps the most at 2,048 tokens, for a thirteenth of FIFO's cost, and not one token more with
+more room; AgentFold keeps summaries only (0.014 of the 4-grams, almost no turn whole). By
+category, SCM's three retrieved memories serve single-hop (0.114) and temporal (0.100) questions,
+which need one turn, far better than multi-hop (0.013) and open-domain (0.011) ones, which need
+several.
+
+reproduced with `python benchmarks/locomo_table.py locomo10.json --scm-k 3 10 30` (numbers only).
+The cells below compute the same on the bundled dialogue, which runs anywhere.
+"""),
+        md(r"""
+### Why SCM and AgentFold do not use more room
+
+The FIFO window and HiAgent keep more of the conversation when $V_{max}$ grows; SCM and AgentFold
+keep the same whatever the room:
+
+- **SCM** answers from its flash memory and the $k = 3$ memories its controller activates, ranked by
+  recency and relevance to the question. Its model input holds at most those, so extra capacity stays
+  empty: the evidence reaches the model only when retrieval finds it.
+- **AgentFold** here has no agent writing folding directives, so stmviz's rule controller folds every
+  turn into summary blocks as it arrives (blocks grow coarser with age). Its input is the summaries
+  and the latest turn; the summaries have their own budget, so more room changes nothing either.
+
+What *would* make SCM use more room is a larger $k$:
+"""),
+        code("""
+by_k = sweep([SCM], scenario, v_max=[800, 2000], k=[1, 3, 5, 8], progress=False)
+table(by_k, ["k", "v_max", "evidence_recall", "whole_turns", "cost", "max_prompt_tokens"])
+"""),
+        md(r"""
+With $k = 1$ SCM keeps less (0.27), with $k = 5$ more (0.40) at a higher cost (10,734 against 8,238
+tokens), and only at $k = 8$ does its largest input grow with $V_{max}$ (773 → 813 tokens): the room
+matters once retrieval brings more than fits. On LoCoMo the same sweep
+(`benchmarks/locomo_table.py --scm-k 3 10 30`) gives evidence recall 0.089 → 0.183 → 0.302 for
+1.1 → 2.6 → 6.9 M tokens, identical at 2,048 and 8,192 tokens: thirty activated turns still fit in
+2,048 tokens. What SCM keeps is set by $k$, not by $V_{max}$.
+"""),
+        md(r"""
 ## Takeaways
 
 - Key-string retention says *whether* a short answer reached the model; **evidence recall** says
@@ -1805,15 +1927,19 @@ why_forgotten(fifo, okafor)
   little but bills little can sit on the Pareto front.
 - Curves against $V_{max}$ separate mechanisms that use more room (FIFO and HiAgent here) from
   those that stop using it: SCM, whose retrieval takes $k$ memories whatever the room, and
-  AgentFold, whose blocks on this short dialogue fit from 600 tokens on.
-- Bags of words over-count common words and miss paraphrases: compare mechanisms on the same
-  probes, and read the explanation of a loss before trusting a number.
+  AgentFold, whose blocks on this short dialogue fit from 1,200 tokens on.
+- A bag of words over-counts common words — on real conversations it finds most of a lost turn's
+  words anyway — which is why evidence recall counts runs of four words; no measure here sees a
+  paraphrase. Compare mechanisms on the same probes, and read the explanation of a loss before
+  trusting a number.
+- On LoCoMo the mechanisms differ in *what* they keep: FIFO and HiAgent keep more turns with more
+  room, SCM only what its $k$ activations retrieve, AgentFold only summaries.
 
 ## Exercise
 
-Compute evidence recall *by hand* with only `trace.project(t)`, the steps' texts
+Compute the evidence word overlap *by hand* with only `trace.project(t)`, the steps' texts
 `trace[s].context.step.text` and `metrics.content_tokens`, following the definition above.
-Replace the TODO in `my_evidence_recall`; the checker compares it with `metrics.evidence_recall`
+Replace the TODO in `my_evidence_recall`; the checker compares it with `metrics.evidence_word_overlap`
 on every probe, for the four mechanisms at the sweep's smallest $V_{max}$, and says ✓ or ✗ for
 each criterion, with a hint for every ✗.
 """),

@@ -784,9 +784,10 @@ def check_chat_steps(chat_steps: Callable[[list[dict[str, str]]], Any]) -> Exerc
 def check_evidence_recall(
     evidence_recall: Callable[[Trace, Any], Any], scenario: str = "long_dialogue", v_max: int = 300
 ) -> ExerciseReport:
-    """Notebook 10: ``evidence_recall(trace, probe)`` computed by hand, |C(T(S_p)) ∩ C(X_t)| / |C(T(S_p))|.
+    """Notebook 10: the evidence word overlap computed by hand, |C(T(S_p)) ∩ C(X_t)| / |C(T(S_p))|.
 
-    Compared with :func:`stmviz.metrics.evidence_recall` on every probe of
+    Compared with :func:`stmviz.metrics.evidence_word_overlap` (the bag-of-words measure; the
+    default :func:`stmviz.metrics.evidence_recall` counts the evidence's 4-grams) on every probe of
     ``scenario`` for FIFO, SCM, HiAgent and AgentFold at ``v_max``. A value that
     differs is matched against the usual slips (raw words instead of content
     words, the state ω_t instead of the model input π(ω_t), the final input,
@@ -801,7 +802,7 @@ def check_evidence_recall(
                     "divide by the number of the evidence's content words: recall is a share, not a count"),
         "no evidence": ("None where the evidence has no content word",
                         "with no content word in the evidence the share is undefined: return None, not 0"),
-        "every probe": ("the value equals metrics.evidence_recall on every probe and mechanism",
+        "every probe": ("the value equals metrics.evidence_word_overlap on every probe and mechanism",
                         "follow the definition: content words of the evidence steps' texts, against π(ω_t) at t = probe.t"),
     })
     data = load_scenario(scenario)
@@ -836,7 +837,7 @@ def check_evidence_recall(
             got.append(value)
     except NotImplementedError as exc:
         return c.not_done(exc)
-    expected = [metrics.evidence_recall(trace, probe) for trace, probe in pairs]
+    expected = [metrics.evidence_word_overlap(trace, probe) for trace, probe in pairs]
     for value, (trace, probe) in zip(got, pairs):
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1):
             c.fail("a share", f"{trace.name}, probe {shorten(probe.answer, 30)!r}: got {value!r}")

@@ -20,6 +20,7 @@ be run at, and probes that test retention of early facts in π(ω_t).
 ('FIFOWindow', True)
 """
 
+from ._benchmarks import BenchmarkFileWarning
 from .agentfold_log import from_agentfold_records, load_agentfold_log
 from .chatlog import from_dialogue, from_openai_messages, load_chat_log
 from .generate import generate_agent, generate_dialogue
@@ -53,6 +54,7 @@ __all__ = [
     "load_agentfold_log",
     "generate_dialogue",
     "generate_agent",
+    "BenchmarkFileWarning",
     "load_locomo",
     "from_locomo",
     "load_longmemeval",
