@@ -60,6 +60,8 @@ __all__ = ["HiAgent", "SubgoalPair", "ObservationSummarizer", "verdict_of", "inf
 # Sort keys: within step s, a new subgoal comes first, then the step's pair;
 # a summary takes the place of the subgoal it replaces, retrieved pairs follow it.
 _T_SUBGOAL, _T_SUMMARY, _T_PAIR, _T_RETRIEVED = 0.1, 0.2, 0.5, 0.6
+_CHECK_VALID = "check valid"  # an action holding this asks for the valid actions: not given to the summarizer
+_EXPANSION = ("expanded", "summary_text", "steps", "restored")  # the meta an expanded header adds to its summary
 _T_KEPT = 0.15  # a pair kept at a switch because the model still acts on its observation: just before its summary
 _SUBGOAL_LINE = re.compile(r"^\s*subgoal\s*:\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
 _RETRIEVE_CALL = re.compile(r"^\s*retrieve\s*\(\s*([0-9]+(?:\s*,\s*[0-9]+)*)?\s*\)\s*$", re.IGNORECASE)
@@ -159,30 +161,45 @@ class HiAgent(HiAgentMachinery):
        directive (a scenario marker) or a line ``Subgoal: <text>`` in the
        thought; the open subgoal is summarized first (``summarize`` then
        ``subgoal``), and retrieved trajectories fold back to their summaries;
-    3. else, if no subgoal is open (no subgoal stated yet, or after
-       ``subgoal_done``), the pairs go under an unnamed chunk ("steps from t,
-       no subgoal stated") opened by rule — it is not a subgoal of the model;
+    3. else, before the first subgoal the model states, nothing is opened:
+       those pairs stay verbatim under no subgoal (``meta["subgoal"]`` None),
+       as the released agent keeps the history before its first subgoal,
+       until overflow drops them, oldest first; after ``subgoal_done``
+       (stmviz extension), or with ``subgoal_every``, the pairs go under an
+       unnamed chunk ("steps from t (no subgoal stated)") opened by rule — it
+       is not a subgoal of the model;
     4. else, only with ``subgoal_every`` (the chunking baseline), a rule chunk
        older than ``subgoal_every`` steps is summarized and a new one opened;
     5. ``observe`` attaches the step's (action, observation) pair (skipped for
        an empty step), then, only with ``keep_pairs``, ``select``;
     6. ``retrieve`` if the output asks for it: the ``retrieve`` directive (a
-       subgoal id or text, or a list of them), an action ``retrieve(0, 2)``
+       subgoal id or text, or a list of them), an action ``retrieve(1, 3)``
        as the released agent writes it, or ``meta["retrieve"]`` (legacy). The
        listed finished subgoals are *expanded*: each summary gives way to its
        subgoal's full trajectory (all its pairs, rebuilt from the step history,
        typed "retrieved") until the next subgoal switch, when they fold back to
        their summaries. If they do not all fit, overflow drops the oldest of
-       them in the same update (those never enter ω, so no reason is recorded
-       for them; the expanded header's range says which steps it covers). A request for the current subgoal, or for one already
+       them in the same update (as the released agent, which drops the oldest
+       history entries of the prompt holding them): those never enter ω, so
+       the summary they replace records, for each, "step s not kept" with the
+       rule and the bound it would break; the expanded header holds the steps
+       it names (``meta["steps"]``) and those in ω (``meta["restored"]``,
+       renewed when overflow drops more later), and π says "retrieved in
+       full", "retrieved in part (steps …)" or that none fit. A request for the current subgoal, or for one already
        expanded, is a no-op, and so is one for a finished subgoal whose summary
        overflow dropped earlier (the operation's reason says so); a subgoal
        that never finished raises :class:`~stmviz.errors.ScenarioFormatError`.
 
-    Subgoal ids count 0, 1, 2, … in the order subgoals start (simplified: the
-    released agent numbers them from 1 in its prompt).
+    Subgoal ids count 1, 2, 3, … in the order subgoals start, as the released
+    agent numbers them in its prompt and in ``retrieve(…)``; the steps before
+    the first subgoal take no id. (Chunks opened by rule — after
+    ``subgoal_done`` or with ``subgoal_every`` — take ids too, so with those
+    extensions the ids differ from the released agent's count.)
 
-    **Summarized observation.** A finished subgoal becomes one element: its
+    **Summarized observation.** The summarizer gets the subgoal and its pairs,
+    except those whose action holds "check valid" (asking for the valid
+    actions), which the released agent leaves out of its summarizer's input.
+    A finished subgoal becomes one element: its
     text, then what ``summarize_subgoal`` says was observed, then the verdict
     (achieved / not achieved / not confirmed); meta ``achieved`` holds it.
 
@@ -211,14 +228,14 @@ class HiAgent(HiAgentMachinery):
     ... ]
     >>> trace = run(HiAgent(StateSpace(sizes.tokens(), v_max=200)), steps, query="Leave the room")
     >>> [(e.type, e.meta.get("subgoal")) for e in trace.final]
-    [('task', None), ('summary', 0), ('subgoal', 1), ('pair', 1)]
+    [('task', None), ('summary', 1), ('subgoal', 2), ('pair', 2)]
     >>> print(trace.project(3).text())
     Task: Leave the room
-    Finished subgoal 0 (steps 0–1): find the key → observed: A mat lies here. A brass key! Verdict: achieved.
-    Current subgoal 1: open the door
+    Finished subgoal 1 (steps 0–1): find the key → observed: A mat lies here. A brass key! Verdict: achieved.
+    Current subgoal 2: open the door
     [step 2] Action: use('key')
     Observation: Open.
-    To see the full action–observation pairs of a finished subgoal again, write retrieve(ids…) with ids among: 0.
+    To see the full action–observation pairs of a finished subgoal again, write retrieve(ids…) with ids among: 1.
     """
 
     name = "HiAgent"
@@ -290,8 +307,10 @@ class HiAgent(HiAgentMachinery):
             new = self._retrieve(state, operation, context, reasons)
         else:  # pragma: no cover - apply() refuses undeclared types
             raise InvalidOperationError(f"HiAgent has no operation {kind!r}")
-        new = self._fit(new, reasons, context)
-        return Transition(new, {e: why for e, why in reasons.items() if e in state.elements})
+        fitted = self._fit(new, reasons, context)
+        if kind == "retrieve":
+            _record_lost_pairs(state, new, fitted, reasons)
+        return Transition(fitted, {e: why for e, why in reasons.items() if e in state.elements})
 
     def _start(self, state: State, operation: Operation, context: Context, reasons: dict[Element, str]) -> State:
         text = operation.get("text")
@@ -315,7 +334,7 @@ class HiAgent(HiAgentMachinery):
             folded = []
             for e in expanded:
                 reasons[e] = f"subgoal {e.meta['subgoal']} folds back to its summary at the switch to subgoal {k}"
-                back = Element(e.meta["summary_text"], {key: v for key, v in e.meta.items() if key not in ("expanded", "summary_text")})
+                back = Element(e.meta["summary_text"], {key: v for key, v in e.meta.items() if key not in _EXPANSION})
                 self.space.measure(back)
                 folded.append(back)
             state = (state - expanded) | folded
@@ -338,13 +357,14 @@ class HiAgent(HiAgentMachinery):
         if not text:
             return state
         current = self.current_subgoal(state)
-        if current is None:
+        if current is None and (self.subgoal_every is not None or _stated_before(context, state)):
             state = self._start(state, Operation("subgoal", {"source": "rule"}), context, reasons)
             current = self.current_subgoal(state)
             assert current is not None
+        # before the first subgoal the model states, a pair belongs to no subgoal: it stays verbatim (as released)
+        subgoal = current.meta["subgoal"] if current is not None else None
         pair = Element(
-            text,
-            {"t": context.t + _T_PAIR, "type": "pair", "subgoal": current.meta["subgoal"], "current": True, "step": context.t},
+            text, {"t": context.t + _T_PAIR, "type": "pair", "subgoal": subgoal, "current": True, "step": context.t}
         )
         self.space.measure(pair)
         return state | {pair}
@@ -357,7 +377,8 @@ class HiAgent(HiAgentMachinery):
         pairs = [e for e in _VIEWS(state).groups.get("pair", ()) if e.meta.get("subgoal") == k]
         end = max([start] + [e.meta["step"] for e in pairs])
         trajectory = tuple(_subgoal_pair(_step_at(context, s), s) for s in range(start, end + 1))
-        trajectory = tuple(p for p in trajectory if p.action or p.observation)
+        # as released: the summarizer never sees the pairs whose action asks for the valid actions
+        trajectory = tuple(p for p in trajectory if (p.action or p.observation) and _CHECK_VALID not in p.action)
         observed, achieved = self._summarize_subgoal(current.text, trajectory)
         summary = Element(
             f"{current.text} → observed: {observed} Verdict: {_VERDICTS[achieved]}.",
@@ -400,7 +421,7 @@ class HiAgent(HiAgentMachinery):
             (
                 e
                 for e in _VIEWS(state).groups.get("pair", ())
-                if current is None or e.meta["subgoal"] == current.meta["subgoal"]
+                if current is None or e.meta["subgoal"] in (current.meta["subgoal"], None)  # and those before any subgoal
             ),
             key=lambda e: e.meta["t"],
         )
@@ -451,15 +472,31 @@ class HiAgent(HiAgentMachinery):
                 e = Element(text, {"t": s + _T_RETRIEVED, "type": "retrieved", "subgoal": k, "current": False, "step": s})
                 self.space.measure(e)
                 added.append(e)
-            head = Element(summary.meta["goal"], {**summary.meta, "expanded": True, "summary_text": summary.text})
+            steps = tuple(s for s in range(lo, hi + 1) if s in present or pair_text(_step_at(context, s)))
+            meta = {**summary.meta, "expanded": True, "summary_text": summary.text, "steps": steps, "restored": steps}
+            head = Element(summary.meta["goal"], meta)
             self.space.measure(head)
             reasons[summary] = f"subgoal {k} retrieved: its full trajectory replaces its summary until the next switch"
             state = (state - (summary,)) | {head, *added}
         return state
 
     def _fit(self, state: State, reasons: dict[Element, str], context: Context) -> State:
-        """Free room until ω fits — Σμ ≤ V_max and |π(ω)| ≤ V_max (see :meth:`_over`) — oldest memory first, recording why each element left."""
-        space = self.space
+        """Free room until ω fits — Σμ ≤ V_max and |π(ω)| ≤ V_max (see :meth:`_over`) — oldest memory first, recording why each element left.
+
+        A retrieved subgoal's header says which of its pairs are in ω
+        (``meta["restored"]``, shown by π): when overflow drops some of them,
+        the header is renewed to say so, and room is made again for its
+        label.
+        """
+        while True:
+            state = self._make_room(state, reasons, context)
+            renewed = _renew_headers(state, reasons, self.space)
+            if renewed is state:
+                return state
+            state = renewed
+
+    def _make_room(self, state: State, reasons: dict[Element, str], context: Context) -> State:
+        """Drop the oldest memory (then cut texts) until ω fits, recording why each element left."""
         over, why = self._over(state)
         if over <= 0:
             return state
@@ -533,7 +570,7 @@ class HiAgent(HiAgentMachinery):
             x, y = e.meta["range"]
             if e.meta.get("expanded"):
                 verdict = _VERDICTS.get(e.meta.get("achieved"), "not confirmed")
-                return f"Finished subgoal {e.meta['subgoal']} ({range_label(x, y)}; {verdict}), retrieved in full: ", e.text
+                return f"Finished subgoal {e.meta['subgoal']} ({range_label(x, y)}; {verdict}), {_restored_label(e)}: ", e.text
             return f"Finished subgoal {e.meta['subgoal']} ({range_label(x, y)}): ", e.text
         if kind == "retrieved":
             return f"  ↳ retrieved [step {e.meta['step']}] ", e.text
@@ -614,7 +651,8 @@ class HiAgent(HiAgentMachinery):
             if current is not None:
                 ops.append(Operation("summarize", reason=f"a new subgoal starts at step {t} ({source})"))
             ops.append(Operation("subgoal", {"text": text, "source": source}, reason=f"subgoal {source} at step {t}"))
-        elif current is None:
+        elif current is None and (self.subgoal_every is not None or _stated_before(context, state)):
+            # after subgoal_done (stmviz extension), or with the chunking baseline: a chunk opened by rule
             if pair_text(step):  # an empty step opens nothing
                 ops.append(
                     Operation(
@@ -624,7 +662,8 @@ class HiAgent(HiAgentMachinery):
                     )
                 )
         elif (
-            self.subgoal_every is not None
+            current is not None
+            and self.subgoal_every is not None
             and current.meta.get("source") == "rule"
             and t - current.meta["step"] >= self.subgoal_every
         ):
@@ -634,10 +673,11 @@ class HiAgent(HiAgentMachinery):
         if pair_text(step):
             ops.append(Operation("observe"))
             if self.keep_pairs is not None:
-                if ops[0].type == "subgoal" or ops[0].type == "summarize":
-                    count = 1
+                pairs = _VIEWS(state).groups.get("pair", ())
+                if ops[0].type == "subgoal" or ops[0].type == "summarize":  # only the pairs before any subgoal stay
+                    count = 1 + sum(1 for e in pairs if e.meta["subgoal"] is None)
                 else:
-                    count = 1 + len(_VIEWS(state).groups.get("pair", ()))
+                    count = 1 + len(pairs)
                 if count > self.keep_pairs:
                     ops.append(Operation("select", {"keep": self.keep_pairs}, reason=f"more than {self.keep_pairs} pairs"))
         request, origin = _retrieve_request(step)
@@ -667,12 +707,13 @@ class HiAgent(HiAgentMachinery):
 
     @staticmethod
     def _next_id(state: State, context: Context) -> int:
+        """The id of a subgoal starting now: 1 for the first, then one more than the last (the released agent's numbering)."""
         top = _VIEWS(state).top()
         if top is not None:
             return top + 1
-        # Nothing of earlier subgoals survived (only under extreme overflow): the step index is
-        # still larger than every earlier id, since at most one subgoal starts per step.
-        return context.t
+        # Nothing of earlier subgoals is in ω (the first subgoal, or extreme overflow): count the subgoals
+        # the model stated before this step.
+        return 1 + _stated_before(context, state)
 
     def _find_summary(self, state: State, target: Any, context: Context, error: type[Exception]) -> Element | None:
         """The summary element a retrieval request names; ``None`` for the current subgoal (a no-op)."""
@@ -712,17 +753,13 @@ class HiAgent(HiAgentMachinery):
         if isinstance(target, bool) or top is None:
             return False
         if isinstance(target, int):
-            return 0 <= target < top
+            return 1 <= target < top
         if isinstance(target, str):
             wanted = target.strip().casefold()
             current = _VIEWS(state).current
             before = current.meta["step"] if current is not None else context.t
             for s in range(min(before, len(context.history))):
-                step = context.history[s]
-                text = _marker(step)
-                if text is None:
-                    match = _SUBGOAL_LINE.search(step.thought)
-                    text = match.group(1) if match else None
+                text = _stated(context.history[s])
                 if text is not None and text.casefold() == wanted:
                     return True
         return False
@@ -751,6 +788,24 @@ def _step_at(context: Context, s: int) -> AgentStep:
     if 0 <= s < len(context.history):
         return context.history[s]
     return AgentStep()
+
+
+def _stated_before(context: Context, state: State) -> int:
+    """How many subgoals were started before the current step: the largest id in ω, else the subgoals the model stated in the history."""
+    top = _VIEWS(state).top()
+    if top is not None:
+        return top
+    history = context.history
+    return sum(1 for s in range(min(context.t, len(history))) if _stated(history[s]) is not None)
+
+
+def _stated(step: AgentStep) -> str | None:
+    """The subgoal a step's output states (the ``subgoal`` directive or a ``Subgoal:`` line), else ``None``."""
+    marker = _marker(step)
+    if marker is not None:
+        return marker
+    match = _SUBGOAL_LINE.search(step.thought)
+    return match.group(1) if match else None
 
 
 def _rule_text(step: AgentStep, t: int) -> str:
@@ -794,3 +849,52 @@ def _retrieval_hint(state: State) -> str:
         + ", ".join(str(k) for k in sorted(ids))
         + "."
     )
+
+
+def _restored_label(header: Element) -> str:
+    """What π says came back for an expanded subgoal: every pair it names, some of them (which), or none."""
+    steps, restored = header.meta.get("steps", ()), header.meta.get("restored", ())
+    if tuple(restored) == tuple(steps):
+        return "retrieved in full"
+    if not restored:
+        return "retrieved, but none of its pairs fit V_max"
+    shown = ", ".join(map(str, restored))
+    return f"retrieved in part (step{'s' if len(restored) > 1 else ''} {shown}; the others did not fit V_max)"
+
+
+def _renew_headers(state: State, reasons: dict[Element, str], space: StateSpace) -> State:
+    """ω with each expanded header's ``restored`` steps set to the retrieved pairs of its subgoal that are in ω."""
+    view = _VIEWS(state)
+    headers = [e for e in view.groups.get("summary", ()) if e.meta.get("expanded")]
+    if not headers:
+        return state
+    retrieved = view.groups.get("retrieved", ())
+    old, new = [], []
+    for head in headers:
+        k = head.meta["subgoal"]
+        held = {e.meta["step"] for e in retrieved if e.meta["subgoal"] == k}
+        restored = tuple(s for s in head.meta.get("steps", ()) if s in held)
+        if restored != tuple(head.meta.get("restored", ())):
+            renewed = Element(head.text, {**head.meta, "restored": restored})
+            space.measure(renewed)
+            gone = ", ".join(str(s) for s in head.meta.get("restored", ()) if s not in held)
+            reasons[head] = f"the header of retrieved subgoal {k} renewed: the pairs of step(s) {gone} are no longer in ω"
+            old.append(head)
+            new.append(renewed)
+    return (state - old) | new if old else state
+
+
+def _record_lost_pairs(before: State, retrieved: State, after: State, reasons: dict[Element, str]) -> None:
+    """Add to each retrieved subgoal's reason every pair retrieval named but overflow dropped in the same update.
+
+    Those pairs were never in ω, so the trace has no removal of theirs; the
+    summary they replaced records, for each, its step and why it was not kept.
+    """
+    lost: dict[Any, list[str]] = {}
+    for e in retrieved.elements - before.elements - after.elements:
+        if e.type == "retrieved" and e in reasons:
+            lost.setdefault(e.meta["subgoal"], []).append(f"step {e.meta['step']} not kept: {reasons[e]}")
+    for summary in before.elements - after.elements:
+        if summary.type == "summary" and summary.meta["subgoal"] in lost and summary in reasons:
+            notes = sorted(lost[summary.meta["subgoal"]], key=lambda n: int(n.split()[1]))
+            reasons[summary] += "; " + "; ".join(notes)
