@@ -94,6 +94,7 @@ class SCMMachinery(Mechanism):
 
     # set by SCM.__init__
     summary_budget: int
+    summary_threshold: int
     flash_size: int
     flash_threshold: int
     summarize: Callable[[Sequence[str], int], str]
@@ -106,6 +107,9 @@ class SCMMachinery(Mechanism):
         raise NotImplementedError
 
     def _query_text(self, context: Context) -> str:
+        raise NotImplementedError
+
+    def _summary_text(self, row: tuple[str, str, tuple[float, ...]], context: Context, index: int) -> str:
         raise NotImplementedError
 
     def _filed(self, state: State, context: Context) -> Transition:
@@ -237,10 +241,10 @@ class SCMMachinery(Mechanism):
     def _element(self, index: int, row: tuple[str, str, tuple[float, ...]], kind: str, form: str, context: Context) -> Element | None:
         full, raw, vector = row
         cache = self._cache
-        key = (index, kind, form, full, self.summary_budget)
+        key = (index, kind, form, full, self.summary_budget, self.summary_threshold)
         if key in cache.elements:
             return cache.elements.get(key)
-        content = full if form == "full" else self._summary(raw, context, index)
+        content = full if form == "full" else self._summary_text(row, context, index)
         element = (
             Element(content, {"t": index, "step": index, "type": kind, "index": index, "embedding": vector, "form": form})
             if content
@@ -283,7 +287,7 @@ class SCMMachinery(Mechanism):
         if cache.stream is not None:  # the controller plans, then the update applies the same plan: computed once
             key = (
                 t, k, form, id(cache.stream), len(stream), id(stream[-1][0]) if stream else None, query_text,
-                frozenset(in_state), space.free(state), self._weights(), id(self.judge), self.summary_budget,
+                frozenset(in_state), space.free(state), self._weights(), id(self.judge), self.summary_budget, self.summary_threshold,
             )
             if cache.plan is not None and cache.plan[0] == key:
                 return cache.plan[1]

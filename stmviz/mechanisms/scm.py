@@ -1,37 +1,56 @@
-"""SCM, the Self-Controlled Memory framework (Wang et al., 2023, arXiv 2304.13343), with its memory controller.
+"""SCM, the Self-Controlled Memory framework (Wang et al., 2023, arXiv 2304.13343): flash memory, activation memory, a controller.
 
-What the released code (``wbbeyourself/SCM4LLMs``, ``core/chat.py``) does, and
-stmviz with it: for each incoming message a controller first decides whether
-memory is needed at all; if so, the older interactions (all but the
-previous one) are ranked by cosine relevance to the message and the top k
-are activated; the previous interaction is flash memory, in full when it is
-short (under 500 tokens), else its summary; when the activated memories do
-not fit, each but the best-ranked is judged — dropped if even its full text
-cannot answer the message, kept as its summary if the summary can, else in
-full — and full texts then become summaries until they fit. The two
-decisions are callables (:mod:`stmviz.mechanisms.scm_controller`), offline
-heuristics by default, model-backed with the adapters of
-:mod:`stmviz.text.openai`.
+Two descriptions of SCM exist, and they differ; stmviz offers both.
+
+**As released** (``wbbeyourself/SCM4LLMs``: ``core/chat.py``, ``dialogue_demo.py``;
+``variant="released"``, the default). For every message from the third turn
+on — once the history holds a turn older than the previous one — the older
+turns (all but the previous one) are ranked by cosine relevance to the
+message and the top k are activated; the controller's first question ("is
+memory needed?", ``is_history_need``) is defined in the code but never called.
+The previous turn is flash memory: in full under 500 tokens, else its summary.
+A turn's "summary" is the turn itself unless the prompt that would summarize
+it (about 59 tokens of instructions around the turn) exceeds 300 tokens; then
+the model writes one. When the activated memories do not fit, each but the
+best-ranked is judged — dropped if even its full text cannot answer the
+message, kept as its summary if the summary can, else in full — and full
+texts then become summaries until they fit.
+
+**As the paper describes it** (``variant="paper"``). The memory controller
+first decides whether the message needs memory at all; every memory has a
+summary; memories are ranked by recency and relevance. The rest is the same.
+
+The controller's two decisions are callables
+(:mod:`stmviz.mechanisms.scm_controller`): ``needs_memory`` (released:
+:func:`~stmviz.mechanisms.scm_controller.retrieves_as_released`, always yes;
+paper: the offline :class:`~stmviz.mechanisms.scm_controller.RecallHeuristic`,
+or a model with :class:`~stmviz.text.openai.OpenAIMemoryController`) and
+``judge`` (offline :class:`~stmviz.mechanisms.scm_controller.OverlapJudge`, or
+:class:`~stmviz.text.openai.OpenAIMemoryJudge`).
 
 Departures from the original, named:
 
-- *simplified*: the offline defaults of the two decisions are heuristics
-  (recall cues and shared content words), not a model's yes/no answer;
+- *simplified*: the offline stand-ins for the model's calls are heuristics
+  (the judgement by shared content words; the paper's "is memory needed?" by
+  recall cues and shared words; a turn's model summary is extractive);
 - *simplified*: the room of activation memory is V_max minus flash memory
   and the current message (the original: 2,500 tokens for related history
-  plus the previous turn);
-- *stmviz extension*: ``ranking="recency+relevance"`` scores
-  recency_weight · recency_decay^age + relevance_weight · cosine, the
-  paper's Section 3 description (the code ranks by cosine alone, the default);
+  plus the previous turn); k defaults to 3 (``ChatBot.get_related_turn``'s
+  default; ``dialogue_demo.py`` passes 4);
 - *stmviz extension*: when the memories still do not fit after every full
   text became a summary, the lowest-ranked are dropped (the original would
   loop); an over-long current message or previous interaction is cut to fit;
 - *stmviz extension*: ``flash_size`` > 1 keeps more recent interactions as
   flash memory (default 1, the original's previous interaction only);
 - *stmviz extension*: the trace records the top-k scores and every
-  judgement with its reason (the original logs them);
+  judgement with its reason (the original's score logging is commented out;
+  it logs the judge's yes/no answers);
 - *simplified*: agent steps (a tool call and its result) are interactions
   too; the original is a dialogue system.
+
+Caches, the checked calls of the stand-ins and the fast ranking of a long
+memory stream are in :mod:`stmviz.mechanisms._scm_machinery`; a reader of
+the paper can skip them.
 
 SCM answers each incoming message from a prompt that fuses three parts, in
 this order: the *related history* (older interactions retrieved for the
@@ -89,9 +108,6 @@ Element by element (Definitions 1 and 2):
   lowest-ranked up, and drops the lowest-ranked until Σμ ≤ V_max.
 - **π:** input fusion — the activated memories (related history), then
   flash memory (previous conversation), then the current message.
-
-Summaries and embeddings are cached per interaction text, in an object whose
-identity never changes (results do not depend on the cache).
 """
 
 from __future__ import annotations
@@ -116,12 +132,19 @@ from ..text._checks import check_callable, check_choice, check_real, check_whole
 from ..text.embed import cosine
 from .fit import fit_text
 from ._scm_machinery import SCMMachinery, _Texts
-from .scm_controller import OverlapJudge, RecallHeuristic
+from .scm_controller import OverlapJudge, RecallHeuristic, retrieves_as_released
 
 __all__ = ["SCM", "interaction_text", "pending_message"]
 
 _FORMS = ("auto", "full", "summary")
 _RANKINGS = ("relevance", "recency+relevance")
+_VARIANTS = ("released", "paper")
+
+#: The released code keeps a turn itself as its "summary" unless the prompt that would summarize it exceeds
+#: this many tokens (``summarize_embed_one_turn`` in ``dialogue_demo.py``).
+RELEASED_SUMMARY_THRESHOLD = 300
+#: Tokens of that prompt's own instructions, around the turn (its English prompt, counted with cl100k_base).
+SUMMARY_PROMPT_TOKENS = 59
 
 
 def interaction_text(step: AgentStep, previous: AgentStep | None = None) -> tuple[str, str]:
@@ -202,6 +225,14 @@ class SCM(SCMMachinery):
     space : StateSpace
         Ω_STM: μ (tokens) and V_max, the limit on activation + flash memory +
         the current message.
+    variant : {"released", "paper"}
+        Which SCM: ``"released"`` (default) as ``wbbeyourself/SCM4LLMs``
+        runs — memory retrieved for every message, a short turn its own
+        summary, ranking by relevance; ``"paper"`` as the paper describes it —
+        the controller decides whether memory is needed, every turn
+        summarized, ranking by recency and relevance. It sets the defaults of
+        ``needs_memory``, ``summary_threshold`` and ``ranking``; each may still
+        be given.
     k : int
         Top-k retrieval: how many older interactions to activate (≥ 0).
     flash_size : int
@@ -210,11 +241,13 @@ class SCM(SCMMachinery):
         previous interaction, as in the original; larger values are an
         stmviz extension kept for comparisons (they also shrink the
         candidates of retrieval, which exclude flash memory).
-    ranking : {"relevance", "recency+relevance"}
-        ``"relevance"`` (default, the released code): the cosine similarity
+    ranking : {"relevance", "recency+relevance"}, optional
+        ``"relevance"`` (the released code's, the default of
+        ``variant="released"``): the cosine similarity
         of the interaction to the current input (the message about to be
         answered, or the tool's result about to be acted on).
-        ``"recency+relevance"`` (the paper's description): recency_weight ·
+        ``"recency+relevance"`` (the paper's description, the default of
+        ``variant="paper"``): recency_weight ·
         ``recency_decay`` ** age (age in steps) + relevance_weight · cosine.
     recency_weight, relevance_weight : float
         Weights (≥ 0, not both 0) of ``ranking="recency+relevance"``.
@@ -222,7 +255,13 @@ class SCM(SCMMachinery):
         An interaction of this many tokens or more is kept in flash memory as
         its summary (the original: 500).
     summary_budget : int
-        Token budget of an interaction's summary.
+        Token budget of an interaction's summary written by ``summarize``.
+    summary_threshold : int, optional
+        An interaction's summary is the interaction itself while the prompt
+        that would summarize it (the interaction and ``SUMMARY_PROMPT_TOKENS``
+        of instructions) has at most this many tokens, else ``summarize``
+        writes one. Default: 300 for ``variant="released"`` (the released
+        code's rule), 0 (every interaction summarized) for ``"paper"``.
     summarize : callable, optional
         ``summarize(texts, budget) -> str``; default :func:`stmviz.text.summarize`.
     embed : callable, optional
@@ -232,7 +271,10 @@ class SCM(SCMMachinery):
     needs_memory : callable, optional
         ``needs_memory(message, memories) -> (bool, reason)``: is memory
         needed for the input about to be answered? ``memories`` are the raw
-        texts of the candidate interactions, oldest first. Default
+        texts of the candidate interactions, oldest first. Default for
+        ``variant="released"``:
+        :func:`~stmviz.mechanisms.scm_controller.retrieves_as_released`
+        (always, as the released code, which never asks); for ``"paper"``:
         :class:`~stmviz.mechanisms.scm_controller.RecallHeuristic` (a recall
         cue, or an earlier interaction sharing content words);
         :func:`~stmviz.mechanisms.scm_controller.always_needs_memory` turns
@@ -276,10 +318,13 @@ class SCM(SCMMachinery):
     ...          AgentStep(thought="It is 7391.")]
     >>> scm = SCM(StateSpace(sizes.tokens(), v_max=200), k=1, flash_size=1)
     >>> trace = run(scm, steps)
-    >>> trace[2].operations[0].reason[:47]  # "What is for dinner?" needs no memory
-    'memory not needed: no recall cue, and no earlie'
-    >>> trace[3].operation  # "What is my locker code?" does: interaction 1 scores 0.7071
+    >>> trace[2].operation  # as released, every message retrieves, "What is for dinner?" too
+    'add_interaction; activate_memory(k=1, form=auto, scores=((1, 0.0),))'
+    >>> trace[3].operation  # "What is my locker code?": interaction 1 scores 0.7071
     'add_interaction; activate_memory(k=1, form=auto, scores=((1, 0.7071),))'
+    >>> paper = run(SCM(StateSpace(sizes.tokens(), v_max=200), variant="paper", k=1), steps)
+    >>> paper[2].operations[0].reason[:47]  # the paper's controller: no memory for dinner
+    'memory not needed: no recall cue, and no earlie'
     >>> [(e.type, e.meta["step"]) for e in trace.state_at(4)]
     [('activation', 1), ('flash', 3), ('message', 3)]
 
@@ -324,13 +369,15 @@ class SCM(SCMMachinery):
         self,
         space: StateSpace,
         *,
+        variant: str = "released",
         k: int = 3,
         flash_size: int = 1,
-        ranking: str = "relevance",
+        ranking: str | None = None,
         recency_weight: float = 0.5,
         relevance_weight: float = 0.5,
         flash_threshold: int = 500,
         summary_budget: int = 64,
+        summary_threshold: int | None = None,
         summarize: Callable[[Sequence[str], int], str] | None = None,
         embed: Callable[[str], Sequence[float]] | None = None,
         recency_decay: float = 0.99,
@@ -342,6 +389,17 @@ class SCM(SCMMachinery):
         _whole("flash_size", flash_size, 1)
         _whole("summary_budget", summary_budget, 1)
         _whole("flash_threshold", flash_threshold, 1)
+        check_choice(
+            "variant",
+            variant,
+            _VARIANTS,
+            "'released' behaves as the released code (wbbeyourself/SCM4LLMs), 'paper' as the paper describes SCM",
+        )
+        if summary_threshold is None:
+            summary_threshold = RELEASED_SUMMARY_THRESHOLD if variant == "released" else 0
+        _whole("summary_threshold", summary_threshold, 0)
+        if ranking is None:
+            ranking = "relevance" if variant == "released" else "recency+relevance"
         check_choice(
             "ranking",
             ranking,
@@ -362,15 +420,19 @@ class SCM(SCMMachinery):
         check_callable("judge", judge, "(memory_text, summary_text, message) -> (verdict, reason)")
         from ..text import embed as default_embed
         from ..text import summarize as default_summarize
+        self.variant = variant
         self.k = k
         self.flash_size = flash_size
         self.ranking = ranking
         self.flash_threshold = flash_threshold
-        self.needs_memory: Callable[[str, Sequence[str]], tuple[bool, str]] = needs_memory or RecallHeuristic()
+        self.needs_memory: Callable[[str, Sequence[str]], tuple[bool, str]] = needs_memory or (
+            retrieves_as_released if variant == "released" else RecallHeuristic()
+        )
         self.judge: Callable[[str, str, str], tuple[str, str]] = judge or OverlapJudge()
         self.recency_weight = float(recency_weight)
         self.relevance_weight = float(relevance_weight)
         self.summary_budget = summary_budget
+        self.summary_threshold = summary_threshold
         self.recency_decay = float(recency_decay)
         self.summarize: Callable[[Sequence[str], int], str] = summarize or default_summarize
         self.embed: Callable[[str], Sequence[float]] = embed or default_embed
@@ -380,6 +442,7 @@ class SCM(SCMMachinery):
     def params(self) -> dict[str, Any]:
         """JSON-ready constructor arguments (a custom summarize/embed/needs_memory/judge is not recorded: rebuilt, it is the default)."""
         return {
+            "variant": self.variant,
             "k": self.k,
             "flash_size": self.flash_size,
             "ranking": self.ranking,
@@ -387,6 +450,7 @@ class SCM(SCMMachinery):
             "recency_weight": self.recency_weight,
             "relevance_weight": self.relevance_weight,
             "summary_budget": self.summary_budget,
+            "summary_threshold": self.summary_threshold,
             "recency_decay": self.recency_decay,
         }
 
@@ -641,6 +705,21 @@ class SCM(SCMMachinery):
         raw = "\n".join(texts)
         return full, raw, self._embedding(raw, context, texts)
 
+
+    def _summary_text(self, row: tuple[str, str, tuple[float, ...]], context: Context, index: int) -> str:
+        """An interaction's summary: the interaction itself while the prompt that would summarize it is short, else a summary.
+
+        As released: the turn itself unless its summarization prompt (the turn
+        and ``SUMMARY_PROMPT_TOKENS`` of instructions) exceeds
+        ``summary_threshold`` tokens; then the model's summary
+        (``summarize``, offline: extractive, ``summary_budget`` tokens). With
+        ``summary_threshold=0`` (``variant="paper"``) every interaction is
+        summarized, as the paper describes its memory stream.
+        """
+        full, raw, _ = row
+        if self.summary_threshold and self.count_tokens(full) + SUMMARY_PROMPT_TOKENS <= self.summary_threshold:
+            return full
+        return self._summary(raw, context, index)
 
     def _rank_by_definition(
         self, stream: list[Any], last: int, query: tuple[float, ...] | None, t: int, k: int, skip: set
