@@ -476,7 +476,7 @@ class HiAgent(HiAgentMachinery):
             meta = {**summary.meta, "expanded": True, "summary_text": summary.text, "steps": steps, "restored": steps}
             head = Element(summary.meta["goal"], meta)
             self.space.measure(head)
-            reasons[summary] = f"subgoal {k} retrieved: its full trajectory replaces its summary until the next switch"
+            reasons[summary] = f"subgoal {k} retrieved: its pairs replace its summary until the next switch"
             state = (state - (summary,)) | {head, *added}
         return state
 
