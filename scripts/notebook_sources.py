@@ -920,15 +920,15 @@ for e in trace.state_at(29).where(type="summary"):
     print(f"[{e.meta['subgoal']}] {e.text}\\n")
 """),
         md(r"""
-## `retrieve(ids…)`: full trajectories in place of summaries, until the next subgoal
+## `retrieve(ids…)`: trajectories in place of summaries, until the next subgoal
 
 At step 16 the agent asks for subgoals 1 and 3 at once (the two parts of the mug search, where
 it saw the butterknife). From the next state on, each summary gives way to its subgoal's pairs —
 those that fit $V_{max}$. Subgoal 3's five pairs all come back; of subgoal 1's three, the overflow
 rule (the oldest memory first) drops steps 0 and 1 in the same update, so only step 2 comes
-back. Those two pairs never enter $\omega$; the removal reason of subgoal 1's summary at step 16
-names each, with the bound it would break, and $\pi$ says "retrieved in part (step 2 …)" where
-all came back it says "retrieved in full". At the next subgoal switch both fold back to their
+back. Those two pairs never enter $\omega$: the removal reason of subgoal 1's summary at step 16
+names each, with the bound it would break, and $\pi$ labels subgoal 1 "retrieved in part (step 2;
+…)" and subgoal 3 "retrieved in full". At the next subgoal switch both fold back to their
 summaries.
 """),
         code("""
