@@ -21,11 +21,15 @@ _sys.modules[__name__ + ".sizes"] = sizes
 __version__ = "0.1.0"
 
 from .mechanisms import SCM, AgentFold, FIFOWindow, HiAgent  # noqa: E402
+from .mechanisms import ClearToolUses, Compaction, LangChainSummarization  # noqa: E402
+from .mechanisms import ADKCompaction, LettaMemory, LlamaIndexMemory, SummarizingSession, TrimmingSession  # noqa: E402
 from .scenarios import Scenario, list_scenarios, load_scenario  # noqa: E402
 
 __all__ = list(_core_all) + ["__version__"]
 __all__ += ["Scenario", "load_scenario", "list_scenarios"]
 __all__ += ["FIFOWindow", "SCM", "HiAgent", "AgentFold"]
+__all__ += ["ClearToolUses", "Compaction", "LangChainSummarization"]
+__all__ += ["LlamaIndexMemory", "TrimmingSession", "SummarizingSession", "LettaMemory", "ADKCompaction"]
 # export_html is not in __all__: ``from stmviz import *`` must not load plotly.
 
 
