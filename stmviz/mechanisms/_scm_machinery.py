@@ -88,7 +88,6 @@ class _Cache:
         return f"_Cache({len(self.embeddings)} embeddings, {len(self.summaries)} summaries)"
 
 
-
 class SCMMachinery(Mechanism):
     """Caches, checked calls of the stand-ins, and the fast ranking of :class:`~stmviz.mechanisms.scm.SCM` (results never depend on them)."""
 
@@ -487,7 +486,6 @@ class SCMMachinery(Mechanism):
         return total
 
 
-
 class _Prefix:
     """The name of a memory stream's first ``length`` raw texts (see :meth:`SCM._prefix`); compared by identity."""
 
@@ -528,7 +526,6 @@ class _Texts(Sequence[str]):
             raise InvalidIndexError(f"memories[{i}] does not exist: there are {self._n} earlier interactions, 0 … {self._n - 1}")
         row = self._rows[i][1]
         return row[1] if row is not None else ""
-
 
 
 #: The most matrix cells one BLAS matrix–vector product gets: below OpenBLAS's threading

@@ -580,7 +580,6 @@ class HiAgent(HiAgentMachinery):
             return f"[step {e.meta['step']}] ", e.text
         return "", e.text  # pragma: no cover - foreign elements
 
-
     def _hint(self, state: State) -> str:
         return _retrieval_hint(state)
 

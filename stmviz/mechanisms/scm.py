@@ -216,7 +216,6 @@ def _previous(context: Context) -> AgentStep | None:
     return history[t - 1] if 0 < t <= len(history) else None
 
 
-
 class SCM(SCMMachinery):
     """The mechanism (O, E, Ω_STM, C, U, X, π) of SCM: a memory controller, flash memory and activation memory.
 
@@ -438,7 +437,6 @@ class SCM(SCMMachinery):
         self.embed: Callable[[str], Sequence[float]] = embed or default_embed
         self._caches = threading.local()  # one _Cache per thread: see _cache
 
-
     def params(self) -> dict[str, Any]:
         """JSON-ready constructor arguments (a custom summarize/embed/needs_memory/judge is not recorded: rebuilt, it is the default)."""
         return {
@@ -453,7 +451,6 @@ class SCM(SCMMachinery):
             "summary_threshold": self.summary_threshold,
             "recency_decay": self.recency_decay,
         }
-
 
     # -- U: the update ------------------------------------------------------------
     def update(self, state: State, operation: Operation, context: Context) -> Transition:
@@ -567,7 +564,6 @@ class SCM(SCMMachinery):
 
     def _activate(self, state: State, context: Context, k: int, form: str) -> Transition:
         return Transition(state | self._plan(state, context, k, form)[2])
-
 
     def _planned(
         self, state: State, context: Context, k: int, form: str, stream: list[Any], in_state: set, last: int, query_text: str
@@ -705,7 +701,6 @@ class SCM(SCMMachinery):
         raw = "\n".join(texts)
         return full, raw, self._embedding(raw, context, texts)
 
-
     def _summary_text(self, row: tuple[str, str, tuple[float, ...]], context: Context, index: int) -> str:
         """An interaction's summary: the interaction itself while the prompt that would summarize it is short, else a summary.
 
@@ -751,7 +746,6 @@ def _fused(state: State) -> list[Element]:
     activations = [e for e in state if e.type == "activation"]
     messages = [e for e in state if e.type == "message"]
     return activations + [e for e in state if e.type not in ("activation", "message")] + messages
-
 
 
 def _whole(name: str, value: Any, minimum: int) -> None:
