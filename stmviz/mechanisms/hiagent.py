@@ -489,11 +489,12 @@ class HiAgent(HiAgentMachinery):
         label.
         """
         while True:
-            state = self._make_room(state, reasons, context)
-            renewed = _renew_headers(state, reasons, self.space)
-            if renewed is state:
+            fitted = self._make_room(state, reasons, context)
+            if fitted is state:  # nothing left: the headers still say what is in ω
                 return state
-            state = renewed
+            state = _renew_headers(fitted, reasons, self.space)
+            if state is fitted:
+                return state
 
     def _make_room(self, state: State, reasons: dict[Element, str], context: Context) -> State:
         """Drop the oldest memory (then cut texts) until ω fits, recording why each element left."""
