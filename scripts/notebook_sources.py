@@ -629,11 +629,14 @@ def _():
 # 4 · SCM — Self-Controlled Memory
 
 SCM (Wang et al., 2023; code `wbbeyourself/SCM4LLMs`) keeps a memory stream of all past
-interactions and puts a **memory controller** in front of the model. For each incoming message the
-controller makes two decisions the rest of the system depends on:
+interactions and puts a **memory controller** in front of the model. The paper's controller makes
+two decisions for each incoming message:
 
 1. **Is memory needed at all?** "Tell me a joke" needs nothing from the past; "what's my daughter's
    name again?" does. Only when memory is needed are older interactions retrieved.
+   *The released code skips this decision:* its `is_history_need` is defined but never called, so
+   the chatbot retrieves for every message from its third turn on. `SCM(space)` runs as released;
+   `SCM(space, variant="paper")` asks the question.
 2. **Which form of each retrieved memory answers the message?** When the retrieved memories do not
    fit, each (but the best-ranked) is judged: dropped when even its full text cannot answer the
    message, kept as its summary when the summary can, else kept in full; then full texts become
@@ -646,6 +649,10 @@ Around these decisions:
   the top $k$ are activated. The paper also describes recency + relevance: `ranking="recency+relevance"`.
 - **Flash memory** is the previous interaction: in full when it is short, its summary when it is
   500 tokens or longer (`flash_threshold`).
+- **A turn's summary**, as released, is the turn itself unless the prompt that would summarize it
+  (about 59 tokens of instructions plus the turn) exceeds 300 tokens; only then does a model write
+  one (offline: an extractive summary of `summary_budget` tokens). With `variant="paper"` every
+  turn is summarized.
 
 | | SCM |
 |---|---|
@@ -653,18 +660,18 @@ Around these decisions:
 | type | **flash** memory (the previous interaction) / **activation** memory (older interactions brought back) / the current **message** |
 | $\mu$, $V_{max}$ | tokens; the limit on activation + flash memory + the current message |
 | $\omega$ | the elements fed to the model at the next step |
-| $O$ | file the interaction; memory activation (top-$k$, with the judgement), only when memory is needed |
+| $O$ | file the interaction; memory activation (top-$k$, with the judgement): as released for every message, in the paper only when memory is needed |
 | $C$ | the incoming step (the reply, then the user's next message), the step before it, and the message's embedding |
 | $U$ | file the previous interaction as flash memory, keep the new message; if needed, rank the older interactions by relevance, judge, summarize to fit |
 | $\pi$ | related history (activated memories), previous conversation (flash), the current message — the order of SCM's prompt |
 
 **SCM retrieves for the message it is about to answer.** Step $k$ of a dialogue holds the reply
 $a_{k-1}$ and then the user's next message $u_k$. At that step $U$ files $(u_{k-1}, a_{k-1})$ (it
-becomes flash memory), keeps $u_k$ as the current message and — if the controller finds memory
-needed — activates the older interactions relevant to $u_k$. The reply $a_k$, the output of step
+becomes flash memory), keeps $u_k$ as the current message and activates the older interactions
+relevant to $u_k$ (with the paper's controller: only if it finds memory needed). The reply $a_k$, the output of step
 $k+1$, is produced from $\pi(\omega_{k+1})$.
 
-Offline, the two decisions are documented heuristics — *is memory needed?*: a recall cue ("remember",
+Offline, the two decisions are documented heuristics — *is memory needed?* (the paper's): a recall cue ("remember",
 "again", "I told you", "what was", "my", …) or an earlier interaction sharing at least two (and half,
 at most four for a long input) of the message's content words; *the judgement*: drop when no content
 word of the message is in the memory, summary when the summary keeps every such word, else full. `needs_memory=` and `judge=`
@@ -680,7 +687,7 @@ from stmviz.widgets import TracePlayer
 
 scenario = load_scenario("long_dialogue")
 space = StateSpace(sizes.tokens(), v_max=scenario.v_max)
-scm = SCM(space, k=3)  # ranking="relevance", flash_threshold=500, the offline controller
+scm = SCM(space, k=3)  # as released: retrieval for every message, ranking="relevance", flash_threshold=500
 trace = run(scm, scenario)
 trace
 """),
@@ -688,15 +695,19 @@ trace
 ## The controller's first decision: is memory needed?
 
 Each step's operations say what the controller decided, and why. Near the end the user asks for a
-joke: no memory is activated. The question about the allergy, stated in the second turn, activates it:
+joke. As released, SCM retrieves for it anyway; the paper's controller (`variant="paper"`) activates
+no memory for the joke. The question about the allergy, stated in the second turn, activates memory
+in both:
 """),
         code("""
+paper = run(SCM(space, k=3, variant="paper"), scenario)
 joke = next(t for t, step in enumerate(scenario.steps) if "joke" in step.observation)
 allergy = next(p for p in scenario.probes if p.answer == "sesame")
 for t in (joke, allergy.t - 1):
     print(f"step {t}: {scenario.steps[t].observation[:70]!r}")
-    for o in trace[t].operations:
-        print(f"   {o.type}: {o.reason or '(files the previous interaction as flash memory: it needs no decision)'}")
+    for name, run_ in (("released", trace), ("paper", paper)):
+        for o in run_[t].operations:
+            print(f"   {name:8} {o.type}: {o.reason or '(files the previous interaction as flash memory: it needs no decision)'}")
 """),
         md(r"""
 ## Relevance ranking: the scores of the top candidates
@@ -726,9 +737,10 @@ for p in scenario.probes[:5]:
         md(r"""
 ## Flash memory and the judgement
 
-Flash memory is the previous interaction — its summary once it reaches `flash_threshold` tokens.
-With a small $V_{max}$ the activated memories no longer fit, and the controller judges them; each
-judgement is recorded with its reason (and shown by the player):
+Flash memory is the previous interaction — its summary once it reaches `flash_threshold` tokens
+(as released, the "summary" of a turn this short is the turn itself). With a small $V_{max}$ the
+activated memories no longer fit, and the controller judges them; each judgement is recorded with
+its reason (and shown by the player):
 """),
         code("""
 small = run(SCM(StateSpace(sizes.tokens(), v_max=260), k=3, flash_threshold=60), scenario)
@@ -754,10 +766,10 @@ table(metrics.compare([FIFOWindow, SCM], scenario),
       ["mechanism", "v_max", "mean_occupancy", "total_prompt_tokens", "evictions", "retained", "probes"])
 """),
         md(r"""
-SCM counts about twice FIFO's **evictions** (135<!-- printed: above --> against 66<!-- printed: above -->)
+SCM counts more than twice FIFO's **evictions** (174<!-- printed: above --> against 66<!-- printed: above -->)
 and still keeps 5<!-- printed: above --> probes to FIFO's 0<!-- printed: above -->: an eviction is
 an element leaving $\omega$, not a fact lost. SCM re-ranks its activation memory for every message,
-so a memory activated for one message and not for the next leaves $\omega$ — and stays in the
+(as released, for every message), so a memory activated for one message and not for the next leaves $\omega$ — and stays in the
 memory stream, outside $\omega$, to be activated again. FIFO's 66 are messages gone for good.
 """),
         code("""
@@ -771,8 +783,9 @@ for result in metrics.retention(trace, scenario.probes):
 through the trace and names the step, the operation and the recorded rule that took it out of
 $\pi(\omega_t)$. SCM never deletes an interaction from its memory stream — the stream lives
 outside $\omega$ — so a probe is lost when the controller **did not activate** its evidence for
-the question: memory was judged not needed, the interaction was not among the top $k$ (its score
-is in the record), or the judgement dropped it.
+the question: the interaction was not among the top $k$ (its score is in the record), the
+judgement dropped it, or — with the paper's controller (`variant="paper"`) — memory was judged not
+needed.
 """),
         code("""
 from stmviz.forgetting import why_forgotten_all
@@ -837,8 +850,9 @@ Only after trying: `stmviz.exercises.solution("04-judge")` prints one answer.
 * SCM's $\omega_t$ is what the model reads next: activated memories, flash memory and the current
   message. The full history is a memory stream **outside** $\omega$ — long-term storage that $U$
   retrieves from; $\Sigma\mu \le V_{max}$ bounds only what is brought back.
-* $U$ is the memory controller: per message it decides whether memory is needed, which older
-  interactions to activate (top $k$ by relevance, scores recorded), and in which form (the judgement).
+* $U$ is the memory controller: per message it decides which older interactions to activate (top
+  $k$ by relevance, scores recorded) and in which form (the judgement); the paper's controller
+  (`variant="paper"`) first decides whether memory is needed at all, the released code never asks.
 * So SCM uses a fraction of $V_{max}$ (see `mean_occupancy`) and keeps the facts a question asks
   about — provided the question arrives as its input; a fact is lost when it is not activated for it.
 * Its parameters — $k$, `ranking`, `flash_threshold` — decide how much of $V_{max}$ it fills.
@@ -857,17 +871,21 @@ model itself writes. Its released agent (AgentBoard, `cme_final.py`) works like 
 stmviz's `HiAgent`:
 
 1. **The model states its subgoals.** When it starts one, its output holds a line
-   `Subgoal: …` (in a scenario file: the `subgoal` directive). No rule invents subgoals: a
-   fixed-interval rule exists only as a *chunking baseline* (`subgoal_every=…`, off by default).
+   `Subgoal: …` (in a scenario file: the `subgoal` directive). Subgoals are numbered 1, 2, 3, …
+   as the released agent numbers them; steps before the first subgoal stay verbatim. No rule
+   invents subgoals: a fixed-interval rule exists only as a *chunking baseline*
+   (`subgoal_every=…`, off by default).
 2. **A finished subgoal becomes a summarized observation.** Its action–observation pairs are
    replaced by one line, conditioned on the subgoal, that keeps *what was observed* and says
    *whether the subgoal was achieved*. HiAgent asks an LLM for it
    (`stmviz.text.openai.OpenAISubgoalSummarizer`); the offline default keeps the observations'
    informative sentences and gives a verdict by a stated heuristic (`subgoal_done`, or a
-   done/success cue → achieved; a failure cue → not achieved; else *not confirmed*).
+   done/success cue → achieved; a failure cue → not achieved; else *not confirmed*). As
+   released, "check valid actions" pairs are not given to the summarizer.
 3. **`retrieve(ids…)`.** The model may ask for the full trajectories of finished subgoals; the
-   listed summaries give way to all their pairs **until the next subgoal**, when they fold back.
-   π ends with a line telling the model which ids it may name.
+   listed summaries give way to their pairs **until the next subgoal**, when they fold back —
+   as many pairs as fit $V_{max}$: the overflow rule drops the oldest first, and the trace says
+   which. π ends with a line telling the model which ids it may name.
 4. **Overflow drops the oldest memory first** — old summaries before the current subgoal's pairs.
 
 | | HiAgent |
@@ -925,16 +943,26 @@ for t, step in enumerate(trace):
             print(f"step {t}: the summary of subgoal {e.meta['subgoal']} ('not confirmed') left ω — {why[:70]}…")
 """),
         md(r"""
-## `retrieve(ids…)`: full trajectories in place of summaries, until the next subgoal
+## `retrieve(ids…)`: trajectories in place of summaries, until the next subgoal
 
-At step 16 the agent asks for subgoals 0 and 2 at once (where it saw the butterknife). From the
-next state on, their summaries are replaced by every pair they held; at the next subgoal switch
-they fold back to their summaries.
+At step 16 the agent asks for subgoals 1 and 3 at once (the two parts of the mug search, where
+it saw the butterknife). From the next state on, each summary gives way to its subgoal's pairs —
+those that fit $V_{max}$. Subgoal 3's five pairs all come back; of subgoal 1's three, the overflow
+rule (the oldest memory first) drops steps 0 and 1 in the same update, so only step 2 comes
+back. Those two pairs never enter $\omega$: the removal reason of subgoal 1's summary at step 16
+names each, with the bound it would break, and $\pi$ labels subgoal 1 "retrieved in part (step 2;
+…)" and subgoal 3 "retrieved in full". At the next subgoal switch both fold back to their
+summaries.
 """),
         code("""
 asks = [t for t, step in enumerate(trace) if any(op.type == "retrieve" for op in step.operations)]
 t = asks[0]
 print(t, next(op for op in trace[t].operations if op.type == "retrieve"))
+for e, why in trace[t].why.items():
+    if e.type == "summary" and "retrieved" in why:
+        print(" -", why)
+"""),
+        code("""
 print(trace.project(t + 1).text())
 """),
         code("""
