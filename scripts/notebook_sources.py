@@ -1987,3 +1987,291 @@ Only after trying: `stmviz.exercises.solution("10-evidence-recall")` prints one 
 Back to the start: **[00 · Start here](00_start_here.ipynb)**.
 """),
     ]
+
+
+@notebook("11_managers_you_use")
+def _():
+    return [
+        md(r"""
+# 11 · The managers you use: practitioners' context managers in the paper's terms
+
+The four architectures of the paper's Section 4 are research systems. What people run in 2026
+are the context managers of their APIs and frameworks: Anthropic's tool-result clearing and
+compaction, Claude Code's auto-compact, LangChain's summarization middleware, LlamaIndex's
+`Memory`, the OpenAI Agents SDK's sessions, Letta (MemGPT), Google ADK's event compaction.
+Each is a mechanism $(O, E, \Omega_{STM}, C, U, X, \pi)$ — the paper's first claimed property,
+universality — and they split along the paper's own line, **separation of concerns**:
+
+- some rewrite the state: **$U$** removes or replaces elements, and $\pi$ shows what is left;
+- some keep the whole history in $\omega$ and only edit a copy of it for each model call:
+  **$\pi$** hides or replaces what the model sees; $\omega$ never loses anything;
+- server-side compaction does both: $U$ adds a summary to $\omega$, and $\pi$ shows nothing before it.
+
+| stmviz | original | $U$ (rewrites $\omega$) | $\pi$ (builds each model input) |
+|---|---|---|---|
+| `ClearToolUses` | Anthropic context editing; LangChain `ClearToolUsesEdit` | appends | old tool results → a placeholder (and old thinking) |
+| `Compaction` | Anthropic `compact_20260112`; `Compaction.claude_code` its auto-compact | appends; at the trigger adds a summary block | the system prompt, then nothing before the last block |
+| `LangChainSummarization` | LangChain `SummarizationMiddleware` | the oldest messages → one summary message | the identity |
+| `LlamaIndexMemory` | LlamaIndex `Memory` | flushes the oldest messages into memory blocks | blocks rendered into the system message, dropped by priority |
+| `TrimmingSession`, `SummarizingSession` | OpenAI Agents SDK session recipes | keeps the last user turns / replaces older turns by a summary pair | the identity |
+| `LettaMemory` | MemGPT / Letta | sliding-window summary, core-memory edits, paging by tool calls | system prompt with core memory, summary, queue |
+| `ADKCompaction` | Google ADK `EventsCompactionConfig` | appends summaries; never deletes an event | hides the events a summary covers |
+
+Their sources, defaults and every departure are in each class's docstring and in `docs/fidelity.md`.
+Each class also declares where each part of its work happens, as `placement`:
+"""),
+        code("""
+import dataclasses
+
+from stmviz import (ADKCompaction, ClearToolUses, Compaction, FIFOWindow, LangChainSummarization, LettaMemory,
+                    LlamaIndexMemory, StateSpace, SummarizingSession, TrimmingSession, load_scenario, metrics, run, sizes)
+from stmviz.forgetting import why_forgotten
+from stmviz.scenarios import Probe, example_transcript, load_transcript, recorded_compactions
+from stmviz.tables import table
+
+table([{"manager": cls.__name__, "part of its work": part, "in": where}
+       for cls in (ClearToolUses, Compaction, LangChainSummarization, LlamaIndexMemory, TrimmingSession,
+                   SummarizingSession, LettaMemory, ADKCompaction)
+       for part, where in cls.placement.items()])
+"""),
+        md(r"""
+## A transcript you already have
+
+Practitioners' transcripts are not stmviz scenarios. `load_transcript` recognises a Claude Code
+session file, an Anthropic Messages request or response, OpenAI chat messages or Responses /
+Agents SDK items, OpenTelemetry GenAI spans, LangChain messages and AgentFold logs, and reads each
+by one rule: a step $t$ holds the model's output, produced from $x_t = \pi(\omega_t)$, then the input
+that arrives after it. The model's thinking goes into the step's metadata, never into its text.
+
+stmviz ships one small Claude Code session (written for this notebook, no real user's data): a
+coding agent fixes invoice totals that are off by a cent. Its file also holds a sub-agent's
+sidechain, a message the user rewound, and one **automatic compaction** Claude Code made.
+"""),
+        code("""
+session = load_transcript(example_transcript("claude_code_session"))
+print(session.description)
+table([{"t": t, "output": step.thought or step.action, "input": step.observation, "role": step.input_role}
+       for t, step in enumerate(session.steps)], width=48)
+"""),
+        md(r"""
+The compaction Claude Code recorded (its `compact_boundary` and the summary after it) is kept as
+an event, not replayed as a message: each manager below makes its own.
+"""),
+        code("""
+(real,) = recorded_compactions(session)
+print(real.label, "— before the output of step", real.t)
+print(real.summary[:420], "…")
+"""),
+        md(r"""
+Four facts the agent needs later become **probes**: the finance ticket (the user's first message,
+needed for the commit at step 14), the tax rate (a file read at step 3), the failing test (step 7)
+and the billing rule (step 10).
+"""),
+        code("""
+session = dataclasses.replace(session, probes=(
+    Probe(14, "Which finance ticket goes in the commit message?", "FIN-2291", 0),
+    Probe(11, "What is the regional tax rate?", "0.0725", 3),
+    Probe(12, "Which test still failed after the first fix?", "test_total_with_discount_rounds_half_even", 7),
+    Probe(11, "What do the billing rules say a discount applies to?", "net amount", 10),
+))
+session.token_count()
+"""),
+        md(r"""
+## Every manager on the same transcript
+
+The originals' thresholds are set for windows of about 200,000 tokens; this session has 1,828.
+`managers(v_max, window)` keeps each original's rule and scales its thresholds to a model window
+`window` by the same fractions (Anthropic clears tool results from 100,000 of 200,000 tokens: half
+the window; compacts from 150,000: three quarters; Claude Code at 95 %; Letta at 0.9 of its window).
+$V_{max}$ is the capacity of the store: large enough here for the whole transcript, so the FIFO
+window — the plain context window — forgets nothing and is the baseline. The session recipes and ADK count user turns, not
+tokens, and this session has three: here they keep 2 turns (`max_turns`), summarize past 2 keeping 1,
+and compact every 2 invocations (the defaults, 8, 3 and 3, come back for the long chat below).
+"""),
+        code("""
+def managers(v_max, window, max_turns=8, context_limit=3, keep_last_n_turns=3, adk_interval=3):
+    space = StateSpace(sizes.tokens(), v_max)
+    return {
+        "FIFO window": FIFOWindow(space),
+        "ClearToolUses": ClearToolUses(space, trigger=window // 2, keep=3),
+        "Compaction": Compaction(space, trigger=window * 3 // 4),
+        "Claude Code": Compaction.claude_code(space, window=window, percent=95),
+        "LangChainSummarization": LangChainSummarization(space, trigger=("tokens", window * 3 // 5), keep=("messages", 6)),
+        "LlamaIndexMemory": LlamaIndexMemory(space, token_limit=window * 3 // 4),
+        "TrimmingSession": TrimmingSession(space, max_turns=max_turns),
+        "SummarizingSession": SummarizingSession(space, context_limit=context_limit, keep_last_n_turns=keep_last_n_turns),
+        "LettaMemory": LettaMemory(space, context_window=window),
+        "ADKCompaction": ADKCompaction(space, compaction_interval=adk_interval, overlap_size=1),
+    }
+
+
+def scorecard(traces, probes):
+    rows = []
+    for name, trace in traces.items():
+        record = metrics.run_metrics(trace, probes)
+        kept = {p.answer[:14]: r.retained for p, r in zip(probes, metrics.retention(trace, probes))}
+        rows.append({"manager": name, "max Σμ": max(s.size_after for s in trace), "max |π|": record["max_prompt_tokens"],
+                     "cost": record["cost"], "summaries": record["summarizer_calls"], **kept})
+    return table(rows)
+
+
+fitted = managers(2400, 1700, max_turns=2, context_limit=2, keep_last_n_turns=1, adk_interval=2)
+traces = {name: run(m, session) for name, m in fitted.items()}
+scorecard(traces, session.probes)
+"""),
+        md(r"""
+Read the columns. **max Σμ** is the largest stored state, **max |π|** the largest model input,
+**cost** $\sum_t |\pi(\omega_t)|$ the input tokens of every model call, **summaries** the summarizer
+calls; the last four say whether each probe's key string reached the model when it was needed.
+
+- The $\pi$-managers keep everything: `ClearToolUses` stores as much as the FIFO window (more: it
+  also keeps the thinking, which π shows only for the last turn) yet costs a third less, because
+  $\pi$ shows old tool results as a placeholder. `Compaction` and Claude Code store *more* than the
+  transcript — the history and the summary block —, and `Compaction` costs least of all.
+- The $U$-managers store less: `LangChainSummarization`, `LlamaIndexMemory`, the session recipes
+  and Letta remove elements from $\omega$.
+- Nobody keeps everything at a lower cost: each saving lost some probe.
+
+## Occupancy against $V_{max}$, and where the real system compacted
+
+Four of them side by side: the baseline, a $\pi$-manager, a $U$-manager, and Claude Code's preset.
+The dashed line is where Claude Code itself compacted this session (`mark_recorded_compactions`).
+"""),
+        code("""
+from stmviz.viz import mark_recorded_compactions, occupancy_figure
+
+four = {name: traces[name] for name in ("FIFO window", "ClearToolUses", "LangChainSummarization", "Claude Code")}
+mark_recorded_compactions(occupancy_figure(four, layout="side"), session)
+"""),
+        md(r"""
+In the `ClearToolUses` panel the stored $\Sigma\mu$ keeps growing while $|\pi(\omega_t)|$ falls away
+from it once the trigger is passed: the history is whole, the input is not. In the
+`LangChainSummarization` panel both fall together, at the steps where $U$ summarized. Claude Code's
+preset (`Compaction.claude_code`, 95 % of a 1,700-token window) compacted at step 11, so the first
+output it changed is step 12's — exactly where the recorded compaction stands.
+
+## What each loses, and why
+
+`why_forgotten(trace, probe)` names the step, the operation and the rule that took a fact out of
+$\pi(\omega_t)$ — and tells $U$'s losses from $\pi$'s:
+"""),
+        code("""
+rate, ticket = session.probes[1], session.probes[0]
+for name, probe in (("ClearToolUses", rate), ("LangChainSummarization", rate), ("TrimmingSession", ticket),
+                    ("LlamaIndexMemory", rate), ("Claude Code", ticket)):
+    print(f"{name}: {why_forgotten(traces[name], probe).explanation}\\n")
+"""),
+        md(r"""
+- `ClearToolUses` still *has* the tax rate in $\omega_{11}$; its $\pi$ shows a placeholder instead
+  (Anthropic's documentation: "your client application maintains the full, unmodified
+  conversation history"). Raising `keep` or excluding the `Read` tool would bring it back.
+- `LangChainSummarization` lost the tax rate in $U$: the file it was read from was summarized away
+  at step 7, and the offline summary kept the ticket instead. `TrimmingSession` lost the ticket in
+  $U$ too: trimmed with the oldest user turn (the recipe keeps `max_turns` user turns, whatever
+  they said).
+- `LlamaIndexMemory` flushed the tax rate (and the ticket) from its queue into its memory blocks;
+  with no fact-extraction block configured, nothing of them comes back in $\pi$.
+- Claude Code's preset keeps the message in $\omega$ but $\pi$ shows nothing before the summary,
+  and stmviz's offline, extractive summary did not keep the ticket number.
+
+## The real compaction beside the mechanism's
+
+The recorded summary was written by a model. Give the preset that very text as its summarizer:
+the same trigger, the same place, the real summary. Which probes survive now?
+"""),
+        code("""
+recorded_text = real.summary.split("\\n", 1)[1]  # its first line is the prefix the preset writes itself
+space = StateSpace(sizes.tokens(), 2400)
+with_real = run(Compaction.claude_code(space, window=1700, percent=95, summarizer=lambda texts, budget: recorded_text), session)
+offline = traces["Claude Code"]
+table([{"summary": name, **{p.answer[:14]: r.retained for p, r in zip(session.probes, metrics.retention(trace, session.probes))}}
+       for name, trace in (("stmviz's offline summary", offline), ("Claude Code's recorded summary", with_real))])
+"""),
+        md(r"""
+The recorded summary kept the ticket (its "Primary Request and Intent" section names FIN-2291),
+so the commit at step 14 could cite it — as the session shows it did. It did not keep the failing
+test's name, which the offline summary did: that one copies sentences, and the pytest output was
+among them. (The tax rate was last needed at step 11, before either compaction.) The offline
+summarizer is a stand-in; `Compaction.openai_summarizer(client, model)` sends the original's
+prompt to a real model.
+
+## A long chat
+
+The same managers on the bundled `long_dialogue` (44 steps, no tool calls, seven probes of facts
+told early), with a 1,600-token window. ADK never deletes an event and adds its summaries, so its
+store needs room beyond the chat itself: $V_{max} = 8{,}000$ for all.
+"""),
+        code("""
+chat = load_scenario("long_dialogue")
+chat_traces = {name: run(m, chat) for name, m in managers(8000, 1600).items()}
+rows = []
+for name, trace in chat_traces.items():
+    record = metrics.run_metrics(trace, chat.probes)
+    rows.append({"manager": name, "max Σμ": max(s.size_after for s in trace), "max |π|": record["max_prompt_tokens"],
+                 "cost": record["cost"], "summaries": record["summarizer_calls"],
+                 "retention": record["retention"], "evidence recall": record["evidence_recall"]})
+table(rows)
+"""),
+        md(r"""
+With no tool results, `ClearToolUses` has nothing to clear: it *is* the FIFO window.
+`LangChainSummarization` called its summarizer at 30 of the 44 steps: once past the trigger, the
+summary and the 6 messages it keeps stay close to it, so almost every new message sets it off
+again. Of the managers that save anything, ADK keeps the most evidence and pays the most for it:
+its summaries overlap (`overlap_size`) and stay in $\pi$ beside each other. The session
+recipes trim by user turns (`TrimmingSession` keeps 8, `SummarizingSession` summarizes past 3), so
+their inputs stay small whatever the window; the sesame allergy told at step 1 is long gone when
+the question comes at step 40:
+"""),
+        code("""
+sesame = next(p for p in chat.probes if p.answer == "sesame")
+for name in ("TrimmingSession", "SummarizingSession", "Compaction", "LettaMemory"):
+    print(f"{name}: {why_forgotten(chat_traces[name], sesame).explanation}\\n")
+"""),
+        code("""
+occupancy_figure({name: chat_traces[name] for name in ("FIFO window", "Compaction", "TrimmingSession", "LettaMemory")},
+                 layout="side")
+"""),
+        md(r"""
+$V_{max}$, the store's capacity, is far above every curve: what bounds these inputs is each
+manager's own rule — Compaction's trigger (the dotted $|\pi(\omega_t)|$ drops at each new block
+while $\Sigma\mu$ keeps growing), the recipe's turn count, Letta's 0.9 of its window — not
+Definition 1's bound.
+"""),
+        md(r"""
+## Takeaways
+
+- The managers practitioners run are mechanisms of Definition 2, and the paper's split tells them
+  apart: **$U$-managers** (summarization middleware, LlamaIndex, the session recipes, Letta) lose
+  facts from $\omega$; **$\pi$-managers** (tool-result clearing) keep $\omega$ whole and hide facts
+  from the input; **compaction** (Anthropic, Claude Code, ADK) adds a summary in $U$ and hides the
+  rest in $\pi$. `why_forgotten` says which one happened.
+- A $\pi$-manager's cost is not its occupancy: plot $|\pi(\omega_t)|$ beside $\Sigma\mu(\omega_t)$.
+- Turn-based recipes bound turns, not tokens: one long tool result or one chatty turn is kept
+  whole, and an early fact goes with its turn.
+- A summary is only as good as its summarizer: the same compaction at the same step kept the ticket
+  with the recorded model summary and lost it with the offline stand-in.
+- A real transcript's own compaction (`recorded_compactions`) can be set against every mechanism on
+  the same steps: `mark_recorded_compactions` draws it on any figure over $t$.
+
+## Exercise · tool-result clearing is $\pi$'s work
+
+Write $\pi$ of tool-result clearing on a list of messages `{"role", "content", "call"}` (the stored
+history $\omega$, oldest first): every tool result (role `"tool"`) except the `keep` most recent
+shows `placeholder`; everything else is shown as it is, in order. $\pi$ must not change $\omega$.
+"""),
+        code("""
+from stmviz.exercises import check_clear_tool_results
+
+def project(messages, keep, placeholder):
+    # TODO: return a new list: the `keep` newest tool results as they are, older ones as `placeholder`
+    raise NotImplementedError("TODO: write π of tool-result clearing")
+"""),
+        code("""
+check_clear_tool_results(project)
+"""),
+        md(r"""
+Only after trying: `stmviz.exercises.solution("11-clear-results")` prints one answer.
+
+Back to the start: **[00 · Start here](00_start_here.ipynb)**.
+"""),
+    ]
