@@ -1904,16 +1904,16 @@ whole turns, the mean per conversation; cost $\sum_t |\pi(\omega_t)|$ over the t
 
 | $V_{max}$ | FIFO | HiAgent | SCM ($k = 3$) | AgentFold |
 |---|---|---|---|---|
-| 2,048 | 0.049 / 0.031, 14.4 M tokens | 0.025 / 0.012, 14.5 M | 0.089 / 0.088, 1.1 M | 0.014 / 0.001, 7.9 M |
-| 8,192 | 0.380 / 0.352, 50.8 M | 0.286 / 0.259, 52.4 M | the same | the same |
-| unbounded | 1.000 / 1.000, 96.3 M | 1.000 / 1.000, 115.4 M | the same | the same |
+| 2,048 | 0.049 / 0.031, 14.4 M tokens | 0.026 / 0.013, 14.5 M | 0.093 / 0.092, 1.2 M | 0.014 / 0.001, 7.9 M |
+| 8,192 | 0.380 / 0.352, 50.8 M | 0.287 / 0.259, 52.4 M | the same | the same |
+| unbounded | 1.000 / 1.000, 96.3 M | 1.000 / 1.000, 115.2 M | the same | the same |
 
 Evidence recall now agrees with whole turns: FIFO at 2,048 tokens keeps 0.049 of its evidence's
 4-grams while 3.1 % of its evidence turns are in its input — the old word overlap said 0.566.
-SCM keeps the most at 2,048 tokens, for a thirteenth of FIFO's cost, and not one token more with
+SCM keeps the most at 2,048 tokens, for a twelfth of FIFO's cost, and not one token more with
 more room; AgentFold keeps summaries only (0.014 of the 4-grams, almost no turn whole). By
-category, SCM's three retrieved memories serve single-hop (0.114) and temporal (0.100) questions,
-which need one turn, far better than multi-hop (0.013) and open-domain (0.011) ones, which need
+category, SCM's three retrieved memories serve single-hop (0.121) and temporal (0.100) questions,
+which need one turn, far better than multi-hop (0.014) and open-domain (0.024) ones, which need
 several.
 
 reproduced with `python benchmarks/locomo_table.py locomo10.json --scm-k 3 10 30` (numbers only).
@@ -1942,8 +1942,8 @@ table(by_k, ["k", "v_max", "evidence_recall", "whole_turns", "cost", "max_prompt
 With $k = 1$ SCM keeps less (0.27), with $k = 5$ more (0.40) at a higher cost (10,734 against 8,238
 tokens), and only at $k = 8$ does its largest input grow with $V_{max}$ (773 → 813 tokens): the room
 matters once retrieval brings more than fits. On LoCoMo the same sweep
-(`benchmarks/locomo_table.py --scm-k 3 10 30`) gives evidence recall 0.089 → 0.183 → 0.302 for
-1.1 → 2.6 → 6.9 M tokens, identical at 2,048 and 8,192 tokens: thirty activated turns still fit in
+(`benchmarks/locomo_table.py --scm-k 3 10 30`) gives evidence recall 0.093 → 0.191 → 0.327 for
+1.2 → 3.0 → 8.1 M tokens, identical at 2,048 and 8,192 tokens: thirty activated turns still fit in
 2,048 tokens. What SCM keeps is set by $k$, not by $V_{max}$.
 """),
         md(r"""
