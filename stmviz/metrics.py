@@ -92,7 +92,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .core.element import Element
-from .core.arguments import describe, items
+from .core.guards import describe
+from .core import guards
 from .core.errors import InvalidArgumentError
 from .core.mechanism import Mechanism
 from .core.protocol import ElementType, declared_types
@@ -340,7 +341,7 @@ def retention(trace: Trace, probes: Iterable[Any]) -> list[ProbeResult]:
 
 def _probes(probes: object) -> list[Any]:
     """The probes, each checked to have a whole-number ``t`` and a str ``question`` and ``answer`` (as a Probe has)."""
-    checked = items(probes, "retention", "probes", what="Probe objects (scenario.probes)")
+    checked = guards.items(probes, "probes", where="retention", what="Probe objects (scenario.probes)")
     for i, probe in enumerate(checked):
         t, question, answer = (getattr(probe, name, None) for name in ("t", "question", "answer"))
         if isinstance(t, bool) or not isinstance(t, int) or not isinstance(question, str) or not isinstance(answer, str):
@@ -433,9 +434,9 @@ def compare(mechanisms: Iterable[Any] | Mapping[str, Any], scenario: Any) -> lis
             "e.g. load_scenario('tool_chat')"
         )
     if isinstance(mechanisms, Mapping):
-        entries = items(_safe_items(mechanisms), "compare", "mechanisms", what="name → mechanism pairs")
+        entries = guards.items(_safe_items(mechanisms), "mechanisms", where="compare", what="name → mechanism pairs")
     else:
-        entries = [(None, m) for m in items(mechanisms, "compare", "mechanisms", what="Mechanism instances or subclasses")]
+        entries = [(None, m) for m in guards.items(mechanisms, "mechanisms", where="compare", what="Mechanism instances or subclasses")]
     probes = tuple(getattr(scenario, "probes", ()) or ())
     records = []
     for label, item in entries:
@@ -674,8 +675,7 @@ def cost_at(trace: Trace, t: int) -> int:
     """
     trace = require_trace(trace, "metrics")
     n = len(trace)
-    if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t <= n:
-        raise InvalidArgumentError(f"cost_at: t must be a whole number in 0 … {n} (the states ω_0 … ω_n), got {t!r}")
+    t = guards.whole_number(t, "t", 0, maximum=n, where="cost_at", fix=f"; the states are ω_0 … ω_{n}")
     total = sum(int(trace[s].input_size) for s in range(min(t + 1, n)))
     if t == n:
         total += int(trace.final_input_size or 0)

@@ -64,6 +64,7 @@ import numbers
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from .core import guards
 from .core.errors import InvalidArgumentError, STMError
 from .core.formatting import shorten
 from .core.mechanism import Mechanism
@@ -470,8 +471,7 @@ def sweep(
     items = _mechanisms(mechanisms)
     found = _scenarios(scenarios)
     checked = _grids(grids, items)
-    if processes is not None and (isinstance(processes, bool) or not isinstance(processes, int) or processes < 1):
-        raise InvalidArgumentError(f"processes must be a whole number ≥ 1 or None, got {processes!r}")
+    processes = guards.whole_number(processes, "processes", 1, none_ok=True)
     if errors not in ("raise", "record"):
         raise InvalidArgumentError(f"errors must be 'raise' or 'record', got {shorten(repr(errors))}")
     if keep_traces and processes is not None:

@@ -25,7 +25,7 @@ from .errors import (
     MechanismContractError,
     UnsupportedOperationError,
 )
-from .arguments import describe
+from .guards import describe
 from .formatting import format_number, shorten
 from .mechanism import Mechanism
 from .operation import Operation, OperationSet

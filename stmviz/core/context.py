@@ -21,7 +21,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .arguments import describe
+from . import guards
+from .guards import describe
 from .element import Meta, thaw
 from .errors import InvalidArgumentError, InvalidIndexError, ScenarioFormatError, STMError
 from .formatting import shorten
@@ -315,8 +316,7 @@ class Context:
     extra: Mapping[str, Any] = field(default_factory=Meta)
 
     def __post_init__(self) -> None:
-        if isinstance(self.t, bool) or not isinstance(self.t, int) or self.t < 0:
-            raise InvalidArgumentError(f"Context: t must be a whole number of steps ≥ 0, got {describe(self.t)}")
+        object.__setattr__(self, "t", guards.whole_number(self.t, "t", 0, where="Context"))
         if not isinstance(self.query, str):
             raise InvalidArgumentError(f"Context: query Q must be text, got {type(self.query).__name__} {describe(self.query)}")
         for name in ("meta", "extra"):

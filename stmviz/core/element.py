@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, ClassVar, Union
 
-from .arguments import describe
+from .guards import describe
 from .errors import InvalidElementError, TraceFormatError
 from .formatting import shorten
 
@@ -172,8 +172,9 @@ def freeze(value: Any, where: str = "value", _depth: int = 0) -> Any:
         return value
     if _depth >= MAX_NESTING:
         raise InvalidElementError(
-            f"{where} is nested more than {MAX_NESTING} levels deep; metadata is a flat record of "
-            f"components: flatten it, or store the deep structure as text"
+            f"{shorten(where, 60)} is nested more than {MAX_NESTING} levels deep (a list or dict that holds "
+            f"itself nests forever); metadata is a flat record of components: flatten it, or store the deep "
+            f"structure as text"
         )
     if isinstance(value, bool):  # pragma: no cover - bool cannot be subclassed
         return bool(value)

@@ -52,7 +52,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .arguments import describe
+from . import guards
+from .guards import describe
 from .errors import InvalidArgumentError, STMError
 from .formatting import shorten
 
@@ -339,9 +340,7 @@ def max_file_bytes(limit: int | None = None) -> int:
                 f"{MAX_FILE_BYTES_ENV}={shorten(raw)!r} is not a whole number of bytes; "
                 f"set it to e.g. {2 * DEFAULT_MAX_FILE_BYTES}, or unset it for the default of {DEFAULT_MAX_FILE_BYTES}"
             ) from None
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-        raise InvalidArgumentError(f"the file size limit must be a whole number of bytes ≥ 1, got {describe(limit)}")
-    return limit
+    return guards.whole_number(limit, "the file size limit (bytes)", 1)
 
 
 def read_bytes(

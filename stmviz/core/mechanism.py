@@ -30,7 +30,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from .arguments import describe
+from .guards import describe
+from . import guards
 from .element import Element, content_text
 from .context import Context
 from .errors import CapacityError, ControllerError, InvalidArgumentError, InvalidUpdateError, STMError
@@ -97,6 +98,9 @@ class Mechanism:
     element_types: Mapping[str, ElementType] = element_types_of({})
     #: The directives its controller reads from a step (keys of AgentStep.directives), name → meaning.
     directives: Mapping[str, str] = directives_of({})
+    #: The metadata components U and π read from each element type, type → keys; :func:`run`
+    #: checks a given initial state ω_0 against it, so a foreign element is named at the start.
+    required_meta: Mapping[str, tuple[str, ...]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -383,7 +387,6 @@ def make_mechanism(
     >>> [e.text for e in run(m, ["hello", "hi", "world"]).final]
     ['hello', 'hi']
     """
-    from ..text._checks import check_callable, check_text
 
     if not isinstance(space, StateSpace):
         raise InvalidArgumentError(
@@ -406,10 +409,10 @@ def make_mechanism(
         raise InvalidArgumentError(
             f"update must be a callable update(m, state, operation, context) -> State, got {type(update).__name__}"
         )
-    check_callable("project", project, "project(m, state) -> model input")
-    check_callable("controller", controller, "controller(m, state, context) -> Operation")
-    check_callable("initial", initial, "initial(m, context) -> State")
-    check_text("name", name, "greedy")
+    guards.function(project, "project", "project(m, state) -> model input")
+    guards.function(controller, "controller", "controller(m, state, context) -> Operation")
+    guards.function(initial, "initial", "initial(m, context) -> State")
+    guards.text(name, "name", example="greedy")
     return _FunctionMechanism(space, name, declared, update, project, controller, initial)
 
 

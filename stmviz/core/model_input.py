@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .element import Element, content_text, freeze
-from .arguments import describe, items
+from .guards import describe
+from . import guards
 from .errors import InvalidArgumentError
 from .formatting import shorten
 
@@ -65,7 +66,7 @@ class ModelInput(Sequence[Message]):
     __slots__ = ("_messages",)
 
     def __init__(self, messages: Iterable[Message] = ()) -> None:
-        self._messages = tuple(items(messages, "ModelInput", "messages", what="Message"))
+        self._messages = tuple(guards.items(messages, "messages", where="ModelInput", what="Message"))
         for message in self._messages:
             if not isinstance(message, Message):
                 raise InvalidArgumentError(

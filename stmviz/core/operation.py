@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .arguments import describe
+from .guards import describe
 from .element import Meta, thaw
 from .errors import InvalidOperationError, UnsupportedOperationError
 from .formatting import shorten

@@ -41,6 +41,7 @@ from types import MappingProxyType
 from typing import Any
 
 from .element import Element
+from .guards import as_int
 from .errors import InvalidArgumentError, MechanismContractError
 from .formatting import shorten
 
@@ -52,7 +53,6 @@ __all__ = [
     "directives_of",
     "declared_types",
     "register_types",
-    "whole_number",
     "step_range",
 ]
 
@@ -422,21 +422,6 @@ def declared_types() -> Mapping[str, ElementType]:
     return MappingProxyType(_DECLARED)
 
 
-def whole_number(value: Any) -> int | None:
-    """A metadata value as a whole number (``3`` and ``3.0`` alike, as read back from JSON), else ``None``.
-
-    >>> whole_number(3.0), whole_number(True), whole_number("3")
-    (3, None, None)
-    """
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return None
-
-
 def step_range(element: Element) -> tuple[int, int] | None:
     """The steps x … y an element summarizes, from its metadata ``range`` = (x, y) (AgentFold's s_{x,y}).
 
@@ -448,7 +433,7 @@ def step_range(element: Element) -> tuple[int, int] | None:
     value = element.meta.get("range")
     if not isinstance(value, tuple) or len(value) != 2:
         return None
-    x, y = whole_number(value[0]), whole_number(value[1])
+    x, y = as_int(value[0], float_ok=True), as_int(value[1], float_ok=True)
     if x is None or y is None or x > y:
         return None
     return (x, y)

@@ -31,7 +31,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .arguments import describe
+from .guards import LARGEST, describe
 from .context import AgentStep, Context, History
 from .element import Element, Meta, order_key, thaw
 from .errors import STMError, TraceFormatError
@@ -234,7 +234,7 @@ class _Reader:
         query, tools = self._query_tools()
         spec = self._spec()
         every = self.data.get("checkpoint_every", 32)
-        if type(every) is not int or every < 1:
+        if type(every) is not int or not 1 <= every <= LARGEST:
             raise self.fail("checkpoint_every", f"must be a whole number ≥ 1, got {describe(every)}")
         final_input_size = self.data.get("final_input_size")
         if final_input_size is not None and not _count(final_input_size):

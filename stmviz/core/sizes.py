@@ -26,7 +26,7 @@ from functools import lru_cache
 from typing import Any
 
 from .element import AudioPart, Element, ImagePart
-from .arguments import describe
+from .guards import LARGEST, as_int, describe, is_finite
 from .errors import EncodingUnavailableError, InvalidArgumentError, InvalidElementError, InvalidSizeError, STMError
 from .formatting import shorten
 
@@ -173,8 +173,9 @@ def image_tokens(width: int, height: int, detail: str = "auto") -> int:
     85
     """
     for name, v in (("width", width), ("height", height)):
-        if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
-            raise InvalidElementError(f"image {name} must be a positive whole number of pixels, got {v!r}")
+        number = as_int(v)
+        if number is None or number <= 0 or not is_finite(number):
+            raise InvalidElementError(f"image {name} must be a positive whole number of pixels, got {describe(v)}")
     if detail == "low":
         return 85
     if detail not in ("high", "auto"):
@@ -405,8 +406,10 @@ def tokens(encoding: str = "cl100k_base", overhead: int = 0) -> SizeFunction:
     >>> mu(Element(("Look:", ImagePart("cat.png", 512, 512))))
     257
     """
-    if isinstance(overhead, bool) or not isinstance(overhead, int) or overhead < 0:
-        raise InvalidSizeError(f"overhead must be a whole number ≥ 0 of tokens, got {overhead!r}")
+    number = as_int(overhead)
+    if number is None or not 0 <= number <= LARGEST:
+        raise InvalidSizeError(f"overhead must be a whole number ≥ 0 of tokens, got {describe(overhead)}")
+    overhead = number
     counter = _counter(_named(encoding))
     count = counter.count
 

@@ -15,13 +15,12 @@ size function μ and the capacity V_max and decides membership.
 
 from __future__ import annotations
 
-import math
 import numbers
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from .element import Element, order_key
-from .arguments import describe
+from .guards import describe, is_finite
 from .errors import (
     CapacityError,
     InvalidCapacityError,
@@ -282,9 +281,9 @@ def _check_v_max(v_max: Any) -> float:
         )
     if not isinstance(v_max, int):
         v_max = float(v_max)
-    if math.isnan(v_max) or math.isinf(v_max):
+    if not is_finite(v_max):
         raise InvalidCapacityError(
-            f"V_max must be finite, got {v_max}; the paper bounds Σμ(e) by a real V_max ∈ ℝ⁺ — pick a number such as 4096"
+            f"V_max must be finite, got {describe(v_max)}; the paper bounds Σμ(e) by a real V_max ∈ ℝ⁺ — pick a number such as 4096"
         )
     if v_max <= 0:
         raise InvalidCapacityError(
@@ -458,11 +457,11 @@ def _checked_size(value: Any, element: Element) -> float:
         )
     if not isinstance(value, (int, float)):
         value = float(value)  # numpy scalars and other real numbers
-    if math.isnan(value) or math.isinf(value) or value <= 0:
+    if not is_finite(value) or value <= 0:
         hint = (
             "an empty text has no tokens: give the element content, or use tokens(overhead=4)"
             if value == 0
             else "μ : E → ℝ⁺ must return a positive finite number"
         )
-        raise InvalidSizeError(f"μ({element.label()}) = {value} is not in ℝ⁺ (> 0, finite); {hint}")
+        raise InvalidSizeError(f"μ({element.label()}) = {describe(value)} is not in ℝ⁺ (> 0, finite); {hint}")
     return value

@@ -23,8 +23,9 @@ from typing import Any
 
 from .context import AgentStep, Context, History
 from .element import Element, Meta, order_key
-from .arguments import describe, optional_whole_number
-from .errors import CapacityError, InvalidArgumentError, InvalidIndexError, STMError, UpdateFailedError
+from .guards import describe
+from . import guards
+from .errors import CapacityError, InvalidArgumentError, InvalidIndexError, InvalidStateError, STMError, UpdateFailedError
 from .formatting import format_number, plural, shorten, text_table
 from .mechanism import Mechanism, Transition
 from .model_input import ModelInput
@@ -160,10 +161,7 @@ class Trace(Sequence[Step]):
         checkpoint_every: int = 32,
         final_input_size: int | None = None,
     ) -> None:
-        if isinstance(checkpoint_every, bool) or not isinstance(checkpoint_every, int) or checkpoint_every < 1:
-            raise InvalidArgumentError(
-                f"checkpoint_every must be a whole number ≥ 1 of steps, got {checkpoint_every!r}; the default is 32"
-            )
+        checkpoint_every = guards.whole_number(checkpoint_every, "checkpoint_every", 1, fix="; the default is 32")
         self.mechanism = mechanism
         self.mechanism_spec = dict(mechanism_spec or (mechanism.spec() if mechanism else {}))
         self.v_max = v_max
@@ -244,22 +242,12 @@ class Trace(Sequence[Step]):
 
         Raises
         ------
-        InvalidArgumentError
-            if t is not a whole number.
+        IndexTypeError
+            if t is not a whole number (an int or a numpy integer; the rule of every figure).
         InvalidIndexError
             if t is out of range.
         """
-        n = len(self._steps)
-        if isinstance(t, bool) or not isinstance(t, int):
-            raise InvalidArgumentError(f"{where}: t must be a whole number of steps, got {describe(t)}")
-        top = n if states else n - 1
-        if top < 0:
-            raise InvalidIndexError(f"{where}: the trace has no steps, so there is no step t = {t}")
-        resolved = t + top + 1 if t < 0 else t
-        if not 0 <= resolved <= top:
-            what = f"states ω_0 … ω_{n}" if states else f"steps 0 … {n - 1} (ω_t → ω_{{t+1}})"
-            raise InvalidIndexError(f"{where}: the trace has {what}; t = {t} is out of range")
-        return resolved
+        return guards.time_index(self._steps, t, where, states=states)
 
     def state_at(self, t: int) -> State:
         """ω_t, the state before step t (``state_at(len(trace))`` is the final state).
@@ -353,9 +341,7 @@ class Trace(Sequence[Step]):
         ``removed`` (labels, each element's text cut to ``width`` characters;
         0 or None: whole) and ``why`` (the reasons, joined; never cut).
         """
-        if width is not None and (isinstance(width, bool) or not isinstance(width, int) or width < 0):
-            raise InvalidArgumentError(f"to_records: width must be a whole number ≥ 0 of characters or None, got {width!r}")
-        cut = width or 0
+        cut = guards.whole_number(width, "width", 0, where="to_records", none_ok=True) or 0
         records = []
         n_elements = len(self._checkpoints[0])
         for step in self._steps:
@@ -400,8 +386,8 @@ class Trace(Sequence[Step]):
         0  append     3 / 4       'one two…'  —           —
         1  append     2 / 4       'four fi…'  'one two…'  oldest element; Σμ exceeded V_max
         """
-        cut = optional_whole_number(width, "Trace.table", "width", minimum=0, fix="; 0 or None shows whole texts") or 0
-        limit = optional_whole_number(limit, "Trace.table", "limit", minimum=0)
+        cut = guards.whole_number(width, "width", where="Trace.table", none_ok=True, minimum=0, fix="; 0 or None shows whole texts") or 0
+        limit = guards.whole_number(limit, "limit", where="Trace.table", none_ok=True, minimum=0)
         rows = [("t", "operation", "Σμ / V_max", "added", "removed", "why")]
         steps = self._steps if limit is None else self._steps[:limit]
         for step in steps:
@@ -652,7 +638,7 @@ def _projection_size(mechanism: Mechanism, state: State, t: int, trace: Trace) -
     try:
         return mechanism.projection_size(state)
     except STMError as exc:
-        raise _at_step(exc, t, trace) from exc
+        raise _at_step(exc, t, trace)
     except Exception as exc:
         raise UpdateFailedError(
             f"step {t}: {mechanism} failed in the projection π(ω_{t}): {type(exc).__name__}: {exc}. "
@@ -743,11 +729,27 @@ def _initial_state(mechanism: Mechanism, initial: Iterable[Element] | None, cont
     state = mechanism.initial_state(context) if initial is None else initial
     if not isinstance(state, State):
         state = State(state)
+    if initial is not None:
+        _check_metadata(mechanism, state)
     try:
         mechanism.space.check(state)
     except CapacityError as exc:
         raise CapacityError(f"the initial state ω_0 of {mechanism} is not in Ω_STM: {exc}") from None
     return state
+
+
+def _check_metadata(mechanism: Mechanism, state: State) -> None:
+    """Each element of a given ω_0 carries the metadata its type needs (``mechanism.required_meta``), or an error."""
+    required = mechanism.required_meta
+    for element in state:
+        kind = element.meta.get("type")
+        missing = [key for key in required.get(kind, ()) if key not in element.meta] if isinstance(kind, str) else []
+        if missing:
+            raise InvalidStateError(
+                f"run: the initial state ω_0 holds {element.label()} of type {kind!r} without the metadata "
+                f"{', '.join(map(repr, missing))} that {mechanism}'s U and π read for that type; give it those "
+                f"components, or start from a state the mechanism built (e.g. trace.final)"
+            )
 
 
 def _update(
@@ -760,7 +762,7 @@ def _update(
         exc.trace = trace
         raise
     except STMError as exc:
-        raise _at_step(exc, context.t, trace) from exc
+        raise _at_step(exc, context.t, trace)
     except Exception as exc:
         t = context.t
         raise UpdateFailedError(
@@ -800,10 +802,19 @@ def _explain(
 
 
 def _at_step(exc: STMError, t: int, trace: Trace) -> STMError:
-    """The same kind of error, its message starting with ``step t:``, carrying the step and the trace."""
+    """The same kind of error, its message starting with ``step t:``, carrying the step and the trace.
+
+    It is caused by ``exc`` (as ``raise … from exc``); an error whose class cannot be
+    made with one message (a subclass whose ``__init__`` takes other arguments) is
+    itself given the step and the trace.
+    """
     message = str(exc)
     prefix = f"step {t}: "
-    error = type(exc)(message if message.startswith(prefix) else prefix + message)
+    try:
+        error = type(exc)(message if message.startswith(prefix) else prefix + message)
+        error.__cause__ = exc
+    except Exception:  # a subclass whose __init__ takes other arguments: the error itself, located
+        error = exc
     error.step = t
     error.trace = trace
     return error

@@ -11,7 +11,7 @@ from ..core.formatting import format_number, shorten
 from ..core.errors import InvalidArgumentError, InvalidOperationError
 from ..core.space import State, StateSpace
 from ..text import truncate_to_tokens
-from ..text._checks import check_whole
+from ..core import guards
 from .fit import ELLIPSIS
 
 Summarizer = Callable[[Sequence[str], int], str]
@@ -291,7 +291,7 @@ def check_budget(name: str, value: Any, allow_none: bool = False) -> Any:
     InvalidArgumentError
         naming the parameter and the value given.
     """
-    return check_whole(name, value, 1, allow_none=allow_none)
+    return guards.whole_number(value, name, 1, none_ok=allow_none)
 
 
 def range_label(x: int, y: int) -> str:

@@ -61,12 +61,13 @@ from ..core.element import Element, order_key, thaw
 from ..core.formatting import format_number, shorten
 from ..core.errors import CapacityError, InvalidArgumentError, InvalidOperationError, ScenarioFormatError
 from ..core.mechanism import Mechanism, Transition
-from ..core.protocol import ElementType, Hierarchy, element_types_of, step_range, whole_number
+from ..core.guards import as_int
+from ..core.protocol import ElementType, Hierarchy, element_types_of, step_range
 from ..core.context import AgentStep, Context
 from ..core.operation import Operation, OperationSet
 from ..core.space import State, StateSpace
 from ..text import summarize as default_summarize
-from ..text._checks import check_callable, check_choice, check_real, check_whole
+from ..core import guards
 from .fit import ELLIPSIS, fit_text
 from ._shared import (
     LineTokens, Memo, Summarizer, Tally, View, ViewIndex, cached_summarizer, check_budget, over_limit, range_label,
@@ -245,15 +246,15 @@ class AgentFold(Mechanism):
     ) -> None:
         super().__init__(space)
         self.block_budget = check_budget("block_budget", block_budget)
-        self.controller_rule = check_choice(
-            "controller_rule",
+        self.controller_rule = guards.choice(
             controller_rule,
+            "controller_rule",
             _RULES,
             "the rule used on steps without a fold directive: 'lsm' (log-structured merge, the default) or a baseline",
         )
-        self.share = check_real("share", share, 0, 1, low_open=True)
-        self.max_blocks = check_whole("max_blocks", max_blocks, 2)
-        check_callable("summarize", summarize, "(texts, budget) -> str")
+        self.share = guards.real_number(share, "share", 0, 1, low_open=True)
+        self.max_blocks = guards.whole_number(max_blocks, "max_blocks", 2)
+        guards.function(summarize, "summarize", "(texts, budget) -> str")
         self._summaries = cached_summarizer(summarize or default_summarize)
         self._line_tokens = Memo()
         self._incomings = Memo()  # (t, text of I_t) → the element I_t
@@ -749,5 +750,5 @@ def _span(element: Element) -> tuple[int, int] | None:
     r = step_range(element)
     if r is not None:
         return r
-    s = whole_number(element.meta.get("step"))
+    s = as_int(element.meta.get("step"), float_ok=True)
     return (s, s) if s is not None else None

@@ -28,6 +28,7 @@ from typing import Any
 
 from ..core.element import Element
 from ..core.formatting import format_number, shorten
+from ..core import guards
 from ..core.errors import CapacityError, InvalidArgumentError, UnsupportedOperationError
 from ..core.mechanism import Mechanism, Transition
 from ..core.protocol import element_types_of
@@ -338,10 +339,9 @@ class FIFOWindow(Mechanism):
         if operation.type == "evict_oldest":
             room = operation.get("room")
             count = operation.get("count")
-            if room is not None and (isinstance(room, bool) or not isinstance(room, (int, float)) or room < 0):
-                raise InvalidArgumentError(f"evict_oldest: room must be a number ≥ 0 of free μ, got {room!r}")
-            if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
-                raise InvalidArgumentError(f"evict_oldest: count must be a whole number ≥ 0 of messages, got {count!r}")
+            if room is not None:  # NaN or ∞ would empty the window
+                guards.real_number(room, "room", 0, where="evict_oldest")
+            count = guards.whole_number(count, "count", 0, where="evict_oldest", none_ok=True)
             if room is not None:
                 removed = self._evict(order, size + room, space.v_max, None)
             else:

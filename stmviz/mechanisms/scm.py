@@ -112,7 +112,7 @@ from ..core.context import AgentStep, Context, History
 from ..core.model_input import Message, ModelInput
 from ..core.operation import Operation, OperationSet
 from ..core.space import State, StateSpace
-from ..text._checks import check_callable, check_choice, check_real, check_whole
+from ..core import guards
 from ..text.embed import cosine, hashing_embedder, joined_frequencies
 from .fit import fit_text
 from ._shared import Memo
@@ -392,28 +392,28 @@ class SCM(Mechanism):
         judge: Callable[[str, str, str], tuple[str, str]] | None = None,
     ) -> None:
         super().__init__(space)
-        _whole("k", k, 0)
-        _whole("flash_size", flash_size, 1)
-        _whole("summary_budget", summary_budget, 1)
-        _whole("flash_threshold", flash_threshold, 1)
-        check_choice(
-            "ranking",
+        k = guards.whole_number(k, "k", 0)
+        flash_size = guards.whole_number(flash_size, "flash_size", 1)
+        summary_budget = guards.whole_number(summary_budget, "summary_budget", 1)
+        flash_threshold = guards.whole_number(flash_threshold, "flash_threshold", 1)
+        guards.choice(
             ranking,
+            "ranking",
             _RANKINGS,
             "'relevance' ranks by cosine alone (the released code), 'recency+relevance' by the weighted sum (the paper)",
         )
-        recency_weight = check_real("recency_weight", recency_weight, 0)
-        relevance_weight = check_real("relevance_weight", relevance_weight, 0)
+        recency_weight = guards.real_number(recency_weight, "recency_weight", 0)
+        relevance_weight = guards.real_number(relevance_weight, "relevance_weight", 0)
         if recency_weight == 0 and relevance_weight == 0:
             raise InvalidArgumentError(
                 "recency_weight and relevance_weight are both 0: nothing would rank the memory stream; "
                 "give one of them a weight > 0"
             )
-        recency_decay = check_real("recency_decay", recency_decay, 0, 1, low_open=True)
-        check_callable("summarize", summarize, "(texts, budget) -> str")
-        check_callable("embed", embed, "(text) -> vector")
-        check_callable("needs_memory", needs_memory, "(message, memories) -> (bool, reason)")
-        check_callable("judge", judge, "(memory_text, summary_text, message) -> (verdict, reason)")
+        recency_decay = guards.real_number(recency_decay, "recency_decay", 0, 1, low_open=True)
+        guards.function(summarize, "summarize", "(texts, budget) -> str")
+        guards.function(embed, "embed", "(text) -> vector")
+        guards.function(needs_memory, "needs_memory", "(message, memories) -> (bool, reason)")
+        guards.function(judge, "judge", "(memory_text, summary_text, message) -> (verdict, reason)")
         from ..text import embed as default_embed
         from ..text import summarize as default_summarize
         self.k = k
@@ -644,8 +644,7 @@ class SCM(Mechanism):
         if operation.type == "activate_memory":
             k = operation.get("k", self.k)
             form = operation.get("form", "auto")
-            if isinstance(k, bool) or not isinstance(k, int) or k < 0:
-                raise InvalidArgumentError(f"activate_memory: k must be a whole number ≥ 0, got {k!r}")
+            k = guards.whole_number(k, "k", 0, where="activate_memory")
             if form not in _FORMS:
                 raise InvalidArgumentError(f"activate_memory: form must be one of {', '.join(map(repr, _FORMS))}, got {form!r}")
             return self._activate(state, context, k, form)
@@ -1133,7 +1132,4 @@ def _unit(vector: Sequence[float], width: int, np: Any) -> Any:
     norm = float(np.sqrt(array @ array))
     return array / norm if norm > 0 else array
 
-
-def _whole(name: str, value: Any, minimum: int) -> None:
-    check_whole(name, value, minimum)
 

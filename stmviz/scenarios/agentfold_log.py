@@ -70,7 +70,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.context import AgentStep
-from ..core.arguments import describe
+from ..core.guards import describe
 from ..core.errors import ScenarioFormatError
 from ..core.formatting import shorten
 from ..core.files import as_path, read_bytes

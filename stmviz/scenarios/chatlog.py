@@ -49,7 +49,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core.arguments import describe, optional_text
+from ..core.guards import describe
+from ..core import guards
 from ..core.errors import ScenarioFormatError
 from ..core.formatting import shorten
 from ..core.files import as_path, read_bytes
@@ -144,7 +145,14 @@ def _tool_calls(message: Mapping[str, Any], source: str, where: str) -> list[tup
             raise _fail(source, f"{at}.function.name", f"expected the tool's name as text, got {describe(name, 40)}")
         arguments = function.get("arguments", "")
         if isinstance(arguments, Mapping):
-            arguments = json.dumps(arguments, ensure_ascii=False)
+            try:
+                arguments = json.dumps(arguments, ensure_ascii=False)
+            except (TypeError, ValueError, RecursionError) as exc:  # a set, an object, a cycle: not JSON
+                raise _fail(
+                    source, f"{at}.function.arguments",
+                    f"the arguments hold a value JSON cannot write ({type(exc).__name__}: {shorten(str(exc), 60)}); "
+                    f"give lists, dicts, text, numbers, true/false or null (a set as a list)",
+                ) from None
         if not isinstance(arguments, str):
             raise _fail(source, f"{at}.function.arguments", f"expected a JSON string, got {type(arguments).__name__}")
         call_id = call.get("id", f"call@{where}[{k}]")
@@ -414,7 +422,7 @@ def load_chat_log(path: str | os.PathLike, name: str | None = None, **kwargs: An
     path = as_path(path, "chat log file")
     raw = read_bytes(path, what="chat log file", error=ScenarioFormatError)  # bounded; never blocks on a pipe or device
     source = path.name
-    name = optional_text(name, "load_chat_log", "name") or path.stem
+    name = guards.text(name, "name", where="load_chat_log", none_ok=True, blank_ok=True) or path.stem
     if path.suffix.lower() in (".jsonl", ".ndjson"):
         lines = decode_json_lines(raw, source, ScenarioFormatError, expected="a chat log file holds one message per line")
         messages, labels = [document for _, document in lines], [f"line {lineno}" for lineno, _ in lines]

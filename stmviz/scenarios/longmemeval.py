@@ -49,6 +49,7 @@ import os
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from ..core import guards
 from ..core.context import AgentStep
 from ..core.element import Meta
 from ..core.errors import InvalidArgumentError
@@ -124,8 +125,7 @@ def from_longmemeval(
     >>> s.probes[0].t, s.probes[0].evidence_steps, s.meta["evidence_from"]
     (2, (0,), 'has_answer')
     """
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
-        raise InvalidArgumentError(f"limit must be a whole number ≥ 0 or None, got {limit!r}")
+    limit = guards.whole_number(limit, "limit", 0, none_ok=True)
     if question_ids is not None and (isinstance(question_ids, (str, bytes)) or not isinstance(question_ids, Collection)):
         raise InvalidArgumentError(f"question_ids must be a list of ids such as ['e47becba'], got {question_ids!r}")
     single = isinstance(data, Mapping) and "haystack_sessions" in data

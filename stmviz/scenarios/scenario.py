@@ -17,7 +17,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..core.arguments import describe
+from ..core.guards import describe
 from ..core.element import Meta, thaw
 from ..core.errors import InvalidArgumentError, ScenarioFormatError
 from ..core.formatting import shorten

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 # absolute imports of the core (standard library only), so this module also loads on its own,
 # without plotly (tests/test_imports.py checks it)
-from stmviz.core.arguments import describe
+from stmviz.core import guards
+from stmviz.core.guards import describe
 from stmviz.core.errors import InvalidArgumentError
 from stmviz.core.formatting import format_number
 from stmviz.core.formatting import shorten as _shorten
@@ -218,8 +219,7 @@ def hover_text(*lines: object, width: int = 80) -> str:
     >>> hover_text("e#1 <b>", "why: over V_max")
     'e#1 &lt;b&gt;<br>why: over V_max'
     """
-    if isinstance(width, bool) or not isinstance(width, int) or width < 1:
-        raise InvalidArgumentError(f"hover_text: width must be a whole number ≥ 1, got {describe(width)}")
+    width = guards.whole_number(width, "width", 1, where="hover_text")
     return "<br>".join(escape(shorten(_as_text(line, "hover_text", "a line"), width)) for line in lines if line is not None)
 
 

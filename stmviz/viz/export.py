@@ -20,8 +20,8 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.subplots import make_subplots
 
-from ..core import arguments
-from ..core.arguments import describe
+from ..core import guards
+from ..core.guards import describe
 from ..core.errors import InvalidArgumentError
 from ..core.files import html_text, write_text
 from ..core.formatting import format_number, shorten
@@ -50,8 +50,7 @@ def frame_indices(n_states: int, max_frames: int = DEFAULT_MAX_FRAMES) -> list[i
     >>> frame_indices(10001, 5)
     [0, 2500, 5000, 7500, 10000]
     """
-    if isinstance(max_frames, bool) or not isinstance(max_frames, int) or max_frames < 2:
-        raise InvalidArgumentError(f"max_frames must be a whole number ≥ 2, got {describe(max_frames)}")
+    max_frames = guards.whole_number(max_frames, "max_frames", 2)
     if n_states <= max_frames:
         return list(range(n_states))
     last = n_states - 1
@@ -255,7 +254,7 @@ def trace_html(trace: Trace, *, title: str | None = None, max_frames: int = DEFA
         A full HTML document.
     """
     trace = require_trace(trace, "export_html")
-    title = arguments.optional_text(title, "export_html", "title")
+    title = guards.text(title, "title", where="export_html", none_ok=True, blank_ok=True)
     n = len(trace)
     figure = animation_dict(trace, max_frames=max_frames)
     shown = len(figure["frames"])

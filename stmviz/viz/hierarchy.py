@@ -35,11 +35,12 @@ import networkx as nx
 import plotly.graph_objects as go
 
 from ..core.element import Element, order_key
-from ..core import arguments
-from ..core.arguments import describe, time_index
+from ..core import guards
+from ..core.guards import describe, time_index
 from ..core.errors import InvalidArgumentError, MechanismContractError
 from ..core.mechanism import Mechanism
-from ..core.protocol import ElementType, Hierarchy, declared_types, default_label, step_range, whole_number
+from ..core.guards import as_int
+from ..core.protocol import ElementType, Hierarchy, declared_types, default_label, step_range
 from ..core.space import State
 from ..core.trace import Trace
 from ._common import color_for, count_of, element_types_of_trace, escape, shorten
@@ -168,7 +169,7 @@ def _element_attrs(element: Element, sizes: Mapping[Element, float], types: Mapp
         "size": float(size) if size is not None else 1.0,
         "content": escape(shorten(element.text, _CONTENT_WIDTH)),
         "range": step_range(element),
-        "step": whole_number(element.meta.get("step")),
+        "step": as_int(element.meta.get("step"), float_ok=True),
         "t": element.t,
         "element": element,
     }
@@ -245,8 +246,7 @@ def hierarchy_graph(
     >>> g.graph["kind"], [g.nodes[n]["label"] for n in g.successors(ROOT)]
     ('flat', ['user 0', 'assistant 1'])
     """
-    if max_depth is not None and (isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 0):
-        raise InvalidArgumentError(f"hierarchy_graph: max_depth must be a whole number ≥ 0 or None, got {describe(max_depth)}")
+    max_depth = guards.whole_number(max_depth, "max_depth", 0, where="hierarchy_graph", none_ok=True)
     if mechanism is not None and not isinstance(mechanism, Mechanism):
         raise InvalidArgumentError(f"hierarchy_graph: mechanism must be a Mechanism or None, got {type(mechanism).__name__}")
     source = _source(trace, t, mechanism)
@@ -619,7 +619,7 @@ def node_arrays(graph: nx.DiGraph, labels: bool | None = None) -> dict[str, Any]
         present, in order of first appearance).
     """
     graph = _check_graph(graph)
-    labels = arguments.optional_flag(labels, "node_arrays", "labels")
+    labels = guards.flag(labels, "labels", where="node_arrays", none_ok=True)
     types = graph.graph.get("element_types")
     pos = hierarchy_layout(graph)
     order = list(graph.nodes)
@@ -713,9 +713,9 @@ def hierarchy_figure(
     >>> "<b>hello" in fig.data[1].hovertext[1]
     False
     """
-    labels = arguments.optional_flag(labels, "hierarchy_figure", "labels")
+    labels = guards.flag(labels, "labels", where="hierarchy_figure", none_ok=True)
     if height is not None:
-        arguments.whole_number(height, "hierarchy_figure", "height", minimum=10, fix="; a height in pixels")
+        height = guards.whole_number(height, "height", where="hierarchy_figure", minimum=10, fix="; a height in pixels")
     if isinstance(graph_or_trace, nx.DiGraph):
         graph = _check_graph(graph_or_trace)
     elif isinstance(graph_or_trace, (Trace, State)):
@@ -793,7 +793,7 @@ def hierarchy_title(graph: nx.DiGraph, t: int | None = None) -> str:
     """
     if not isinstance(graph, nx.DiGraph):
         raise InvalidArgumentError(f"hierarchy_title needs a graph from hierarchy_graph, got {describe(graph)}")
-    t = graph.graph.get("t") if t is None else arguments.whole_number(t, "hierarchy_title", "t", minimum=0)
+    t = graph.graph.get("t") if t is None else guards.whole_number(t, "t", where="hierarchy_title", minimum=0)
     title = graph.graph.get("title") or ""
     name = graph.graph.get("name") or ""
     what = f"{name}: {title}" if title and name else title or "elements of ω"

@@ -21,8 +21,8 @@ from typing import Any
 import plotly.graph_objects as go
 
 from ..core.element import Element
-from ..core import arguments
-from ..core.arguments import describe
+from ..core import guards
+from ..core.guards import describe
 from ..core.errors import InvalidArgumentError, InvalidCapacityError, InvalidSizeError, STMError
 from ..core.formatting import format_number, shorten
 from ..core.space import State, StateSpace
@@ -132,7 +132,7 @@ def _size_function(space_or_sizes: Any, v_max: float | None) -> tuple[Callable[[
 
 
 def _elements(value: object, name: str) -> list[Element]:
-    given = arguments.items(value, "state_figure", name, what="Element")
+    given = guards.items(value, name, where="state_figure", what="Element")
     for element in given:
         if not isinstance(element, Element):
             raise InvalidArgumentError(f"state_figure: {name} must hold Elements of ω, got {describe(element)}")
@@ -196,7 +196,7 @@ def state_bar(
     if isinstance(state_or_trace, Trace):
         trace = state_or_trace
         n = len(trace)
-        t = n if t is None else arguments.time_index(trace, t, "state_figure")
+        t = n if t is None else guards.time_index(trace, t, "state_figure")
         state = trace.state_at(t)
         measure, cap = _size_function(space_or_sizes if space_or_sizes is not None else trace, v_max)
         new_set = frozenset(trace[t - 1].added) if t > 0 else frozenset()

@@ -21,7 +21,7 @@ RECORDS = [{"mechanism": "fifo", "retention": 0.5}]
 
 
 @pytest.mark.parametrize("call, words", [
-    (lambda: table(RECORDS, digits=-1), ["digits", "-1", "0 to 17"]),
+    (lambda: table(RECORDS, digits=-1), ["digits", "-1", "0 ≤ digits ≤ 17"]),
     (lambda: table(RECORDS, digits=2.5), ["digits", "2.5", "whole number"]),
     (lambda: table(RECORDS, columns="mechanism"), ["columns", "'mechanism'", "['mechanism']"]),
     (lambda: table([RECORDS[0], 3]), ["records[1]", "3", "trace.to_records()"]),

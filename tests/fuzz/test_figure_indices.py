@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("plotly")
 
 from stmviz import InvalidArgumentError, InvalidIndexError, viz, widgets  # noqa: E402
-from stmviz.core.arguments import IndexTypeError  # noqa: E402
+from stmviz.errors import IndexTypeError  # noqa: E402
 
 from _traces import empty_trace, trace  # noqa: E402
 
