@@ -12,7 +12,7 @@ Two ways to recognize the evidence in ω:
   (ignoring case) is a *carrier* of the fact;
 - by **metadata**: an element *records* an evidence step s when its
   ``range`` = (x, y) holds s (AgentFold's blocks s_{x,y}, HiAgent's subgoal
-  summaries, read with :func:`~stmviz.core.protocol.step_range`), when its
+  summaries, read with :func:`~stmviz.protocol.step_range`), when its
   ``index`` is s or s + 1 (SCM's interaction i holds step i's output and the
   message of step i − 1), or else when its ``step`` is s (FIFO's messages,
   HiAgent's pairs, AgentFold's latest interaction).
@@ -64,7 +64,7 @@ from .core.errors import InvalidArgumentError
 from .core.formatting import shorten
 from .core.operation import Operation
 from .core.guards import as_int
-from .core.protocol import ElementType, step_range
+from .protocol import ElementType, step_range, types_of
 from .core.trace import Trace, require_trace
 from .metrics import is_summary
 
@@ -229,7 +229,7 @@ class _Explainer:
         self.spans = spans
         self.left = left
         self._texts: dict[int, str] = {}
-        self.types: Mapping[str, ElementType] | None = trace.mechanism.element_types if trace.mechanism else None
+        self.types: Mapping[str, ElementType] | None = types_of(trace.mechanism) if trace.mechanism else None
 
     # -- reading the trace ------------------------------------------------------
     def in_state(self, e: Element, t: int) -> bool:

@@ -96,7 +96,8 @@ from .core.guards import describe
 from .core import guards
 from .core.errors import InvalidArgumentError
 from .core.mechanism import Mechanism
-from .core.protocol import ElementType, declared_types
+from .mechanisms.catalog import declared_types
+from .protocol import ElementType, types_of
 from .core.trace import Trace, require_trace, run
 
 __all__ = [
@@ -219,7 +220,7 @@ def is_summary(element: Element, types: Mapping[str, ElementType] | Mechanism | 
 
     The rule: ``meta["form"] == "summary"`` (an element kept in summarized
     form, as SCM's), or its type ``meta["type"]`` is declared with
-    ``summary=True`` (:class:`~stmviz.core.protocol.ElementType`): by
+    ``summary=True`` (:class:`~stmviz.protocol.ElementType`): by
     ``types`` (a mechanism or its ``element_types``) when given, else by any
     mechanism class (HiAgent's ``summary``, AgentFold's blocks s_{x,y}).
 
@@ -240,7 +241,7 @@ def is_summary(element: Element, types: Mapping[str, ElementType] | Mechanism | 
 
 def _declared_type(name: str, types: Mapping[str, ElementType] | Mechanism | None) -> ElementType | None:
     if isinstance(types, Mechanism):
-        types = types.element_types
+        types = types_of(types)
     if types is not None:
         try:
             own = types.get(name)

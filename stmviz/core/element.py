@@ -375,7 +375,7 @@ class Element:
     Lists and tuples are both stored as tuples (and come back as tuples);
     ``True`` stays a boolean; a subclass of str, int or float (an enum member)
     is stored as its plain value. Text may hold any character, lone surrogates
-    included (they are saved as JSON escapes, see :mod:`stmviz.core.files`);
+    included (they are saved as JSON escapes, see :mod:`stmviz.io.files`);
     a surrogate *pair* held as two separate code points is read back, as JSON
     defines, as the one character the pair encodes.
 

@@ -38,7 +38,6 @@ from .errors import CapacityError, ControllerError, InvalidArgumentError, Invali
 from .formatting import format_number, shorten
 from .model_input import ModelInput
 from .operation import Operation, OperationSet
-from .protocol import ElementType, Hierarchy, directives_of, element_types_of, register_types
 from .sizes import count_tokens, part_tokens
 from .space import State, StateSpace
 
@@ -93,11 +92,11 @@ class Mechanism:
     operations: OperationSet = OperationSet()
     #: A readable name; defaults to the class name.
     name: str = ""
-    #: The element types e.meta["type"] it makes, name → ElementType (meaning, colour); the
-    #: figures, metrics and widgets read them. Also accepted: {name: (meaning, colour)}.
-    element_types: Mapping[str, ElementType] = element_types_of({})
+    #: The element types e.meta["type"] it makes, name → stmviz.protocol.ElementType (meaning, colour),
+    #: or {name: (meaning, colour)}; the figures, metrics and widgets read them (:mod:`stmviz.protocol`).
+    element_types: Mapping[str, Any] = {}
     #: The directives its controller reads from a step (keys of AgentStep.directives), name → meaning.
-    directives: Mapping[str, str] = directives_of({})
+    directives: Mapping[str, str] = {}
     #: The metadata components U and π read from each element type, type → keys; :func:`run`
     #: checks a given initial state ω_0 against it, so a foreign element is named at the start.
     required_meta: Mapping[str, tuple[str, ...]] = {}
@@ -107,18 +106,12 @@ class Mechanism:
         ops = cls.__dict__.get("operations")
         if ops is not None and not isinstance(ops, OperationSet):
             cls.operations = OperationSet(ops)
-        # the protocol (stmviz.core.protocol): friendly forms normalized once, when the class is defined
-        if "element_types" in cls.__dict__:
-            cls.element_types = element_types_of(cls.__dict__["element_types"], cls.__name__)
-            register_types(cls.element_types)
-        if "directives" in cls.__dict__:
-            cls.directives = directives_of(cls.__dict__["directives"], cls.__name__)
 
-    def hierarchy(self, state: State) -> Hierarchy | None:
+    def hierarchy(self, state: State) -> Any:
         """The hierarchy of ω: its elements as nodes and parent → child edges (``None``: ω is flat).
 
         Override it when ω has a structure (HiAgent: task → subgoals → pairs);
-        see :class:`~stmviz.core.protocol.Hierarchy`.
+        return a :class:`stmviz.protocol.Hierarchy`.
         """
         return None
 

@@ -12,7 +12,7 @@ arrives after it, seen from x_{t+1} on:
 :func:`run` drives a mechanism over a stream of agent steps and returns a
 :class:`Trace`: every :class:`Step` with what was added and removed and why,
 stored as diffs with periodic checkpoints so that any ω_t is rebuilt quickly.
-Its JSON form is in :mod:`stmviz.core.serialize`.
+Its JSON form is in :mod:`stmviz.io.serialize`.
 """
 
 from __future__ import annotations
@@ -403,16 +403,16 @@ class Trace(Sequence[Step]):
             )
         return text_table(rows)
 
-    # -- JSON (the format is in stmviz.core.serialize) ---------------------------
+    # -- JSON (the format is in stmviz.io.serialize) ---------------------------
     def to_dict(self) -> dict[str, Any]:
-        """The trace in its versioned JSON form (see :func:`stmviz.core.serialize.trace_to_dict`)."""
-        from .serialize import trace_to_dict
+        """The trace in its versioned JSON form (see :func:`stmviz.io.serialize.trace_to_dict`)."""
+        from ..io.serialize import trace_to_dict
 
         return trace_to_dict(self)
 
     def to_json(self, path: str | os.PathLike[str] | None = None, indent: int | None = None) -> str:
         """The trace as JSON text (format ``stmviz-trace``, version 1); written to ``path`` if given."""
-        from .serialize import trace_to_json
+        from ..io.serialize import trace_to_json
 
         return trace_to_json(self, path, indent=indent)
 
@@ -422,8 +422,8 @@ class Trace(Sequence[Step]):
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], mechanism: Mechanism | None = None) -> "Trace":
-        """Read a trace from a JSON file written by :meth:`save` (see :func:`stmviz.core.serialize.load_trace`)."""
-        from .serialize import load_trace
+        """Read a trace from a JSON file written by :meth:`save` (see :func:`stmviz.io.serialize.load_trace`)."""
+        from ..io.serialize import load_trace
 
         return load_trace(path, mechanism)
 
@@ -436,7 +436,7 @@ class Trace(Sequence[Step]):
         A truncated, malformed, foreign or wrong-version input raises
         :class:`~stmviz.errors.TraceFormatError` saying where and what.
         """
-        from .serialize import trace_from_json
+        from ..io.serialize import trace_from_json
 
         return trace_from_json(text, mechanism, source)
 

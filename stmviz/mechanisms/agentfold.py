@@ -62,7 +62,7 @@ from ..core.formatting import format_number, shorten
 from ..core.errors import CapacityError, InvalidArgumentError, InvalidOperationError, ScenarioFormatError
 from ..core.mechanism import Mechanism, Transition
 from ..core.guards import as_int
-from ..core.protocol import ElementType, Hierarchy, element_types_of, step_range
+from ..protocol import ElementType, Hierarchy, element_types_of, step_range
 from ..core.context import AgentStep, Context
 from ..core.operation import Operation, OperationSet
 from ..core.space import State, StateSpace

@@ -31,7 +31,7 @@ from ..core.formatting import format_number, shorten
 from ..core import guards
 from ..core.errors import CapacityError, InvalidArgumentError, UnsupportedOperationError
 from ..core.mechanism import Mechanism, Transition
-from ..core.protocol import element_types_of
+from ..protocol import element_types_of
 from ..core.context import Context
 from ..core.model_input import Message, ModelInput
 from ..core.operation import Operation, OperationSet

@@ -41,7 +41,7 @@ from ..core.element import Element, order_key
 from ..core.formatting import shorten
 from ..core.errors import InvalidArgumentError, InvalidOperationError, ScenarioFormatError
 from ..core.mechanism import Mechanism, Transition
-from ..core.protocol import ElementType, Hierarchy, element_types_of
+from ..protocol import ElementType, Hierarchy, element_types_of
 from ..core.context import AgentStep, Context
 from ..core.operation import Operation, OperationSet
 from ..core.space import State, StateSpace

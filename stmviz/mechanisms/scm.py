@@ -107,7 +107,7 @@ from ..core.element import Element
 from ..core.formatting import format_number, shorten
 from ..core.errors import InvalidArgumentError, InvalidIndexError, UnsupportedOperationError, UpdateFailedError
 from ..core.mechanism import Mechanism, Transition
-from ..core.protocol import element_types_of
+from ..protocol import element_types_of
 from ..core.context import AgentStep, Context, History
 from ..core.model_input import Message, ModelInput
 from ..core.operation import Operation, OperationSet

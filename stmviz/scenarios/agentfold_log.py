@@ -45,7 +45,7 @@ What the importer does not know of the released code: the exact tags of
 the original's prompt (its ``infer.py`` was not available to us), so any one
 tag around the folding JSON is accepted.
 
-Errors are :class:`~stmviz.ScenarioFormatError` naming the source, the record
+Errors are :class:`~stmviz.errors.ScenarioFormatError` naming the source, the record
 (``messages[3]`` or ``line 4``) and what is wrong.
 
 >>> s = from_agentfold_records([
@@ -73,8 +73,8 @@ from ..core.context import AgentStep
 from ..core.guards import describe
 from ..core.errors import ScenarioFormatError
 from ..core.formatting import shorten
-from ..core.files import as_path, read_bytes
-from ..core.jsonio import decode_json, decode_json_lines
+from ..io.files import as_path, read_bytes
+from ..io.jsonio import decode_json, decode_json_lines
 from .scenario import Scenario, _listed
 
 __all__ = ["from_agentfold_records", "load_agentfold_log", "parse_response"]

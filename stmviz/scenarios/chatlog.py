@@ -53,8 +53,8 @@ from ..core.guards import describe
 from ..core import guards
 from ..core.errors import ScenarioFormatError
 from ..core.formatting import shorten
-from ..core.files import as_path, read_bytes
-from ..core.jsonio import decode_json, decode_json_lines
+from ..io.files import as_path, read_bytes
+from ..io.jsonio import decode_json, decode_json_lines
 from ..core.context import AgentStep
 from .scenario import Scenario, _listed
 

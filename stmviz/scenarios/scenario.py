@@ -21,8 +21,8 @@ from ..core.guards import describe
 from ..core.element import Meta, thaw
 from ..core.errors import InvalidArgumentError, ScenarioFormatError
 from ..core.formatting import shorten
-from ..core.files import as_path, json_text, read_bytes, write_text
-from ..core.jsonio import decode_json
+from ..io.files import as_path, json_text, read_bytes, write_text
+from ..io.jsonio import decode_json
 from ..core.context import AgentStep, DIRECTIVE_SHORTHANDS
 from ..core.sizes import count_tokens
 from ..core.space import StateSpace
@@ -286,7 +286,7 @@ class Scenario:
     def to_json(self, path: str | os.PathLike | None = None, indent: int | None = 2) -> str:
         """The scenario as JSON text; also written to ``path`` if given."""
         text = json_text(self.to_dict(), indent=indent, error=ScenarioFormatError, what=f"scenario {self.name!r}") + "\n"
-        if path is not None:  # atomically, with the JSON encoding policy of stmviz.core.files
+        if path is not None:  # atomically, with the JSON encoding policy of stmviz.io.files
             write_text(path, text, what="scenario")
         return text
 

@@ -23,7 +23,7 @@ from plotly.subplots import make_subplots
 from ..core import guards
 from ..core.guards import describe
 from ..core.errors import InvalidArgumentError
-from ..core.files import html_text, write_text
+from ..io.files import html_text, write_text
 from ..core.formatting import format_number, shorten
 from ..core.trace import Trace, require_trace, step_halves
 from ._common import escape

@@ -1,7 +1,7 @@
 """The hierarchy of a state ω_t as a graph, read from the mechanism's declaration.
 
 A mechanism whose state ω is not a flat set declares its hierarchy (the
-protocol of :mod:`stmviz.core.protocol`):
+protocol of :mod:`stmviz.protocol`):
 
 - ``Mechanism.hierarchy(ω)`` gives the nodes and parent → child edges among
   the elements of ω (HiAgent: task → subgoals and summaries → pairs);
@@ -17,7 +17,7 @@ to right, depth top to bottom); :func:`hierarchy_figure` draws it with plotly.
 A mechanism that declares no hierarchy (a FIFO window, SCM), a bare state,
 or a trace whose mechanism could not be rebuilt gives a flat graph: the root
 with one child per element of ω_t. Labels and colours come from the
-mechanism's declared element types (:class:`~stmviz.core.protocol.ElementType`).
+mechanism's declared element types (:class:`~stmviz.protocol.ElementType`).
 """
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ from ..core.guards import describe, time_index
 from ..core.errors import InvalidArgumentError, MechanismContractError
 from ..core.mechanism import Mechanism
 from ..core.guards import as_int
-from ..core.protocol import ElementType, Hierarchy, declared_types, default_label, step_range
+from ..mechanisms.catalog import declared_types
+from ..protocol import ElementType, Hierarchy, default_label, step_range, types_of
 from ..core.space import State
 from ..core.trace import Trace
 from ._common import color_for, count_of, element_types_of_trace, escape, shorten
@@ -183,7 +184,7 @@ def _declared(mechanism: Mechanism | None, state: State) -> Hierarchy:
     if not isinstance(hierarchy, Hierarchy):
         raise MechanismContractError(
             f"{mechanism}.hierarchy(ω) returned {type(hierarchy).__name__}; it must return a Hierarchy "
-            f"(stmviz.core.protocol) or None for a flat ω"
+            f"(stmviz.protocol) or None for a flat ω"
         )
     members = state.elements
     strangers = [e for e in hierarchy.nodes if e not in members]
@@ -258,7 +259,7 @@ def hierarchy_graph(
         name=source.name,
         title=hierarchy.title,
         element_types=source.types,
-        own_types=tuple(source.mechanism.element_types) if source.mechanism is not None else (),
+        own_types=tuple(types_of(source.mechanism)) if source.mechanism is not None else (),
     )
     _add_root(graph, source)
     _add_nodes(graph, hierarchy, source, math.inf if max_depth is None else max_depth)
@@ -358,7 +359,7 @@ def _types_of(mechanism: Mechanism | None) -> Mapping[str, ElementType]:
     """The mechanism's declared element types, over every declared type (its own win)."""
     if mechanism is None:
         return declared_types()
-    return {**declared_types(), **mechanism.element_types}
+    return {**declared_types(), **types_of(mechanism)}
 
 
 # --------------------------------------------------------------------------- layout

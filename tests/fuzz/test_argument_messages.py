@@ -10,7 +10,8 @@ import pytest
 
 pytest.importorskip("plotly")
 
-from stmviz import InvalidArgumentError, ScenarioFormatError, STMError, metrics, viz, widgets  # noqa: E402
+from stmviz import metrics, viz, widgets
+from stmviz.errors import InvalidArgumentError, ScenarioFormatError, STMError
 from stmviz.scenarios import Scenario, from_openai_messages  # noqa: E402
 from stmviz.tables import table  # noqa: E402
 

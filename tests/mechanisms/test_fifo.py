@@ -8,7 +8,6 @@ from hypothesis import strategies as st
 
 from stmviz import (
     AgentStep,
-    CapacityError,
     Context,
     Element,
     FIFOWindow,
@@ -22,6 +21,7 @@ from stmviz import (
     run,
     sizes,
 )
+from stmviz.errors import CapacityError
 from stmviz.mechanisms.fit import fit_text
 
 

@@ -31,18 +31,18 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .guards import LARGEST, describe
-from .context import AgentStep, Context, History
-from .element import Element, Meta, order_key, thaw
-from .errors import STMError, TraceFormatError
-from .formatting import format_number, shorten
+from ..core.guards import LARGEST, describe
+from ..core.context import AgentStep, Context, History
+from ..core.element import Element, Meta, order_key, thaw
+from ..core.errors import STMError, TraceFormatError
+from ..core.formatting import format_number, shorten
 from .files import json_text, read_bytes, write_text
 from .jsonio import decode_json
-from .mechanism import Mechanism
-from .operation import Operation
-from .sizes import tokens
-from .space import State, StateSpace
-from .trace import Step, Trace
+from ..core.mechanism import Mechanism
+from ..core.operation import Operation
+from ..core.sizes import tokens
+from ..core.space import State, StateSpace
+from ..core.trace import Step, Trace
 
 __all__ = ["TRACE_FORMAT", "TRACE_VERSION", "trace_to_dict", "trace_to_json", "trace_from_json", "load_trace"]
 

@@ -52,10 +52,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from . import guards
-from .guards import describe
-from .errors import InvalidArgumentError, STMError
-from .formatting import shorten
+from ..core import guards
+from ..core.guards import describe
+from ..core.errors import InvalidArgumentError, STMError
+from ..core.formatting import shorten
 
 __all__ = [
     "DEFAULT_MAX_FILE_BYTES",

@@ -17,19 +17,19 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .context import AgentStep, Context, History
-from .errors import (
+from .core.context import AgentStep, Context, History
+from .core.errors import (
     CapacityError,
     InvalidArgumentError,
     InvalidUpdateError,
     MechanismContractError,
     UnsupportedOperationError,
 )
-from .guards import describe
-from .formatting import format_number, shorten
-from .mechanism import Mechanism
-from .operation import Operation, OperationSet
-from .space import State
+from .core.guards import describe
+from .core.formatting import format_number, shorten
+from .core.mechanism import Mechanism
+from .core.operation import Operation, OperationSet
+from .core.space import State
 
 __all__ = ["check_mechanism", "CheckReport", "CheckResult", "sample_steps"]
 
