@@ -772,10 +772,8 @@ def run_metrics(trace: Trace, probes: Sequence[Any] = ()) -> dict[str, Any]:
 
 
 def __getattr__(name: str) -> Any:
-    """``why_forgotten``, ``why_forgotten_all`` and ``Forgetting`` live in :mod:`stmviz.forgetting` (which reads
-    :func:`is_summary` from here); they are offered here too, imported on first use to avoid a cycle."""
+    """``why_forgotten``, ``why_forgotten_all`` and ``Forgetting`` live in :mod:`stmviz.forgetting` only
+    (offering them here too made the two modules import each other); the old names say where they went."""
     if name in ("why_forgotten", "why_forgotten_all", "Forgetting"):
-        from . import forgetting
-
-        return getattr(forgetting, name)
+        raise AttributeError(f"stmviz.metrics.{name} has moved: use stmviz.forgetting.{name}")
     raise AttributeError(f"module 'stmviz.metrics' has no attribute {name!r}")

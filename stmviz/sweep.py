@@ -69,7 +69,7 @@ from .core.errors import InvalidArgumentError, STMError
 from .core.formatting import shorten
 from .core.mechanism import Mechanism
 from .core.sizes import SizeFunction, resolve
-from .mechanisms._shared import Memo
+from ._fast.memo import Memo
 from .core.space import StateSpace
 from .core.trace import run
 from .metrics import run_metrics
@@ -78,7 +78,7 @@ __all__ = ["sweep", "SharedCaches", "parameter_names"]
 
 
 class _Table(Memo):
-    """A memo that never forgets during a sweep (a :class:`~stmviz.mechanisms._shared.Memo` too large to fill)."""
+    """A memo that never forgets during a sweep (a :class:`~stmviz._fast.memo.Memo` too large to fill)."""
 
     __slots__ = ()
 

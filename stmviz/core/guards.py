@@ -35,7 +35,7 @@ import sys
 from collections.abc import Iterable, Mapping, Sized
 from typing import Any
 
-from .errors import EncodingUnavailableError, IndexTypeError, InvalidArgumentError, InvalidIndexError
+from .errors import IndexTypeError, InvalidArgumentError, InvalidIndexError
 from .formatting import shorten
 
 __all__ = [
@@ -51,7 +51,6 @@ __all__ = [
     "choice",
     "items",
     "time_index",
-    "encoding_name",
     "prompt",
 ]
 
@@ -308,22 +307,6 @@ def time_index(trace: Sized, t: object, where: str = "trace", *, states: bool = 
         what = f"states ω_0 … ω_{n}" if states else f"steps 0 … {n - 1} (ω_t → ω_{{t+1}})"
         raise InvalidIndexError(f"{where}: the trace has {what}; t = {number} is out of range")
     return resolved
-
-
-def encoding_name(value: object, name: str) -> str:
-    """``value``, if it names a tiktoken encoding (or model) that loads offline here."""
-    from .sizes import available_encodings, get_encoding
-
-    if not isinstance(value, str) or not value:
-        raise InvalidArgumentError(
-            f"{name} must name a tiktoken encoding, e.g. 'cl100k_base', got {_got(value)}; "
-            f"available offline: {', '.join(available_encodings())}"
-        )
-    try:
-        get_encoding(value)
-    except EncodingUnavailableError as exc:
-        raise EncodingUnavailableError(f"{name}: {exc}") from None
-    return value
 
 
 def prompt(value: object, name: str, fields: Mapping[str, Any]) -> str:

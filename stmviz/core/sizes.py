@@ -488,3 +488,17 @@ def size_name(size: Callable[..., Any]) -> str:
     if isinstance(size, SizeFunction):
         return size.name
     return getattr(size, "__qualname__", None) or getattr(size, "__name__", None) or repr(size)
+
+
+def encoding_name(value: object, name: str) -> str:
+    """``value``, if it names a tiktoken encoding (or model) that loads offline here."""
+    if not isinstance(value, str) or not value:
+        raise InvalidArgumentError(
+            f"{name} must name a tiktoken encoding, e.g. 'cl100k_base', got {type(value).__name__} {describe(value)}; "
+            f"available offline: {', '.join(available_encodings())}"
+        )
+    try:
+        get_encoding(value)
+    except EncodingUnavailableError as exc:
+        raise EncodingUnavailableError(f"{name}: {exc}") from None
+    return value

@@ -18,6 +18,7 @@ Its JSON form is in :mod:`stmviz.io.serialize`.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -411,14 +412,25 @@ class Trace(Sequence[Step]):
         return trace_to_dict(self)
 
     def to_json(self, path: str | os.PathLike[str] | None = None, indent: int | None = None) -> str:
-        """The trace as JSON text (format ``stmviz-trace``, version 1); written to ``path`` if given."""
+        """The trace as JSON text (format ``stmviz-trace``, version 1); :meth:`save` writes it to a file.
+
+        ``to_json(path)`` is deprecated (it warns, and still writes): one way to save, ``trace.save(path)``.
+        """
         from ..io.serialize import trace_to_json
 
+        if path is not None:
+            warnings.warn(
+                "Trace.to_json(path) is deprecated and will be removed in the next release; use trace.save(path)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
         return trace_to_json(self, path, indent=indent)
 
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the trace to a JSON file."""
-        self.to_json(path)
+    def save(self, path: str | os.PathLike[str], indent: int | None = None) -> None:
+        """Write the trace to a JSON file (atomically: a failed save leaves the old file whole)."""
+        from ..io.serialize import trace_to_json
+
+        trace_to_json(self, path, indent=indent)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], mechanism: Mechanism | None = None) -> "Trace":

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..core.errors import InvalidArgumentError, STMError
 from ..core import guards
+from ..core.sizes import encoding_name
 from .summarize import truncate_to_tokens
 
 __all__ = ["OpenAISummarizer", "OpenAIEmbedder", "OpenAIMemoryController", "OpenAIMemoryJudge", "OpenAISubgoalSummarizer"]
@@ -36,7 +37,7 @@ class OpenAISummarizer:
         self.client = client
         self.model = guards.text(model, "model", example="gpt-4o-mini")
         self.prompt = guards.prompt(prompt, "prompt", {"budget": 1, "text": ""})
-        self.encoding = guards.encoding_name(encoding, "encoding")
+        self.encoding = encoding_name(encoding, "encoding")
         self.options = options
 
     def __repr__(self) -> str:
@@ -197,7 +198,7 @@ class OpenAISubgoalSummarizer:
         self.client = client
         self.model = guards.text(model, "model", example="gpt-4o-mini")
         self.prompt = guards.prompt(prompt, "prompt", {"budget": 1, "subgoal": "", "trajectory": ""})
-        self.encoding = guards.encoding_name(encoding, "encoding")
+        self.encoding = encoding_name(encoding, "encoding")
         self.options = options
 
     def __repr__(self) -> str:

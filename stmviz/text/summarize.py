@@ -32,6 +32,7 @@ from ..core.errors import InvalidArgumentError, InvalidSizeError
 from ..core.formatting import shorten
 from ..core.sizes import count_tokens, encode_tokens, get_encoding
 from ..core import guards
+from ..core.sizes import encoding_name
 
 __all__ = ["summarize", "ExtractiveSummarizer", "split_sentences", "truncate_to_tokens"]
 
@@ -304,7 +305,7 @@ class ExtractiveSummarizer:
     """
 
     def __init__(self, encoding: str = "cl100k_base") -> None:
-        self.encoding = guards.encoding_name(encoding, "encoding")
+        self.encoding = encoding_name(encoding, "encoding")
 
     def __repr__(self) -> str:
         return f"ExtractiveSummarizer({self.encoding!r})"
