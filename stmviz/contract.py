@@ -25,7 +25,7 @@ from .core.errors import (
     MechanismContractError,
     UnsupportedOperationError,
 )
-from .core.guards import shown
+from .core.guards import brief
 from .core.formatting import format_number, shorten
 from .core.mechanism import Mechanism
 from .core.operation import Operation, OperationSet
@@ -212,17 +212,17 @@ def _check_arguments(mechanism: Any, steps: Any, query: Any, tools: Any, raise_o
             f"subclass stmviz.Mechanism or use make_mechanism(...)"
         )
     if not isinstance(query, str):
-        raise InvalidArgumentError(f"query must be the text of the task, got {shown(query)}")
+        raise InvalidArgumentError(f"query must be the text of the task, got {brief(query)}")
     if isinstance(tools, (str, bytes)) or not isinstance(tools, Iterable) or not all(isinstance(x, str) for x in tools):
         raise InvalidArgumentError(
-            f"tools must be a sequence of tool names, e.g. ('search', 'open_page'), got {shown(tools)}"
+            f"tools must be a sequence of tool names, e.g. ('search', 'open_page'), got {brief(tools)}"
             f"; one tool is written ('search',)"
         )
     if not isinstance(raise_on_failure, bool):
-        raise InvalidArgumentError(f"raise_on_failure must be True or False, got {shown(raise_on_failure)}")
+        raise InvalidArgumentError(f"raise_on_failure must be True or False, got {brief(raise_on_failure)}")
     if steps is not None and (isinstance(steps, (str, bytes)) or not isinstance(steps, Iterable)):
         raise InvalidArgumentError(
-            f"steps must be a sequence of agent steps (AgentStep, dict or str), got {shown(steps)}; "
+            f"steps must be a sequence of agent steps (AgentStep, dict or str), got {brief(steps)}; "
             f"one step is written [step]"
         )
 

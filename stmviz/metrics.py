@@ -92,7 +92,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .core.element import Element
-from .core.guards import shown
+from .core.guards import brief
 from .core import guards
 from .core.errors import InvalidArgumentError
 from .core.mechanism import Mechanism
@@ -228,10 +228,10 @@ def is_summary(element: Element, types: Mapping[str, ElementType] | Mechanism | 
     (True, False)
     """
     if not isinstance(element, Element):
-        raise InvalidArgumentError(f"is_summary needs an Element, got {shown(element)}; pass an element of a state ω")
+        raise InvalidArgumentError(f"is_summary needs an Element, got {brief(element)}; pass an element of a state ω")
     if types is not None and not isinstance(types, (Mapping, Mechanism)):
         raise InvalidArgumentError(
-            f"is_summary: types must be a Mechanism, its element_types (a dict name → ElementType) or None, got {shown(types)}"
+            f"is_summary: types must be a Mechanism, its element_types (a dict name → ElementType) or None, got {brief(types)}"
         )
     if element.meta.get("form") == "summary":
         return True
@@ -250,7 +250,7 @@ def _declared_type(name: str, types: Mapping[str, ElementType] | Mechanism | Non
         if isinstance(own, ElementType):
             return own
         if own is not None:
-            raise InvalidArgumentError(f"is_summary: types[{name!r}] must be an ElementType, got {shown(own)}")
+            raise InvalidArgumentError(f"is_summary: types[{name!r}] must be an ElementType, got {brief(own)}")
     return declared_types().get(name)
 
 
@@ -347,7 +347,7 @@ def _probes(probes: object) -> list[Any]:
         t, question, answer = (getattr(probe, name, None) for name in ("t", "question", "answer"))
         if isinstance(t, bool) or not isinstance(t, int) or not isinstance(question, str) or not isinstance(answer, str):
             raise InvalidArgumentError(
-                f"retention: probes[{i}] must be a Probe (with t: int, question and answer: str), got {shown(probe)}; "
+                f"retention: probes[{i}] must be a Probe (with t: int, question and answer: str), got {brief(probe)}; "
                 "pass scenario.probes or Probe(t, question, answer, evidence_step)"
             )
     return checked
@@ -431,7 +431,7 @@ def compare(mechanisms: Iterable[Any] | Mapping[str, Any], scenario: Any) -> lis
         scenario = load_scenario(scenario)
     if not isinstance(scenario, Scenario):
         raise InvalidArgumentError(
-            f"compare: scenario must be a Scenario or the name of a bundled one, got {shown(scenario)}; "
+            f"compare: scenario must be a Scenario or the name of a bundled one, got {brief(scenario)}; "
             "e.g. load_scenario('tool_chat')"
         )
     if isinstance(mechanisms, Mapping):

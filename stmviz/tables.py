@@ -12,7 +12,7 @@ import html
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .core.guards import shown
+from .core.guards import brief
 from .core import guards
 from .core.errors import InvalidArgumentError
 from .core.formatting import shorten, text_table
@@ -44,7 +44,7 @@ def _records(records: object) -> list[dict[str, Any]]:
     for i, record in enumerate(guards.items(records, "records", where="table", what="records (dicts of column → value)")):
         if not isinstance(record, Mapping):
             raise InvalidArgumentError(
-                f"table: records[{i}] must be a dict of column → value, got {shown(record)}; "
+                f"table: records[{i}] must be a dict of column → value, got {brief(record)}; "
                 "pass records such as trace.to_records() or metrics.compare(...)"
             )
         try:
@@ -58,12 +58,12 @@ def _columns(columns: object) -> list[str] | None:
     if columns is None:
         return None
     if isinstance(columns, str):
-        raise InvalidArgumentError(f"table: columns must be a list of column names, got the str {shown(columns)}; "
-                                   f"for one column pass [{shown(columns)}]")
+        raise InvalidArgumentError(f"table: columns must be a list of column names, got the str {brief(columns)}; "
+                                   f"for one column pass [{brief(columns)}]")
     names = guards.items(columns, "columns", where="table", what="column names (str)")
     for name in names:
         if not isinstance(name, str):
-            raise InvalidArgumentError(f"table: every column name must be a str, got {shown(name)} in {shown(names)}")
+            raise InvalidArgumentError(f"table: every column name must be a str, got {brief(name)} in {brief(names)}")
     return names
 
 

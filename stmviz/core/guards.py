@@ -17,7 +17,7 @@ One rule per kind of value, whatever the layer:
 - a **function** is any callable.
 
 The guards read only a value's type, so they hold for objects whose ``str``,
-``==`` or ``len`` raise: :func:`shown` shows a value without trusting its ``repr``.
+``==`` or ``len`` raise: :func:`brief` shows a value without trusting its ``repr``.
 
 >>> whole_number(3, "t", where="loop_figure")
 3
@@ -40,7 +40,7 @@ from .formatting import shorten
 
 __all__ = [
     "LARGEST",
-    "shown",
+    "brief",
     "as_int",
     "is_finite",
     "whole_number",
@@ -58,10 +58,10 @@ __all__ = [
 LARGEST = sys.maxsize
 
 
-def shown(value: object, width: int = 60) -> str:
+def brief(value: object, width: int = 60) -> str:
     """``repr(value)`` on one line, shortened to ``width`` characters; a value whose repr raises is named by its type.
 
-    >>> shown("a" * 100, 12)
+    >>> brief("a" * 100, 12)
     "'aaaaaaaaaa…"
     """
     try:
@@ -73,8 +73,8 @@ def shown(value: object, width: int = 60) -> str:
 
 def _got(value: object) -> str:
     """The value as a message shows it: its type and its shortened repr."""
-    shown = shown(value)
-    return shown if shown.startswith("a ") and shown.endswith("(its repr fails)") else f"{type(value).__name__} {shown}"
+    text = brief(value)
+    return text if text.startswith("a ") and text.endswith("(its repr fails)") else f"{type(value).__name__} {text}"
 
 
 def _prefix(where: str) -> str:
@@ -224,7 +224,7 @@ def function(value: object, name: str, signature: str, *, where: str = "", none_
     >>> shout(["a"], 4)
     Traceback (most recent call last):
     ...
-    stmviz.core.errors.InvalidArgumentError: summarize returned NoneType None; summarize(texts, budget) -> str must return a str
+    stmviz.core.errors.InvalidArgumentError: summarize returned NoneType None; summarize(texts, budget) -> str must return a string
     """
     if value is None and none_ok:
         return None
@@ -246,7 +246,8 @@ class _Returning:
         result = self.wrapped(*args, **kwargs)
         if not isinstance(result, self.kind):
             raise InvalidArgumentError(
-                f"{self.label} returned {_got(result)}; {self.signature} must return a {self.kind.__name__}"
+                f"{self.label} returned {_got(result)}; {self.signature} must return a "
+                f"{'string' if self.kind is str else self.kind.__name__}"
             )
         return result
 
@@ -273,7 +274,7 @@ def items(value: object, name: str, *, where: str = "", what: str = "items") -> 
     """
     if isinstance(value, (str, bytes, bytearray, Mapping)) or not isinstance(value, Iterable):
         raise InvalidArgumentError(
-            f"{_prefix(where)}{name} must be a list (or another iterable) of {what}, got {shown(value)}"
+            f"{_prefix(where)}{name} must be a list (or another iterable) of {what}, got {brief(value)}"
         )
     try:
         return list(value)
@@ -298,7 +299,7 @@ def time_index(trace: Sized, t: object, where: str = "trace", *, states: bool = 
     if number is None:
         raise IndexTypeError(
             f"{where}: t must be a whole number (an int) naming "
-            f"{'a state ω_t' if states else 'a step'}, got {shown(t)}; pass t = 0 … {max(top, 0)}"
+            f"{'a state ω_t' if states else 'a step'}, got {brief(t)}; pass t = 0 … {max(top, 0)}"
         )
     if top < 0:
         raise InvalidIndexError(f"{where}: the trace has no steps, so there is no step t = {number}")

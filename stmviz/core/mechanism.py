@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from .guards import shown
+from .guards import brief
 from . import guards
 from .element import Element, content_text
 from .context import Context
@@ -180,7 +180,7 @@ class Mechanism:
             ops = tuple(chosen)
         else:
             raise ControllerError(
-                f"{self}.controller returned {type(chosen).__name__} {shown(chosen)}; it must return "
+                f"{self}.controller returned {type(chosen).__name__} {brief(chosen)}; it must return "
                 f"an Operation or a list of Operations"
             )
         for op in ops:
@@ -199,7 +199,7 @@ class Mechanism:
         else:
             raise InvalidUpdateError(
                 f"{self}.update(ω, {operation}, c) returned {type(result).__name__} "
-                f"{shown(result)}; U must return a State (e.g. `state | {{element}}`) or a Transition"
+                f"{brief(result)}; U must return a State (e.g. `state | {{element}}`) or a Transition"
             )
         if not isinstance(transition.state, State):
             raise InvalidUpdateError(

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .element import Element, content_text, freeze
-from .guards import shown
+from .guards import brief
 from . import guards
 from .errors import InvalidArgumentError
 from .formatting import shorten
@@ -70,7 +70,7 @@ class ModelInput(Sequence[Message]):
         for message in self._messages:
             if not isinstance(message, Message):
                 raise InvalidArgumentError(
-                    f"ModelInput holds Message objects, got {shown(message)}; "
+                    f"ModelInput holds Message objects, got {brief(message)}; "
                     "for strings or {'role', 'content'} dicts use ModelInput.coerce"
                 )
 
@@ -136,6 +136,6 @@ def _message(item: Any) -> Message:
     if isinstance(item, Element):
         return Message(str(item.meta.get("role", "user")), item.content)
     raise InvalidArgumentError(
-        f"cannot turn {type(item).__name__} {shown(item)} into a message of a model input; "
+        f"cannot turn {type(item).__name__} {brief(item)} into a message of a model input; "
         f"give a string, a Message, a {{'role', 'content'}} dict or an Element"
     )

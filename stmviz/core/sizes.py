@@ -26,7 +26,7 @@ from functools import lru_cache
 from typing import Any
 
 from .element import AudioPart, Element, ImagePart
-from .guards import LARGEST, as_int, shown, is_finite
+from .guards import LARGEST, as_int, brief, is_finite
 from .errors import EncodingUnavailableError, InvalidArgumentError, InvalidElementError, InvalidSizeError, STMError
 from .formatting import shorten
 
@@ -175,7 +175,7 @@ def image_tokens(width: int, height: int, detail: str = "auto") -> int:
     for name, v in (("width", width), ("height", height)):
         number = as_int(v)
         if number is None or number <= 0 or not is_finite(number):
-            raise InvalidElementError(f"image {name} must be a positive whole number of pixels, got {shown(v)}")
+            raise InvalidElementError(f"image {name} must be a positive whole number of pixels, got {brief(v)}")
     if detail == "low":
         return 85
     if detail not in ("high", "auto"):
@@ -335,7 +335,7 @@ def _named(encoding: object) -> str:
     """An encoding name checked before it is used as a cache key (a list would fail there with a TypeError)."""
     if not isinstance(encoding, str) or not encoding:
         raise EncodingUnavailableError(
-            f"an encoding is named by a non-empty string such as 'cl100k_base', got {shown(encoding)}"
+            f"an encoding is named by a non-empty string such as 'cl100k_base', got {brief(encoding)}"
         )
     return encoding
 
@@ -352,7 +352,7 @@ def count_tokens(text: str, encoding: str = "cl100k_base") -> int:
     2
     """
     if not isinstance(text, str):
-        raise InvalidArgumentError(f"count_tokens counts the tokens of a str, got {shown(text)}")
+        raise InvalidArgumentError(f"count_tokens counts the tokens of a str, got {brief(text)}")
     return _counter(_named(encoding)).count(text)
 
 
@@ -366,7 +366,7 @@ def encode_tokens(text: str, encoding: str = "cl100k_base", limit: int | None = 
     [15339, 1917]
     """
     if not isinstance(text, str):
-        raise InvalidArgumentError(f"encode_tokens encodes a str, got {shown(text)}")
+        raise InvalidArgumentError(f"encode_tokens encodes a str, got {brief(text)}")
     return _counter(_named(encoding)).encode(text, limit)
 
 
@@ -408,7 +408,7 @@ def tokens(encoding: str = "cl100k_base", overhead: int = 0) -> SizeFunction:
     """
     number = as_int(overhead)
     if number is None or not 0 <= number <= LARGEST:
-        raise InvalidSizeError(f"overhead must be a whole number ≥ 0 of tokens, got {shown(overhead)}")
+        raise InvalidSizeError(f"overhead must be a whole number ≥ 0 of tokens, got {brief(overhead)}")
     overhead = number
     counter = _counter(_named(encoding))
     count = counter.count
@@ -494,7 +494,7 @@ def encoding_name(value: object, name: str) -> str:
     """``value``, if it names a tiktoken encoding (or model) that loads offline here."""
     if not isinstance(value, str) or not value:
         raise InvalidArgumentError(
-            f"{name} must name a tiktoken encoding, e.g. 'cl100k_base', got {type(value).__name__} {shown(value)}; "
+            f"{name} must name a tiktoken encoding, e.g. 'cl100k_base', got {type(value).__name__} {brief(value)}; "
             f"available offline: {', '.join(available_encodings())}"
         )
     try:

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from .element import Element, order_key
-from .guards import shown, is_finite
+from .guards import brief, is_finite
 from .errors import (
     CapacityError,
     InvalidCapacityError,
@@ -214,7 +214,7 @@ def _element_set(items: Iterable[Element], what: str) -> frozenset[Element]:
     if isinstance(items, (str, bytes)):
         raise InvalidStateError(
             f"{what} is a set of elements; got a single {type(items).__name__} "
-            f"{shown(items)}: wrap it, State([Element(...)])"
+            f"{brief(items)}: wrap it, State([Element(...)])"
         )
     try:
         frozen = items if isinstance(items, frozenset) else frozenset(items)
@@ -271,7 +271,7 @@ def _check_elements(items: frozenset) -> None:
         if not isinstance(item, Element):
             raise InvalidStateError(
                 f"a state ω ⊆ E holds only Element objects; got a {type(item).__name__} "
-                f"{shown(item)}: wrap it as Element(...)"
+                f"{brief(item)}: wrap it as Element(...)"
             )
 
 
@@ -279,14 +279,14 @@ def _check_v_max(v_max: Any) -> float:
     """V_max as a number in ℝ⁺ (a whole number stays an int), or an :class:`InvalidCapacityError`."""
     if isinstance(v_max, bool) or not isinstance(v_max, numbers.Real):
         raise InvalidCapacityError(
-            f"V_max must be a positive finite number, got {type(v_max).__name__} {shown(v_max)}; "
+            f"V_max must be a positive finite number, got {type(v_max).__name__} {brief(v_max)}; "
             f"e.g. StateSpace(tokens(), v_max=4096)"
         )
     if not isinstance(v_max, int):
         v_max = float(v_max)
     if not is_finite(v_max):
         raise InvalidCapacityError(
-            f"V_max must be finite, got {shown(v_max)}; the paper bounds Σμ(e) by a real V_max ∈ ℝ⁺ — pick a number such as 4096"
+            f"V_max must be finite, got {brief(v_max)}; the paper bounds Σμ(e) by a real V_max ∈ ℝ⁺ — pick a number such as 4096"
         )
     if v_max <= 0:
         raise InvalidCapacityError(
@@ -356,7 +356,7 @@ class StateSpace:
         """
         if not isinstance(element, Element):
             raise InvalidElementError(
-                f"μ is defined on elements e ∈ E; got a {type(element).__name__} {shown(element, 40)}"
+                f"μ is defined on elements e ∈ E; got a {type(element).__name__} {brief(element, 40)}"
             )
         value = self._cache.get(element)
         if value is None:
@@ -426,7 +426,7 @@ class StateSpace:
         """Return ω if ω ∈ Ω_STM, else raise :class:`CapacityError` (or the μ error)."""
         if not isinstance(state, State):
             raise InvalidStateError(
-                f"expected a State, got {type(state).__name__} {shown(state)}; build one with State([...])"
+                f"expected a State, got {type(state).__name__} {brief(state)}; build one with State([...])"
             )
         total = self.size(state)
         if total > self.v_max:
@@ -458,7 +458,7 @@ def _checked_size(value: Any, element: Element) -> float:
     """μ(e) as a number in ℝ⁺, or an :class:`InvalidSizeError` saying what μ returned."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise InvalidSizeError(
-            f"μ({element.label()}) = {shown(value)} is a {type(value).__name__}, not a number; "
+            f"μ({element.label()}) = {brief(value)} is a {type(value).__name__}, not a number; "
             f"μ : E → ℝ⁺ must return a positive number"
         )
     if not isinstance(value, (int, float)):
@@ -469,7 +469,7 @@ def _checked_size(value: Any, element: Element) -> float:
             if value == 0
             else "μ : E → ℝ⁺ must return a positive finite number"
         )
-        raise InvalidSizeError(f"μ({element.label()}) = {shown(value)} is not in ℝ⁺ (> 0, finite); {hint}")
+        raise InvalidSizeError(f"μ({element.label()}) = {brief(value)} is not in ℝ⁺ (> 0, finite); {hint}")
     return value
 
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from .context import AgentStep, Context, History
 from .element import Element, Meta, order_key
-from .guards import shown
+from .guards import brief
 from . import guards
 from .errors import CapacityError, InvalidArgumentError, InvalidIndexError, InvalidStateError, STMError, UpdateFailedError
 from .formatting import format_number, plural, shorten, text_table
@@ -685,7 +685,7 @@ def _inputs(
     if isinstance(steps, Mapping) or not isinstance(steps, Iterable):
         raise InvalidArgumentError(
             f"run: steps must be an iterable of step records (AgentStep, dict or str), got {type(steps).__name__} "
-            f"{shown(steps)}; e.g. run(m, [{{'thought': '…', 'observation': '…'}}])"
+            f"{brief(steps)}; e.g. run(m, [{{'thought': '…', 'observation': '…'}}])"
         )
     return steps, _query(query), _tools(tools), _request_meta(meta)
 
@@ -696,7 +696,7 @@ def _query(query: Any) -> str:
         return ""
     if not isinstance(query, str):
         raise InvalidArgumentError(
-            f"run: query Q must be text, got {type(query).__name__} {shown(query)}; pass query=str(value)"
+            f"run: query Q must be text, got {type(query).__name__} {brief(query)}; pass query=str(value)"
         )
     return query
 
@@ -706,15 +706,15 @@ def _tools(tools: Any) -> tuple[str, ...]:
     if tools is None:
         return ()
     if isinstance(tools, (str, bytes, Mapping)) or not isinstance(tools, Iterable):
-        example = f"tools=[{shown(tools)}]" if isinstance(tools, str) else "tools=['search', 'open']"
+        example = f"tools=[{brief(tools)}]" if isinstance(tools, str) else "tools=['search', 'open']"
         raise InvalidArgumentError(
-            f"run: tools T must be a list of tool names, got {type(tools).__name__} {shown(tools)}; e.g. {example}"
+            f"run: tools T must be a list of tool names, got {type(tools).__name__} {brief(tools)}; e.g. {example}"
         )
     names = tuple(tools)
     for k, name in enumerate(names):
         if not isinstance(name, str):
             raise InvalidArgumentError(
-                f"run: tools[{k}] = {shown(name)} is a {type(name).__name__}; each tool is named by text"
+                f"run: tools[{k}] = {brief(name)} is a {type(name).__name__}; each tool is named by text"
             )
     return names
 
@@ -724,7 +724,7 @@ def _request_meta(meta: Any) -> Meta:
     if meta is None:
         return _NO_EXTRA
     if not isinstance(meta, Mapping):
-        raise InvalidArgumentError(f"run: meta must be a mapping (e.g. a dict), got {type(meta).__name__} {shown(meta)}")
+        raise InvalidArgumentError(f"run: meta must be a mapping (e.g. a dict), got {type(meta).__name__} {brief(meta)}")
     try:
         return Meta(meta)
     except STMError as exc:

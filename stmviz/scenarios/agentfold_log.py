@@ -70,7 +70,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.context import AgentStep
-from ..core.guards import shown
+from ..core.guards import brief
 from ..core.errors import ScenarioFormatError
 from ..core.formatting import shorten
 from ..io.files import as_path, read_bytes
@@ -114,9 +114,9 @@ def _fold(value: Any, where: str, source: str) -> dict[str, Any]:
     if not (
         isinstance(span, (list, tuple)) and len(span) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in span)
     ):
-        raise _fail(source, where, f"the folding block's range must be two step numbers [x, y], got {shown(span, 40)}")
+        raise _fail(source, where, f"the folding block's range must be two step numbers [x, y], got {brief(span, 40)}")
     if summary is not None and (not isinstance(summary, str) or not summary.strip()):
-        raise _fail(source, where, f"the folding block's summary must be non-empty text, got {shown(summary, 40)}")
+        raise _fail(source, where, f"the folding block's summary must be non-empty text, got {brief(summary, 40)}")
     out: dict[str, Any] = {"range": [span[0], span[1]]}
     if summary:
         out["summary"] = summary.strip()
@@ -234,7 +234,7 @@ def from_agentfold_records(
     items = list(_listed(records, source or "AgentFold log", "records", "records (dicts with a role)"))
     labels = list(_labels) if _labels is not None else [f"messages[{k}]" for k in range(len(items))]
     if isinstance(step_base, bool) or not isinstance(step_base, int) or step_base < 0:
-        raise ScenarioFormatError(f"step_base must be a whole number ≥ 0 (0 or 1), got {shown(step_base)}")
+        raise ScenarioFormatError(f"step_base must be a whole number ≥ 0 (0 or 1), got {brief(step_base)}")
     question: str | None = None
     steps: list[dict[str, Any]] = []
     for record, where in zip(items, labels):
@@ -282,7 +282,7 @@ def from_agentfold_records(
             steps.append({"thought": thought, "action": parts["tool_call"], "fold": fold, "inputs": [], "meta": meta})
             continue
         if role not in ("user", "tool"):
-            raise _fail(source, f"{where}.role", f"expected one of system, user, assistant, tool, got {shown(role, 40)}")
+            raise _fail(source, f"{where}.role", f"expected one of system, user, assistant, tool, got {brief(role, 40)}")
         text = _content(record, where, source)
         wrapped = re.fullmatch(r"\s*<tool_response>(.*)</tool_response>\s*", text, re.S)
         if role == "user" and question is None and not steps and not wrapped:

@@ -82,7 +82,7 @@ def _plan_parameters(
         if guards.as_int(d) is None or not 1 <= d <= n - 1:
             raise InvalidArgumentError(
                 f"every distance (steps from the evidence to the question) must be a whole number in 1 … "
-                f"n_steps − 1 = {n - 1}, got {guards.shown(d)}"
+                f"n_steps − 1 = {n - 1}, got {guards.brief(d)}"
             )
     if distractors is None:
         per_fact = max(0, min(2, n // len(wanted) - 2))

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 # absolute imports of the core (standard library only), so this module also loads on its own,
 # without plotly (tests/test_imports.py checks it)
 from stmviz.core import guards
-from stmviz.core.guards import shown
+from stmviz.core.guards import brief
 from stmviz.core.errors import InvalidArgumentError, STMError
 from stmviz.core.formatting import format_number
 from stmviz.core.formatting import shorten as _shorten
@@ -207,7 +207,7 @@ def shorten(text: object, n: int = 60) -> str:
     'a long text…'
     """
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-        raise InvalidArgumentError(f"shorten: n must be a positive int, got {shown(n)}")
+        raise InvalidArgumentError(f"shorten: n must be a positive int, got {brief(n)}")
     return _shorten(text, n)
 
 

@@ -21,7 +21,7 @@ import plotly.io as pio
 from plotly.subplots import make_subplots
 
 from ..core import guards
-from ..core.guards import shown
+from ..core.guards import brief
 from ..core.errors import InvalidArgumentError
 from ..io.files import html_text, write_text
 from ..core.formatting import format_number, shorten
@@ -303,24 +303,24 @@ def _target(path: object) -> Path:
     """The path export_html writes to: a str or path-like that the file system can name."""
     if isinstance(path, bytes) or not isinstance(path, (str, os.PathLike)):
         raise InvalidArgumentError(
-            f"export_html: path must be a str or a pathlib.Path naming the HTML file, got {shown(path)}; "
+            f"export_html: path must be a str or a pathlib.Path naming the HTML file, got {brief(path)}; "
             "e.g. export_html(trace, 'run.html')"
         )
     try:
         text = os.fspath(path)
     except Exception as exc:
-        raise InvalidArgumentError(f"export_html: path {shown(path)} gives no file name ({type(exc).__name__})") from exc
+        raise InvalidArgumentError(f"export_html: path {brief(path)} gives no file name ({type(exc).__name__})") from exc
     if not isinstance(text, str) or not text.strip():
-        raise InvalidArgumentError(f"export_html: path must name a file, got {shown(path)}; e.g. 'run.html'")
+        raise InvalidArgumentError(f"export_html: path must name a file, got {brief(path)}; e.g. 'run.html'")
     try:
         os.fsencode(text)
     except UnicodeEncodeError:
         raise InvalidArgumentError(
-            f"export_html: the path {shown(text)} holds characters the file system cannot store "
+            f"export_html: the path {brief(text)} holds characters the file system cannot store "
             "(e.g. half of an emoji); choose another file name"
         ) from None
     if "\x00" in text:
-        raise InvalidArgumentError(f"export_html: the path {shown(text)} holds a NUL character; choose another file name")
+        raise InvalidArgumentError(f"export_html: the path {brief(text)} holds a NUL character; choose another file name")
     return Path(text)
 
 

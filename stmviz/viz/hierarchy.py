@@ -36,7 +36,7 @@ import plotly.graph_objects as go
 
 from ..core.element import Element, order_key
 from ..core import guards
-from ..core.guards import shown, time_index
+from ..core.guards import brief, time_index
 from ..core.errors import InvalidArgumentError, MechanismContractError
 from ..core.mechanism import Mechanism
 from ..core.guards import as_int
@@ -134,9 +134,9 @@ def hierarchy_kind(trace_or_state: Trace | State, mechanism: Mechanism | None = 
     ('flat', 'tree')
     """
     if not isinstance(trace_or_state, (Trace, State)):
-        raise InvalidArgumentError(f"hierarchy_kind needs a Trace or a State, got {shown(trace_or_state)}")
+        raise InvalidArgumentError(f"hierarchy_kind needs a Trace or a State, got {brief(trace_or_state)}")
     if mechanism is not None and not isinstance(mechanism, Mechanism):
-        raise InvalidArgumentError(f"hierarchy_kind: mechanism must be a Mechanism or None, got {shown(mechanism)}")
+        raise InvalidArgumentError(f"hierarchy_kind: mechanism must be a Mechanism or None, got {brief(mechanism)}")
     if mechanism is None and isinstance(trace_or_state, Trace):
         mechanism = trace_or_state.mechanism
     return "tree" if declares_hierarchy(mechanism) else "flat"
@@ -293,7 +293,7 @@ def _source(trace: Trace | State, t: int | None, mechanism: Mechanism | None) ->
     else:
         if t is not None:
             raise InvalidArgumentError(
-                f"hierarchy_graph: t selects a state of a Trace; with a State, leave t out (got t = {shown(t)})"
+                f"hierarchy_graph: t selects a state of a Trace; with a State, leave t out (got t = {brief(t)})"
             )
         state = _as_state(trace)
         name = str(mechanism) if mechanism is not None else "state"
@@ -374,7 +374,7 @@ def _check_graph(graph: Any) -> nx.DiGraph:
         for key in ("type", "depth", "size"):
             if key not in data:
                 raise InvalidArgumentError(
-                    f"not a hierarchy graph: node {shown(node, 30)} has no {key!r} attribute; "
+                    f"not a hierarchy graph: node {brief(node, 30)} has no {key!r} attribute; "
                     f"build it with hierarchy_graph(trace, t)"
                 )
     return graph
@@ -662,7 +662,7 @@ def node_marker(arrays: Mapping[str, Any]) -> dict[str, Any]:
     """The ``marker`` of the node trace of :func:`hierarchy_figure`, from :func:`node_arrays`."""
     if not isinstance(arrays, Mapping) or any(key not in arrays for key in ("size", "color", "opacity", "line_color")):
         raise InvalidArgumentError(
-            f"node_marker needs the dict of node_arrays(graph) (keys size, color, opacity, line_color), got {shown(arrays)}"
+            f"node_marker needs the dict of node_arrays(graph) (keys size, color, opacity, line_color), got {brief(arrays)}"
         )
     return {
         "size": arrays["size"], "color": arrays["color"], "opacity": arrays["opacity"],
@@ -793,7 +793,7 @@ def hierarchy_title(graph: nx.DiGraph, t: int | None = None) -> str:
     'Hierarchy of ω — elements of ω'
     """
     if not isinstance(graph, nx.DiGraph):
-        raise InvalidArgumentError(f"hierarchy_title needs a graph from hierarchy_graph, got {shown(graph)}")
+        raise InvalidArgumentError(f"hierarchy_title needs a graph from hierarchy_graph, got {brief(graph)}")
     t = graph.graph.get("t") if t is None else guards.whole_number(t, "t", where="hierarchy_title", minimum=0)
     title = graph.graph.get("title") or ""
     name = graph.graph.get("name") or ""

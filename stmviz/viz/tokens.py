@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..core import guards
-from ..core.guards import shown
+from ..core.guards import brief
 from ..core.errors import InvalidArgumentError
 from ..core.model_input import Message, ModelInput
 from ..core.sizes import count_tokens, encode_tokens, get_encoding
@@ -173,7 +173,7 @@ def _encoding_name(encoding: object, where: str) -> str:
     if not isinstance(encoding, str):
         raise InvalidArgumentError(
             f"{where}: encoding must be the name of a tiktoken encoding or model (a str such as 'cl100k_base'), "
-            f"got {shown(encoding)}"
+            f"got {brief(encoding)}"
         )
     return encoding
 

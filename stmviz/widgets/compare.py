@@ -21,7 +21,7 @@ import ipywidgets as widgets
 import plotly.graph_objects as go
 
 from ..core import guards
-from ..core.guards import shown
+from ..core.guards import brief
 from ..core.errors import InvalidArgumentError
 from ..core.formatting import shorten
 from ..core.trace import Trace
@@ -47,7 +47,7 @@ def _named(traces: Any) -> list[tuple[str, Trace]]:
             pairs = list(traces.items())
         except Exception as exc:
             raise InvalidArgumentError(f"compare_player: the dict of traces could not be read ({type(exc).__name__})") from exc
-        items = [(k if isinstance(k, str) else shown(k), v) for k, v in pairs]
+        items = [(k if isinstance(k, str) else brief(k), v) for k, v in pairs]
     elif isinstance(traces, Sequence) and not isinstance(traces, (str, bytes)):
         items = [(v.name if isinstance(v, Trace) else f"trace {i}", v) for i, v in enumerate(traces)]
     else:
@@ -60,7 +60,7 @@ def _named(traces: Any) -> list[tuple[str, Trace]]:
     for name, trace in items:
         if not isinstance(trace, Trace):
             raise InvalidArgumentError(
-                f"compare_player: {shown(name, 40)} is a {type(trace).__name__}, not a Trace; "
+                f"compare_player: {brief(name, 40)} is a {type(trace).__name__}, not a Trace; "
                 f"pass what run(mechanism, steps) returns"
             )
     seen: dict[str, int] = {}

@@ -133,7 +133,7 @@ def test_a_user_error_with_another_init_reaches_the_caller_located():
 
 def test_a_summarizer_that_returns_none_is_named():
     m = HiAgent(StateSpace(sizes.tokens(), 800), summarize=lambda texts, budget: None)
-    with pytest.raises(InvalidArgumentError, match=r"HiAgent: summarize returned NoneType None.*must return a str"):
+    with pytest.raises(InvalidArgumentError, match=r"HiAgent: summarize returned NoneType None.*must return a string"):
         run(m, load_scenario("household"))
 
 
