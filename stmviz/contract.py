@@ -23,6 +23,7 @@ from .core.errors import (
     InvalidArgumentError,
     InvalidUpdateError,
     MechanismContractError,
+    STMError,
     UnsupportedOperationError,
 )
 from .core.guards import brief
@@ -30,6 +31,7 @@ from .core.formatting import format_number, shorten
 from .core.mechanism import Mechanism
 from .core.operation import Operation, OperationSet
 from .core.space import State
+from .protocol import directives_declared, types_of
 
 __all__ = ["check_mechanism", "CheckReport", "CheckResult", "sample_steps"]
 
@@ -192,7 +194,7 @@ def check_mechanism(
       ...
     """
     _check_arguments(mechanism, steps, query, tools, raise_on_failure)
-    results: list[CheckResult] = []
+    results: list[CheckResult] = _bad_declarations(mechanism)
     context0 = Context(t=0, query=query, tools=tuple(tools))
     state = _initial_state(mechanism, context0, results) if _operations_declared(mechanism, results) else None
     if state is None:
@@ -225,6 +227,16 @@ def _check_arguments(mechanism: Any, steps: Any, query: Any, tools: Any, raise_o
             f"steps must be a sequence of agent steps (AgentStep, dict or str), got {brief(steps)}; "
             f"one step is written [step]"
         )
+
+
+def _bad_declarations(mechanism: Mechanism) -> list[CheckResult]:
+    """A failed clause for an element-type or directive declaration the figures cannot read (none when they can)."""
+    try:
+        types_of(mechanism)
+        directives_declared(mechanism)
+    except STMError as exc:
+        return [CheckResult("declarations", False, str(exc))]
+    return []
 
 
 def _operations_declared(mechanism: Mechanism, results: list[CheckResult]) -> bool:

@@ -170,6 +170,22 @@ def test_a_bad_declaration_fails_when_it_is_read():
         directives_declared(Broken2)
 
 
+def test_check_mechanism_reports_a_bad_declaration():
+    from stmviz import check_mechanism
+
+    class Broken(Mechanism):
+        operations = {"note": "keep it"}
+        element_types = {"note": ("a note", "#12345")}
+
+        def update(self, state, operation, context):
+            return state
+
+    report = check_mechanism(Broken(StateSpace(sizes.words, 5)))
+    (clause,) = [r for r in report.results if r.name == "declarations"]
+    assert not clause.passed and "Broken.element_types['note']" in clause.detail
+    assert not [r for r in check_mechanism(FIFOWindow(StateSpace(sizes.words, 50))).results if r.name == "declarations"]
+
+
 def test_no_class_changes_how_another_mechanisms_elements_are_drawn():
     """Issue 24: a global registry of element types kept the first colour a name was ever given."""
 
