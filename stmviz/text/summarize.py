@@ -69,7 +69,7 @@ def truncate_to_tokens(text: str, budget: int, encoding: str = "cl100k_base") ->
     """
     if not isinstance(text, str):
         raise InvalidArgumentError(f"truncate_to_tokens cuts a str, got {type(text).__name__} {shorten(repr(text), 60)}")
-    budget = guards.whole_number(budget, "budget (tokens)", None)
+    budget = guards.whole_number(budget, "budget (tokens)", None, maximum=None)  # any budget: a larger one keeps the whole text
     if count_tokens(text, encoding) <= budget:
         return text
     if budget <= 1:
