@@ -676,7 +676,7 @@ def cost_at(trace: Trace, t: int) -> int:
     """
     trace = require_trace(trace, "metrics")
     n = len(trace)
-    t = guards.whole_number(t, "t", 0, maximum=n, where="cost_at", fix=f"; the states are ω_0 … ω_{n}")
+    t = guards.whole_number(t, "t", 0, maximum=n, where="cost_at", fix=f"; pass t = 0 … {n} (the states ω_0 … ω_{n})")
     total = sum(int(trace[s].input_size) for s in range(min(t + 1, n)))
     if t == n:
         total += int(trace.final_input_size or 0)
