@@ -27,6 +27,7 @@ __version__ = "0.1.0"
 #: names loaded on first use: name → the module that defines it
 _LAZY = {
     "FIFOWindow": ".mechanisms", "SCM": ".mechanisms", "HiAgent": ".mechanisms", "AgentFold": ".mechanisms",
+    "ClearToolUses": ".mechanisms", "Compaction": ".mechanisms", "LangChainSummarization": ".mechanisms",
     "Scenario": ".scenarios", "load_scenario": ".scenarios", "list_scenarios": ".scenarios",
     "check_mechanism": ".contract", "CheckReport": ".contract", "CheckResult": ".contract",
     "ElementType": ".protocol", "Hierarchy": ".protocol",
@@ -37,6 +38,7 @@ __all__ = list(_core_all) + ["__version__", "errors"]
 __all__ += ["FIFOWindow", "SCM", "HiAgent", "AgentFold"]
 __all__ += ["Scenario", "load_scenario", "list_scenarios"]
 __all__ += ["check_mechanism", "CheckReport", "CheckResult", "ElementType", "Hierarchy"]
+__all__ += ["ClearToolUses", "Compaction", "LangChainSummarization"]
 # export_html is not in __all__: ``from stmviz import *`` must not load plotly.
 
 

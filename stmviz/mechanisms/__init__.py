@@ -4,7 +4,14 @@ from .agentfold import AgentFold
 from .fifo import FIFOWindow
 from .scm import SCM
 from .hiagent import HiAgent
+# the managers practitioners run, after the paper's four (which declare their element types first)
+from .clear_tool_uses import ClearToolUses
+from .compaction import Compaction
+from .langchain_summarization import LangChainSummarization
 
 __all__: list[str] = []
 __all__ += ["HiAgent", "AgentFold"]
 __all__ += ["FIFOWindow", "SCM"]
+__all__ += ["ClearToolUses"]
+__all__ += ["LangChainSummarization"]
+__all__ += ["Compaction"]

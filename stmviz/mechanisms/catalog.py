@@ -29,8 +29,8 @@ def declared_types() -> Mapping[str, ElementType]:
     from .. import mechanisms
 
     first = (mechanisms.AgentFold, mechanisms.FIFOWindow, mechanisms.SCM, mechanisms.HiAgent)  # the paper's four
-    listed = (getattr(mechanisms, name, None) for name in mechanisms.__all__)
-    others = [v for v in listed if isinstance(v, type) and issubclass(v, Mechanism)]
+    public = set(mechanisms.__all__)  # the others in the order stmviz.mechanisms imports them
+    others = [v for k, v in vars(mechanisms).items() if k in public and isinstance(v, type) and issubclass(v, Mechanism)]
     out: dict[str, ElementType] = {}
     for cls in (*first, *(c for c in others if c not in first)):
         for name, declared in types_of(cls).items():
