@@ -427,6 +427,8 @@ $$\omega_t \xrightarrow{\;\pi\;} x_t \xrightarrow{\text{LLM}} \text{output} \lon
 | [07 · Compare](07_compare.ipynb) | one scenario, four mechanisms, the same $V_{max}$ |
 | [08 · Build your own](08_build_your_own.ipynb) | an exercise: a priority-based mechanism |
 | [09 · Your own logs](09_your_own_logs.ipynb) | replay an OpenAI-style chat log through every mechanism |
+| [10 · Measuring memory](10_measuring_memory.ipynb) | what survives to question time and what it costs; sweeps over $V_{max}$ |
+| [11 · The managers you use](11_managers_you_use.ipynb) | practitioners' context managers (clearing, compaction, sessions, paging) in the paper's terms |
 
 ## The paper's symbols in stmviz
 
@@ -696,7 +698,7 @@ allergy = next(p for p in scenario.probes if p.answer == "sesame")
 for t in (joke, allergy.t - 1):
     print(f"step {t}: {scenario.steps[t].observation[:70]!r}")
     for o in trace[t].operations:
-        print(f"   {o.type}: {o.reason}")
+        print(f"   {o.type}: {o.reason or '(files the previous interaction as flash memory: it needs no decision)'}")
 """),
         md(r"""
 ## Relevance ranking: the scores of the top candidates
@@ -753,6 +755,13 @@ answers with the memories it retrieved for the question:
 table(metrics.compare([FIFOWindow, SCM], scenario),
       ["mechanism", "v_max", "mean_occupancy", "total_prompt_tokens", "evictions", "retained", "probes"])
 """),
+        md(r"""
+SCM counts about twice FIFO's **evictions** (135<!-- printed: above --> against 66<!-- printed: above -->)
+and still keeps 5<!-- printed: above --> probes to FIFO's 0<!-- printed: above -->: an eviction is
+an element leaving $\omega$, not a fact lost. SCM re-ranks its activation memory for every message,
+so a memory activated for one message and not for the next leaves $\omega$ — and stays in the
+memory stream, outside $\omega$, to be activated again. FIFO's 66 are messages gone for good.
+"""),
         code("""
 for result in metrics.retention(trace, scenario.probes):
     print("✓" if result.retained else "✗", result.probe.question)
@@ -777,13 +786,16 @@ for f in why_forgotten_all(trace, scenario.probes):
         md(r"""
 What the model saw when it answered the last probe's question: the related history first, the
 question last. (This question asks two things at once; the three best-ranked memories hold neither.)
+The last line is the reply **recorded in the scenario**: the dialogue is scripted, so the reply
+was written with the whole conversation in view, not produced from this input. It names both
+facts; a model given only this input could not have.
 """),
         code("""
 probe = scenario.probes[-1]
 for message in trace.project(probe.t):
     print(f"{message.role:6}| {message.text[:90]!r}")
 if probe.t < len(trace):
-    print(f"→ reply | {trace[probe.t].context.step.model_output[:90]!r}")
+    print(f"→ the scenario's scripted reply (not produced from this input) | {trace[probe.t].context.step.model_output[:90]!r}")
 """),
         md(r"""
 ## Watch it
@@ -897,12 +909,22 @@ for t, step in enumerate(trace):
 ## Finished subgoals become summarized observations with a verdict
 
 Each summary keeps what the agent *saw* (not the actions it typed) and ends with the verdict.
-Two subgoals of `household` end without a confirmation: the agent moved on before it found what
-it looked for.
+The summaries in $\omega_{29}$ are all "achieved":
 """),
         code("""
 for e in trace.state_at(29).where(type="summary"):
     print(f"[{e.meta['subgoal']}] {e.text}\\n")
+"""),
+        md(r"""
+Two subgoals of `household` did end without a confirmation — the agent moved on before it found
+what it looked for — but they are no longer in $\omega_{29}$. Each line below says at which step a
+summary "not confirmed" left $\omega$, and the rule that took it out:
+"""),
+        code("""
+for t, step in enumerate(trace):
+    for e, why in zip(step.removed, step.reasons):
+        if e.meta.get("type") == "summary" and "not confirmed" in e.text:
+            print(f"step {t}: the summary of subgoal {e.meta['subgoal']} ('not confirmed') left ω — {why[:70]}…")
 """),
         md(r"""
 ## `retrieve(ids…)`: full trajectories in place of summaries, until the next subgoal
@@ -1158,22 +1180,24 @@ print("most summarizations of any one step:", max(b.meta["passes"] for b in Agen
 
 The original agent has no hard capacity — its context stays short because it folds. stmviz keeps
 $\Sigma\mu \le V_{max}$ and $|\pi(\omega_t)| \le V_{max}$: when the fold asked for would overflow once
-the new interaction arrives,
-the controller replaces it by a deeper consolidation and the trace says so,
-`consolidate(from=x, overflow=True)`, with the fold it replaced in its reason. The steps of
+the new interaction arrives, $U$ applies the fold and then consolidates further *the way the
+log-structured merge would* — two neighbouring blocks of the same scale, finest first — never a big
+block with a small one, which would turn the multi-scale summaries into one rolling summary. The
+operation keeps the agent's fold, says `overflow=True` and names the merges. The steps of
 `web_research` where it happens:
 """),
         code("""
 for t_, step in enumerate(trace):
     for op in step.operations:
         if op.get("overflow"):
-            print(t_, op.type, "from", op["from"], "--", op.reason[:160], "…")
+            print(t_, op.type, "-- overflow once" + op.reason.split("overflow once", 1)[1][:230], "…")
 """),
         md(r"""
 ## The fold tree
 
 Blocks $s_{x,y}$ are nodes over the steps $x \dots y$ they cover; a deep consolidation is the
-parent of the blocks it merged. The leaves always cover the folded steps in order, without overlap.
+parent of the blocks it merged. The released code replaces the blocks that *start* inside the
+folded range, so a range that starts inside a block overlaps it; the agent's ranges here never do.
 """),
         code("""
 hierarchy_figure(trace, len(trace))
@@ -1184,21 +1208,27 @@ occupancy_figure(trace)
         md(r"""
 ## Replaying a real AgentFold transcript
 
-`stmviz.scenarios.load_agentfold_log(path)` reads a transcript in which each model response holds
-its reasoning, the folding block (a JSON object with `range` and `summary`), an explanation and a
-tool call, followed by the tool's response (JSON or JSONL; the format is in the function's
-docstring). `from_agentfold_records` does the same for records in memory:
+AgentFold's released inference code (`WebAgent/AgentFold/infer.py`) writes one JSON line per
+question, `{question, answer, final_response, full_traj}`; `full_traj` holds every prompt and every
+reply. `stmviz.scenarios.load_agentfold_log(path)` reads such a file (or a bare `full_traj`), and
+`from_agentfold_records` reads replies held as chat records. A reply is read as the original reads
+it: the reasoning before `</think>` stays out of $I_t$, `<compress>` holds the range and the summary,
+`<motivation>` is the explanation. With `layout="original"`, $\pi$ is the original's own prompt, so
+you can set the two side by side:
 """),
         code("""
 from stmviz.scenarios import from_agentfold_records
 records = [
     {"role": "user", "content": "How many e-bikes does Norby run?"},
-    {"role": "assistant", "content": '<think>Search.</think>Look it up.<tool_call>{"name": "search", "arguments": {"q": "NorbyCykel"}}</tool_call>'},
+    {"role": "assistant", "content": '<think>Search.</think><motivation>Look it up.</motivation><tool_call>{"name": "search", "arguments": {"q": "NorbyCykel"}}</tool_call>'},
     {"role": "tool", "content": "NorbyCykel: 640 e-bikes at 58 stations."},
-    {"role": "assistant", "content": '<fold>{"range": [0, 0], "summary": "NorbyCykel has 640 e-bikes, 58 stations."}</fold>Done.<answer>640</answer>'},
+    {"role": "assistant", "content": '<think>Check the date.</think><compress>{"compress_range": [0], "compress_text": "NorbyCykel has 640 e-bikes, 58 stations."}</compress><motivation>Is it current?</motivation><tool_call>{"name": "search", "arguments": {"q": "NorbyCykel 2025"}}</tool_call>'},
+    {"role": "tool", "content": "2025 report: still 640."},
 ]
 small = from_agentfold_records(records, "norby")
 print(run(AgentFold(StateSpace(sizes.tokens(), v_max=500)), small).project(2).text())
+print("----")
+print(run(AgentFold(StateSpace(sizes.tokens(), v_max=500), layout="original"), small).project(2)[-1].text)
 """),
         md(r"""
 Play the run and watch the tree grow and fold. In the bar, a thick outline marks a block that
@@ -1239,7 +1269,7 @@ Only after trying: `stmviz.exercises.solution("06-fold")` prints one answer.
 * What survives depends on $\sigma$: with the agent's summaries the probes' figures and names stay;
   with a fallback summarizer they are lost at the fold that summarized them.
 * Without directives a rule decides (a log-structured merge); when a fold would overflow
-  $V_{max}$, the controller consolidates deeper and says so in the trace.
+  $V_{max}$, $U$ consolidates further the same multi-scale way and the trace says so.
 """),
     ]
 
@@ -1785,25 +1815,23 @@ why_forgotten(fifo, okafor)
 
 Compute evidence recall *by hand* with only `trace.project(t)`, the steps' texts
 `trace[s].context.step.text` and `metrics.content_tokens`, following the definition above.
-Replace the body of `my_evidence_recall` with your own; the check below compares it with
-`metrics.evidence_recall` on every probe and mechanism of the sweep's smallest $V_{max}$.
+Replace the TODO in `my_evidence_recall`; the checker compares it with `metrics.evidence_recall`
+on every probe, for the four mechanisms at the sweep's smallest $V_{max}$, and says ✓ or ✗ for
+each criterion, with a hint for every ✗.
 """),
         code("""
+from stmviz.exercises import check_evidence_recall
+
 def my_evidence_recall(trace, probe):
-    evidence = metrics.content_tokens("\\n".join(trace[s].context.step.text for s in probe.evidence_steps))
-    seen = metrics.content_tokens(trace.project(probe.t).text())
-    return len(evidence & seen) / len(evidence) if evidence else None
+    # TODO: the share of the evidence's content words (probe.evidence_steps) found in π(ω_t), t = probe.t
+    raise NotImplementedError("TODO: write my_evidence_recall")
 """),
         code("""
-checked = 0
-for cls in (FIFOWindow, SCM, HiAgent, AgentFold):
-    trace = run(cls(StateSpace(sizes.tokens(), v_max=300)), scenario)
-    for probe in scenario.probes:
-        assert my_evidence_recall(trace, probe) == metrics.evidence_recall(trace, probe), (cls.name, probe.answer)
-        checked += 1
-print(f"all {checked} values agree")
+check_evidence_recall(my_evidence_recall)
 """),
         md(r"""
+Only after trying: `stmviz.exercises.solution("10-evidence-recall")` prints one answer.
+
 Back to the start: **[00 · Start here](00_start_here.ipynb)**.
 """),
     ]

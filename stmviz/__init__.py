@@ -28,6 +28,8 @@ __version__ = "0.1.0"
 _LAZY = {
     "FIFOWindow": ".mechanisms", "SCM": ".mechanisms", "HiAgent": ".mechanisms", "AgentFold": ".mechanisms",
     "ClearToolUses": ".mechanisms", "Compaction": ".mechanisms", "LangChainSummarization": ".mechanisms",
+    "ADKCompaction": ".mechanisms", "LettaMemory": ".mechanisms", "LlamaIndexMemory": ".mechanisms",
+    "SummarizingSession": ".mechanisms", "TrimmingSession": ".mechanisms",
     "Scenario": ".scenarios", "load_scenario": ".scenarios", "list_scenarios": ".scenarios",
     "check_mechanism": ".contract", "CheckReport": ".contract", "CheckResult": ".contract",
     "ElementType": ".protocol", "Hierarchy": ".protocol",
@@ -39,6 +41,7 @@ __all__ += ["FIFOWindow", "SCM", "HiAgent", "AgentFold"]
 __all__ += ["Scenario", "load_scenario", "list_scenarios"]
 __all__ += ["check_mechanism", "CheckReport", "CheckResult", "ElementType", "Hierarchy"]
 __all__ += ["ClearToolUses", "Compaction", "LangChainSummarization"]
+__all__ += ["LlamaIndexMemory", "TrimmingSession", "SummarizingSession", "LettaMemory", "ADKCompaction"]
 # export_html is not in __all__: ``from stmviz import *`` must not load plotly.
 
 

@@ -22,6 +22,9 @@ __all__ = ["Table", "table", "WHOLE_COLUMNS"]
 #: Columns never cut, whatever ``width``: they say why (a trace's reasons, a forgetting's explanation).
 WHOLE_COLUMNS = ("why", "explanation", "rule")
 
+#: The box around a table's HTML: as wide as the page at most, scrolling sideways when the table is wider.
+TABLE_BOX_STYLE = "max-width:100%;overflow-x:auto"
+
 #: At most this many decimals: more would show float noise, not precision.
 MAX_DIGITS = 17
 
@@ -138,7 +141,9 @@ class Table:
         body = "".join(
             "<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>" for row in self.rows()
         )
-        return f'<table class="stmviz-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+        # a table wider than the page scrolls sideways inside its own box instead of losing its last columns
+        return (f'<div class="stmviz-table-box" style="{TABLE_BOX_STYLE}"><table class="stmviz-table">'
+                f'<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>')
 
 
 def table(

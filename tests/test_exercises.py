@@ -12,6 +12,7 @@ import pytest
 from stmviz import Element, Mechanism, StateSpace, Transition
 from stmviz.core.errors import InvalidArgumentError
 from stmviz import exercises as ex
+from stmviz.exercise_solutions import SOLUTIONS
 from stmviz.exercises import (
     check_chat_steps,
     check_fifo_push,
@@ -22,13 +23,14 @@ from stmviz.exercises import (
     check_priority_memory,
     check_fifo_match,
     check_subgoal_switch,
+    check_evidence_recall,
 )
 from stmviz.mechanisms.scm_controller import content_words
 
 
 def solved(key: str, name: str):
     namespace: dict = {}
-    exec(compile(ex.SOLUTIONS[key], f"solution {key}", "exec"), namespace)
+    exec(compile(SOLUTIONS[key], f"solution {key}", "exec"), namespace)
     return namespace[name]
 
 
@@ -36,10 +38,22 @@ def todo(*args, **kwargs):
     raise NotImplementedError("TODO: write it")
 
 
-def assert_catches(report, criterion):
+def assert_catches(report, criterion, fault):
+    """The report fails ``criterion``, and that line's hint names the fault (``fault`` is a phrase of it)."""
     assert report.done, str(report)
     assert not report.ok, str(report)
     assert report.failed(criterion), f"expected ✗ {criterion}:\n{report}"
+    hint = next(c.hint for c in report.criteria if c.name == criterion)
+    assert fault in hint, f"the hint of ✗ {criterion} should name the fault ({fault!r}):\n{report}"
+    assert_consistent(report)
+
+
+def assert_consistent(report):
+    """No criterion is ✓ when one it builds on is ✗ (07: "smallest" judged at a V_max that is not even enough)."""
+    passed = {c.name: c.passed for c in report.criteria}
+    for before, after in [("enough", "smallest"), ("a whole number", "enough"), ("above the scenario's V_max", "enough")]:
+        if before in passed and after in passed:
+            assert passed[before] or not passed[after], f"✗ {before} but ✓ {after}:\n{report}"
 
 
 CHECKERS = {
@@ -52,11 +66,12 @@ CHECKERS = {
     "07-fifo-match": (check_fifo_match, "fifo_v_max"),
     "08-priority": (check_priority_memory, "PriorityMemory"),
     "09-chat-steps": (check_chat_steps, "chat_steps"),
+    "10-evidence-recall": (check_evidence_recall, "my_evidence_recall"),
 }
 
 
 def test_every_solution_has_a_checker():
-    assert sorted(CHECKERS) == sorted(ex.SOLUTIONS)
+    assert sorted(CHECKERS) == sorted(SOLUTIONS)
 
 
 @pytest.mark.parametrize("key", sorted(CHECKERS))
@@ -91,6 +106,22 @@ def test_the_untouched_todo_is_reported_as_not_done(key):
     assert "hint:" not in str(report)  # hints come with an answer, not before the student tries
 
 
+def test_the_notebooks_import_of_the_checkers_does_not_load_the_solutions():
+    """A notebook imports its checker from stmviz.exercises; the reference solutions stay unloaded until asked for."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys; from stmviz.exercises import check_membership, check_fold;"
+        " import stmviz.exercises as ex;"
+        " print('stmviz.exercise_solutions' in sys.modules, hasattr(ex, 'SOLUTIONS'));"
+        " ex.solution('01-membership'); print('stmviz.exercise_solutions' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert out[0] == "False False", out  # neither loaded nor reachable through the module the notebooks import
+    assert out[-2] == "True", out  # loaded once a solution is asked for
+
+
 def test_solution_prints_the_reference_and_rejects_an_unknown_key(capsys):
     ex.solution("01-membership")
     assert "def in_omega" in capsys.readouterr().out
@@ -112,15 +143,15 @@ def test_a_failing_criterion_shows_its_hint():
 
 # -- 01 ---------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("wrong, criterion", [
-    (lambda elements, mu, v_max: sum(mu(e) for e in set(elements)) < v_max, "boundary"),
-    (lambda elements, mu, v_max: sum(mu(e) for e in elements) <= v_max, "a set"),
-    (lambda elements, mu, v_max: len(set(elements)) <= v_max, "sizes, not counts"),
-    (lambda elements, mu, v_max: True, "over capacity"),
-    (lambda elements, mu, v_max: bool(elements) and sum(mu(e) for e in set(elements)) <= v_max, "empty state"),
+@pytest.mark.parametrize("wrong, criterion, fault", [
+    (lambda elements, mu, v_max: sum(mu(e) for e in set(elements)) < v_max, "boundary", 'equality is allowed'),
+    (lambda elements, mu, v_max: sum(mu(e) for e in elements) <= v_max, "a set", 'set(elements)'),
+    (lambda elements, mu, v_max: len(set(elements)) <= v_max, "sizes, not counts", 'the number of elements is not its size'),
+    (lambda elements, mu, v_max: True, "over capacity", 'compare the total size'),
+    (lambda elements, mu, v_max: bool(elements) and sum(mu(e) for e in set(elements)) <= v_max, "empty state", 'a sum over no elements is 0'),
 ])
-def test_membership_catches(wrong, criterion):
-    assert_catches(check_membership(wrong), criterion)
+def test_membership_catches(wrong, criterion, fault):
+    assert_catches(check_membership(wrong), criterion, fault)
 
 
 # -- 02 ---------------------------------------------------------------------------------------------------
@@ -177,14 +208,14 @@ class YoungestAfterTask(_Window):  # keeps the task, evicts the second-newest el
         return state
 
 
-@pytest.mark.parametrize("wrong, criterion", [
-    (SlidingWindow, "task kept"),
-    (NewestOut, "new input kept"),
-    (ClearAll, "only as needed"),
-    (YoungestAfterTask, "oldest first"),
+@pytest.mark.parametrize("wrong, criterion, fault", [
+    (SlidingWindow, "task kept", 'skip the element of step 0'),
+    (NewestOut, "new input kept", 'never the one that just arrived'),
+    (ClearAll, "only as needed", 'stop evicting as soon as'),
+    (YoungestAfterTask, "oldest first", 'evict from the front'),
 ])
-def test_keep_first_catches(wrong, criterion):
-    assert_catches(check_keep_first(wrong), criterion)
+def test_keep_first_catches(wrong, criterion, fault):
+    assert_catches(check_keep_first(wrong), criterion, fault)
 
 
 # -- 03 ---------------------------------------------------------------------------------------------------
@@ -231,16 +262,16 @@ def push_prepends(window, new, mu, v_max):
     return window
 
 
-@pytest.mark.parametrize("wrong, criterion", [
-    (push_newest_out, "oldest first"),
-    (push_clear, "only as needed"),
-    (push_ignores_pins, "pinned stay"),
-    (push_always_evicts, "no eviction while it fits"),
-    (push_once, "fits V_max"),
-    (push_prepends, "appends at the end"),
+@pytest.mark.parametrize("wrong, criterion, fault", [
+    (push_newest_out, "oldest first", 'remove from the front'),
+    (push_clear, "only as needed", 'after each removal'),
+    (push_ignores_pins, "pinned stay", "meta['pinned'] is True"),
+    (push_always_evicts, "no eviction while it fits", 'only while Σμ > V_max'),
+    (push_once, "fits V_max", 'keep evicting until'),
+    (push_prepends, "appends at the end", 'window + [new]'),
 ])
-def test_fifo_push_catches(wrong, criterion):
-    assert_catches(check_fifo_push(wrong), criterion)
+def test_fifo_push_catches(wrong, criterion, fault):
+    assert_catches(check_fifo_push(wrong), criterion, fault)
 
 
 # -- 04 ---------------------------------------------------------------------------------------------------
@@ -274,15 +305,15 @@ def judge_yes_no(memory, summary, message):
     return bool(content_words(message) & content_words(memory))
 
 
-@pytest.mark.parametrize("wrong, criterion", [
-    (judge_always_full, "summary"),
-    (judge_any_word, "full"),
-    (judge_drop_by_summary, "drop"),
-    (judge_all_memory_words, "only shared words"),
-    (judge_yes_no, "a verdict"),
+@pytest.mark.parametrize("wrong, criterion, fault", [
+    (judge_always_full, "summary", "all in the summary → 'summary'"),
+    (judge_any_word, "full", 'a shared word missing from the summary'),
+    (judge_drop_by_summary, "drop", 'the *full* memory shares'),
+    (judge_all_memory_words, "only shared words", 'compare only the words the memory shares'),
+    (judge_yes_no, "a verdict", 'one of the three strings'),
 ])
-def test_judge_catches(wrong, criterion):
-    assert_catches(check_judge(wrong), criterion)
+def test_judge_catches(wrong, criterion, fault):
+    assert_catches(check_judge(wrong), criterion, fault)
 
 
 # -- 05 ---------------------------------------------------------------------------------------------------
@@ -322,14 +353,14 @@ def switch_two_current(state, new_id, new_goal, summarize):
     return (state - finished) | {summary, new}
 
 
-@pytest.mark.parametrize("wrong, criterion", [
-    (switch_drops_pairs, "one summary"),
-    (switch_keeps_pairs, "pairs summarized"),
-    (switch_resummarizes_all, "older memory kept"),
-    (switch_two_current, "new subgoal current"),
+@pytest.mark.parametrize("wrong, criterion, fault", [
+    (switch_drops_pairs, "one summary", 'add Element(summarize'),
+    (switch_keeps_pairs, "pairs summarized", "remove every element whose meta['subgoal']"),
+    (switch_resummarizes_all, "older memory kept", 'summarize only the current subgoal'),
+    (switch_two_current, "new subgoal current", 'an older element is still current'),
 ])
-def test_subgoal_switch_catches(wrong, criterion):
-    assert_catches(check_subgoal_switch(wrong), criterion)
+def test_subgoal_switch_catches(wrong, criterion, fault):
+    assert_catches(check_subgoal_switch(wrong), criterion, fault)
 
 
 # -- 06 ---------------------------------------------------------------------------------------------------
@@ -358,15 +389,15 @@ def fold_condensation_merges_previous(blocks, latest, x, sigma):
     return [(r, t) for r, t in blocks if r[1] < x] + [((x, latest[0]), sigma)]
 
 
-@pytest.mark.parametrize("wrong, criterion", [
-    (fold_everything, "consolidation"),
-    (fold_keeps_merged, "cover"),
-    (fold_forgets_latest, "condensation"),
-    (fold_own_text, "agent's text"),
-    (fold_condensation_merges_previous, "condensation"),
+@pytest.mark.parametrize("wrong, criterion, fault", [
+    (fold_everything, "consolidation", 'keep the blocks that end before x'),
+    (fold_keeps_merged, "cover", 'must not stay next to the block that replaces it'),
+    (fold_forgets_latest, "condensation", 'blocks + [((t - 1, t - 1), sigma)]'),
+    (fold_own_text, "agent's text", 'use sigma'),
+    (fold_condensation_merges_previous, "condensation", 'blocks + [((t - 1, t - 1), sigma)]'),
 ])
-def test_fold_catches(wrong, criterion):
-    assert_catches(check_fold(wrong), criterion)
+def test_fold_catches(wrong, criterion, fault):
+    assert_catches(check_fold(wrong), criterion, fault)
 
 
 # -- 07 ---------------------------------------------------------------------------------------------------
@@ -376,17 +407,20 @@ def fifo_v_max():
     return solved("07-fifo-match", "fifo_v_max")
 
 
-@pytest.mark.parametrize("wrong, criterion", [
-    (lambda right: 800, "a whole number"),          # the scenario's own V_max: that is where SCM is measured
-    (lambda right: float(right), "a whole number"),
-    (lambda right: str(right), "a whole number"),
-    (lambda right: 2 * 800, "enough"),
-    (lambda right: right - 1, "enough"),
-    (lambda right: right + 1, "smallest"),
-    (lambda right: 10 ** 5, "smallest"),
+@pytest.mark.parametrize("wrong, criterion, fault", [
+    # the scenario's own V_max (that is where SCM is measured), and below it: a whole number, in the wrong place
+    (lambda right: 800, "above the scenario's V_max", "the answer lies above it"),
+    (lambda right: 300, "above the scenario's V_max", "the answer lies above it"),
+    (lambda right: float(right), "a whole number", "answer an int"),
+    (lambda right: str(right), "a whole number", "answer an int"),
+    (lambda right: 2 * 800, "enough", "try larger values"),
+    (lambda right: 2000, "enough", "try larger values"),
+    (lambda right: right - 1, "enough", "try larger values"),
+    (lambda right: right + 1, "smallest", "search downwards"),
+    (lambda right: 10 ** 5, "smallest", "search downwards"),
 ])
-def test_fifo_match_catches(wrong, criterion, fifo_v_max):
-    assert_catches(check_fifo_match(wrong(fifo_v_max)), criterion)
+def test_fifo_match_catches(wrong, criterion, fault, fifo_v_max):
+    assert_catches(check_fifo_match(wrong(fifo_v_max)), criterion, fault)
 
 
 # -- 08 ---------------------------------------------------------------------------------------------------
@@ -452,16 +486,16 @@ class HidesLowInPi(_Priority):  # π shows only the high and medium elements
         return "\n".join(e.text for e in state if e.meta["priority"] != "low")
 
 
-@pytest.mark.parametrize("wrong, criterion", [
-    (LowFirstInPi, "projection"),
-    (NewestOfPriority, "age"),
-    (EvictsAllOfLowest, "only as needed"),
-    (Fifo, "priority"),
-    (NoMetadata, "metadata"),
-    (HidesLowInPi, "projection"),
+@pytest.mark.parametrize("wrong, criterion, fault", [
+    (LowFirstInPi, "projection", 'sort by -RANK[priority]'),
+    (NewestOfPriority, "age", 'not the newest'),
+    (EvictsAllOfLowest, "only as needed", 'stop when it holds'),
+    (Fifo, "priority", 'sort the candidates by RANK[priority]'),
+    (NoMetadata, "metadata", '**context.step.meta'),
+    (HidesLowInPi, "projection", 'render every element'),
 ])
-def test_priority_memory_catches(wrong, criterion):
-    assert_catches(check_priority_memory(wrong), criterion)
+def test_priority_memory_catches(wrong, criterion, fault):
+    assert_catches(check_priority_memory(wrong), criterion, fault)
 
 
 def test_priority_wrong_solutions_pass_the_other_criteria():
@@ -507,14 +541,14 @@ def steps_user_as_output(messages):  # (u_k, a_k): the user's message as the out
     return pairs
 
 
-@pytest.mark.parametrize("wrong, criterion", [
-    (steps_same_index, "step 0"),
-    (steps_drop_last_reply, "last reply"),
-    (steps_extra_empty, "no extra step"),
-    (steps_user_as_output, "reply then message"),
+@pytest.mark.parametrize("wrong, criterion, fault", [
+    (steps_same_index, "step 0", 'the model has produced nothing yet'),
+    (steps_drop_last_reply, "last reply", 'still a step'),
+    (steps_extra_empty, "no extra step", 'do not add an empty step'),
+    (steps_user_as_output, "reply then message", 'a reply is produced from'),
 ])
-def test_chat_steps_catches(wrong, criterion):
-    assert_catches(check_chat_steps(wrong), criterion)
+def test_chat_steps_catches(wrong, criterion, fault):
+    assert_catches(check_chat_steps(wrong), criterion, fault)
 
 
 def test_the_chat_steps_reference_agrees_with_the_importer():
@@ -537,3 +571,54 @@ def test_make_may_be_any_callable_from_a_state_space():
     cls = solved("08-priority", "PriorityMemory")
     assert check_priority_memory(lambda space: built.append(space) or cls(space)).ok
     assert built and all(isinstance(s, StateSpace) and s.v_max == 26 for s in built)
+
+
+# -- 10 ---------------------------------------------------------------------------------------------------
+
+def _evidence(trace, probe):
+    return "\n".join(trace[s].context.step.text for s in probe.evidence_steps)
+
+
+def _share(found, wanted):
+    return len(found & wanted) / len(wanted) if wanted else None
+
+
+def _content(text):
+    from stmviz import metrics
+    return metrics.content_tokens(text)
+
+
+def recall_raw_words(trace, probe):  # split() instead of content words
+    return _share(set(trace.project(probe.t).text().split()), set(_evidence(trace, probe).split()))
+
+
+def recall_from_state(trace, probe):  # the state's elements instead of the model input π(ω_t)
+    return _share(_content(" ".join(e.text for e in trace.state_at(probe.t))), _content(_evidence(trace, probe)))
+
+
+def recall_last_input(trace, probe):  # the last model input instead of the one at the probe's step
+    return _share(_content(trace.project(len(trace)).text()), _content(_evidence(trace, probe)))
+
+
+def recall_count(trace, probe):  # a count, not a share
+    wanted = _content(_evidence(trace, probe))
+    return len(wanted & _content(trace.project(probe.t).text())) if wanted else None
+
+
+def recall_over_input(trace, probe):  # divided by the input's words instead of the evidence's
+    return _share(_content(_evidence(trace, probe)), _content(trace.project(probe.t).text()))
+
+
+WRONG_RECALLS = [
+    (recall_raw_words, "every probe", "not raw words"),
+    (recall_from_state, "every probe", "not from the state's elements"),
+    (recall_last_input, "every probe", "not the last one"),
+    (recall_count, "a share", "not a count"),
+    (recall_over_input, "every probe", "not the input's words"),
+]
+
+
+@pytest.mark.parametrize("wrong, criterion, fault", WRONG_RECALLS)
+def test_evidence_recall_catches(wrong, criterion, fault):
+    assert_catches(check_evidence_recall(wrong), criterion, fault)
+

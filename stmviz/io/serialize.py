@@ -98,7 +98,7 @@ def _step_to_dict(step: Step, index: Mapping[Element, int]) -> dict[str, Any]:
 def trace_to_json(trace: Trace, path: str | os.PathLike[str] | None = None, *, indent: int | None = None) -> str:
     """A trace as JSON text of the versioned format; written to ``path`` (UTF-8) if given.
 
-    The text follows the JSON encoding policy of :mod:`stmviz.core.files` (a
+    The text follows the JSON encoding policy of :mod:`stmviz.io.files` (a
     lone surrogate is written as a ``\\udXXX`` escape), and the file is
     written atomically: if anything fails, an existing file at ``path`` is
     left as it was.

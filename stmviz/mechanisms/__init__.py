@@ -8,6 +8,10 @@ from .hiagent import HiAgent
 from .clear_tool_uses import ClearToolUses
 from .compaction import Compaction
 from .langchain_summarization import LangChainSummarization
+from .adk_compaction import ADKCompaction
+from .letta_memory import LettaMemory
+from .llamaindex_memory import LlamaIndexMemory
+from .openai_sessions import SummarizingSession, TrimmingSession
 
 __all__: list[str] = []
 __all__ += ["HiAgent", "AgentFold"]
@@ -15,3 +19,4 @@ __all__ += ["FIFOWindow", "SCM"]
 __all__ += ["ClearToolUses"]
 __all__ += ["LangChainSummarization"]
 __all__ += ["Compaction"]
+__all__ += ["LlamaIndexMemory", "TrimmingSession", "SummarizingSession", "LettaMemory", "ADKCompaction"]

@@ -1,53 +1,44 @@
 """AgentFold: proactive context folding into multi-scale summaries (Section 4; AgentFold, arXiv 2510.24699).
 
 At step t the AgentFold agent sees the context (Q, T, S_{t−2}, I_{t−1}): the
-user query Q, the tools T, the sequence S_{t−2} of summary blocks s_{x,y} that
-cover steps 0 … t−2, and the latest interaction I_{t−1} in full. With its
-response at step t (reasoning, explanation, one tool call) the agent writes a
-*folding directive*: a range [x, t−1] and the summary text σ of that range.
+user query Q, the tools T, the sequence S_{t−2} of summary blocks s_{x,y} of
+earlier steps, and the latest interaction I_{t−1} in full. With its response
+at step t (reasoning, an explanation, one tool call) the agent writes a
+*folding directive*: a range [x, y] of steps and the summary text σ of it.
 
-- **granular condensation** (x = t−1) — I_{t−1} becomes one block s_{t−1,t−1}
-  holding σ;
-- **deep consolidation** (x < t−1) — the blocks covering x … t−2 and I_{t−1}
-  become one block s_{x,t−1} holding σ.
+- **granular condensation** (x = y = t−1) — I_{t−1} becomes one block
+  s_{t−1,t−1} holding σ;
+- **deep consolidation** (x < y = t−1) — I_{t−1} and the blocks that start
+  in x … t−2 become one block s_{x,t−1} holding σ.
 
 Then the new interaction I_t becomes "latest". In the paper's terms:
 
 - E = I × D — summary blocks (content: the summary text; metadata: ``range``
-  = (x, y), ``type`` "block", ``summary_by`` "agent" or "fallback",
-  ``passes`` — how many times the most re-summarized step in it was
-  summarized) and one ``type`` "latest" element (the full record of the
-  previous step: explanation, action, observation); plus the "query" and
-  "tools" elements of ω_0.
-- ω — a time-ordered sequence of blocks plus one latest interaction; μ, V_max —
-  tokens (or any μ) and the context limit.
-- O — ``condense`` and ``consolidate`` (``overflow=True`` when the capacity,
-  not the directive or the rule, forced it); C — the query, the tools, the
-  incoming step (with its directive) and the current state.
-- U — fold the previous latest as directed, add the new latest; Σμ ≤ V_max
-  so that U(ω, o, c) ∈ Ω_STM. Blocks never overlap and cover the folded
-  steps in order.
-- π — the tuple (Q, T, S, I) as text, each block labelled by its step range
-  (and marked when stmviz's fallback summarizer, not the agent, wrote it).
+  = (x, y), ``type`` "block", ``summary_by`` "agent", "fallback" or
+  "verbatim", ``passes`` — how many times the most re-summarized step in it
+  was summarized) and one ``type`` "latest" element (the full record of the
+  previous step: explanation, action, observation); plus "query" and "tools".
+- ω — blocks ordered by the step they start at, plus one latest interaction;
+  μ, V_max — tokens (or any μ) and the context limit.
+- O — ``condense`` and ``consolidate``; C — the query, the tools, the incoming
+  step (with its directive) and the current state.
+- U — fold as directed, add the new latest; π — the tuple (Q, T, S, I) as
+  text, each block labelled by its step range.
 
-Where stmviz departs from the original (see docs/fidelity.md):
+The released code (``WebAgent/AgentFold/infer.py`` in Alibaba-NLP/DeepResearch)
+applies a directive by one rule, which U follows: the elements that *start*
+inside [x, y] are replaced by the block s_{x,y}. So a range need not end at
+t−1 (the steps after it stay, I_{t−1} among them, in full), a range that
+starts inside a block leaves that block and adds an overlapping one, only the
+first and last entries of a longer range list count, and a directive in the
+first response (nothing to fold yet) is ignored. ``layout="original"`` makes
+π the original's prompt (``### Question``, ``### Previous Steps``,
+``**[Compressed Step x to y]**``, ``**Motivation:**`` …).
 
-- simplified: the agent is a recorded transcript (a scenario, or one
-  imported with :func:`stmviz.scenarios.load_agentfold_log`); its directives
-  are read, not generated, and its reasoning is not part of I_t.
-- stmviz extension: a directive without summary text is filled by an
-  extractive fallback summarizer, marked ``summary_by="fallback"`` in the
-  block's metadata and "stmviz fallback summary" in π.
-- stmviz extension: steps without a directive are folded by a rule
-  controller; the default is a log-structured merge (a binary counter), so
-  blocks grow coarser with age and each step is re-summarized at most about
-  log₂ t times. The original agent always writes its directive.
-- stmviz extension: the original has no hard capacity (its context grows
-  slowly because the agent folds); stmviz keeps Σμ ≤ V_max and, when μ
-  counts tokens, |π(ω)| ≤ V_max — V_max is the model's context limit, so the
-  labels π adds ("Question:", "Summaries:", "[steps x–y]", "Latest
-  interaction (step t):") must fit too — by forcing a deeper consolidation, named ``consolidate(…, overflow=True)`` with the
-  directive it replaced in its reason, and as a last resort cuts texts.
+What stmviz adds — a fallback summarizer for a directive without text, rule
+controllers for steps without a directive, a hard capacity, the fold tree and
+a fast |π(ω)| — is in :mod:`stmviz.mechanisms.agentfold_extras`; every
+departure is named in docs/fidelity.md.
 """
 
 from __future__ import annotations
@@ -57,38 +48,39 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ..core.element import Element, order_key, thaw
+from ..core import AgentStep, Context, Element, Mechanism, Message, ModelInput
+from ..core.errors import CapacityError, InvalidOperationError
+from ..core import Operation, OperationSet, State, StateSpace, Transition
 from ..core.formatting import format_number, shorten
-from ..core.errors import CapacityError, InvalidArgumentError, InvalidOperationError, ScenarioFormatError
-from ..core.mechanism import Mechanism, Transition
-from ..core.guards import as_int
-from ..protocol import ElementType, Hierarchy, element_types_of, step_range
-from ..core.context import AgentStep, Context
-from ..core.operation import Operation, OperationSet
-from ..core.space import State, StateSpace
+from ..protocol import ElementType, Hierarchy, element_types_of
 from ..text import summarize as default_summarize
 from ..core import guards
+from ._shared import LineTokens, Memo, Summarizer, Tally, cached_summarizer, check_budget, range_label
+from .agentfold_extras import _NONE, _RULES, _VIEWS, FoldingExtras, block_label
 from .fit import ELLIPSIS, fit_text
-from ._shared import (
-    LineTokens, Memo, Summarizer, Tally, View, ViewIndex, cached_summarizer, check_budget, over_limit, range_label,
-)
 
-__all__ = ["AgentFold"]
+__all__ = ["AgentFold", "block_label", "interaction_text"]
 
-_RULES = ("lsm", "share", "count", "condense")
 FALLBACK_MARK = "stmviz fallback summary"  # π marks blocks whose text the agent did not write
-_VIEWS = ViewIndex(View)  # ω grouped by type (query, tools, block, latest), derived from the previous ω's grouping
-_NONE: tuple[Element, ...] = ()
+LAYOUTS = ("stmviz", "original")
 
 
-def interaction_text(step: AgentStep) -> str:
+def interaction_text(step: AgentStep, layout: str = "stmviz") -> str:
     """The information i of a latest interaction: explanation (thought), action, observation.
 
-    >>> print(interaction_text(AgentStep(thought="Check the docs.", action="search('fold')", observation="3 hits")))
+    >>> step = AgentStep(thought="Check the docs.", action="search('fold')", observation="3 hits")
+    >>> print(interaction_text(step))
     Explanation: Check the docs.
     Action: search('fold')
     Observation: 3 hits
+    >>> print(interaction_text(step, layout="original"))  # the released code's step text
+    **Motivation:** Check the docs.
+    **Tool call:** search('fold')
+    **Tool response:** 3 hits
     """
+    if layout == "original":
+        motivation = [f"**Motivation:** {step.thought}"] if step.thought else []
+        return "\n".join([*motivation, f"**Tool call:** {step.action}", f"**Tool response:** {step.observation}"])
     parts = []
     if step.thought:
         parts.append(f"Explanation: {step.thought}")
@@ -99,17 +91,7 @@ def interaction_text(step: AgentStep) -> str:
     return "\n".join(parts) or "(empty step)"
 
 
-def block_label(element: Element) -> str:
-    """The name s_{x,y} of a summary block.
-
-    >>> block_label(Element("…", {"type": "block", "range": (3, 7), "t": 3}))
-    's_{3,7}'
-    """
-    x, y = element.meta["range"]
-    return f"s_{{{x},{y}}}"
-
-
-class AgentFold(Mechanism):
+class AgentFold(FoldingExtras, Mechanism):
     """The mechanism (O, E, Ω_STM, C, U, X, π) of AgentFold: context (Q, T, S, I) folded by directives.
 
     Parameters
@@ -131,37 +113,32 @@ class AgentFold(Mechanism):
         share of V_max.
     max_blocks : int
         For ``"count"``: consolidate when there would be more than this many blocks.
+    layout : {"stmviz", "original"}
+        π's layout: stmviz's labelled lines (default), or the released code's
+        prompt, whose user message is the original's ``### Question`` …
+        ``### Previous Steps`` text (the tools go in a system message).
 
     Notes
     -----
     **Interactions and the order of a step.** A step holds the model's
     output, then the input that arrived after it, so the interaction I_t is
     one step: explanation (thought), action, observation. At step t + 1 the
-    model sees I_t complete — its observation is the input it now acts on —
-    and its folding directive folds it. In a dialogue, step k holds the reply
-    a_{k−1} and the user's next message u_k: I_k is (a_{k−1}, u_k), the reply
-    as the explanation and the user's message as the observation that
-    followed it, as a tool's result follows a call (step 0 holds u_0 alone, a
-    last reply a_n alone). A question and its reply thus sit in consecutive
-    interactions: the model answering u_k sees it in full in I_k, and u_{k−1}
-    in I_{k−1}'s block. Through a step that brings no input (an output only)
-    the latest input is in the block that folded it: the model chose that
-    fold having seen the input in full, as the paper's agent does.
+    model sees I_t complete and its folding directive folds it. In a dialogue,
+    step k holds the reply a_{k−1} and the user's next message u_k.
 
-    **Directives.** ``step.directives["fold"] = {"range": [x, t−1], "summary":
-    σ}`` at step t folds [x, t−1]: granular condensation when x = t−1, deep
-    consolidation when x < t−1; the new block holds σ, the agent's text
-    (``summary_by="agent"``). Without ``summary`` stmviz's fallback
-    summarizer writes the block from the folded texts (``summary_by=
-    "fallback"``, marked in π). The older forms ``{"op": "condense"}`` and
-    ``{"op": "consolidate", "from": x}`` (optionally with ``summary``) are
-    read as the ranges [t−1, t−1] and [x, t−1]. Deep consolidation merges
-    whole blocks: if x falls inside a block s_{a,b} the new block starts at
-    a and keeps that block's text before σ (the operation's reason says so).
-    A range not ending at t−1, x < 0, an empty summary, an unknown op, a
-    missing ``from``, or a directive with a range at step 0 (nothing to
-    fold) raises :class:`~stmviz.errors.ScenarioFormatError`. At step 0,
-    "condense" folds nothing.
+    **Directives.** ``step.directives["fold"] = {"range": [x, y], "summary":
+    σ}`` at step t (the original's keys ``compress_range`` and
+    ``compress_text`` are read too; of a longer range list only the first
+    and last entries count) replaces every element that starts in [x, y] —
+    blocks, and I_{t−1} when y = t−1 — by the block s_{x,y} holding σ
+    (``summary_by="agent"``). I_{t−1} outside the range stays in full, as a
+    block s_{t−1,t−1} (``summary_by="verbatim"``). Without ``summary``
+    stmviz's fallback summarizer writes the block (``summary_by="fallback"``,
+    marked in π). The older forms ``{"op": "condense"}`` and ``{"op":
+    "consolidate", "from": x}`` are read as [t−1, t−1] and [x, t−1]. A range
+    at step 0 is ignored (nothing to fold). A range with x < 0, x > y or
+    y > t−1 (steps not taken yet), an empty summary, an unknown op or a
+    missing ``from`` raises :class:`~stmviz.errors.ScenarioFormatError`.
 
     **Rule-based controller** (no directive). ``"lsm"`` (default), a
     log-structured merge: I_{t−1} is a run of one step; while the newest
@@ -169,26 +146,19 @@ class AgentFold(Mechanism):
     the run is consolidated into one block — else I_{t−1} is condensed. The
     block lengths are the binary digits of the number of folded steps
     (…, 8, 4, 1): old blocks are coarse and untouched, recent ones fine, and
-    each step is summarized at most ⌈log₂ t⌉ + 1 times over a run, not at
-    every consolidation. Blocks of other lengths (from the agent's
-    directives) are left as they are. Baselines, for comparison: ``"share"``
-    (when Σμ(S) + μ(I_{t−1}) > share · V_max) and ``"count"`` (more than
-    ``max_blocks`` blocks) consolidate the newer half of the blocks with
-    I_{t−1} — which lands in the big block again and again, a rolling
-    summary — and ``"condense"`` condenses every step.
+    each step is summarized at most ⌈log₂ t⌉ + 1 times. Baselines:
+    ``"share"`` (when Σμ(S) + μ(I_{t−1}) > share · V_max) and ``"count"``
+    (more than ``max_blocks`` blocks) consolidate the newer half of the
+    blocks with I_{t−1} — a rolling summary — and ``"condense"`` condenses
+    every step.
 
-    **Overflow.** If, once I_t is added, ω would not fit — Σμ > V_max, or,
-    when μ counts tokens, |π(ω)| > V_max with π's labels (U reserves room
-    for them: V_max is the model's context limit) — the controller replaces
-    the fold by a deeper consolidation: the newest block
-    is merged with 1, 2, 4, … older blocks until the state fits or every
-    block is merged, and the operation is ``consolidate(from=x,
-    overflow=True)``, its reason naming the fold it replaced. The merged
-    block is written by the fallback summarizer (from the blocks' texts and
-    the agent's σ, if any) and marked ``overflow``. Then, if still needed, U
-    cuts the oldest block's summary to the room left, then the latest
-    interaction, the tools and the query. Blocks are never dropped, so they
-    always cover steps 0 … t−1.
+    **Capacity.** If ω does not fit once I_t is added — Σμ > V_max, or, when μ counts tokens, |π(ω)| > V_max with
+    π's labels — U consolidates the way the log-structured merge would: two
+    neighbouring blocks of equal length (the newest such pair), else the two
+    neighbours covering the fewest steps, until it fits; the operation is
+    marked ``overflow=True`` and its reason names the merges. Then, if still
+    needed, U cuts the oldest block's text, then the latest interaction, the
+    tools and the query. Blocks are never dropped.
 
     Examples
     --------
@@ -243,17 +213,14 @@ class AgentFold(Mechanism):
         controller_rule: str = "lsm",
         share: float = 0.5,
         max_blocks: int = 12,
+        layout: str = "stmviz",
     ) -> None:
         super().__init__(space)
         self.block_budget = check_budget("block_budget", block_budget)
-        self.controller_rule = guards.choice(
-            controller_rule,
-            "controller_rule",
-            _RULES,
-            "the rule used on steps without a fold directive: 'lsm' (log-structured merge, the default) or a baseline",
-        )
+        self.controller_rule = guards.choice(controller_rule, "controller_rule", _RULES, "the rule used on steps without a fold directive: 'lsm' (log-structured merge, the default) or a baseline")
         self.share = guards.real_number(share, "share", 0, 1, low_open=True)
         self.max_blocks = guards.whole_number(max_blocks, "max_blocks", 2)
+        self.layout = guards.choice(layout, "layout", LAYOUTS, "π's layout: 'stmviz' (labelled lines) or 'original' (infer.py's prompt)")
         guards.function(summarize, "summarize", "(texts, budget) -> str")
         self._summaries = cached_summarizer(summarize or default_summarize)
         self._line_tokens = Memo()
@@ -270,18 +237,21 @@ class AgentFold(Mechanism):
 
     def params(self) -> dict[str, Any]:
         """The JSON-ready constructor parameters (the summarizer is not recorded)."""
-        return {
+        params: dict[str, Any] = {
             "block_budget": self.block_budget,
             "controller_rule": self.controller_rule,
             "share": self.share,
             "max_blocks": self.max_blocks,
         }
+        if self.layout != "stmviz":
+            params["layout"] = self.layout
+        return params
 
     # ------------------------------------------------------------------ reading ω
 
     @staticmethod
     def blocks(state: State) -> list[Element]:
-        """The summary sequence S: the blocks of ω ordered by their step range."""
+        """The summary sequence S: the blocks of ω ordered by the step they start at."""
         return list(_VIEWS(state).groups.get("block", _NONE))  # canonical order: t = x, the range's start
 
     @staticmethod
@@ -310,15 +280,7 @@ class AgentFold(Mechanism):
         return self._cut(State(fitted), fitted[::-1], {})
 
     def controller(self, state: State, context: Context) -> Operation:
-        """The controller: the step's folding directive if any, else the documented rule; overflow named as such.
-
-        When the fold chosen would leave ω over V_max once I_t is added (Σμ, or
-        |π(ω)| with its labels when μ counts tokens; see :meth:`_over`), the
-        controller extends it to the deep consolidation that fits (the newest
-        block merged with 1, 2, 4, … older ones) and returns it as
-        ``consolidate(from=x, overflow=True)``, its reason saying which fold
-        was asked for: the trace names what happened.
-        """
+        """The controller: the step's folding directive if any, else the documented rule; overflow named as such."""
         t, fold = context.t, context.step.directives.get("fold")
         latest = self.latest(state)
         if fold is not None:
@@ -327,197 +289,84 @@ class AgentFold(Mechanism):
             chosen = self._rule(state, latest)
         return self._with_overflow(state, chosen, context)
 
-    def _rule(self, state: State, latest: Element | None) -> Operation:
-        if latest is None:
-            return Operation("condense", reason="no latest interaction yet: nothing to fold")
-        blocks = self.blocks(state)
-        if self.controller_rule == "lsm":
-            # binary counter: I_{t−1} is a run of length 1; while the newest block has the run's length, absorb it
-            run, x = 1, None
-            for b in reversed(blocks):
-                a, z = b.meta["range"]
-                if z - a + 1 != run:
-                    break
-                x, run = a, 2 * run
-            if x is None:
-                return Operation("condense", reason="rule (log-structured merge): no block of length 1 to merge with")
-            return Operation(
-                "consolidate",
-                {"from": x},
-                reason=f"rule (log-structured merge): the newest blocks cover 1, 2, … steps; with I_{latest.meta['step']} "
-                f"they become one block of {run} steps",
-            )
-        if self.controller_rule == "share":
-            total = self.space.size(blocks) + self.space.measure(latest)
-            limit = self.share * self.space.v_max
-            if len(blocks) >= 2 and total > limit:
-                x = blocks[len(blocks) // 2].meta["range"][0]
-                return Operation(
-                    "consolidate",
-                    {"from": x},
-                    reason=f"rule (baseline share): blocks and I_{latest.meta['step']} take {format_number(total)} > {self.share:g}·V_max = {format_number(limit)}",
-                )
-        elif self.controller_rule == "count":
-            if len(blocks) + 1 > self.max_blocks:
-                x = blocks[len(blocks) // 2].meta["range"][0]
-                return Operation(
-                    "consolidate", {"from": x}, reason=f"rule (baseline count): more than {self.max_blocks} blocks"
-                )
-        return Operation("condense", reason="rule: condense each step")
-
-    def _with_overflow(self, state: State, chosen: Operation, context: Context) -> Operation:
-        """``chosen``, or the deep consolidation that overflow forces instead (from an earlier step)."""
-        latest = self.latest(state)
-        if latest is None:
-            return chosen
-        incoming = self._incoming(context)
-
-        def over_after(operation: Operation) -> tuple[tuple[float, str], list[Element]]:
-            """How far ω would be over V_max after the fold and I_t (see :meth:`_over`), and the blocks it merges."""
-            chain = self._chain(state, operation)
-            block = self._merge(chain, latest, latest.meta["step"] + 1, operation)
-            self.space.measure(block)
-            return self._over(state.replace([*chain, latest], [block]) | {incoming}), chain
-
-        (over, why), chain = over_after(chosen)
-        if over <= 0:
-            return chosen
-        blocks = self.blocks(state)
-        starts = [b.meta["range"][0] for b in blocks if b not in chain]  # blocks older than the fold, newest last
-        # the fold's block counts as the newest: merge it with 1, 2, 4, … older blocks until the state fits
-        if not starts:
-            return chosen
-        k, x = 1, starts[-1]
-        while True:
-            x = starts[-k]
-            trial = Operation("consolidate", {"from": x, "overflow": True})
-            if over_after(trial)[0][0] <= 0 or k == len(starts):
-                break
-            k = min(2 * k, len(starts))
-        asked = str(chosen)
-        summary = chosen.get("summary")
-        params: dict[str, Any] = {"from": x, "overflow": True}
-        if isinstance(summary, str):
-            params["summary"] = summary
-        return Operation(
-            "consolidate",
-            params,
-            reason=f"overflow: {asked} would leave {why} once I_{context.t} is added, "
-            f"so the blocks from step {x} on are consolidated with I_{latest.meta['step']}"
-            + (f" ({chosen.reason})" if chosen.reason else ""),
-        )
-
-    def _directive(self, state: State, fold: Any, t: int, latest: Element | None) -> Operation:
-        if not isinstance(fold, dict) and not hasattr(fold, "get"):
-            raise ScenarioFormatError(
-                f"step {t}: a folding directive is a mapping {{'range': [x, {t - 1}], 'summary': '…'}}, got {shorten(repr(thaw(fold)))}"
-            )
-        summary = fold.get("summary")
-        if summary is not None and (not isinstance(summary, str) or not summary.strip()):
-            raise ScenarioFormatError(
-                f"step {t}: the folding directive's summary must be non-empty text (the agent's summary of the range), "
-                f"got {shorten(repr(summary))}; omit it to use stmviz's fallback summarizer"
-            )
-        extra: dict[str, Any] = {"summary": summary.strip()} if summary else {}
-        where = f"folding directive of step {t}" + (" (summary written by the agent)" if summary else " (no summary text)")
-        span = fold.get("range")
-        op = fold.get("op")
-        if span is not None:
-            if latest is None:
-                raise ScenarioFormatError(
-                    f"step {t}: the folding directive has range {shorten(repr(span))} but there is no previous "
-                    f"interaction to fold; drop the directive at the first step"
-                )
-            y = latest.meta["step"]
-            pair = tuple(span) if isinstance(span, (list, tuple)) else ()
-            ok = len(pair) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in pair)
-            if not ok or pair[1] != y or not 0 <= pair[0] <= y:
-                raise ScenarioFormatError(
-                    f"step {t}: the folding directive's range must be [x, {y}] with 0 ≤ x ≤ {y} (it folds up to the "
-                    f"latest interaction I_{y}), got {shorten(repr(thaw(span)))}"
-                )
-            x = pair[0]
-            if x == y:
-                return Operation("condense", extra, reason=f"{where}: granular condensation of I_{y}")
-            op = "consolidate"
-        elif op == "condense":
-            return Operation("condense", extra, reason=where)
-        elif op == "consolidate":
-            x = fold.get("from")
-        else:
-            raise ScenarioFormatError(
-                f"step {t}: unknown folding directive {shorten(repr(thaw(fold)))}; use {{'range': [x, t-1], 'summary': '…'}} "
-                f"(or the older {{'op': 'condense'}} / {{'op': 'consolidate', 'from': x}})"
-            )
-        if latest is None:
-            raise ScenarioFormatError(f"step {t}: deep consolidation needs a latest interaction to fold, and ω has none")
-        y = latest.meta["step"]
-        if isinstance(x, bool) or not isinstance(x, int) or not 0 <= x <= y:
-            raise ScenarioFormatError(
-                f"step {t}: consolidate 'from' must be a step index x with 0 ≤ x ≤ {y} (the latest interaction), "
-                f"got {shorten(repr(x))}; block starts in ω: {', '.join(str(b.meta['range'][0]) for b in self.blocks(state)) or 'none'}"
-            )
-        holder = next((b for b in self.blocks(state) if b.meta["range"][0] <= x <= b.meta["range"][1]), None)
-        if holder is not None and holder.meta["range"][0] != x:
-            where += f" (from={x} lies inside {block_label(holder)}: the chain starts at {holder.meta['range'][0]})"
-        if x == y:
-            return Operation("condense", extra, reason=where)
-        return Operation("consolidate", {"from": x, **extra}, reason=where)
-
     # ------------------------------------------------------------------ U
 
     def update(self, state: State, operation: Operation, context: Context) -> Transition:
-        """The update U : Ω × O × C → Ω of AgentFold: fold I_{t−1} as directed, add I_t, keep Σμ ≤ V_max."""
+        """The update U : Ω × O × C → Ω of AgentFold: fold as directed, add I_t, keep Σμ ≤ V_max."""
         reasons: dict[Element, str] = {}
+        new = self._folded(state, operation, context, reasons)
+        new, _ = self._fit(new, reasons)
+        return Transition(new, {e: why for e, why in reasons.items() if e in state.elements})
+
+    def _folded(self, state: State, operation: Operation, context: Context, reasons: dict[Element, str]) -> State:
+        """ω with the fold applied and I_t added (before the capacity is enforced)."""
         latest = self.latest(state)
         new = state
         if latest is not None:
-            new = self._fold(state, self._chain(state, operation), latest, operation, reasons)
+            new = self._fold(state, operation, latest, reasons)
         elif operation.type == "consolidate":
             raise InvalidOperationError("consolidate: ω has no latest interaction I_{t−1} to fold")
-        new = new | {self._incoming(context)}
-        new = self._fit(new, reasons)
-        return Transition(new, {e: why for e, why in reasons.items() if e in state.elements})
+        return new | {self._incoming(context)}
 
     def _incoming(self, context: Context) -> Element:
-        t, text = context.t, interaction_text(context.step)
+        t, text = context.t, interaction_text(context.step, self.layout)
         incoming = self._incomings.lookup((t, text), lambda key: Element(text, {"t": t, "type": "latest", "step": t}))
         self.space.measure(incoming)  # μ known before the union, so Σμ is carried, not re-summed
         return incoming
 
-    def _chain(self, state: State, operation: Operation) -> list[Element]:
-        """The blocks a fold merges with I_{t−1}: none for condense, every block holding a step ≥ x for consolidate."""
-        if operation.type == "condense":
-            return []
-        latest = self.latest(state)
-        y = latest.meta["step"] if latest is not None else -1
-        x = operation.get("from")
-        if isinstance(x, bool) or not isinstance(x, int) or not 0 <= x <= y:
-            raise InvalidOperationError(f"consolidate(from=x) needs a step index 0 ≤ x ≤ {y}, got {shorten(repr(x))}")
-        return [b for b in _VIEWS(state).groups.get("block", _NONE) if b.meta["range"][1] >= x]
+    def _range(self, operation: Operation, latest: Element) -> tuple[int, int]:
+        """The steps [x, y] a fold covers: ``from`` (for consolidate) and ``to`` (default: I_{t−1}'s step)."""
+        last = latest.meta["step"]
+        x = operation.get("from", last if operation.type == "condense" else None)
+        y = operation.get("to", last)
+        for name, v in (("from", x), ("to", y)):
+            if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= last:
+                raise InvalidOperationError(
+                    f"{operation.type}({name}=…) needs a step index 0 ≤ {name} ≤ {last}, got {shorten(repr(v))}"
+                )
+        if x > y:
+            raise InvalidOperationError(f"{operation.type}: the range [{x}, {y}] is empty (from > to)")
+        return x, y
 
-    def _merge(self, chain: Sequence[Element], latest: Element, step: int, operation: Operation) -> Element:
-        x = chain[0].meta["range"][0] if chain else latest.meta["step"]
-        y = latest.meta["step"]
-        passes = 1 + max((b.meta.get("passes", 1) for b in chain), default=0)
+    def _fold(self, state: State, operation: Operation, latest: Element, reasons: dict[Element, str]) -> State:
+        """The released rule: every element that starts in [x, y] is replaced by one block s_{x,y}."""
+        x, y = self._range(operation, latest)
+        last = latest.meta["step"]
+        chain = [b for b in _VIEWS(state).groups.get("block", _NONE) if x <= b.meta["range"][0] <= y]
+        if y == last:
+            chain.append(latest)
+        block = self._merge(chain, x, y, last + 1, operation)
+        how = "granular condensation" if x == y else "deep consolidation"
+        why = operation.reason or "directive"
+        by = {"agent": "the agent's summary", "fallback": "stmviz's fallback summarizer"}[block.meta["summary_by"]]
+        sources = " and ".join(filter(None, [", ".join(block_label(b) for b in chain if b.type == "block"),
+                                             f"I_{last}" if y == last else ""]))
+        text = f"{sources or 'nothing'} {'merged' if len(chain) > 1 else 'condensed'} into {block_label(block)} by {how}, text by {by} ({why})"
+        for e in chain:
+            reasons[e] = text
+        old, new = list(chain), [block]
+        if y != last:  # the original keeps the steps after the range: I_{t−1} stays, in full, as a block
+            kept = Element(latest.text, {"t": last, "type": "block", "range": (last, last), "step": last + 1,
+                                         "summary_by": "verbatim", "passes": 0})
+            reasons[latest] = f"I_{last} kept in full as {block_label(kept)}: the fold's range [{x}, {y}] ends before it"
+            old.append(latest)
+            new.append(kept)
+        for e in new:
+            self.space.measure(e)  # μ known before the union, so Σμ is carried, not re-summed
+        return state.replace(old, new)
+
+    def _merge(self, chain: Sequence[Element], x: int, y: int, step: int, operation: Operation) -> Element:
+        """The block s_{x,y} that replaces ``chain``: the agent's σ, or stmviz's fallback summary of the chain's texts."""
+        passes = 1 + max((b.meta.get("passes", 1) for b in chain if b.type == "block"), default=0)
         summary = operation.get("summary")
-        if isinstance(summary, str) and summary and not operation.get("overflow"):
-            # the agent's σ covers [from, y]; a block the range starts inside keeps its own text before σ
-            start = operation.get("from", y)
-            kept = [b.text for b in chain if b.meta["range"][0] < start]
-            text = " ".join([*kept, summary])
-            by = "agent"
+        if isinstance(summary, str) and summary:
+            text, by = summary, "agent"
         else:
-            texts = [b.text for b in chain] + [summary if isinstance(summary, str) and summary else latest.text]
-            text = self._summaries(texts, self.budget_for(x, y))
-            by = "fallback"
-        meta: dict[str, Any] = {"t": x, "type": "block", "range": (x, y), "step": step, "summary_by": by, "passes": passes}
-        if operation.get("overflow"):
-            meta["overflow"] = True
-        return Element(text, meta)
+            text, by = self._summaries([e.text for e in chain] or [ELLIPSIS], self.budget_for(x, y)), "fallback"
+        return Element(text, {"t": x, "type": "block", "range": (x, y), "step": step, "summary_by": by, "passes": passes})
 
     def budget_for(self, x: int, y: int) -> int:
-        """The token budget of a block s_{x,y}: ``block_budget`` for one step, growing with log₂ of the steps covered.
+        """The token budget of a fallback block s_{x,y}: ``block_budget`` for one step, growing with log₂ of the steps covered.
 
         A deep consolidation is coarser than the blocks it merges, but not so
         coarse that seven steps of findings fit in the budget of one: s_{x,y}
@@ -533,92 +382,13 @@ class AgentFold(Mechanism):
         budget = int(round(self.block_budget * (1 + math.log2(steps))))
         return max(self.block_budget, min(budget, int(self.space.v_max // 4) or 1))
 
-    def _fold(
-        self, state: State, chain: list[Element], latest: Element, operation: Operation, reasons: dict[Element, str]
-    ) -> State:
-        block = self._merge(chain, latest, latest.meta["step"] + 1, operation)
-        how = "granular condensation" if operation.type == "condense" else "deep consolidation"
-        if operation.get("overflow"):
-            how += " forced by overflow"
-        why = operation.reason or "directive"
-        by = "the agent's summary" if block.meta["summary_by"] == "agent" else "stmviz's fallback summarizer"
-        name = block_label(block)
-        if chain:
-            sources = ", ".join(block_label(b) for b in chain) + f" and I_{latest.meta['step']}"
-            text = f"{sources} merged into {name} by {how}, text by {by} ({why})"
-        else:
-            text = f"I_{latest.meta['step']} condensed into {name} by {how}, text by {by} ({why})"
-        for e in [*chain, latest]:
-            reasons[e] = text
-        self.space.measure(block)  # μ known before the union, so Σμ is carried, not re-summed
-        return state.replace([*chain, latest], [block])
-
-    def _fit(self, state: State, reasons: dict[Element, str]) -> State:
-        """Make ω fit (see :meth:`_over`): consolidate more, then cut texts; blocks are never dropped."""
-        space = self.space
-        over, why = self._over(state)
-        if over <= 0:
-            return state
-        blocks = _VIEWS(state).groups.get("block", _NONE)
-        # 1. consolidate more: merge the newest block with 1, 2, 4, … older blocks until it fits.
-        if len(blocks) >= 2:
-            newest, k = blocks[-1], 1
-            while True:
-                older = blocks[-1 - k : -1]
-                x, y = older[0].meta["range"][0], newest.meta["range"][1]
-                text = self._summaries([b.text for b in older] + [newest.text], self.budget_for(x, y))
-                passes = 1 + max(b.meta.get("passes", 1) for b in [*older, newest])
-                merged = Element(
-                    text,
-                    {"t": x, "type": "block", "range": (x, y), "step": newest.meta["step"], "summary_by": "fallback",
-                     "passes": passes, "overflow": True},
-                )
-                space.measure(merged)  # μ known before the union, so Σμ is carried, not re-summed
-                candidate = state.replace([*older, newest], [merged])
-                if self._over(candidate)[0] <= 0 or k == len(blocks) - 1:
-                    break
-                k = min(2 * k, len(blocks) - 1)
-            merge = (
-                f"{', '.join(block_label(b) for b in [*older, newest])} merged into {block_label(merged)} by deep "
-                f"consolidation: {why}"
-            )
-            for e in list(reasons):
-                reasons[e] = f"{reasons[e]}; then {merge}"
-            for b in [*older, newest]:
-                reasons.setdefault(b, merge)
-            state = candidate
-            over, why = self._over(state)
-        # 2.–4. cut the oldest block, then the latest interaction, the tools, the query.
-        groups = _VIEWS(state).groups
-        order = [*groups.get("block", _NONE)[:1], *groups.get("latest", _NONE)]
-        order += [*groups.get("tools", _NONE), *groups.get("query", _NONE)]
-        return self._cut(state, order, reasons)
-
-    def _cut(self, state: State, order: Sequence[Element], reasons: dict[Element, str]) -> State:
-        """Cut the texts of ``order``'s elements, in turn, until ω fits (see :meth:`_over`); a block or I keeps "…"."""
-        space = self.space
-        over, why = self._over(state)
-        for e in order:
-            if over <= 0:
-                break
-            what = f"{block_label(e)}'s summary" if e.type == "block" else f"the {e.type}"
-            reasons[e] = f"{what} cut to fit: {why}"
-            current: Element | None = e
-            while current is not None and over > 0:
-                room = space.measure(current) - over
-                if current.type in ("block", "latest"):  # never dropped: at least "…" stays (room checked in __init__)
-                    room = max(room, space.measure(Element(ELLIPSIS, current.meta.set(truncated=True))))
-                cut = fit_text(space, current, room, record_size=False)
-                if cut is None:
-                    state, current = state - {current}, None
-                elif cut == current:
-                    current = None  # as short as it gets
-                else:
-                    state, current = state.replace([current], [cut]), cut
-                over, why = self._over(state)
-        return state
-
     # ------------------------------------------------------------------ π
+
+    def project(self, state: State) -> str | ModelInput:
+        """The projection π : Ω → X of AgentFold: the tuple (Q, T, S, I), blocks labelled by step range."""
+        if self.layout == "original":
+            return self._original_prompt(state)
+        return "\n".join(self._lines(state))
 
     def _lines(self, state: State) -> list[str]:
         lines: list[str] = []
@@ -634,7 +404,7 @@ class AgentFold(Mechanism):
                 if not blocks_started:
                     lines.append("Summaries:")
                     blocks_started = True
-                lines.append(_block_line(e))
+                lines.append(self.block_line(e))
             elif kind == "latest":
                 latest = e
             else:  # pragma: no cover - foreign elements
@@ -644,94 +414,39 @@ class AgentFold(Mechanism):
             lines.append(latest.text)
         return lines
 
+    @staticmethod
+    def block_line(e: Element) -> str:
+        """A block's line in π: its step range (and the fallback mark), then its text."""
+        return _block_prefix(e) + e.text
+
+    def _original_prompt(self, state: State) -> ModelInput:
+        """π in the released code's layout: a system message with T, and the user prompt ``### Question`` … ``### Previous Steps``.
+
+        Entries are ordered by the step they start at; a single step is
+        ``**[Step t]**`` when it is the newest, else ``**[Compressed Step t]**``;
+        a range ``**[Compressed Step x to y]**``; each entry ends with a blank
+        line; no entry at all reads ``EMPTY``.
+        """
+        groups = _VIEWS(state).groups
+        entries = sorted(
+            [(b.meta["range"][0], b.meta["range"][1], b.text) for b in groups.get("block", _NONE)]
+            + [(e.meta["step"], e.meta["step"], e.text) for e in groups.get("latest", _NONE)],
+            key=lambda entry: entry[0],
+        )
+        newest = max((x for x, _, _ in entries), default=None)
+        steps = "".join(
+            f"**[{'Step' if x == newest else 'Compressed Step'} {x}]**\n{text}\n\n" if x == y
+            else f"**[Compressed Step {x} to {y}]**\n{text}\n\n"
+            for x, y, text in entries
+        )
+        question = "".join(e.text for e in groups.get("query", _NONE))
+        messages = [Message("system", f"Tools: {e.text}") for e in groups.get("tools", _NONE)]
+        messages.append(Message("user", f"### Question\n{question}\n\n### Previous Steps\n{steps or 'EMPTY'}"))
+        return ModelInput(messages)
+
     def hierarchy(self, state: State) -> Hierarchy:
         """ω as AgentFold holds it, (Q, T, S, I) side by side; the fold tree comes from :meth:`folds`."""
         return Hierarchy.flat(state, "folded summaries")
-
-    def folds(self, added: Sequence[Element], removed: Sequence[Element]) -> dict[Element, tuple[Element, ...]]:
-        """The fold tree of one step: a deep consolidation's new block is the parent of the blocks it merges.
-
-        A block the step adds whose range (x, y) covers blocks (and the latest
-        interaction) the same step removes merged them; a block made from the
-        latest interaction alone (granular condensation) is a leaf. Children
-        are in step order.
-        """
-        new_blocks = [(b, r) for b in added if b.type == "block" for r in (step_range(b),) if r is not None]
-        if not new_blocks:
-            return {}
-        candidates = [(e, s) for e in removed if e.type in ("block", "latest") for s in (_span(e),) if s is not None]
-        taken: set[Element] = set()
-        children: dict[Element, tuple[Element, ...]] = {}
-        for block, (x, y) in new_blocks:
-            kids = [e for e, (a, b) in candidates if e not in taken and x <= a and b <= y]
-            if any(k.type == "block" for k in kids):
-                kids.sort(key=lambda e: (_span(e), order_key(e)))
-                children[block] = tuple(kids)
-                taken.update(kids)
-        return children
-
-    def project(self, state: State) -> str:
-        """The projection π : Ω → X of AgentFold: the tuple (Q, T, S, I) as text, blocks labelled by step range."""
-        return "\n".join(self._lines(state))
-
-    def projection_size(self, state: State) -> int:
-        """|π(ω)| in tokens, exactly: the tokens of the projected text.
-
-        π joins the lines of (Q, T, S, I) with line breaks, so the count is
-        summed from each element's cached count with its break
-        (:class:`~stmviz.mechanisms._shared.LineTokens`), carried from one ω to
-        the next by the elements that changed; when a sum would not be exact (a
-        line starting with a break, a foreign element, an encoding other than
-        cl100k_base) the whole text is counted.
-        """
-        if not state:
-            return 0
-        elements = state.elements
-        if not self._pieces.splits or self._broken_lines(elements, self._is_broken):
-            return self.count_tokens(self.project(state))
-        total = self._projection_tokens(elements, self._tokens)
-        groups = _VIEWS(state).groups
-        if "block" in groups:
-            total += self.count_tokens("Summaries:\n")
-        if "latest" not in groups:  # ω_0: the last line is the tools' (or the query's), without a break after it
-            last = state.ordered()[-1]
-            total += self._pieces.alone(self._line_text(last)) - self._tokens(last)
-        return total
-
-    @staticmethod
-    def _line_text(e: Element) -> str:
-        """The line of an element in π; "" for a foreign element (π places it in its own way)."""
-        if e.type == "block":
-            return _block_line(e)
-        if e.type in ("query", "tools"):
-            return ("Question: " if e.type == "query" else "Tools: ") + e.text
-        return ""
-
-    def _tokens(self, e: Element) -> int:
-        """e's tokens in π: its line and the break after it; for the latest interaction, always π's last lines, no break."""
-        return self._line_tokens.lookup(e, self._count_tokens) or 0
-
-    def _count_tokens(self, e: Element) -> int | None:
-        if e.type == "latest":
-            header = f"Latest interaction (step {e.meta['step']}):\n"
-            if not self._pieces.summable(e.text):  # its text starts with a break: count the two lines as one
-                return self.count_tokens(header + e.text)
-            return self.count_tokens(header) + self.count_tokens(e.text)  # μ has counted the text already
-        line = self._line_text(e)
-        return self._pieces.with_break(line) if line else None
-
-    def _is_broken(self, e: Element) -> int:
-        """1 when e's line cannot be summed (it starts with a line break, or e is foreign), else 0."""
-        return int(self._line_tokens.lookup(e, self._count_tokens) is None)
-
-    def _over(self, state: State) -> tuple[float, str]:
-        """How far ω is over V_max, and why: Σμ(ω) − V_max, or, when μ counts tokens, |π(ω)| − V_max if larger.
-
-        V_max is AgentFold's context limit: the model input π(ω) — the labels
-        "Question:", "Summaries:", "[steps x–y]" and "Latest interaction"
-        included — must fit it, not only Σμ (Definition 1).
-        """
-        return over_limit(self, state)
 
 
 def _block_prefix(e: Element) -> str:
@@ -739,16 +454,3 @@ def _block_prefix(e: Element) -> str:
     x, y = e.meta["range"]
     mark = f"; {FALLBACK_MARK}" if e.meta.get("summary_by") == "fallback" else ""
     return f"[{range_label(x, y)}{mark}] "
-
-
-def _block_line(e: Element) -> str:
-    return _block_prefix(e) + e.text
-
-
-def _span(element: Element) -> tuple[int, int] | None:
-    """The steps an element covers: a block's range, else (step, step), else ``None``."""
-    r = step_range(element)
-    if r is not None:
-        return r
-    s = as_int(element.meta.get("step"), float_ok=True)
-    return (s, s) if s is not None else None

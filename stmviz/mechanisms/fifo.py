@@ -5,47 +5,36 @@ short-term memory: the store is a first-in-first-out queue of chat messages;
 when it overflows, the beginning is cut off; and the projection π is the
 identity, because the context window is both the carrier and the model input.
 
-In the terms of Definitions 1 and 2:
-
-- E = I × D: a chat message; I its text (or parts), D = (``t``, ``type`` =
-  ``role`` ∈ {system, user, assistant, tool}, ``step``, ``call``, ``pinned``);
+- E = I × D: a chat message; I its text, D = (``t``, ``type`` = ``role`` ∈
+  {system, user, assistant, tool}, ``step``, ``call``, ``pinned``);
 - μ: any size function (tokens give a real context window); V_max: the window;
 - O: ``append`` (add the step's messages at the end, cutting off the beginning
   on overflow) and ``evict_oldest`` (cut off the beginning to make room);
-- C: the incoming agent step (model output and observation);
+- C: the incoming agent step (model output, then the input after it);
 - U: the queue discipline; π: the ordered sequence itself (identity), so when μ
   counts tokens |π(ω)| = Σμ(ω) ≤ V_max: the model input fits the window.
 
-:class:`FIFOWindow` adds what agent-framework users ask of a real window: a
-pinned system prompt, tool calls evicted together with their results, and a
-policy for a message too large for the window.
+Read top to bottom: the class holds U and π. What a real window adds — a
+pinned system prompt, tool calls evicted with their results, a policy for a
+message too large for the window, caches — is in
+:mod:`stmviz.mechanisms.fifo_extras`, which a first reading can skip.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
-from ..core.element import Element
-from ..core.formatting import format_number, shorten
-from ..core import guards
-from ..core.errors import CapacityError, InvalidArgumentError, UnsupportedOperationError
-from ..core.mechanism import Mechanism, Transition
+from ..core import Context, Element, Mechanism, Message, ModelInput, Operation, OperationSet, State, StateSpace, Transition
+from ..core.errors import UnsupportedOperationError
+from ..core.formatting import format_number
 from ..protocol import element_types_of
-from ..core.context import Context
-from ..core.model_input import Message, ModelInput
-from ..core.operation import Operation, OperationSet
-from ..core.space import State, StateSpace
+from . import fifo_extras as extras
 from ._shared import Memo
-from .fit import fit_text
+from .fifo_extras import OVERSIZE_POLICIES
 
 __all__ = ["FIFOWindow", "OVERSIZE_POLICIES"]
 
-#: What :class:`FIFOWindow` does with a message that alone exceeds the window's room.
-OVERSIZE_POLICIES = ("error", "skip", "truncate")
-
-_ROLES = ("system", "user", "assistant", "tool")
-_PIN_ROLES = ("system", "user", "assistant")
 _APPEND = Operation("append")
 
 
@@ -53,21 +42,8 @@ class FIFOWindow(Mechanism):
     """The mechanism (O, E, Ω_STM, C, U, X, π) of a FIFO context window: U appends and cuts off the beginning, π = id.
 
     Each incoming :class:`~stmviz.AgentStep` becomes chat messages in the
-    order they happened — the model's output first, then the input that
-    arrived after it:
-
-    - a step with an action → an *assistant* message "thought + action" that
-      carries a tool call id ``call``, then a *tool* message with the
-      observation (the action's result) and the same ``call``;
-    - a step without action → an *assistant* message (the thought, the
-      model's reply), then a *user* message (the observation: the user's next
-      message; a *system* message when ``meta["role"]`` is ``"system"``).
-
-    Empty parts are skipped: step 0 of a dialogue (no output) adds only the
-    user's message, a last reply (no input) only the assistant's. So π(ω_t)
-    ends with the input the model answers at step t. When Σμ would exceed
-    V_max the oldest messages are evicted first; pinned messages (the system
-    prompt) never are.
+    order they happened (:func:`step_messages`); when Σμ would exceed V_max the
+    oldest messages are evicted first; pinned messages never are.
 
     Parameters
     ----------
@@ -76,20 +52,12 @@ class FIFOWindow(Mechanism):
     system : str, optional
         A system prompt, kept as the first message and never evicted.
     pinned : iterable, optional
-        Further messages that are never evicted, after the system prompt:
-        strings (system messages), :class:`~stmviz.Element` (role from
-        ``meta["role"]``, default system), :class:`~stmviz.Message`, or dicts
-        ``{"role", "content"}`` / ``{"content", "meta"}``.
+        Further messages never evicted: str (system), Element, Message or ``{"role", "content"}``.
     keep_tool_pairs : bool
-        Never leave an orphaned tool result at the start of the window: a tool
-        call is evicted together with its result (default ``True``).
+        Evict a tool call together with its result, never leaving an orphaned result (default ``True``).
     oversize : {"error", "skip", "truncate"}
-        What to do with a message that alone exceeds the room of the window
-        left after the pins (for a tool result with ``keep_tool_pairs``: the
-        room left after its tool call too): raise
-        :class:`~stmviz.errors.CapacityError` (default), drop it (the drop is
-        recorded in the ``append`` operation of the trace), or cut its text to
-        fit (see :func:`fit_text`).
+        For a message that alone exceeds the room left by the pins: raise
+        :class:`~stmviz.errors.CapacityError` (default), drop it, or cut it to fit.
 
     Examples
     --------
@@ -139,234 +107,76 @@ class FIFOWindow(Mechanism):
         oversize: str = "error",
     ) -> None:
         super().__init__(space)
-        if system is not None:
-            if not isinstance(system, str):
-                raise InvalidArgumentError(f"system must be the text of a system prompt or None, got {type(system).__name__}")
-            if not system.strip():
-                raise InvalidArgumentError("system is an empty text; pass system=None for no system prompt")
-        if not isinstance(keep_tool_pairs, bool):
-            raise InvalidArgumentError(f"keep_tool_pairs must be True or False, got {keep_tool_pairs!r}")
-        if not isinstance(oversize, str) or oversize not in OVERSIZE_POLICIES:
-            raise InvalidArgumentError(
-                f"oversize must be one of {', '.join(map(repr, OVERSIZE_POLICIES))}, got {oversize!r}: "
-                f"'error' raises CapacityError, 'skip' drops the message, 'truncate' cuts it to fit"
-            )
-        if isinstance(pinned, (str, Element, Message, Mapping)):
-            pinned = [pinned]
-        try:
-            items = list(pinned)
-        except TypeError:
-            raise InvalidArgumentError(
-                f"pinned must be an iterable of messages (str, Element, Message or dict), got {type(pinned).__name__}"
-            ) from None
-        self.system = system
-        self.keep_tool_pairs = keep_tool_pairs
-        self.oversize = oversize
-        self._messages = Memo()  # (t, k, role, text, call) → the k-th message of step t
-        heads: list[Element] = []
-        if system is not None:
-            heads.append(Element(system, {"role": "system", "type": "system"}))
-        heads.extend(_pin_element(item, k) for k, item in enumerate(items))
-        n = len(heads)
-        pins = tuple(e.with_meta(t=k - n, pinned=True) for k, e in enumerate(heads))
-        self._pins = pins
-        self._user_pins = pins[1:] if system is not None else pins
-        pin_size = space.size(pins)
-        if pin_size > space.v_max:
-            raise CapacityError(
-                f"the pinned messages alone have Σμ = {format_number(pin_size)} > V_max = {format_number(space.v_max)}; "
-                f"no window state can hold them: shorten the system prompt or pins, or raise v_max"
-            )
+        extras.check_options(system, keep_tool_pairs, oversize)
+        self.system, self.keep_tool_pairs, self.oversize = system, keep_tool_pairs, oversize
+        self._pins = extras.pin_elements(space, system, pinned)
         #: V_max − Σμ(pinned): the room of the window for the conversation.
-        self.room = space.v_max - pin_size
-        # μ = the content's tokens (no per-element overhead): then π, the identity, has |π(ω)| = Σμ(ω) exactly
-        self._counts_tokens = space.counts_tokens and "overhead" not in space.name
-        self._last_step = _LastStep()
-
-    # -- the seven-tuple ------------------------------------------------------
-    def params(self) -> dict[str, Any]:
-        """JSON-ready constructor arguments: ``FIFOWindow(space, **m.params())`` rebuilds it."""
-        return {
-            "system": self.system,
-            "pinned": [e.to_json() for e in self._user_pins],
-            "keep_tool_pairs": self.keep_tool_pairs,
-            "oversize": self.oversize,
-        }
+        self.room = space.v_max - space.size(self._pins)
+        self._messages = Memo()  # one element object per message: μ is counted once
+        self._last_step = extras.LastStep()  # the controller and U build a step's messages once
 
     @property
     def pins(self) -> tuple[Element, ...]:
         """The pinned elements (system prompt first), in order."""
         return self._pins
 
+    def params(self) -> dict[str, Any]:
+        """JSON-ready constructor arguments: ``FIFOWindow(space, **m.params())`` rebuilds it."""
+        user_pins = self._pins[1:] if self.system is not None else self._pins
+        return {"system": self.system, "pinned": [e.to_json() for e in user_pins],
+                "keep_tool_pairs": self.keep_tool_pairs, "oversize": self.oversize}
+
     def initial_state(self, context: Context) -> State:
         """ω_0: the pinned messages (the system prompt), or ∅."""
         return State(self._pins)
 
     def incoming(self, context: Context) -> tuple[list[Element], list[str]]:
-        """The messages the current step adds, after the ``oversize`` policy, and notes on what was cut.
-
-        Raises
-        ------
-        CapacityError
-            with ``oversize="error"``, when a message alone exceeds the room.
-        """
-        step = context.step
+        """The messages the current step adds, after the ``oversize`` policy, and notes on what was cut."""
         t = context.t
-        parts: list[tuple[str, str, str | None]] = []
-        if step.action:
-            call_id = f"call_{t}"
-            parts.append(("assistant", step.model_output, call_id))
-            if step.observation:
-                parts.append(("tool", step.observation, call_id))
-        else:
-            if step.thought:
-                parts.append(("assistant", step.thought, None))
-            if step.observation:
-                parts.append((_input_role(step.meta.get("role")), step.observation, None))
-        out: list[Element] = []
-        notes: list[str] = []
-        measure = self.space.measure
-        call_kept: dict[str, float] = {}
-        skipped_calls: set[str] = set()
-        for k, (role, text, call) in enumerate(parts):
-            element = self._messages.lookup((t, k, role, text, call), _message)
-            paired = self.keep_tool_pairs and role == "tool" and call is not None
-            if paired and call in skipped_calls:
-                notes.append(f"skipped the tool result of step {t}: its tool call {call} was skipped")
-                continue
-            room = self.room - (call_kept.get(call, 0) if paired and call is not None else 0)
-            size = measure(element)
-            if size > room:
-                cut = self._oversize(element, size, room, role, t, paired, notes)
-                if cut is None:
-                    if call is not None and role == "assistant":
-                        skipped_calls.add(call)
-                    continue
-                element, size = cut, measure(cut)
-            if call is not None and role == "assistant":
-                call_kept[call] = size
-            out.append(element)
-        return out, notes
-
-    def _oversize(
-        self, element: Element, size: float, room: float, role: str, t: int, paired: bool, notes: list[str]
-    ) -> Element | None:
-        v_max, pinned = self.space.v_max, self.space.v_max - self.room
-        if pinned:
-            where = (
-                f"the room of the window (V_max − Σμ(pinned) = {format_number(v_max)} − {format_number(pinned)} "
-                f"= {format_number(self.room)}"
-            )
-        else:
-            where = f"the room of the window (V_max = {format_number(v_max)}, nothing pinned"
-        where += f", less its tool call = {format_number(room)})" if paired else ")"
-        if self.oversize == "error":
-            raise CapacityError(
-                f"the {role} message {element.label()} of step {t} alone has μ = {format_number(size)} > {format_number(room)}, "
-                f"{where}; it can never fit: pass oversize='truncate' or 'skip', or raise v_max"
-            )
-        if self.oversize == "truncate":
-            cut = fit_text(self.space, element, room)
-            if cut is not None:
-                notes.append(
-                    f"truncated the {role} message of step {t} from μ = {format_number(size)} to "
-                    f"{format_number(self.space.measure(cut))} to fit {where}"
-                )
-                return cut
-            notes.append(f"skipped the {role} message of step {t}: even truncated it does not fit {where}")
-            return None
-        notes.append(f"skipped the {role} message of step {t}: μ = {format_number(size)} > {format_number(room)}, {where}")
-        return None
-
-    def _incoming(self, context: Context) -> tuple[list[Element], list[str]]:
-        memo = self._last_step
-        last = memo.last  # one read of the (context, messages) pair: another thread may replace it
-        if last is not None and last[0] is context:
-            return last[1]
-        result = self.incoming(context)
-        memo.last = (context, result)
-        return result
-
-    def _info(self, state: State) -> tuple[float, tuple[Element, ...]]:
-        """(Σμ(ω), ω in canonical order); the core keeps both incrementally for states built by ``|`` and ``-``."""
-        return self.space.size(state), state.ordered()
-
-    def _made(
-        self, state: State, size: float, order: tuple[Element, ...], new: list[Element], removed: Mapping[Element, str]
-    ) -> State:
-        """ω′ = (ω ∪ new) ∖ removed, in one pass (a new message evicted at once is never added)."""
-        if not removed:
-            return state | new if new else state
-        return state.replace(removed.keys(), [e for e in new if e not in removed])
+        messages = [self._messages.lookup((t, k, *part), extras.message) for k, part in enumerate(step_messages(context.step, t))]
+        return extras.admit(self, t, messages)
 
     def controller(self, state: State, context: Context) -> Operation:
-        """Choose o: ``append`` (which cuts off the beginning on overflow), noting what the ``oversize`` policy cut.
-
-        One operation per step keeps :func:`~stmviz.run` fast; ``evict_oldest``
-        stays in τ for controllers that want to make room explicitly.
-        """
-        _, notes = self._incoming(context)
+        """Choose o: ``append`` (which cuts off the beginning on overflow), noting what the ``oversize`` policy cut."""
+        _, notes = self._last_step(context, self.incoming)
         if not notes:
-            return _APPEND  # immutable: one object serves every step that cut nothing
-        params: dict[str, Any] = {}
-        if notes:
-            params["skipped"] = sum(1 for n in notes if n.startswith("skipped"))
-            params["truncated"] = sum(1 for n in notes if n.startswith("truncated"))
-        return Operation("append", params, reason="; ".join(notes))
+            return _APPEND
+        skipped = sum(1 for n in notes if n.startswith("skipped"))
+        truncated = sum(1 for n in notes if n.startswith("truncated"))
+        return Operation("append", {"skipped": skipped, "truncated": truncated}, reason="; ".join(notes))
 
     def update(self, state: State, operation: Operation, context: Context) -> Transition:
         """The update U : Ω × O × C → Ω of the FIFO window.
 
         ``append`` adds the step's messages and, if Σμ > V_max, cuts off the
         oldest; ``evict_oldest`` cuts off the oldest messages until ``room``
-        (a parameter, in units of μ) is free, or ``count`` of them (default 1).
-        Pinned messages are never evicted. Each removed message gets a reason,
-        e.g. ``"oldest message; Σμ = 8301 > V_max = 8192"``.
+        (in units of μ) is free, or ``count`` of them (default 1). Pinned
+        messages are never evicted. Each removed message gets a reason, e.g.
+        ``"oldest message; Σμ = 8301 > V_max = 8192"``.
         """
-        space = self.space
-        measure = space.measure
-        size, order = self._info(state)
+        measure, v_max = self.space.measure, self.space.v_max
+        size, order = self.space.size(state), state.ordered()
         if operation.type == "append":
-            new, _ = self._incoming(context)
-            if not new:
-                return Transition(state)
+            new, _ = self._last_step(context, self.incoming)
             total = size + sum(measure(e) for e in new)
-            removed: dict[Element, str] = {}
-            if total > space.v_max:
-                removed = self._evict(order + tuple(new), total, space.v_max, None)
-                total -= sum(measure(e) for e in removed)
-            return Transition(self._made(state, total, order, new, removed), removed)
+            removed = self._evict(order + tuple(new), total, v_max, None) if total > v_max else {}
+            return Transition(state.replace(removed, [e for e in new if e not in removed]), removed)
         if operation.type == "evict_oldest":
-            room = operation.get("room")
-            count = operation.get("count")
-            if room is not None:  # NaN or ∞ would empty the window
-                guards.real_number(room, "room", 0, where="evict_oldest")
-            count = guards.whole_number(count, "count", 0, where="evict_oldest", none_ok=True)
+            room, count = operation.get("room"), operation.get("count")
+            extras.check_evict_arguments(room, count)
             if room is not None:
-                removed = self._evict(order, size + room, space.v_max, None)
+                removed = self._evict(order, size + room, v_max, None)
             else:
-                removed = self._evict(order, size, space.v_max, 1 if count is None else count)
-            if not removed:
-                return Transition(state)
-            total = size - sum(measure(e) for e in removed)
-            return Transition(self._made(state, total, order, [], removed), removed)
+                removed = self._evict(order, size, v_max, 1 if count is None else count)
+            return Transition(state - removed, removed)
         raise UnsupportedOperationError(f"FIFOWindow has no update for {operation.type!r}")  # pragma: no cover
 
     def _evict(self, order: tuple[Element, ...], total: float, limit: float, count: int | None) -> dict[Element, str]:
-        """Oldest-first eviction over ``order``: until ``total ≤ limit`` (count None) or ``count`` messages."""
-        measure = self.space.measure
-        v_max = format_number(self.space.v_max)
-        pairs = self.keep_tool_pairs
+        """Oldest first over ``order``, never a pinned message: until ``total ≤ limit`` (count None), or ``count`` messages."""
+        measure, v_max = self.space.measure, format_number(self.space.v_max)
         removed: dict[Element, str] = {}
-        n = len(order)
-        i = 0
-        done = 0
-        while i < n:
-            if count is None:
-                if total <= limit:
-                    break
-            elif done >= count:
-                break
+        i = done = 0
+        while i < len(order) and (total > limit if count is None else done < count):
             e = order[i]
             i += 1
             if e in removed or e.meta.get("pinned"):
@@ -377,31 +187,10 @@ class FIFOWindow(Mechanism):
                 removed[e] = f"oldest message (evict_oldest, count = {count})"
             total -= measure(e)
             done += 1
-            call = e.meta.get("call")
-            if pairs and call is not None and e.type == "assistant":
-                j = i
-                while j < n and order[j].meta.get("call") == call:
-                    f = order[j]
-                    if f.type == "tool" and f not in removed:
-                        removed[f] = f"tool result of the evicted call {call} (keep_tool_pairs)"
-                        total -= measure(f)
-                    j += 1
-        if pairs:
-            # never leave a tool result at the start of the window whose call is gone
-            while i < n:
-                e = order[i]
-                if e in removed or e.meta.get("pinned"):
-                    i += 1
-                    continue
-                if e.type != "tool":
-                    break
-                call = e.meta.get("call")
-                if call is not None and any(
-                    f.type == "assistant" and f.meta.get("call") == call and f not in removed for f in order
-                ):
-                    break
-                removed[e] = f"orphaned tool result of call {call} (keep_tool_pairs)"
-                i += 1
+            if self.keep_tool_pairs:
+                total -= extras.evict_tool_result(order, i, e, removed, measure)
+        if self.keep_tool_pairs:
+            extras.evict_orphans(order, i, removed)
         return removed
 
     def project(self, state: State) -> ModelInput:
@@ -415,79 +204,26 @@ class FIFOWindow(Mechanism):
         return ModelInput(Message(str(e.meta.get("role", "user")), e.content) for e in state.ordered())
 
     def projection_size(self, state: State) -> int:
-        """|π(ω)| in tokens: Σμ(ω) when μ counts the content's tokens (π is the identity), else the counted messages.
-
-        With a per-element overhead in μ, |π(ω)| counts the messages' contents
-        and stays below Σμ(ω) ≤ V_max.
-        """
-        if self._counts_tokens:
+        """|π(ω)| in tokens: Σμ(ω) when μ counts the content's tokens alone (π is the identity), else the counted messages."""
+        if self.space.counts_tokens and "overhead" not in self.space.name:
             total = self.space.size(state)
             return int(total) if float(total).is_integer() else total  # type: ignore[return-value]
         return super().projection_size(state)
 
 
-class _LastStep:
-    """The last step's messages, so the controller and U build them once (never changes a result).
+def step_messages(step: Any, t: int) -> list[tuple[str, str, str | None]]:
+    """A step's chat messages (role, text, tool call id), in the order they happened; empty parts are skipped.
 
-    One object for the mechanism's life (its identity never changes), so a
-    purity check sees the mechanism unchanged. The context and its messages are
-    one pair, written whole, so threads sharing the mechanism never read one
-    run's context with another run's messages.
+    A step with an action gives an assistant message "thought + action" with
+    the call id ``call_t``, then a tool message with its result; a step without
+    one gives the assistant's reply, then the input that followed (a user
+    message; a system message when ``meta["role"]`` is ``"system"``). So π(ω_t)
+    ends with the input the model answers at step t.
     """
-
-    __slots__ = ("last",)
-
-    def __init__(self) -> None:
-        self.last: tuple[Context, tuple[list[Element], list[str]]] | None = None
-
-    def __repr__(self) -> str:
-        return "_LastStep()"
-
-
-def _message(key: tuple[int, int, str, str, str | None]) -> Element:
-    """The k-th message of step t, from (t, k, role, text, call)."""
-    t, k, role, text, call = key
-    meta: dict[str, Any] = {"t": t if k == 0 else t + 0.5, "type": role, "role": role, "step": t}
-    if call is not None:
-        meta["call"] = call
-    return Element(text, meta)
-
-
-def _input_role(role: Any) -> str:
-    """The chat role of a step's input without a tool call: ``"system"`` for a system message, else ``"user"``."""
-    return "system" if role == "system" else "user"
-
-
-def _pin_element(item: Any, k: int) -> Element:
-    """Turn one ``pinned`` item into an element with a role."""
-    if isinstance(item, str):
-        if not item.strip():
-            raise InvalidArgumentError(f"pinned[{k}] is an empty text; a pinned message needs content")
-        element = Element(item, {"role": "system"})
-    elif isinstance(item, Element):
-        element = item
-    elif isinstance(item, Message):
-        element = Element(item.content, {"role": item.role})
-    elif isinstance(item, Mapping):
-        if "meta" in item:
-            element = Element.from_json(item, where=f"pinned[{k}]")
-        elif "content" in item:
-            element = Element(item["content"], {"role": item.get("role", "system")})
-        else:
-            raise InvalidArgumentError(f"pinned[{k}] = {shorten(repr(item))} has no 'content'; give {{'role', 'content'}}")
+    parts: list[tuple[str, str, str | None]]
+    if step.action:
+        parts = [("assistant", step.model_output, f"call_{t}"), ("tool", step.observation, f"call_{t}")]
     else:
-        raise InvalidArgumentError(
-            f"pinned[{k}] is a {type(item).__name__}; a pinned message is a str, Element, Message or "
-            f"dict {{'role', 'content'}}"
-        )
-    role = element.meta.get("role", "system")
-    if role not in _PIN_ROLES:
-        raise InvalidArgumentError(
-            f"pinned[{k}] has role {role!r}; a pinned message is a {', '.join(_PIN_ROLES)} message "
-            f"(a tool result needs its call)"
-        )
-    meta = dict(element.meta)
-    meta["role"] = role
-    meta.setdefault("type", role)
-    return Element(element.content, meta)
-
+        role = "system" if step.meta.get("role") == "system" else "user"
+        parts = [("assistant", step.thought, None), (role, step.observation, None)]
+    return [part for part in parts if part[1]]

@@ -370,7 +370,7 @@ class SCM(Mechanism):
         {
             "flash": ("flash memory: the previous interaction (in full, or its summary when long or when it cannot fit)", "#d62728"),
             "activation": ("activation memory: an older interaction recalled in full or as a summary", "#9467bd"),
-            "message": ("the current message: the input the model answers next", "#1f77b4"),
+            "message": ("the current message: the input the model answers next", "#17becf"),  # not FIFO's user blue (07 compares them)
         }
     )
 

@@ -238,11 +238,11 @@ def _semantic(data: Mapping[str, Any]) -> list[tuple[str, str]]:
                 found.append((f"{where}.fold.from", what))
         span = fold.get("range") if isinstance(fold, Mapping) else None
         if isinstance(span, (list, tuple)) and len(span) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in span):
-            if t == 0 or span[1] != t - 1 or span[0] > span[1]:
+            if t == 0 or span[1] > t - 1 or span[0] > span[1]:  # as in AgentFold's released code, y < t−1 is allowed
                 what = (
                     "step 0 has no earlier interaction to fold"
                     if t == 0
-                    else f"the directive at step {t} folds a range [x, {t - 1}] with x ≤ {t - 1}, got {list(span)}"
+                    else f"the directive at step {t} folds a range [x, y] with x ≤ y ≤ {t - 1}, got {list(span)}"
                 )
                 found.append((f"{where}.fold.range", what))
         meta = step.get("meta")

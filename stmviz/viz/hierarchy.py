@@ -761,7 +761,7 @@ def hierarchy_figure(
         plot_bgcolor="white",
         # at the bottom, in a margin plotly grows to fit its rows (see occupancy.bottom_legend)
         legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0, "xanchor": "left"},
-        xaxis={"title": {"text": "step"}, "showgrid": True, "gridcolor": "#eeeeee", "zeroline": False},
+        xaxis=step_axis(arrays["x"]),
         yaxis={
             "title": {"text": "depth"},
             "autorange": "reversed",
@@ -774,6 +774,20 @@ def hierarchy_figure(
         meta={"stmviz": "hierarchy", "kind": kind},
     )
     return fig
+
+
+def step_axis(xs: Sequence[float]) -> dict[str, Any]:
+    """The x axis of steps: whole-step ticks on a short run (no 0.2, 0.4 … at t = 0), half a step of room either side.
+
+    >>> step_axis([0.0, 1.0])["dtick"], step_axis([0.0, 1.0])["range"]
+    (1, [-0.6, 1.6])
+    """
+    axis: dict[str, Any] = {"title": {"text": "step"}, "showgrid": True, "gridcolor": "#eeeeee", "zeroline": False}
+    values = [float(v) for v in xs if v is not None]
+    if values and max(values) - min(values) < 12:
+        # markers up to 38 px wide at the ends need room, and a step is a whole number
+        axis.update(dtick=1, tick0=0, range=[min(values) - 0.6, max(values) + 0.6])
+    return axis
 
 
 def hierarchy_title(graph: nx.DiGraph, t: int | None = None) -> str:

@@ -40,6 +40,11 @@ MAX_HOVER_ELEMENTS = 8
 
 #: Size in px of the removal markers: larger than the |π(ω_t)| line's hover target, so a marker's hover wins.
 REMOVAL_MARKER_SIZE = 10
+#: The markers of removals, per kind (dropped, or replaced in place), one per distinct operation of that kind, in order.
+REMOVAL_MARKERS: dict[str, list[tuple[str, str]]] = {
+    "evicted": [("x", "#d62728"), ("triangle-down", "#e6550d"), ("star", "#843c39"), ("cross", "#ad494a")],
+    "folded": [("diamond", "#7b4173"), ("square", "#3182bd"), ("hexagon", "#31a354"), ("pentagon", "#bcbd22")],
+}
 
 
 def bottom_legend(**extra: Any) -> dict[str, Any]:
@@ -348,12 +353,14 @@ def occupancy_trace_dicts(
     groups: dict[tuple[str, str], list[Removal]] = {}
     for removal in data.removals:
         groups.setdefault((removal.label, removal.kind), []).append(removal)
-    palette = {"evicted": ("x", "#d62728"), "folded": ("diamond", "#7b4173")}
     kinds_of: dict[str, int] = {}
     for label, _ in groups:
         kinds_of[label] = kinds_of.get(label, 0) + 1
+    seen_of_kind: dict[str, int] = {}
     for (label, kind), removals in groups.items():
-        symbol, kind_color = palette[kind]
+        # distinct operations get distinct markers: the n-th label of a kind takes the n-th marker of that kind
+        order = seen_of_kind[kind] = seen_of_kind.get(kind, -1) + 1
+        symbol, kind_color = REMOVAL_MARKERS[kind][order % len(REMOVAL_MARKERS[kind])]
         if kinds_of[label] > 1:  # the same operations both evicted and replaced in place: say which marker is which
             label = f"{label} ({'replaced in place' if kind == 'folded' else 'dropped'})"
         out["removals"].append(

@@ -30,7 +30,7 @@ from ..viz.occupancy import occupancy_figure
 from .player import BOX_STYLE, MARKER_COLOR, FitWidth, Stepping, TraceView, _clamped, time_controls
 
 #: The narrowest a panel gets before the panels wrap onto more rows (px): a figure still reads at this width.
-PANEL_MIN_WIDTH = 340
+PANEL_MIN_WIDTH = 400
 #: The height of a panel's occupancy figure (px); its legend takes its rows from the plot, never from the title.
 PANEL_HEIGHT = 420
 
@@ -124,7 +124,8 @@ class ComparePlayer(Stepping, widgets.VBox):
             for name, trace in items
         ]
         self.play, self.slider, self.back_button, self.next_button = time_controls(self.n, t, interval)
-        cols = columns or min(len(items), 3)
+        # 2 × 2 for four runs (four in one row of a notebook are cramped), else up to three a row
+        cols = columns or min(len(items), 2 if len(items) % 2 == 0 else 3)
         self.panels = [
             widgets.VBox(
                 [

@@ -43,13 +43,15 @@ from plotly.subplots import make_subplots
 import traitlets
 
 from ..core import guards
-from ..core.guards import brief, time_index
 from ..core.errors import IndexTypeError
+from ..core.guards import brief, time_index
 from ..core.errors import InvalidArgumentError
 from ..core.formatting import format_number, shorten
 from ..core.trace import Trace, require_trace, step_halves
 from ..viz import escape, hover_text
-from ..viz.hierarchy import hierarchy_figure, hierarchy_graph, hierarchy_kind, hierarchy_title, node_arrays, node_marker
+from ..viz.hierarchy import (
+    hierarchy_figure, hierarchy_graph, hierarchy_kind, hierarchy_title, node_arrays, node_marker, step_axis,
+)
 from ..viz.occupancy import bottom_legend, figure_title, occupancy_data, occupancy_figure
 from ..viz.state import block_marker, block_text, state_bar, state_bar_traces, state_figure, state_legend_dicts, state_title
 from ..viz.tokens import tokens_html
@@ -67,6 +69,8 @@ HIERARCHY_FULL_STEPS = 300
 STATIC_FIGURE_STEPS = 2000
 #: The one row (y category) of the state bar in the player.
 STATE_ROW = "ω_t"
+#: The height of a player's step text (it scrolls when longer), so that the charts below never move between steps.
+STEP_TEXT_HEIGHT = "11.5em"
 #: How many token views of π(ω_t) a player keeps (recently seen t).
 TOKEN_CACHE = 64
 #: While Play runs, the token view follows t when rendering it took less than this (seconds); else it waits for a pause.
@@ -244,7 +248,7 @@ def step_html(trace: Trace, t: int, *, max_items: int = 8, width: int = 80) -> s
             lines.append(f"<span style='color:#2ca02c'>added</span>: {shown}{more}")
         if step.removed:
             items = [
-                f"{escape(e.label(30))} — <i>{escape(shorten(why, 90))}</i>"
+                f"{escape(e.label(30))} — {_reason_html(why)}"
                 for e, why in list(zip(step.removed, step.reasons))[:max_items]
             ]
             more = f"<br>… (+{len(step.removed) - max_items})" if len(step.removed) > max_items else ""
@@ -255,6 +259,19 @@ def step_html(trace: Trace, t: int, *, max_items: int = 8, width: int = 80) -> s
         nxt = "; ".join(escape(shorten(str(o), 60)) for o in trace[t].operations) or "—"
         lines.append(f"<span style='color:#777'>next: step {t} applies <code>{nxt}</code></span>")
     return f"<div class='stmviz-step' style='{BOX_STYLE}'>" + "<br>".join(lines) + "</div>"
+
+
+#: A removal reason longer than this shows its start, and the whole of it on a click.
+REASON_CHARS = 90
+
+
+def _reason_html(why: str) -> str:
+    """A removal reason, escaped: whole when short; else its start, and the whole reason on demand (a ``<details>``)."""
+    if len(why) <= REASON_CHARS:
+        return f"<i>{escape(why)}</i>"
+    return (f"<details class='stmviz-reason' style='display:inline-block;vertical-align:top'>"
+            f"<summary style='cursor:pointer'><i>{escape(shorten(why, REASON_CHARS))}</i> (whole reason)</summary>"
+            f"<i>{escape(why)}</i></details>")
 
 
 def _retrieval_lines(operations: Any) -> list[str]:
@@ -379,10 +396,15 @@ class TraceView:
         self._types = list(dict.fromkeys(e.type for e in trace.sizes))
         self._state_signatures: dict[int, tuple] = {}
         self._state_layout: dict[str, Any] = {}
-        self.state = figure_widget(state_figure(trace, self.t))
+        # the state bar is brought to its final traces (one per element type of the trace) as a plain figure and
+        # only then made a widget: a FigureWidget changed after it was made keeps, as the state a late front end
+        # (Voila, which asks for every widget's state after the notebook ran) receives, the figure first built;
+        # the change itself goes out as a one-off message that such a front end never sees
+        self.state = state_figure(trace, self.t)
         self._free_index = -1  # state_figure drew the types of ω_t only: the first sync draws every type of the trace
         self._free_marker: dict[str, Any] = {}
         self._sync_state(self.t)
+        self.state = figure_widget(self.state)
         self.info = widgets.HTML(value=step_html(trace, self.t))
         self._token_cache: dict[int, str] = {}
         self._token_seconds = 0.0
@@ -515,8 +537,11 @@ class TraceView:
             "marker": [None, node_marker(arrays)],
         }
         depth = arrays["depth"]
+        axis = step_axis(arrays["x"])  # whole-step ticks and room at the ends while the run is short, then plotly's own
         relayout = self._changed_layout(
-            {"title.text": hierarchy_title(graph, t)}, self._hierarchy_layout
+            {"title.text": hierarchy_title(graph, t), "xaxis.range": axis.get("range"),
+             "xaxis.autorange": "range" not in axis, "xaxis.dtick": axis.get("dtick"), "xaxis.tick0": axis.get("tick0")},
+            self._hierarchy_layout,
         )
         if depth != self._hierarchy_depth:
             self._hierarchy_depth = depth
@@ -839,6 +864,9 @@ class TracePlayer(Stepping, widgets.VBox):
             [self.play, self.back_button, self.slider, self.next_button], layout=widgets.Layout(flex_flow="row wrap")
         )
         self.fit = FitWidth()
+        # the step text has a fixed height and scrolls: the charts below it stay in place while Play runs
+        self.info.layout = widgets.Layout(height=STEP_TEXT_HEIGHT, overflow="auto", border="1px solid #eee", padding="2px 4px")
+        self.info.add_class("stmviz-step-box")
         children: list[widgets.Widget] = [controls, self.fit, self.info, self.occupancy, self.state]
         if self.hierarchy is not None:
             children.append(self.hierarchy)

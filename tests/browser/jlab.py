@@ -210,3 +210,34 @@ def open_offline(browser, path):
         timeout=60_000,
     )
     return context, page, blocked
+
+
+#: The state bar (the player's second figure) as drawn: every visible block (start, width in Σμ units of its
+#: x axis, row as a share of the y axis, fill colour), the row labels, the legend's names and colours, and the
+#: dashed V_max line's position; read from the SVG plotly drew, not from the figure's data.
+STATE_BAR_DRAWN = """(root) => {
+  const gd = root.querySelectorAll('.js-plotly-plot')[1];
+  const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
+  const span = xa.range[1] - xa.range[0];
+  const unit = (px) => Math.round((px / xa._length) * span + xa.range[0]);
+  const blocks = Array.from(gd.querySelectorAll('.barlayer .point path')).map((p) => {
+    const b = p.getBBox();
+    return {start: unit(b.x), width: Math.round((b.width / xa._length) * span),
+            row: Math.round(((b.y + b.height / 2) / ya._length) * 100), fill: getComputedStyle(p).fill};
+  }).filter((b) => b.width > 0);
+  const rows = Array.from(gd.querySelectorAll('.ytick text'), (t) => t.textContent);
+  const legend = Array.from(gd.querySelectorAll('.legend .traces'), (t) => {
+    const mark = t.querySelector('.legendpoints path');
+    return [t.textContent, mark ? getComputedStyle(mark).fill : null];
+  });
+  const line = Array.from(gd.querySelectorAll('.shapelayer path'), (p) => {
+    const b = p.getBBox();
+    return unit(b.x);
+  });
+  return {blocks, rows, legend, lines: line, title: String(gd.layout.title.text || '')};
+}"""
+
+
+def state_bar_drawn(root) -> dict:
+    """The state bar as the browser drew it (:data:`STATE_BAR_DRAWN`)."""
+    return root.evaluate(STATE_BAR_DRAWN)

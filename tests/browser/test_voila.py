@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, free_port, jupyter_env, served_copy, stop, wait_for
-from jlab import player_root, player_state, wait_player_at
+from jlab import close_all, open_notebook, player_root, player_state, run_all, state_bar_drawn, wait_player_at
 
 #: A short notebook whose last output is a TracePlayer of an AgentFold run (occupancy, state, hierarchy).
 NOTEBOOK = "00_start_here.ipynb"
@@ -102,3 +102,56 @@ def test_the_readme_command_serves_a_notebook_as_an_app(voila_app, page, screens
     assert player_state(root)["info"] != start["info"]
     assert page.dialogs == [], page.dialogs
     root.screenshot(path=str(screenshots / f"voila_app_{Path(notebook).stem}.png"))
+
+
+def _step_once_and_read(page, root) -> dict:
+    """Step once (the step ▶ button), wait until every panel shows ω_1, and read the state bar as drawn."""
+    wait_player_at(root, 0, timeout=120_000)
+    root.get_by_role("button", name="step ▶").click()
+    wait_player_at(root, 1, timeout=60_000)
+    page.wait_for_timeout(500)  # plotly redraws after the update message; the SVG settles
+    return state_bar_drawn(root)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 28 item 1, half done: the state bar now reaches Voila with its final traces (no stray ω_0 row at t = 0),"
+    " but in Voila the step's update does not reach the drawn figure: the page holds a detached, purged plotly element"
+    " of a first view of the same FigureWidget (Voila rendered it twice), whose listener seems to stop the drawn"
+    " view's; the figures stay at ω_0. Remove this mark when Voila draws ω_1",
+)
+def test_voila_draws_the_state_bar_as_jupyterlab_does(voila_app, jupyter_lab, browser, screenshots):
+    """After one step the README's Voila app draws the state bar block for block as JupyterLab does.
+
+    Voila asks the kernel for the widgets' state once the notebook has run: a figure whose widget state was
+    still the one first built drew the first step's update into the wrong traces (a stray "ω_0" row, the
+    V_max line moved, legend colours shifted, a reply drawn as free space).
+    """
+    url, notebook = voila_app
+    drawn = {}
+    for where in ("voila", "lab"):
+        context = browser.new_context(viewport={"width": 1280, "height": 1000})
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        try:
+            if where == "voila":
+                page.goto(url + "/", wait_until="domcontentloaded", timeout=180_000)
+            else:
+                open_notebook(page, jupyter_lab, notebook)
+                report = run_all(page)
+                assert report["errors"] == [], report
+            root = player_root(page, timeout=180_000)
+            drawn[where] = _step_once_and_read(page, root)
+            root.screenshot(path=str(screenshots / f"state_bar_step1_{where}.png"))
+            if where == "lab":
+                close_all(page)
+        finally:
+            context.close()
+    voila, lab = drawn["voila"], drawn["lab"]
+    assert voila["title"] == lab["title"] and voila["title"].startswith("ω_1:"), (voila["title"], lab["title"])
+    assert voila["rows"] == lab["rows"] == ["ω_t"], (voila["rows"], lab["rows"])
+    assert voila["legend"] == lab["legend"], (voila["legend"], lab["legend"])
+    assert voila["lines"] == lab["lines"], (voila["lines"], lab["lines"])
+    assert voila["blocks"] == lab["blocks"], (voila["blocks"], lab["blocks"])
+    assert len(lab["blocks"]) >= 3, lab["blocks"]  # system prompt, the user's message, free space

@@ -96,10 +96,11 @@ def test_older_op_forms_map_onto_ranges(old, new):
 @pytest.mark.parametrize(
     "fold, match",
     [
-        ({"range": [0, 1]}, r"range must be \[x, 2\]"),
-        ({"range": [3, 2]}, r"range must be \[x, 2\]"),
-        ({"range": [0]}, r"range must be \[x, 2\]"),
-        ({"range": ["0", 2]}, r"range must be \[x, 2\]"),
+        ({"range": [0, 3]}, r"range must be step numbers \[x, …, y\] with 0 ≤ x ≤ y ≤ 2"),
+        ({"range": [2, 1]}, r"range must be step numbers \[x, …, y\] with 0 ≤ x ≤ y ≤ 2"),
+        ({"range": []}, r"range must be step numbers"),
+        ({"range": [-1, 2]}, r"range must be step numbers"),
+        ({"range": ["0", 2]}, r"range must be step numbers"),
         ({"range": [0, 2], "summary": "  "}, "summary must be non-empty text"),
         ({"range": [0, 2], "summary": 7}, "summary must be non-empty text"),
         ({"summary": "no range, no op"}, "unknown folding directive"),
@@ -113,9 +114,32 @@ def test_malformed_range_directives_are_clear_errors(fold, match):
     assert "step 3" in str(info.value)
 
 
-def test_range_directive_at_step_0_is_an_error():
-    with pytest.raises(ScenarioFormatError, match="no previous interaction"):
-        run(make(), [{"observation": "hi", "fold": {"range": [0, 0], "summary": "x"}}])
+def test_a_directive_at_step_0_is_ignored_as_the_original_ignores_a_first_reply_compress():
+    with_directive = run(make(), [{"observation": "hi", "fold": {"range": [0, 0], "summary": "x"}}, {"observation": "yo"}])
+    without = run(make(), [{"observation": "hi"}, {"observation": "yo"}])
+    assert with_directive.final == without.final
+    assert "ignored: nothing to fold at the first step" in with_directive[0].operations[0].reason
+
+
+def test_a_range_list_counts_by_its_first_and_last_entries_and_the_original_keys_are_read():
+    a, b = web(5), web(5)
+    a[4]["fold"] = {"compress_range": [1, 2, 3], "compress_text": "steps 1 to 3"}
+    b[4]["fold"] = {"range": [1, 3], "summary": "steps 1 to 3"}
+    ta, tb = (run(make(controller_rule="condense"), s) for s in (a, b))
+    assert ranges(ta.final) == ranges(tb.final) == [(0, 0), (1, 3)]
+    assert [e.text for e in ta.final] == [e.text for e in tb.final]
+
+
+def test_a_range_ending_before_t_minus_1_keeps_the_steps_after_it_in_full():
+    steps = web(5)
+    steps[4]["fold"] = {"range": [0, 1], "summary": "steps 0 and 1"}
+    trace = run(make(controller_rule="condense"), steps)
+    blocks = AgentFold.blocks(trace.final)
+    assert [b.meta["range"] for b in blocks] == [(0, 1), (2, 2), (3, 3)]
+    kept = blocks[-1]
+    assert kept.meta["summary_by"] == "verbatim" and kept.text == trace.state_at(4).where(type="latest")[0].text
+    assert "kept in full as s_{3,3}" in " ".join(trace[4].reasons)
+    assert trace[4].operations[0]["to"] == 1
 
 
 # --------------------------------------------------------------------------- the log-structured default
@@ -180,36 +204,33 @@ def test_lsm_leaves_agent_blocks_of_other_lengths_alone():
 
 
 def test_overflow_forces_a_consolidation_recorded_as_such():
-    m = make(v_max=60, mu=sizes.words, block_budget=20)
+    m = make(v_max=45, mu=sizes.words, block_budget=20, controller_rule="condense")
     steps = [{"thought": "Read.", "action": f"read({i})", "observation": " ".join(["fact"] * 12) + f" {i}."} for i in range(30)]
     trace = run(m, steps, query=QUERY)
     forced = [(t, op) for t, s in enumerate(trace) for op in s.operations if op.get("overflow")]
     assert forced
     for t, op in forced:
-        assert op.type == "consolidate" and op.reason.startswith("overflow: ")
-        new = [e for e in trace[t].added if e.type == "block"]
-        assert new and all(e.meta.get("overflow") and e.meta["summary_by"] == "fallback" for e in new)
-        assert any("forced by overflow" in r for r in trace[t].reasons)
+        assert "overflow once I_" in op.reason
+        new = [e for e in trace[t].added if e.type == "block" and e.meta.get("overflow")]
+        assert new and all(e.meta["summary_by"] == "fallback" for e in new)
+        assert any("by deep consolidation: " in r for r in trace[t].reasons)
     for t in range(len(trace) + 1):
-        assert trace.size_at(t) <= 60
+        assert trace.size_at(t) <= 45
 
 
 def test_operation_names_what_happened():
-    """No "condense" on a step whose fold merged blocks; every merge is a consolidate (overflow ones say so)."""
+    """A step whose fold merged blocks the rule did not ask to merge says overflow=True, and why."""
     m = make(v_max=140, mu=sizes.words, block_budget=20, controller_rule="condense")
     steps = [{"thought": "Read.", "action": f"read({i})", "observation": " ".join(["fact"] * 12) + f" {i}."} for i in range(30)]
     trace = run(m, steps, query=QUERY)
     for step in trace:
         merged_blocks = any(e.type == "block" for e in step.removed)
         (op,) = step.operations
-        if merged_blocks:
-            assert op.type == "consolidate", (step.t, str(op))
-            assert op.get("overflow"), str(op)  # the rule asked to condense: only overflow merges here
-        else:
-            assert op.type == "condense"
+        assert op.type == "condense"
+        assert bool(op.get("overflow")) == merged_blocks, (step.t, str(op))
 
 
-def test_overflow_over_an_agent_directive_keeps_its_text_as_input_and_marks_fallback():
+def test_overflow_over_an_agent_directive_keeps_its_fold_and_merges_as_the_log_structured_rule_would():
     seen = []
 
     def spy(texts, budget):
@@ -221,12 +242,13 @@ def test_overflow_over_an_agent_directive_keeps_its_text_as_input_and_marks_fall
     steps[5]["fold"] = {"range": [4, 4], "summary": "AGENT-SIGMA " * 10}
     trace = run(m, steps)
     op = trace[5].operations[0]
-    if op.get("overflow"):
-        assert any("AGENT-SIGMA AGENT-SIGMA AGENT-SIGMA" in t for texts in seen for t in texts)
-        assert op.reason.startswith("overflow: condense(summary=AGENT-SIGMA")  # what the agent asked for
-        assert AgentFold.blocks(trace.final)[-1].meta["summary_by"] == "fallback"
-    else:  # pragma: no cover - the sizes above are chosen so that it overflows
-        pytest.fail("expected the agent's fold to overflow")
+    assert op.get("overflow") and op.type == "condense" and op["summary"].startswith("AGENT-SIGMA")
+    assert op.reason.startswith("folding directive of step 5 (summary written by the agent); overflow once I_5")
+    # the oldest pair of the lowest level merges first: the agent's own block s_{4,4} keeps σ
+    assert ranges(trace.final) == [(0, 3), (4, 4)]  # s_{0,0}+s_{1,1}, s_{2,2}+s_{3,3}, then s_{0,1}+s_{2,3}
+    assert [b.meta["summary_by"] for b in AgentFold.blocks(trace.final)] == ["fallback", "agent"]
+    assert AgentFold.blocks(trace.final)[-1].text == ("AGENT-SIGMA " * 10).strip()
+    assert all("AGENT-SIGMA" not in t for texts in seen for t in texts)
 
 
 @pytest.mark.parametrize("v_max", [4096, 300, 60, 12])

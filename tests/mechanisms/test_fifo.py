@@ -368,3 +368,35 @@ def test_a_tool_result_is_the_last_message_before_the_next_action():
         ("assistant", "Search.\nsearch(x)"),
         ("tool", "x is 4"),
     ]
+
+
+class _Uncached(FIFOWindow):
+    """The plain definition: the step's messages built afresh at every call, |π(ω)| counted from π's text."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._last_step = lambda context, compute: compute(context)
+
+    def projection_size(self, state):
+        return super(FIFOWindow, self).projection_size(state)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    v_max=st.integers(20, 120),
+    lengths=st.lists(st.integers(1, 30), min_size=1, max_size=25),
+    tools=st.lists(st.booleans(), min_size=25, max_size=25),
+)
+def test_the_caches_and_the_size_fast_path_equal_the_plain_definition(v_max, lengths, tools):
+    steps = [
+        AgentStep(thought=f"t{k} " * 3, action=f"do({k})" if tools[k] else "", observation=f"o{k} " * n)
+        for k, n in enumerate(lengths)
+    ]
+    space = StateSpace(sizes.tokens(), v_max)
+    fast = run(FIFOWindow(space, system="Be brief.", oversize="truncate"), steps)
+    plain = run(_Uncached(space, system="Be brief.", oversize="truncate"), steps)
+    for t in range(len(steps) + 1):
+        assert fast.state_at(t) == plain.state_at(t)
+        assert fast.project(t) == plain.project(t)
+    assert [s.input_size for s in fast] == [s.input_size for s in plain]
+    assert [dict(s.why) for s in fast] == [dict(s.why) for s in plain]

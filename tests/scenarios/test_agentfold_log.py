@@ -45,7 +45,8 @@ def test_tagged_transcript_becomes_steps_with_fold_directives():
     assert s.steps[0].observation.startswith("1. Castellan") and s.steps[0].meta["role"] == "tool"
     assert dict(s.steps[1].directives["fold"]) == {"range": (0, 0), "summary": "Search: Castellan 3,200 bikes; Norby 640."}
     assert s.steps[1].observation == "Castellan fleet: 3,200 bikes (2,600 e-bikes)."  # <tool_response> in a user turn
-    assert s.steps[2].directives["fold"]["range"] == (0, 1)
+    assert "fold" not in s.steps[2].directives  # the answer turn's <compress> is never applied by the original
+    assert s.steps[2].meta["ignored_fold"]["range"] == (0, 1)
     assert s.steps[2].thought == "Castellan has the largest fleet. Answer: Castellan (3,200 bikes)"
     assert "fold" not in s.steps[0].directives  # the first response folds nothing
     validate(s.to_dict())  # a valid scenario file (raises otherwise)
@@ -55,8 +56,8 @@ def test_imported_scenario_runs_and_blocks_hold_the_agents_text():
     s = from_agentfold_records(TAGGED, "fleets")
     m = AgentFold(StateSpace(sizes.tokens(), 2000))
     trace = run(m, s.steps, query=s.query, tools=s.tools)
-    (block,) = AgentFold.blocks(trace.final)
-    assert block.text == "Castellan: 3,200 bikes incl. 2,600 e-bikes; Norby 640." and block.meta["summary_by"] == "agent"
+    (block,) = AgentFold.blocks(trace.state_at(2))  # what the model saw when it answered
+    assert block.text == "Search: Castellan 3,200 bikes; Norby 640." and block.meta["summary_by"] == "agent"
     assert Scenario.from_dict(s.to_dict()).steps == s.steps  # round trip through the scenario file format
 
 
@@ -71,7 +72,8 @@ def test_structured_records_and_step_base_1():
     ]
     s = from_agentfold_records(records, step_base=1, tools=["search", "open_page"])
     assert s.steps[1].directives["fold"]["range"] == (0, 0) and s.steps[1].action == "open_page(norby)"
-    assert s.steps[1].thought == "ok" and s.tools == ("search", "open_page")
+    assert s.steps[1].thought == "" and s.steps[1].meta["thinking"] == "ok"  # reasoning never enters I_t
+    assert s.tools == ("search", "open_page")
 
 
 def test_parse_response_bare_fold_json():
@@ -101,11 +103,10 @@ def test_load_json_and_jsonl_files(tmp_path):
         ([["user", Q]], r"messages\[0\]: expected a record object"),
         ([{"role": "robot", "content": "x"}], r"messages\[0\]\.role: expected one of"),
         ([{"role": "user", "content": Q}, {"role": "tool", "content": "r"}], r"messages\[1\]: a tool message before any model response"),
-        ([{"role": "assistant", "content": fold(0, 0, "x") + "go"}], "the first response has no earlier step to fold"),
-        (TAGGED[:4] + [{"role": "assistant", "content": fold(0, 1, "x")}], r"messages\[4\]: response 1 \(step 1\) folds a range ending"),
-        (TAGGED[:4] + [{"role": "assistant", "content": '<fold>{"range": [0, 0], summary}</fold>'}], "not a JSON object with 'range'"),
+        (TAGGED[:4] + [{"role": "assistant", "content": fold(0, 1, "x")}], r"messages\[4\]: response 1 \(step 1\) folds steps \[x, y\] with 0 ≤ x ≤ y ≤ 0"),
+        (TAGGED[:4] + [{"role": "assistant", "content": '<fold>{"range": [0, 0], summary}</fold>'}], "not a JSON object with 'compress_range'"),
         (TAGGED[:4] + [{"role": "assistant", "content": fold(0, 0, "a") + fold(0, 0, "b")}], "one folding block, found 2"),
-        (TAGGED[:4] + [{"role": "assistant", "fold": {"range": [0], "summary": "x"}}], "range must be two step numbers"),
+        (TAGGED[:4] + [{"role": "assistant", "fold": {"range": [], "summary": "x"}}], r"range must be step numbers \[x, …, y\]"),
         (TAGGED[:4] + [{"role": "assistant", "fold": {"range": [0, 0], "summary": ""}}], "summary must be non-empty text"),
         (TAGGED[:4] + [{"role": "assistant", "tool_call": {"arguments": {}}}], "a tool call needs a 'name'"),
         (TAGGED[:4] + [{"role": "assistant", "content": 5}], r"messages\[4\]\.content: expected text"),
@@ -142,9 +143,22 @@ def test_scenario_schema_reads_range_directives_and_names_bad_ones():
     bad = {"steps": [{"observation": "a", "fold": {"range": [0, 0]}}, {"observation": "b", "fold": {"range": [0, 3]}}]}
     assert problems(bad) == [
         ("steps[0].fold.range", "step 0 has no earlier interaction to fold"),
-        ("steps[1].fold.range", "the directive at step 1 folds a range [x, 0] with x ≤ 0, got [0, 3]"),
+        ("steps[1].fold.range", "the directive at step 1 folds a range [x, y] with x ≤ y ≤ 0, got [0, 3]"),
     ]
     assert problems({"steps": [{"observation": "a", "fold": {"summary": "x"}}]}) == [
         ("steps[0].fold", "missing required field 'op'")
     ]
     assert problems({"steps": [{"observation": "a", "fold": {"range": [0, 0], "summary": ""}}]})[0][0] == "steps[0].fold.summary"
+
+
+def test_a_first_response_fold_is_ignored_as_the_original_ignores_it():
+    s = from_agentfold_records([{"role": "user", "content": Q}, {"role": "assistant", "content": fold(0, 0, "x") + "go"}])
+    assert "fold" not in s.steps[0].directives and s.steps[0].meta["ignored_fold"]["summary"] == "x"
+
+
+def test_released_keys_motivation_and_a_reply_without_opening_think():
+    text = ("reasoning only</think><compress>" + json.dumps({"compress_range": [0, 1, 2], "compress_text": "s"})
+            + "</compress><motivation>Open it.</motivation><tool_call>open(1)</tool_call>")
+    r = parse_response(text)
+    assert r["thinking"] == "reasoning only" and r["explanation"] == "Open it."
+    assert r["fold"] == {"range": [0, 2], "summary": "s"} and r["tool_call"] == "open(1)"

@@ -516,3 +516,21 @@ def fixtures_fold_trace():
 
     scenario = load_scenario("web_research")
     return run(AgentFold(StateSpace(sizes.tokens(), v_max=scenario.v_max)), scenario)
+
+
+def test_a_short_run_has_whole_step_ticks_and_room_at_the_ends():
+    """00's hierarchy at t = 0 had ticks 0, 0.2, … 1 and its end nodes half outside the plot."""
+    from stmviz import AgentFold, StateSpace, load_scenario, run, sizes
+    from stmviz.viz import hierarchy_figure
+    from stmviz.widgets import TracePlayer
+
+    scenario = load_scenario("web_research")
+    trace = run(AgentFold(StateSpace(sizes.tokens(), v_max=scenario.v_max)), scenario)
+    axis = hierarchy_figure(trace, 0).layout.xaxis
+    xs = [x for x in hierarchy_figure(trace, 0).data[1].x]
+    assert axis.dtick == 1 and axis.range[0] < min(xs) - 0.5 and axis.range[1] > max(xs) + 0.5, axis
+    player = TracePlayer(trace)
+    player.t = len(trace)  # a long history: plotly's own ticks again, and the whole of it in view
+    assert player.hierarchy.layout.xaxis.autorange is True and player.hierarchy.layout.xaxis.dtick is None
+    player.t = 0
+    assert player.hierarchy.layout.xaxis.dtick == 1

@@ -286,3 +286,17 @@ def test_the_point_under_a_removal_marker_tells_the_removal_too():
         template = top.hovertemplate[list(top.x).index(x)]
         assert text.replace("%", "&#37;") in template and template.endswith("<extra></extra>")
     assert sum("removed" in t for t in top.hovertemplate) == len(markers.x)
+
+
+def test_distinct_operations_get_distinct_removal_markers():
+    """AgentFold's condense and consolidate (both replace in place) were one purple diamond; now each its own marker."""
+    from stmviz import AgentFold, StateSpace, load_scenario, run, sizes
+    from stmviz.viz import occupancy_figure
+
+    scenario = load_scenario("web_research")
+    trace = run(AgentFold(StateSpace(sizes.tokens(), v_max=scenario.v_max)), scenario)
+    removals = [d for d in occupancy_figure(trace).data if (d.meta or {}).get("role") == "removals"]
+    names = [d.name for d in removals]
+    assert "removed by condense" in names and "removed by consolidate" in names, names
+    looks = {(d.marker.symbol, d.marker.color) for d in removals}
+    assert len(looks) == len(removals), [(d.name, d.marker.symbol, d.marker.color) for d in removals]

@@ -297,3 +297,22 @@ def test_the_label_says_what_the_model_saw_and_answered_at_every_t():
     for html in said:
         for bad in DANGEROUS:
             assert bad not in html
+
+
+def test_the_step_text_has_a_fixed_height_and_long_reasons_are_whole_on_demand():
+    """The step text above the charts scrolls in a box of fixed height (the charts do not move while Play runs);
+    a removal reason too long for a line shows its start and, in a <details>, the whole of it."""
+    from stmviz import AgentFold, StateSpace, load_scenario, run, sizes
+    from stmviz.widgets import TracePlayer
+    from stmviz.widgets.player import REASON_CHARS, STEP_TEXT_HEIGHT, step_html
+
+    scenario = load_scenario("web_research")
+    trace = run(AgentFold(StateSpace(sizes.tokens(), v_max=scenario.v_max)), scenario)
+    player = TracePlayer(trace)
+    assert player.info.layout.height == STEP_TEXT_HEIGHT and player.info.layout.overflow == "auto"
+    long = [(t, why) for t in range(len(trace)) for why in trace[t].reasons if len(why) > REASON_CHARS]
+    assert long, "the scenario should have a long removal reason"
+    t, why = long[0]
+    html = step_html(trace, t + 1)
+    from stmviz.viz import escape
+    assert "<details" in html and escape(why) in html, html

@@ -1,0 +1,144 @@
+"""The reference solutions of the notebooks' exercises, printed by :func:`stmviz.exercises.solution`.
+
+Kept out of :mod:`stmviz.exercises`, which every notebook imports for its
+checker: this module is loaded only when a student asks for a solution, after
+trying the exercise.
+"""
+
+from __future__ import annotations
+
+__all__ = ["SOLUTIONS"]
+
+#: Exercise key → the reference solution's source code.
+SOLUTIONS: dict[str, str] = {
+    "01-membership": '''
+def in_omega(elements, mu, v_max):
+    omega = set(elements)                      # ω ∈ 2^E: a set, each element once
+    return sum(mu(e) for e in omega) <= v_max  # Definition 1: Σμ(e) ≤ V_max
+''',
+    "02-keep-first": '''
+from stmviz import Element, Mechanism, Transition
+
+class KeepFirst(Mechanism):
+    operations = {"append": "add the output and the input; on overflow drop the oldest, never the task"}
+
+    def update(self, state, operation, context):
+        halves = (context.step.output, context.step.input)
+        state = state | {Element(text, {"t": context.t + k / 2}) for k, text in enumerate(halves) if text}
+        reasons = {}
+        for oldest in list(state):              # canonical order: by time
+            if state in self.space:
+                break
+            if int(oldest.meta["t"]) == 0:      # step 0's message, the task: never evicted
+                continue
+            state = state - {oldest}
+            reasons[oldest] = "oldest after the task; Σμ > V_max"
+        return Transition(state, reasons)
+
+    def project(self, state):
+        return "\\n".join(e.text for e in state)
+''',
+    "03-fifo-push": '''
+def push(window, new, mu, v_max):
+    window = window + [new]                     # append at the end
+    while sum(mu(m) for m in window) > v_max:   # only while Σμ > V_max
+        oldest = next(m for m in window if not m.meta.get("pinned"))
+        window.remove(oldest)                   # cut off the beginning, pinned messages stay
+    return window
+''',
+    "04-judge": '''
+from stmviz.mechanisms.scm_controller import content_words
+
+def judge(memory_text, summary_text, message):
+    shared = content_words(message) & content_words(memory_text)
+    if not shared:
+        return "drop"                           # even the full memory cannot answer the message
+    if shared <= content_words(summary_text):
+        return "summary"                        # the summary keeps every word the message asks about
+    return "full"
+''',
+    "05-subgoal": '''
+from stmviz import Element
+
+def start_subgoal(state, new_id, new_goal, summarize):
+    goal = next(e for e in state if e.meta.get("current"))
+    done = goal.meta["subgoal"]
+    pairs = [e.text for e in state if e.meta.get("type") == "pair" and e.meta.get("subgoal") == done]
+    finished = {e for e in state if e.meta.get("subgoal") == done and e.meta.get("type") in ("pair", "subgoal")}
+    summary = Element(summarize(goal.text, pairs), {"type": "summary", "subgoal": done})
+    new = Element(new_goal, {"type": "subgoal", "subgoal": new_id, "current": True})
+    return (state - finished) | {summary, new}
+''',
+    "06-fold": '''
+def fold(blocks, latest, x, sigma):
+    t_1 = latest[0]                                    # the latest interaction is step t-1
+    kept = [(r, text) for r, text in blocks if r[1] < x]  # blocks that end before x stay
+    return kept + [((x, t_1), sigma)]                  # x = t-1: condensation; x < t-1: consolidation
+''',
+    "07-fifo-match": '''
+from stmviz import SCM, FIFOWindow, load_scenario, metrics, run
+
+scenario = load_scenario("long_dialogue")
+
+def kept(mechanism):
+    return sum(r.retained for r in metrics.retention(run(mechanism, scenario), scenario.probes))
+
+target = kept(SCM(scenario.space()))
+low, high = scenario.v_max, scenario.token_count()   # the whole dialogue surely keeps every probe
+while low < high:                                     # binary search: the smallest V_max that is enough
+    middle = (low + high) // 2
+    if kept(FIFOWindow(scenario.space(v_max=middle))) >= target:
+        high = middle
+    else:
+        low = middle + 1
+fifo_v_max = low
+''',
+    "08-priority": '''
+from stmviz import Element, Mechanism, Transition
+
+RANK = {"low": 0, "medium": 1, "high": 2}
+
+class PriorityMemory(Mechanism):
+    operations = {"append": "add the observation; on overflow drop the lowest priority, oldest first"}
+
+    def update(self, state, operation, context):
+        new = Element(context.observation, {"t": context.t, **context.step.meta})
+        state = state | {new}
+        reasons = {}
+        for victim in sorted(state, key=lambda e: (RANK[e.meta["priority"]], e.meta["t"])):
+            if state in self.space:
+                break
+            state = state - {victim}
+            reasons[victim] = f"priority {victim.meta['priority']}, oldest of its priority"
+        return Transition(state, reasons)
+
+    def project(self, state):
+        ranked = sorted(state, key=lambda e: (-RANK[e.meta["priority"]], e.meta["t"]))
+        return "\\n".join(f"[{e.meta['priority']}/{e.meta['source']}] {e.text}" for e in ranked)
+''',
+    "09-chat-steps": '''
+def chat_steps(messages):
+    steps, output = [], None
+    for m in messages:
+        if m["role"] == "assistant":
+            if output is not None:              # two replies in a row: the first has no input after it
+                steps.append((output, None))
+            output = m["content"]               # a reply opens a step...
+        else:
+            steps.append((output, m["content"]))  # ...and the next message closes it
+            output = None
+    if output is not None:
+        steps.append((output, None))            # the last reply, with nothing after it
+    return steps
+''',
+    "10-evidence-recall": '''
+from stmviz import metrics
+
+def my_evidence_recall(trace, probe):
+    # C(T(S_p)): the content words of the evidence steps' texts
+    evidence = metrics.content_tokens("\\n".join(trace[s].context.step.text for s in probe.evidence_steps))
+    # C(X_t): the content words of the model input the answer was produced from
+    seen = metrics.content_tokens(trace.project(probe.t).text())
+    return len(evidence & seen) / len(evidence) if evidence else None
+''',
+}
