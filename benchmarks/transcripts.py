@@ -26,7 +26,7 @@ sys.path.append(str(Path(__file__).resolve().parent.parent))
 
 import _common as common  # noqa: E402
 from stmviz.core.errors import ScenarioFormatError  # noqa: E402
-from stmviz.core.jsonio import decode_json_lines  # noqa: E402
+from stmviz.io.jsonio import decode_json_lines  # noqa: E402
 from stmviz.scenarios import example_transcript, load_transcript  # noqa: E402
 
 

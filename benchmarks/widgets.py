@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from stmviz import AgentFold, FIFOWindow, HiAgent, SCM, StateSpace, export_html, run, sizes  # noqa: E402
-from stmviz.core.check import sample_steps  # noqa: E402
+from stmviz.contract import sample_steps  # noqa: E402
 from stmviz.viz import hierarchy_figure, loop_figure, occupancy_figure, state_figure, tokens_html  # noqa: E402
 from stmviz.widgets import TracePlayer  # noqa: E402
 

@@ -43,7 +43,8 @@ $$\Omega_{STM} = \{\, \omega \in 2^{E} \;\mid\; \textstyle\sum_{e \in \omega} \m
 | $\omega$ | the current state: a **set** of elements | `State` |
 """),
         code("""
-from stmviz import CapacityError, Element, ImagePart, State, StateSpace, sizes
+from stmviz import Element, ImagePart, State, StateSpace, sizes
+from stmviz.errors import CapacityError
 """),
         md(r"""
 ## Elements $e = (i, d)$
@@ -502,7 +503,8 @@ call and then its result. So $\pi(\omega_t)$ — what the model saw when it prod
 — ends with the input that output answers.
 """),
         code("""
-from stmviz import AgentStep, CapacityError, FIFOWindow, StateSpace, load_scenario, run, sizes
+from stmviz import AgentStep, FIFOWindow, StateSpace, load_scenario, run, sizes
+from stmviz.errors import CapacityError
 from stmviz.viz import occupancy_figure
 from stmviz.widgets import TracePlayer
 

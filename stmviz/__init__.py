@@ -3,10 +3,14 @@
 The core implements the paper's Definition 1 (the state space Ω_STM of sets
 of elements e = (i, d) with Σμ(e) ≤ V_max) and Definition 2 (the mechanism
 (O, E, Ω_STM, C, U, X, π)); :func:`run` drives the loop of Figure 1 and
-records a :class:`Trace`. Importing stmviz loads no plotting or widget library.
+records a :class:`Trace`. The mechanisms, the scenarios and the contract
+check load on first use; importing stmviz loads no plotting or widget
+library and builds nothing. Errors live in :mod:`stmviz.errors`.
 """
 
+import importlib as _importlib
 import sys as _sys
+import warnings as _warnings
 from typing import Any as _Any
 
 from .core import *  # noqa: F401,F403
@@ -20,23 +24,43 @@ _sys.modules[__name__ + ".sizes"] = sizes
 
 __version__ = "0.1.0"
 
-from .mechanisms import SCM, AgentFold, FIFOWindow, HiAgent  # noqa: E402
-from .mechanisms import ClearToolUses, Compaction, LangChainSummarization  # noqa: E402
-from .mechanisms import ADKCompaction, LettaMemory, LlamaIndexMemory, SummarizingSession, TrimmingSession  # noqa: E402
-from .scenarios import Scenario, list_scenarios, load_scenario  # noqa: E402
+#: names loaded on first use: name → the module that defines it
+_LAZY = {
+    "FIFOWindow": ".mechanisms", "SCM": ".mechanisms", "HiAgent": ".mechanisms", "AgentFold": ".mechanisms",
+    "ClearToolUses": ".mechanisms", "Compaction": ".mechanisms", "LangChainSummarization": ".mechanisms",
+    "ADKCompaction": ".mechanisms", "LettaMemory": ".mechanisms", "LlamaIndexMemory": ".mechanisms",
+    "SummarizingSession": ".mechanisms", "TrimmingSession": ".mechanisms",
+    "Scenario": ".scenarios", "load_scenario": ".scenarios", "list_scenarios": ".scenarios",
+    "check_mechanism": ".contract", "CheckReport": ".contract", "CheckResult": ".contract",
+    "ElementType": ".protocol", "Hierarchy": ".protocol",
+    "export_html": ".viz.export",
+}
 
-__all__ = list(_core_all) + ["__version__"]
-__all__ += ["Scenario", "load_scenario", "list_scenarios"]
+__all__ = list(_core_all) + ["__version__", "errors"]
 __all__ += ["FIFOWindow", "SCM", "HiAgent", "AgentFold"]
+__all__ += ["Scenario", "load_scenario", "list_scenarios"]
+__all__ += ["check_mechanism", "CheckReport", "CheckResult", "ElementType", "Hierarchy"]
 __all__ += ["ClearToolUses", "Compaction", "LangChainSummarization"]
 __all__ += ["LlamaIndexMemory", "TrimmingSession", "SummarizingSession", "LettaMemory", "ADKCompaction"]
 # export_html is not in __all__: ``from stmviz import *`` must not load plotly.
 
 
 def __getattr__(name: str) -> _Any:
-    """``stmviz.export_html``, imported on first use so that ``import stmviz`` does not load plotly."""
-    if name == "export_html":
-        from .viz.export import export_html
-
-        return export_html
+    """A name loaded on first use (a mechanism, a scenario loader, ``export_html``), or an error class
+    under its old top-level name (deprecated: it lives in :mod:`stmviz.errors`)."""
+    if name in _LAZY:
+        value = getattr(_importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    if name in errors.__all__:
+        _warnings.warn(
+            f"stmviz.{name} is deprecated and will be removed in the next release; use stmviz.errors.{name}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(errors, name)
     raise AttributeError(f"module 'stmviz' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -89,8 +89,8 @@ def demo(args: argparse.Namespace) -> int:
 
 
 def _say(*parts: object, **kwargs: Any) -> None:
-    """print(), with the encoding policy for people (stmviz.core.files.html_text) applied to the text."""
-    from .core.files import html_text
+    """print(), with the encoding policy for people (stmviz.io.files.html_text) applied to the text."""
+    from .io.files import html_text
 
     print(*(html_text(p if isinstance(p, str) else str(p)) for p in parts), **kwargs)
 
@@ -157,7 +157,7 @@ def prepare_notebooks(target: Path | None = None, *, dry_run: bool = False) -> P
 
 def _copy_missing(source: Path, target: Path, dry_run: bool) -> int:
     """Copy each file of ``source`` that ``target`` lacks (recursively), atomically; the number of files copied."""
-    from .core.files import copy_file
+    from .io.files import copy_file
 
     copied = 0
     for item in sorted(source.iterdir()):

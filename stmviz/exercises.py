@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .core.check import check_mechanism
+from .contract import check_mechanism
 from .core.context import AgentStep
 from .core.element import Element
 from .core.errors import InvalidArgumentError, STMError

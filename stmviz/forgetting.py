@@ -12,7 +12,7 @@ Two ways to recognize the evidence in ω:
   (ignoring case) is a *carrier* of the fact;
 - by **metadata**: an element *records* an evidence step s when its
   ``range`` = (x, y) holds s (AgentFold's blocks s_{x,y}, HiAgent's subgoal
-  summaries, read with :func:`~stmviz.core.protocol.step_range`), when its
+  summaries, read with :func:`~stmviz.protocol.step_range`), when its
   ``index`` is s or s + 1 (SCM's interaction i holds step i's output and the
   message of step i − 1), or else when its ``step`` is s (FIFO's messages,
   HiAgent's pairs, AgentFold's latest interaction).
@@ -63,7 +63,8 @@ from .core.element import Element, order_key
 from .core.errors import InvalidArgumentError
 from .core.formatting import shorten
 from .core.operation import Operation
-from .core.protocol import ElementType, step_range, whole_number
+from .core.guards import as_int
+from .protocol import ElementType, step_range, types_of
 from .core.trace import Trace, require_trace
 from .metrics import is_summary
 
@@ -201,10 +202,10 @@ def records_step(element: Element, steps: Iterable[int]) -> bool:
     span = step_range(element)
     if span is not None:
         return any(span[0] <= s <= span[1] for s in wanted)
-    index = whole_number(element.meta.get("index"))
+    index = as_int(element.meta.get("index"), float_ok=True)
     if index is not None:  # SCM: interaction i holds step i's output and the message of step i − 1
         return index in wanted or index - 1 in wanted
-    step = whole_number(element.meta.get("step"))
+    step = as_int(element.meta.get("step"), float_ok=True)
     return step is not None and step in wanted
 
 
@@ -228,7 +229,7 @@ class _Explainer:
         self.spans = spans
         self.left = left
         self._texts: dict[int, str] = {}
-        self.types: Mapping[str, ElementType] | None = trace.mechanism.element_types if trace.mechanism else None
+        self.types: Mapping[str, ElementType] | None = types_of(trace.mechanism) if trace.mechanism else None
 
     # -- reading the trace ------------------------------------------------------
     def in_state(self, e: Element, t: int) -> bool:
@@ -445,7 +446,7 @@ class _Explainer:
         activates = any(_is_activation(op) for op in ops) or came_back or self._activates_anywhere(t)
         if not activates:
             return None
-        indices = sorted({i for e in carriers for i in (whole_number(e.meta.get("index")),) if i is not None})
+        indices = sorted({i for e in carriers for i in (as_int(e.meta.get("index"), float_ok=True),) if i is not None})
         if not indices:
             return None
         which = f"interaction {indices[-1]}" if len(indices) == 1 else "interactions " + ", ".join(map(str, indices))
@@ -572,7 +573,7 @@ def _is_activation(op: Operation) -> bool:
 def _name(e: Element) -> str:
     """An element named for a sentence: what it is, and its step, range or interaction."""
     span = step_range(e)
-    subgoal = whole_number(e.meta.get("subgoal"))
+    subgoal = as_int(e.meta.get("subgoal"), float_ok=True)
     if span is not None:
         steps = f"step {span[0]}" if span[0] == span[1] else f"steps {span[0]}–{span[1]}"
         if e.type == "block":
@@ -581,10 +582,10 @@ def _name(e: Element) -> str:
             return f"the {e.type} of subgoal {subgoal} ({steps})"
         return f"the {e.type} of {steps}"
     form = " (its summary)" if e.meta.get("form") == "summary" else ""
-    index = whole_number(e.meta.get("index"))
+    index = as_int(e.meta.get("index"), float_ok=True)
     if index is not None:
         return f"the {e.type} element of interaction {index}{form}"
-    step = whole_number(e.meta.get("step"))
+    step = as_int(e.meta.get("step"), float_ok=True)
     if step is not None:
         return f"the {e.type} element of step {step}{form}"
     return f"the {e.type} element “{shorten(e.text, 24)}”{form}"

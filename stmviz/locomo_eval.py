@@ -55,7 +55,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ._optional import require
-from .core.arguments import describe
+from .core.guards import brief
 from .core.errors import InvalidArgumentError
 from .core.trace import Trace, require_trace
 from .metrics import probe_metrics
@@ -77,7 +77,7 @@ def locomo_normalize(text: str) -> str:
     'grand canyon lake'
     """
     if not isinstance(text, str):
-        raise InvalidArgumentError(f"locomo_normalize takes text, got {describe(text)}")
+        raise InvalidArgumentError(f"locomo_normalize takes text, got {brief(text)}")
     text = "".join(ch for ch in text.replace(",", "").lower() if ch not in _PUNCTUATION)
     return " ".join(w for w in text.split() if w not in ("a", "an", "the", "and"))
 
@@ -120,9 +120,9 @@ def locomo_f1(prediction: str, reference: str, category: int | None = None) -> f
     """
     for name, value in (("prediction", prediction), ("reference", reference)):
         if not isinstance(value, str):
-            raise InvalidArgumentError(f"locomo_f1: {name} must be text, got {describe(value)}")
+            raise InvalidArgumentError(f"locomo_f1: {name} must be text, got {brief(value)}")
     if category is not None and (isinstance(category, bool) or not isinstance(category, int)):
-        raise InvalidArgumentError(f"locomo_f1: category must be a whole number 1 … 5 or None, got {describe(category)}")
+        raise InvalidArgumentError(f"locomo_f1: category must be a whole number 1 … 5 or None, got {brief(category)}")
     if category == 5:
         return float(any(phrase in prediction.lower() for phrase in _ABSTAIN))
     if category == 3:
@@ -232,7 +232,7 @@ def by_category(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     rows = list(records)
     for k, row in enumerate(rows):
         if not isinstance(row, Mapping):
-            raise InvalidArgumentError(f"by_category: records[{k}] must be a dict (a record of locomo_records), got {describe(row)}")
+            raise InvalidArgumentError(f"by_category: records[{k}] must be a dict (a record of locomo_records), got {brief(row)}")
     present = [m for m in MEASURES if any(m in row for row in rows)]
     groups: dict[Any, list[Mapping[str, Any]]] = {}
     for row in sorted(rows, key=lambda r: (r.get("category_id") is None, r.get("category_id") or 0)):

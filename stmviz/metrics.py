@@ -115,10 +115,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .core.element import Element
-from .core.arguments import describe, items
+from .core.guards import brief
+from .core import guards
 from .core.errors import InvalidArgumentError
 from .core.mechanism import Mechanism
-from .core.protocol import ElementType, declared_types
+from .mechanisms.catalog import declared_types
+from .protocol import ElementType, types_of
 from .core.trace import Trace, require_trace, run
 
 __all__ = [
@@ -244,7 +246,7 @@ def is_summary(element: Element, types: Mapping[str, ElementType] | Mechanism | 
 
     The rule: ``meta["form"] == "summary"`` (an element kept in summarized
     form, as SCM's), or its type ``meta["type"]`` is declared with
-    ``summary=True`` (:class:`~stmviz.core.protocol.ElementType`): by
+    ``summary=True`` (:class:`~stmviz.protocol.ElementType`): by
     ``types`` (a mechanism or its ``element_types``) when given, else by any
     mechanism class (HiAgent's ``summary``, AgentFold's blocks s_{x,y}).
 
@@ -252,10 +254,10 @@ def is_summary(element: Element, types: Mapping[str, ElementType] | Mechanism | 
     (True, False)
     """
     if not isinstance(element, Element):
-        raise InvalidArgumentError(f"is_summary needs an Element, got {describe(element)}; pass an element of a state ω")
+        raise InvalidArgumentError(f"is_summary needs an Element, got {brief(element)}; pass an element of a state ω")
     if types is not None and not isinstance(types, (Mapping, Mechanism)):
         raise InvalidArgumentError(
-            f"is_summary: types must be a Mechanism, its element_types (a dict name → ElementType) or None, got {describe(types)}"
+            f"is_summary: types must be a Mechanism, its element_types (a dict name → ElementType) or None, got {brief(types)}"
         )
     if element.meta.get("form") == "summary":
         return True
@@ -265,7 +267,7 @@ def is_summary(element: Element, types: Mapping[str, ElementType] | Mechanism | 
 
 def _declared_type(name: str, types: Mapping[str, ElementType] | Mechanism | None) -> ElementType | None:
     if isinstance(types, Mechanism):
-        types = types.element_types
+        types = types_of(types)
     if types is not None:
         try:
             own = types.get(name)
@@ -274,7 +276,7 @@ def _declared_type(name: str, types: Mapping[str, ElementType] | Mechanism | Non
         if isinstance(own, ElementType):
             return own
         if own is not None:
-            raise InvalidArgumentError(f"is_summary: types[{name!r}] must be an ElementType, got {describe(own)}")
+            raise InvalidArgumentError(f"is_summary: types[{name!r}] must be an ElementType, got {brief(own)}")
     return declared_types().get(name)
 
 
@@ -366,12 +368,12 @@ def retention(trace: Trace, probes: Iterable[Any]) -> list[ProbeResult]:
 
 def _probes(probes: object) -> list[Any]:
     """The probes, each checked to have a whole-number ``t`` and a str ``question`` and ``answer`` (as a Probe has)."""
-    checked = items(probes, "retention", "probes", what="Probe objects (scenario.probes)")
+    checked = guards.items(probes, "probes", where="retention", what="Probe objects (scenario.probes)")
     for i, probe in enumerate(checked):
         t, question, answer = (getattr(probe, name, None) for name in ("t", "question", "answer"))
         if isinstance(t, bool) or not isinstance(t, int) or not isinstance(question, str) or not isinstance(answer, str):
             raise InvalidArgumentError(
-                f"retention: probes[{i}] must be a Probe (with t: int, question and answer: str), got {describe(probe)}; "
+                f"retention: probes[{i}] must be a Probe (with t: int, question and answer: str), got {brief(probe)}; "
                 "pass scenario.probes or Probe(t, question, answer, evidence_step)"
             )
     return checked
@@ -455,13 +457,13 @@ def compare(mechanisms: Iterable[Any] | Mapping[str, Any], scenario: Any) -> lis
         scenario = load_scenario(scenario)
     if not isinstance(scenario, Scenario):
         raise InvalidArgumentError(
-            f"compare: scenario must be a Scenario or the name of a bundled one, got {describe(scenario)}; "
+            f"compare: scenario must be a Scenario or the name of a bundled one, got {brief(scenario)}; "
             "e.g. load_scenario('tool_chat')"
         )
     if isinstance(mechanisms, Mapping):
-        entries = items(_safe_items(mechanisms), "compare", "mechanisms", what="name → mechanism pairs")
+        entries = guards.items(_safe_items(mechanisms), "mechanisms", where="compare", what="name → mechanism pairs")
     else:
-        entries = [(None, m) for m in items(mechanisms, "compare", "mechanisms", what="Mechanism instances or subclasses")]
+        entries = [(None, m) for m in guards.items(mechanisms, "mechanisms", where="compare", what="Mechanism instances or subclasses")]
     probes = tuple(getattr(scenario, "probes", ()) or ())
     records = []
     for label, item in entries:
@@ -768,8 +770,7 @@ def cost_at(trace: Trace, t: int) -> int:
     """
     trace = require_trace(trace, "metrics")
     n = len(trace)
-    if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t <= n:
-        raise InvalidArgumentError(f"cost_at: t must be a whole number in 0 … {n} (the states ω_0 … ω_n), got {t!r}")
+    t = guards.whole_number(t, "t", 0, maximum=n, where="cost_at", fix=f"; pass t = 0 … {n} (the states ω_0 … ω_{n})")
     total = sum(int(trace[s].input_size) for s in range(min(t + 1, n)))
     if t == n:
         total += int(trace.final_input_size or 0)
@@ -870,10 +871,8 @@ def run_metrics(trace: Trace, probes: Sequence[Any] = ()) -> dict[str, Any]:
 
 
 def __getattr__(name: str) -> Any:
-    """``why_forgotten``, ``why_forgotten_all`` and ``Forgetting`` live in :mod:`stmviz.forgetting` (which reads
-    :func:`is_summary` from here); they are offered here too, imported on first use to avoid a cycle."""
+    """``why_forgotten``, ``why_forgotten_all`` and ``Forgetting`` live in :mod:`stmviz.forgetting` only
+    (offering them here too made the two modules import each other); the old names say where they went."""
     if name in ("why_forgotten", "why_forgotten_all", "Forgetting"):
-        from . import forgetting
-
-        return getattr(forgetting, name)
+        raise AttributeError(f"stmviz.metrics.{name} has moved: use stmviz.forgetting.{name}")
     raise AttributeError(f"module 'stmviz.metrics' has no attribute {name!r}")

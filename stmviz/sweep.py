@@ -80,12 +80,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from typing import Any
 
+from .core import guards
 from ._optional import require
 from .core.errors import InvalidArgumentError, STMError
 from .core.formatting import shorten
 from .core.mechanism import Mechanism
 from .core.sizes import SizeFunction, resolve
-from .mechanisms._shared import Memo
+from ._fast.memo import Memo
 from .core.space import StateSpace
 from .core.trace import run
 from .metrics import run_metrics
@@ -108,7 +109,7 @@ class SweepRecords(list[dict[str, Any]]):
 
 
 class _Table(Memo):
-    """A memo that never forgets during a sweep (a :class:`~stmviz.mechanisms._shared.Memo` too large to fill)."""
+    """A memo that never forgets during a sweep (a :class:`~stmviz._fast.memo.Memo` too large to fill)."""
 
     __slots__ = ()
 
@@ -524,8 +525,7 @@ def sweep(
     items = _mechanisms(mechanisms)
     found = _scenarios(scenarios)
     checked = _grids(grids, items)
-    if processes is not None and (isinstance(processes, bool) or not isinstance(processes, int) or processes < 1):
-        raise InvalidArgumentError(f"processes must be a whole number ≥ 1 or None, got {processes!r}")
+    processes = guards.whole_number(processes, "processes", 1, none_ok=True)
     if errors not in ("raise", "record"):
         raise InvalidArgumentError(f"errors must be 'raise' or 'record', got {shorten(repr(errors))}")
     if executor is not None and not isinstance(executor, Executor):

@@ -12,7 +12,8 @@ import html
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .core.arguments import describe, items, optional_whole_number, whole_number
+from .core.guards import brief
+from .core import guards
 from .core.errors import InvalidArgumentError
 from .core.formatting import shorten, text_table
 
@@ -43,10 +44,10 @@ def _cell(value: Any, digits: int) -> str:
 
 def _records(records: object) -> list[dict[str, Any]]:
     rows = []
-    for i, record in enumerate(items(records, "table", "records", what="records (dicts of column → value)")):
+    for i, record in enumerate(guards.items(records, "records", where="table", what="records (dicts of column → value)")):
         if not isinstance(record, Mapping):
             raise InvalidArgumentError(
-                f"table: records[{i}] must be a dict of column → value, got {describe(record)}; "
+                f"table: records[{i}] must be a dict of column → value, got {brief(record)}; "
                 "pass records such as trace.to_records() or metrics.compare(...)"
             )
         try:
@@ -60,12 +61,12 @@ def _columns(columns: object) -> list[str] | None:
     if columns is None:
         return None
     if isinstance(columns, str):
-        raise InvalidArgumentError(f"table: columns must be a list of column names, got the str {describe(columns)}; "
-                                   f"for one column pass [{describe(columns)}]")
-    names = items(columns, "table", "columns", what="column names (str)")
+        raise InvalidArgumentError(f"table: columns must be a list of column names, got the str {brief(columns)}; "
+                                   f"for one column pass [{brief(columns)}]")
+    names = guards.items(columns, "columns", where="table", what="column names (str)")
     for name in names:
         if not isinstance(name, str):
-            raise InvalidArgumentError(f"table: every column name must be a str, got {describe(name)} in {describe(names)}")
+            raise InvalidArgumentError(f"table: every column name must be a str, got {brief(name)} in {brief(names)}")
     return names
 
 
@@ -103,8 +104,8 @@ class Table:
         digits: int = 2,
         width: int | None = None,
     ) -> None:
-        digits = whole_number(digits, "table", "digits", minimum=0, maximum=MAX_DIGITS)
-        self.width = optional_whole_number(width, "table", "width", minimum=0, fix="; 0 or None shows whole cells") or 0
+        digits = guards.whole_number(digits, "digits", where="table", minimum=0, maximum=MAX_DIGITS)
+        self.width = guards.whole_number(width, "width", where="table", none_ok=True, minimum=0, fix="; 0 or None shows whole cells") or 0
         self.records = _records(records)
         columns = _columns(columns)
         if columns is None:

@@ -1,4 +1,4 @@
-"""The mechanism protocol (stmviz.core.protocol): what a mechanism declares, and who reads it.
+"""The mechanism protocol (stmviz.protocol): what a mechanism declares, and who reads it.
 
 The central test is the issue's: a mechanism written here, as a student would
 write one in a notebook, with its own element types and a hierarchy, gets
@@ -13,7 +13,8 @@ import pytest
 
 from stmviz import Element, Mechanism, State, StateSpace, Trace, run, sizes
 from stmviz.core.errors import InvalidArgumentError, MechanismContractError
-from stmviz.core.protocol import ElementType, Hierarchy, declared_types, directives_of, element_types_of
+from stmviz.mechanisms.catalog import declared_types
+from stmviz.protocol import ElementType, Hierarchy, directives_declared, directives_of, element_types_of, types_of
 from stmviz.mechanisms import AgentFold, FIFOWindow, HiAgent, SCM
 from stmviz.metrics import is_summary, summarizer_calls
 from stmviz.viz import hierarchy_figure, hierarchy_graph, hierarchy_kind, occupancy_figure, state_figure
@@ -94,9 +95,10 @@ def test_a_trace_whose_mechanism_cannot_be_rebuilt_falls_back():
     assert hierarchy_kind(loaded) == "flat"
     graph = hierarchy_graph(loaded)
     assert all(graph.nodes[n]["depth"] <= 1 for n in graph)  # flat: root → elements
-    figure = occupancy_figure(loaded)  # colours still from the declarations seen in this process
+    figure = occupancy_figure(loaded)  # no registry of what this process saw: the stable fallback colours
     areas = {d.name: d.fillcolor for d in figure.data if (d.meta or {}).get("role") == "type"}
-    assert areas == {"jotting": NOTE, "digest": DIGEST}
+    assert areas == {"jotting": color_for("jotting"), "digest": color_for("digest")}
+    assert set(areas.values()) <= set(FALLBACK_COLORS)
     assert hierarchy_figure(loaded).layout.title.text.endswith("elements of ω")
 
 
@@ -155,16 +157,47 @@ def test_bad_element_types_are_clear_errors(value, message):
         element_types_of(value, "M")
 
 
-def test_a_bad_declaration_fails_when_the_class_is_defined():
+def test_a_bad_declaration_fails_when_it_is_read():
+    class Broken(Mechanism):
+        element_types = {"note": ("a note", "#12345")}
+
+    class Broken2(Mechanism):
+        directives = "subgoal"
+
     with pytest.raises(InvalidArgumentError, match=r"Broken\.element_types\['note'\]"):
-
-        class Broken(Mechanism):
-            element_types = {"note": ("a note", "#12345")}
-
+        types_of(Broken)
     with pytest.raises(InvalidArgumentError, match="directives"):
+        directives_declared(Broken2)
 
-        class Broken2(Mechanism):
-            directives = "subgoal"
+
+def test_check_mechanism_reports_a_bad_declaration():
+    from stmviz import check_mechanism
+
+    class Broken(Mechanism):
+        operations = {"note": "keep it"}
+        element_types = {"note": ("a note", "#12345")}
+
+        def update(self, state, operation, context):
+            return state
+
+    report = check_mechanism(Broken(StateSpace(sizes.words, 5)))
+    (clause,) = [r for r in report.results if r.name == "declarations"]
+    assert not clause.passed and "Broken.element_types['note']" in clause.detail
+    assert not [r for r in check_mechanism(FIFOWindow(StateSpace(sizes.words, 50))).results if r.name == "declarations"]
+
+
+def test_no_class_changes_how_another_mechanisms_elements_are_drawn():
+    """Issue 24: a global registry of element types kept the first colour a name was ever given."""
+
+    class First(Mechanism):
+        element_types = {"jot": ("a note", "#ff0000")}
+
+    class Second(Mechanism):
+        element_types = {"jot": ("a note", "#0000ff")}
+
+    assert "jot" not in declared_types()  # only the types of the mechanisms stmviz ships
+    assert color_for("jot", Second(StateSpace(sizes.words, 5))) == "#0000ff"
+    assert color_for("jot", First) == "#ff0000"
 
 
 def test_hierarchy_is_checked():

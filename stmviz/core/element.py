@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, ClassVar, Union
 
-from .arguments import describe
+from .guards import brief
 from .errors import InvalidElementError, TraceFormatError
 from .formatting import shorten
 
@@ -87,8 +87,8 @@ class Meta(Mapping[str, Any]):
                 if type(key) is not str:
                     if not isinstance(key, str):
                         raise InvalidElementError(
-                            f"metadata key {describe(key)} is a {type(key).__name__}; the components D_i of "
-                            f"d are named by strings: use str({describe(key)}) or a descriptive name"
+                            f"metadata key {brief(key)} is a {type(key).__name__}; the components D_i of "
+                            f"d are named by strings: use str({brief(key)}) or a descriptive name"
                         )
                     key = str.__str__(key)  # a str subclass (an enum member): its plain text, as JSON gives back
                 items[key] = freeze(value, where=f"{where}[{key!r}]", _depth=depth)
@@ -172,8 +172,9 @@ def freeze(value: Any, where: str = "value", _depth: int = 0) -> Any:
         return value
     if _depth >= MAX_NESTING:
         raise InvalidElementError(
-            f"{where} is nested more than {MAX_NESTING} levels deep; metadata is a flat record of "
-            f"components: flatten it, or store the deep structure as text"
+            f"{shorten(where, 60)} is nested more than {MAX_NESTING} levels deep (a list or dict that holds "
+            f"itself nests forever); metadata is a flat record of components: flatten it, or store the deep "
+            f"structure as text"
         )
     if isinstance(value, bool):  # pragma: no cover - bool cannot be subclassed
         return bool(value)
@@ -192,7 +193,7 @@ def freeze(value: Any, where: str = "value", _depth: int = 0) -> Any:
     if isinstance(value, numbers.Real):
         return float(value)
     raise InvalidElementError(
-        f"{where} = {describe(value)} is a {type(value).__name__}, which cannot be frozen; "
+        f"{where} = {brief(value)} is a {type(value).__name__}, which cannot be frozen; "
         f"use strings, numbers, booleans, None, lists/tuples or dicts of them"
     )
 
@@ -254,7 +255,7 @@ class ImagePart:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or not 0 < v <= MAX_PIXELS:
                 raise InvalidElementError(
-                    f"ImagePart.{name} must be a whole number of pixels from 1 to {MAX_PIXELS:,}, got {describe(v)}"
+                    f"ImagePart.{name} must be a whole number of pixels from 1 to {MAX_PIXELS:,}, got {brief(v)}"
                 )
             object.__setattr__(self, name, int(v))
         if self.detail not in ("auto", "low", "high"):
@@ -278,7 +279,7 @@ class AudioPart:
             raise InvalidElementError(f"AudioPart.ref must be a non-empty string, got {self.ref!r}")
         s = self.seconds
         if isinstance(s, bool) or not isinstance(s, (int, float)) or not _finite(s) or s <= 0:
-            raise InvalidElementError(f"AudioPart.seconds must be a positive finite number, got {describe(s)}")
+            raise InvalidElementError(f"AudioPart.seconds must be a positive finite number, got {brief(s)}")
         object.__setattr__(self, "seconds", float(s))  # 2 and 2.0 are the same duration: one form, one id
 
     def __str__(self) -> str:
@@ -308,7 +309,7 @@ def _check_content(content: Any) -> Content:
                 )
         return tuple(str.__str__(p) if isinstance(p, str) else p for p in parts)
     raise InvalidElementError(
-        f"content i = {describe(content)} is a {type(content).__name__}; I holds text (str), "
+        f"content i = {brief(content)} is a {type(content).__name__}; I holds text (str), "
         f"ImagePart, AudioPart, or a tuple of them: convert it, e.g. Element(str(value))"
     )
 
@@ -374,7 +375,7 @@ class Element:
     Lists and tuples are both stored as tuples (and come back as tuples);
     ``True`` stays a boolean; a subclass of str, int or float (an enum member)
     is stored as its plain value. Text may hold any character, lone surrogates
-    included (they are saved as JSON escapes, see :mod:`stmviz.core.files`);
+    included (they are saved as JSON escapes, see :mod:`stmviz.io.files`);
     a surrogate *pair* held as two separate code points is read back, as JSON
     defines, as the one character the pair encodes.
 
@@ -408,7 +409,7 @@ class Element:
 
     def __repr__(self) -> str:
         meta = ", ".join(f"{k}={v!r}" for k, v in self.meta.items())
-        return f"Element({describe(self.content, 48)}{', ' + meta if meta else ''})"
+        return f"Element({brief(self.content, 48)}{', ' + meta if meta else ''})"
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (Element, (self.content, thaw(self.meta)))
@@ -464,7 +465,7 @@ class Element:
     def from_json(cls, data: Any, where: str = "element") -> "Element":
         """The element e rebuilt from :meth:`to_json` output."""
         if not isinstance(data, Mapping) or "content" not in data:
-            raise TraceFormatError(f"{where}: expected an object with 'content' and 'meta', got {describe(data)}")
+            raise TraceFormatError(f"{where}: expected an object with 'content' and 'meta', got {brief(data)}")
         try:
             return cls(_content_from_json(data["content"], where), data.get("meta") or {})
         except InvalidElementError as exc:
@@ -492,7 +493,7 @@ _ABSENT = object()
 def _shown(value: Any) -> str:
     """A short repr of a value for a message, even of one that holds a number too long for ``repr``."""
     try:
-        return describe(value)
+        return brief(value)
     except ValueError:
         return f"a {type(value).__name__} holding a number too long to show"
 
@@ -559,7 +560,7 @@ def _frozen_meta(meta: Mapping[str, Any] | None) -> Meta:
         return Meta(meta)
     raise InvalidElementError(
         f"meta d must be a mapping (e.g. a dict), got {type(meta).__name__} "
-        f"{describe(meta)}; pass meta={{'t': 0}}"
+        f"{brief(meta)}; pass meta={{'t': 0}}"
     )
 
 
@@ -576,7 +577,7 @@ def _content_from_json(data: Any, where: str) -> Content:
                 return AudioPart(data["audio"], data["seconds"])
         except KeyError as exc:
             raise TraceFormatError(f"{where}: content part is missing field {exc}") from None
-    raise TraceFormatError(f"{where}: unknown content {describe(data)}")
+    raise TraceFormatError(f"{where}: unknown content {brief(data)}")
 
 
 def _canonical(value: Any) -> Any:

@@ -30,14 +30,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from .arguments import describe
+from .guards import brief
+from . import guards
 from .element import Element, content_text
 from .context import Context
 from .errors import CapacityError, ControllerError, InvalidArgumentError, InvalidUpdateError, STMError
 from .formatting import format_number, shorten
 from .model_input import ModelInput
 from .operation import Operation, OperationSet
-from .protocol import ElementType, Hierarchy, directives_of, element_types_of, register_types
 from .sizes import count_tokens, part_tokens
 from .space import State, StateSpace
 
@@ -92,29 +92,26 @@ class Mechanism:
     operations: OperationSet = OperationSet()
     #: A readable name; defaults to the class name.
     name: str = ""
-    #: The element types e.meta["type"] it makes, name → ElementType (meaning, colour); the
-    #: figures, metrics and widgets read them. Also accepted: {name: (meaning, colour)}.
-    element_types: Mapping[str, ElementType] = element_types_of({})
+    #: The element types e.meta["type"] it makes, name → stmviz.protocol.ElementType (meaning, colour),
+    #: or {name: (meaning, colour)}; the figures, metrics and widgets read them (:mod:`stmviz.protocol`).
+    element_types: Mapping[str, Any] = {}
     #: The directives its controller reads from a step (keys of AgentStep.directives), name → meaning.
-    directives: Mapping[str, str] = directives_of({})
+    directives: Mapping[str, str] = {}
+    #: The metadata components U and π read from each element type, type → keys; :func:`run`
+    #: checks a given initial state ω_0 against it, so a foreign element is named at the start.
+    required_meta: Mapping[str, tuple[str, ...]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         ops = cls.__dict__.get("operations")
         if ops is not None and not isinstance(ops, OperationSet):
             cls.operations = OperationSet(ops)
-        # the protocol (stmviz.core.protocol): friendly forms normalized once, when the class is defined
-        if "element_types" in cls.__dict__:
-            cls.element_types = element_types_of(cls.__dict__["element_types"], cls.__name__)
-            register_types(cls.element_types)
-        if "directives" in cls.__dict__:
-            cls.directives = directives_of(cls.__dict__["directives"], cls.__name__)
 
-    def hierarchy(self, state: State) -> Hierarchy | None:
+    def hierarchy(self, state: State) -> Any:
         """The hierarchy of ω: its elements as nodes and parent → child edges (``None``: ω is flat).
 
         Override it when ω has a structure (HiAgent: task → subgoals → pairs);
-        see :class:`~stmviz.core.protocol.Hierarchy`.
+        return a :class:`stmviz.protocol.Hierarchy`.
         """
         return None
 
@@ -183,7 +180,7 @@ class Mechanism:
             ops = tuple(chosen)
         else:
             raise ControllerError(
-                f"{self}.controller returned {type(chosen).__name__} {describe(chosen)}; it must return "
+                f"{self}.controller returned {type(chosen).__name__} {brief(chosen)}; it must return "
                 f"an Operation or a list of Operations"
             )
         for op in ops:
@@ -202,7 +199,7 @@ class Mechanism:
         else:
             raise InvalidUpdateError(
                 f"{self}.update(ω, {operation}, c) returned {type(result).__name__} "
-                f"{describe(result)}; U must return a State (e.g. `state | {{element}}`) or a Transition"
+                f"{brief(result)}; U must return a State (e.g. `state | {{element}}`) or a Transition"
             )
         if not isinstance(transition.state, State):
             raise InvalidUpdateError(
@@ -383,7 +380,6 @@ def make_mechanism(
     >>> [e.text for e in run(m, ["hello", "hi", "world"]).final]
     ['hello', 'hi']
     """
-    from ..text._checks import check_callable, check_text
 
     if not isinstance(space, StateSpace):
         raise InvalidArgumentError(
@@ -406,10 +402,10 @@ def make_mechanism(
         raise InvalidArgumentError(
             f"update must be a callable update(m, state, operation, context) -> State, got {type(update).__name__}"
         )
-    check_callable("project", project, "project(m, state) -> model input")
-    check_callable("controller", controller, "controller(m, state, context) -> Operation")
-    check_callable("initial", initial, "initial(m, context) -> State")
-    check_text("name", name, "greedy")
+    guards.function(project, "project", "project(m, state) -> model input")
+    guards.function(controller, "controller", "controller(m, state, context) -> Operation")
+    guards.function(initial, "initial", "initial(m, context) -> State")
+    guards.text(name, "name", example="greedy")
     return _FunctionMechanism(space, name, declared, update, project, controller, initial)
 
 

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .element import Element, content_text, freeze
-from .arguments import describe, items
+from .guards import brief
+from . import guards
 from .errors import InvalidArgumentError
 from .formatting import shorten
 
@@ -65,11 +66,11 @@ class ModelInput(Sequence[Message]):
     __slots__ = ("_messages",)
 
     def __init__(self, messages: Iterable[Message] = ()) -> None:
-        self._messages = tuple(items(messages, "ModelInput", "messages", what="Message"))
+        self._messages = tuple(guards.items(messages, "messages", where="ModelInput", what="Message"))
         for message in self._messages:
             if not isinstance(message, Message):
                 raise InvalidArgumentError(
-                    f"ModelInput holds Message objects, got {describe(message)}; "
+                    f"ModelInput holds Message objects, got {brief(message)}; "
                     "for strings or {'role', 'content'} dicts use ModelInput.coerce"
                 )
 
@@ -135,6 +136,6 @@ def _message(item: Any) -> Message:
     if isinstance(item, Element):
         return Message(str(item.meta.get("role", "user")), item.content)
     raise InvalidArgumentError(
-        f"cannot turn {type(item).__name__} {describe(item)} into a message of a model input; "
+        f"cannot turn {type(item).__name__} {brief(item)} into a message of a model input; "
         f"give a string, a Message, a {{'role', 'content'}} dict or an Element"
     )

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .arguments import describe
+from .guards import brief
 from .element import Meta, thaw
 from .errors import InvalidOperationError, UnsupportedOperationError
 from .formatting import shorten
@@ -56,7 +56,7 @@ class Operation:
     def __init__(self, type: str, params: Mapping[str, Any] | None = None, reason: str = "", **kwargs: Any) -> None:
         if not isinstance(type, str) or not _TYPE_NAME.match(type):
             raise InvalidOperationError(
-                f"an operation type a ∈ τ is a name like 'append' or 'evict_oldest'; got {describe(type)}"
+                f"an operation type a ∈ τ is a name like 'append' or 'evict_oldest'; got {brief(type)}"
             )
         if params is not None and not isinstance(params, Mapping):
             raise InvalidOperationError(
@@ -165,7 +165,7 @@ class OperationSet(Mapping[str, OperationType]):
                 item = OperationType(item)
             if not isinstance(item, OperationType) or not isinstance(item.name, str) or not _TYPE_NAME.match(item.name):
                 raise InvalidOperationError(
-                    f"operation types are declared as names or OperationType; got {describe(item)}"
+                    f"operation types are declared as names or OperationType; got {brief(item)}"
                 )
             found[item.name] = item
         object.__setattr__(self, "_types", found)
@@ -193,7 +193,7 @@ class OperationSet(Mapping[str, OperationType]):
         """Raise :class:`UnsupportedOperationError` unless o's type a ∈ τ."""
         if not isinstance(operation, Operation):
             raise InvalidOperationError(
-                f"{owner} expected an Operation o ∈ O, got {type(operation).__name__} {describe(operation)}"
+                f"{owner} expected an Operation o ∈ O, got {type(operation).__name__} {brief(operation)}"
             )
         if operation.type not in self._types:
             raise UnsupportedOperationError(

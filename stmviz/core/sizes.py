@@ -26,7 +26,7 @@ from functools import lru_cache
 from typing import Any
 
 from .element import AudioPart, Element, ImagePart
-from .arguments import describe
+from .guards import LARGEST, as_int, brief, is_finite
 from .errors import EncodingUnavailableError, InvalidArgumentError, InvalidElementError, InvalidSizeError, STMError
 from .formatting import shorten
 
@@ -173,8 +173,9 @@ def image_tokens(width: int, height: int, detail: str = "auto") -> int:
     85
     """
     for name, v in (("width", width), ("height", height)):
-        if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
-            raise InvalidElementError(f"image {name} must be a positive whole number of pixels, got {v!r}")
+        number = as_int(v)
+        if number is None or number <= 0 or not is_finite(number):
+            raise InvalidElementError(f"image {name} must be a positive whole number of pixels, got {brief(v)}")
     if detail == "low":
         return 85
     if detail not in ("high", "auto"):
@@ -334,7 +335,7 @@ def _named(encoding: object) -> str:
     """An encoding name checked before it is used as a cache key (a list would fail there with a TypeError)."""
     if not isinstance(encoding, str) or not encoding:
         raise EncodingUnavailableError(
-            f"an encoding is named by a non-empty string such as 'cl100k_base', got {describe(encoding)}"
+            f"an encoding is named by a non-empty string such as 'cl100k_base', got {brief(encoding)}"
         )
     return encoding
 
@@ -351,7 +352,7 @@ def count_tokens(text: str, encoding: str = "cl100k_base") -> int:
     2
     """
     if not isinstance(text, str):
-        raise InvalidArgumentError(f"count_tokens counts the tokens of a str, got {describe(text)}")
+        raise InvalidArgumentError(f"count_tokens counts the tokens of a str, got {brief(text)}")
     return _counter(_named(encoding)).count(text)
 
 
@@ -365,7 +366,7 @@ def encode_tokens(text: str, encoding: str = "cl100k_base", limit: int | None = 
     [15339, 1917]
     """
     if not isinstance(text, str):
-        raise InvalidArgumentError(f"encode_tokens encodes a str, got {describe(text)}")
+        raise InvalidArgumentError(f"encode_tokens encodes a str, got {brief(text)}")
     return _counter(_named(encoding)).encode(text, limit)
 
 
@@ -405,8 +406,10 @@ def tokens(encoding: str = "cl100k_base", overhead: int = 0) -> SizeFunction:
     >>> mu(Element(("Look:", ImagePart("cat.png", 512, 512))))
     257
     """
-    if isinstance(overhead, bool) or not isinstance(overhead, int) or overhead < 0:
-        raise InvalidSizeError(f"overhead must be a whole number ≥ 0 of tokens, got {overhead!r}")
+    number = as_int(overhead)
+    if number is None or not 0 <= number <= LARGEST:
+        raise InvalidSizeError(f"overhead must be a whole number ≥ 0 of tokens, got {brief(overhead)}")
+    overhead = number
     counter = _counter(_named(encoding))
     count = counter.count
 
@@ -485,3 +488,17 @@ def size_name(size: Callable[..., Any]) -> str:
     if isinstance(size, SizeFunction):
         return size.name
     return getattr(size, "__qualname__", None) or getattr(size, "__name__", None) or repr(size)
+
+
+def encoding_name(value: object, name: str) -> str:
+    """``value``, if it names a tiktoken encoding (or model) that loads offline here."""
+    if not isinstance(value, str) or not value:
+        raise InvalidArgumentError(
+            f"{name} must name a tiktoken encoding, e.g. 'cl100k_base', got {type(value).__name__} {brief(value)}; "
+            f"available offline: {', '.join(available_encodings())}"
+        )
+    try:
+        get_encoding(value)
+    except EncodingUnavailableError as exc:
+        raise EncodingUnavailableError(f"{name}: {exc}") from None
+    return value

@@ -15,13 +15,13 @@ size function μ and the capacity V_max and decides membership.
 
 from __future__ import annotations
 
-import math
 import numbers
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from .element import Element, order_key
-from .arguments import describe
+from .guards import brief, is_finite
 from .errors import (
     CapacityError,
     InvalidCapacityError,
@@ -149,11 +149,13 @@ class State:
         return self._elements >= State(other)._elements
 
     def add(self, *elements: Element) -> "State":
-        """ω ∪ {e, …} (a new state)."""
+        """Deprecated: ``ω | {e, …}`` (ω ∪ {e, …}) is the one way; it warns for one release."""
+        _deprecated("State.add(e)", "state | {e}")
         return self | elements
 
     def remove(self, *elements: Element) -> "State":
-        """ω ∖ {e, …} (a new state); elements not in ω are ignored."""
+        """Deprecated: ``ω - {e, …}`` (ω ∖ {e, …}) is the one way; it warns for one release."""
+        _deprecated("State.remove(e)", "state - {e}")
         return self - elements
 
     def replace(self, old: Iterable[Element], new: Iterable[Element]) -> "State":
@@ -212,7 +214,7 @@ def _element_set(items: Iterable[Element], what: str) -> frozenset[Element]:
     if isinstance(items, (str, bytes)):
         raise InvalidStateError(
             f"{what} is a set of elements; got a single {type(items).__name__} "
-            f"{describe(items)}: wrap it, State([Element(...)])"
+            f"{brief(items)}: wrap it, State([Element(...)])"
         )
     try:
         frozen = items if isinstance(items, frozenset) else frozenset(items)
@@ -269,7 +271,7 @@ def _check_elements(items: frozenset) -> None:
         if not isinstance(item, Element):
             raise InvalidStateError(
                 f"a state ω ⊆ E holds only Element objects; got a {type(item).__name__} "
-                f"{describe(item)}: wrap it as Element(...)"
+                f"{brief(item)}: wrap it as Element(...)"
             )
 
 
@@ -277,14 +279,14 @@ def _check_v_max(v_max: Any) -> float:
     """V_max as a number in ℝ⁺ (a whole number stays an int), or an :class:`InvalidCapacityError`."""
     if isinstance(v_max, bool) or not isinstance(v_max, numbers.Real):
         raise InvalidCapacityError(
-            f"V_max must be a positive finite number, got {type(v_max).__name__} {describe(v_max)}; "
+            f"V_max must be a positive finite number, got {type(v_max).__name__} {brief(v_max)}; "
             f"e.g. StateSpace(tokens(), v_max=4096)"
         )
     if not isinstance(v_max, int):
         v_max = float(v_max)
-    if math.isnan(v_max) or math.isinf(v_max):
+    if not is_finite(v_max):
         raise InvalidCapacityError(
-            f"V_max must be finite, got {v_max}; the paper bounds Σμ(e) by a real V_max ∈ ℝ⁺ — pick a number such as 4096"
+            f"V_max must be finite, got {brief(v_max)}; the paper bounds Σμ(e) by a real V_max ∈ ℝ⁺ — pick a number such as 4096"
         )
     if v_max <= 0:
         raise InvalidCapacityError(
@@ -354,7 +356,7 @@ class StateSpace:
         """
         if not isinstance(element, Element):
             raise InvalidElementError(
-                f"μ is defined on elements e ∈ E; got a {type(element).__name__} {describe(element, 40)}"
+                f"μ is defined on elements e ∈ E; got a {type(element).__name__} {brief(element, 40)}"
             )
         value = self._cache.get(element)
         if value is None:
@@ -400,8 +402,8 @@ class StateSpace:
         return self.v_max - self.size(state)
 
     # -- membership -----------------------------------------------------
-    def contains(self, state: object) -> bool:
-        """Whether ω ∈ Ω_STM. Never raises: anything that is not a fitting state is ``False``."""
+    def __contains__(self, state: object) -> bool:
+        """``ω in space``: whether ω ∈ Ω_STM. Never raises: anything that is not a fitting state is ``False``."""
         if not isinstance(state, State):
             if isinstance(state, (set, frozenset, list, tuple)):
                 try:
@@ -415,13 +417,16 @@ class StateSpace:
         except STMError:
             return False
 
-    __contains__ = contains
+    def contains(self, state: object) -> bool:
+        """Deprecated: ``ω in space`` is the one way (it reads like ω ∈ Ω_STM); it warns for one release."""
+        _deprecated("StateSpace.contains(ω)", "ω in space")
+        return state in self
 
     def check(self, state: State) -> State:
         """Return ω if ω ∈ Ω_STM, else raise :class:`CapacityError` (or the μ error)."""
         if not isinstance(state, State):
             raise InvalidStateError(
-                f"expected a State, got {type(state).__name__} {describe(state)}; build one with State([...])"
+                f"expected a State, got {type(state).__name__} {brief(state)}; build one with State([...])"
             )
         total = self.size(state)
         if total > self.v_max:
@@ -453,16 +458,21 @@ def _checked_size(value: Any, element: Element) -> float:
     """μ(e) as a number in ℝ⁺, or an :class:`InvalidSizeError` saying what μ returned."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise InvalidSizeError(
-            f"μ({element.label()}) = {describe(value)} is a {type(value).__name__}, not a number; "
+            f"μ({element.label()}) = {brief(value)} is a {type(value).__name__}, not a number; "
             f"μ : E → ℝ⁺ must return a positive number"
         )
     if not isinstance(value, (int, float)):
         value = float(value)  # numpy scalars and other real numbers
-    if math.isnan(value) or math.isinf(value) or value <= 0:
+    if not is_finite(value) or value <= 0:
         hint = (
             "an empty text has no tokens: give the element content, or use tokens(overhead=4)"
             if value == 0
             else "μ : E → ℝ⁺ must return a positive finite number"
         )
-        raise InvalidSizeError(f"μ({element.label()}) = {value} is not in ℝ⁺ (> 0, finite); {hint}")
+        raise InvalidSizeError(f"μ({element.label()}) = {brief(value)} is not in ℝ⁺ (> 0, finite); {hint}")
     return value
+
+
+def _deprecated(old: str, new: str) -> None:
+    """Warn that ``old`` is deprecated for one release in favour of ``new`` (issue 24: one way to do a thing)."""
+    warnings.warn(f"{old} is deprecated and will be removed in the next release; use {new}", DeprecationWarning, stacklevel=3)

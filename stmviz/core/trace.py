@@ -12,19 +12,21 @@ arrives after it, seen from x_{t+1} on:
 :func:`run` drives a mechanism over a stream of agent steps and returns a
 :class:`Trace`: every :class:`Step` with what was added and removed and why,
 stored as diffs with periodic checkpoints so that any ω_t is rebuilt quickly.
-Its JSON form is in :mod:`stmviz.core.serialize`.
+Its JSON form is in :mod:`stmviz.io.serialize`.
 """
 
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from .context import AgentStep, Context, History
 from .element import Element, Meta, order_key
-from .arguments import describe, optional_whole_number
-from .errors import CapacityError, InvalidArgumentError, InvalidIndexError, STMError, UpdateFailedError
+from .guards import brief
+from . import guards
+from .errors import CapacityError, InvalidArgumentError, InvalidIndexError, InvalidStateError, STMError, UpdateFailedError
 from .formatting import format_number, plural, shorten, text_table
 from .mechanism import Mechanism, Transition
 from .model_input import ModelInput
@@ -160,10 +162,7 @@ class Trace(Sequence[Step]):
         checkpoint_every: int = 32,
         final_input_size: int | None = None,
     ) -> None:
-        if isinstance(checkpoint_every, bool) or not isinstance(checkpoint_every, int) or checkpoint_every < 1:
-            raise InvalidArgumentError(
-                f"checkpoint_every must be a whole number ≥ 1 of steps, got {checkpoint_every!r}; the default is 32"
-            )
+        checkpoint_every = guards.whole_number(checkpoint_every, "checkpoint_every", 1, fix="; the default is 32")
         self.mechanism = mechanism
         self.mechanism_spec = dict(mechanism_spec or (mechanism.spec() if mechanism else {}))
         self.v_max = v_max
@@ -244,22 +243,12 @@ class Trace(Sequence[Step]):
 
         Raises
         ------
-        InvalidArgumentError
-            if t is not a whole number.
+        IndexTypeError
+            if t is not a whole number (an int or a numpy integer; the rule of every figure).
         InvalidIndexError
             if t is out of range.
         """
-        n = len(self._steps)
-        if isinstance(t, bool) or not isinstance(t, int):
-            raise InvalidArgumentError(f"{where}: t must be a whole number of steps, got {describe(t)}")
-        top = n if states else n - 1
-        if top < 0:
-            raise InvalidIndexError(f"{where}: the trace has no steps, so there is no step t = {t}")
-        resolved = t + top + 1 if t < 0 else t
-        if not 0 <= resolved <= top:
-            what = f"states ω_0 … ω_{n}" if states else f"steps 0 … {n - 1} (ω_t → ω_{{t+1}})"
-            raise InvalidIndexError(f"{where}: the trace has {what}; t = {t} is out of range")
-        return resolved
+        return guards.time_index(self._steps, t, where, states=states)
 
     def state_at(self, t: int) -> State:
         """ω_t, the state before step t (``state_at(len(trace))`` is the final state).
@@ -353,9 +342,7 @@ class Trace(Sequence[Step]):
         ``removed`` (labels, each element's text cut to ``width`` characters;
         0 or None: whole) and ``why`` (the reasons, joined; never cut).
         """
-        if width is not None and (isinstance(width, bool) or not isinstance(width, int) or width < 0):
-            raise InvalidArgumentError(f"to_records: width must be a whole number ≥ 0 of characters or None, got {width!r}")
-        cut = width or 0
+        cut = guards.whole_number(width, "width", 0, where="to_records", none_ok=True) or 0
         records = []
         n_elements = len(self._checkpoints[0])
         for step in self._steps:
@@ -400,8 +387,8 @@ class Trace(Sequence[Step]):
         0  append     3 / 4       'one two…'  —           —
         1  append     2 / 4       'four fi…'  'one two…'  oldest element; Σμ exceeded V_max
         """
-        cut = optional_whole_number(width, "Trace.table", "width", minimum=0, fix="; 0 or None shows whole texts") or 0
-        limit = optional_whole_number(limit, "Trace.table", "limit", minimum=0)
+        cut = guards.whole_number(width, "width", where="Trace.table", none_ok=True, minimum=0, fix="; 0 or None shows whole texts") or 0
+        limit = guards.whole_number(limit, "limit", where="Trace.table", none_ok=True, minimum=0)
         rows = [("t", "operation", "Σμ / V_max", "added", "removed", "why")]
         steps = self._steps if limit is None else self._steps[:limit]
         for step in steps:
@@ -417,27 +404,38 @@ class Trace(Sequence[Step]):
             )
         return text_table(rows)
 
-    # -- JSON (the format is in stmviz.core.serialize) ---------------------------
+    # -- JSON (the format is in stmviz.io.serialize) ---------------------------
     def to_dict(self) -> dict[str, Any]:
-        """The trace in its versioned JSON form (see :func:`stmviz.core.serialize.trace_to_dict`)."""
-        from .serialize import trace_to_dict
+        """The trace in its versioned JSON form (see :func:`stmviz.io.serialize.trace_to_dict`)."""
+        from ..io.serialize import trace_to_dict
 
         return trace_to_dict(self)
 
     def to_json(self, path: str | os.PathLike[str] | None = None, indent: int | None = None) -> str:
-        """The trace as JSON text (format ``stmviz-trace``, version 1); written to ``path`` if given."""
-        from .serialize import trace_to_json
+        """The trace as JSON text (format ``stmviz-trace``, version 1); :meth:`save` writes it to a file.
 
+        ``to_json(path)`` is deprecated (it warns, and still writes): one way to save, ``trace.save(path)``.
+        """
+        from ..io.serialize import trace_to_json
+
+        if path is not None:
+            warnings.warn(
+                "Trace.to_json(path) is deprecated and will be removed in the next release; use trace.save(path)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
         return trace_to_json(self, path, indent=indent)
 
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the trace to a JSON file."""
-        self.to_json(path)
+    def save(self, path: str | os.PathLike[str], indent: int | None = None) -> None:
+        """Write the trace to a JSON file (atomically: a failed save leaves the old file whole)."""
+        from ..io.serialize import trace_to_json
+
+        trace_to_json(self, path, indent=indent)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], mechanism: Mechanism | None = None) -> "Trace":
-        """Read a trace from a JSON file written by :meth:`save` (see :func:`stmviz.core.serialize.load_trace`)."""
-        from .serialize import load_trace
+        """Read a trace from a JSON file written by :meth:`save` (see :func:`stmviz.io.serialize.load_trace`)."""
+        from ..io.serialize import load_trace
 
         return load_trace(path, mechanism)
 
@@ -450,7 +448,7 @@ class Trace(Sequence[Step]):
         A truncated, malformed, foreign or wrong-version input raises
         :class:`~stmviz.errors.TraceFormatError` saying where and what.
         """
-        from .serialize import trace_from_json
+        from ..io.serialize import trace_from_json
 
         return trace_from_json(text, mechanism, source)
 
@@ -652,7 +650,7 @@ def _projection_size(mechanism: Mechanism, state: State, t: int, trace: Trace) -
     try:
         return mechanism.projection_size(state)
     except STMError as exc:
-        raise _at_step(exc, t, trace) from exc
+        raise _at_step(exc, t, trace)
     except Exception as exc:
         raise UpdateFailedError(
             f"step {t}: {mechanism} failed in the projection π(ω_{t}): {type(exc).__name__}: {exc}. "
@@ -687,7 +685,7 @@ def _inputs(
     if isinstance(steps, Mapping) or not isinstance(steps, Iterable):
         raise InvalidArgumentError(
             f"run: steps must be an iterable of step records (AgentStep, dict or str), got {type(steps).__name__} "
-            f"{describe(steps)}; e.g. run(m, [{{'thought': '…', 'observation': '…'}}])"
+            f"{brief(steps)}; e.g. run(m, [{{'thought': '…', 'observation': '…'}}])"
         )
     return steps, _query(query), _tools(tools), _request_meta(meta)
 
@@ -698,7 +696,7 @@ def _query(query: Any) -> str:
         return ""
     if not isinstance(query, str):
         raise InvalidArgumentError(
-            f"run: query Q must be text, got {type(query).__name__} {describe(query)}; pass query=str(value)"
+            f"run: query Q must be text, got {type(query).__name__} {brief(query)}; pass query=str(value)"
         )
     return query
 
@@ -708,15 +706,15 @@ def _tools(tools: Any) -> tuple[str, ...]:
     if tools is None:
         return ()
     if isinstance(tools, (str, bytes, Mapping)) or not isinstance(tools, Iterable):
-        example = f"tools=[{describe(tools)}]" if isinstance(tools, str) else "tools=['search', 'open']"
+        example = f"tools=[{brief(tools)}]" if isinstance(tools, str) else "tools=['search', 'open']"
         raise InvalidArgumentError(
-            f"run: tools T must be a list of tool names, got {type(tools).__name__} {describe(tools)}; e.g. {example}"
+            f"run: tools T must be a list of tool names, got {type(tools).__name__} {brief(tools)}; e.g. {example}"
         )
     names = tuple(tools)
     for k, name in enumerate(names):
         if not isinstance(name, str):
             raise InvalidArgumentError(
-                f"run: tools[{k}] = {describe(name)} is a {type(name).__name__}; each tool is named by text"
+                f"run: tools[{k}] = {brief(name)} is a {type(name).__name__}; each tool is named by text"
             )
     return names
 
@@ -726,7 +724,7 @@ def _request_meta(meta: Any) -> Meta:
     if meta is None:
         return _NO_EXTRA
     if not isinstance(meta, Mapping):
-        raise InvalidArgumentError(f"run: meta must be a mapping (e.g. a dict), got {type(meta).__name__} {describe(meta)}")
+        raise InvalidArgumentError(f"run: meta must be a mapping (e.g. a dict), got {type(meta).__name__} {brief(meta)}")
     try:
         return Meta(meta)
     except STMError as exc:
@@ -743,11 +741,27 @@ def _initial_state(mechanism: Mechanism, initial: Iterable[Element] | None, cont
     state = mechanism.initial_state(context) if initial is None else initial
     if not isinstance(state, State):
         state = State(state)
+    if initial is not None:
+        _check_metadata(mechanism, state)
     try:
         mechanism.space.check(state)
     except CapacityError as exc:
         raise CapacityError(f"the initial state ω_0 of {mechanism} is not in Ω_STM: {exc}") from None
     return state
+
+
+def _check_metadata(mechanism: Mechanism, state: State) -> None:
+    """Each element of a given ω_0 carries the metadata its type needs (``mechanism.required_meta``), or an error."""
+    required = mechanism.required_meta
+    for element in state:
+        kind = element.meta.get("type")
+        missing = [key for key in required.get(kind, ()) if key not in element.meta] if isinstance(kind, str) else []
+        if missing:
+            raise InvalidStateError(
+                f"run: the initial state ω_0 holds {element.label()} of type {kind!r} without the metadata "
+                f"{', '.join(map(repr, missing))} that {mechanism}'s U and π read for that type; give it those "
+                f"components, or start from a state the mechanism built (e.g. trace.final)"
+            )
 
 
 def _update(
@@ -760,7 +774,7 @@ def _update(
         exc.trace = trace
         raise
     except STMError as exc:
-        raise _at_step(exc, context.t, trace) from exc
+        raise _at_step(exc, context.t, trace)
     except Exception as exc:
         t = context.t
         raise UpdateFailedError(
@@ -800,10 +814,19 @@ def _explain(
 
 
 def _at_step(exc: STMError, t: int, trace: Trace) -> STMError:
-    """The same kind of error, its message starting with ``step t:``, carrying the step and the trace."""
+    """The same kind of error, its message starting with ``step t:``, carrying the step and the trace.
+
+    It is caused by ``exc`` (as ``raise … from exc``); an error whose class cannot be
+    made with one message (a subclass whose ``__init__`` takes other arguments) is
+    itself given the step and the trace.
+    """
     message = str(exc)
     prefix = f"step {t}: "
-    error = type(exc)(message if message.startswith(prefix) else prefix + message)
+    try:
+        error = type(exc)(message if message.startswith(prefix) else prefix + message)
+        error.__cause__ = exc
+    except Exception:  # a subclass whose __init__ takes other arguments: the error itself, located
+        error = exc
     error.step = t
     error.trace = trace
     return error

@@ -25,7 +25,7 @@ from ..core.context import Context
 from ..core.element import Element
 from ..core.errors import InvalidArgumentError
 from ..core.model_input import Message, ModelInput
-from ..text._checks import check_callable
+from ..core import guards
 from ._shared import Memo, Summarizer, cached_summarizer
 
 #: The element types of a chat transcript, with the FIFO window's colours.
@@ -99,7 +99,7 @@ def pluggable_summarizer(summarize: Summarizer | None) -> tuple[Summarizer, Summ
 
     ``summarize(texts, budget) -> str``, checked; default :func:`stmviz.text.summarize`.
     """
-    check_callable("summarize", summarize, "(texts, budget) -> str")
+    guards.function(summarize, "summarize", "(texts, budget) -> str")
     from ..text import summarize as default_summarize
 
     chosen = summarize or default_summarize

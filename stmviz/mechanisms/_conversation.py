@@ -33,7 +33,7 @@ from ..core.formatting import format_number
 from ..core.mechanism import Mechanism, Transition
 from ..core.model_input import Message, ModelInput
 from ..core.space import State, StateSpace
-from ..text._checks import check_text
+from ..core import guards
 from ._shared import Memo
 
 __all__ = ["SLOT", "ChatManager", "step_messages", "system_element", "tool_names", "cut_oldest"]
@@ -150,7 +150,7 @@ class ChatManager(Mechanism):
     def __init__(self, space: StateSpace, system: str | None) -> None:
         super().__init__(space)
         if system is not None:
-            check_text("system", system, "You are a helpful assistant.")
+            guards.text(system, "system", example="You are a helpful assistant.")
         self.system = system
         self._pins = (system_element(system),) if system is not None else ()
         if space.size(self._pins) > space.v_max:

@@ -71,9 +71,9 @@ from ..core.errors import InvalidArgumentError, UnsupportedOperationError
 from ..core.mechanism import Mechanism, Transition
 from ..core.model_input import Message, ModelInput
 from ..core.operation import Operation, OperationSet
-from ..core.protocol import ElementType, element_types_of
+from ..protocol import ElementType, element_types_of
 from ..core.space import State, StateSpace
-from ..text._checks import check_whole
+from ..core import guards
 from ._chat import CHAT_TYPES, as_model_input, step_messages, system_element, pluggable_summarizer
 from ._shared import Memo
 
@@ -154,17 +154,17 @@ class ADKCompaction(Mechanism):
         system: str | None = None,
     ) -> None:
         super().__init__(space)
-        self.compaction_interval = check_whole("compaction_interval", compaction_interval, 0)
-        self.overlap_size = check_whole("overlap_size", overlap_size, 0)
-        self.token_threshold = check_whole("token_threshold", token_threshold, 1, allow_none=True)
-        self.event_retention_size = check_whole("event_retention_size", event_retention_size, 0, allow_none=True)
+        self.compaction_interval = guards.whole_number(compaction_interval, "compaction_interval", 0)
+        self.overlap_size = guards.whole_number(overlap_size, "overlap_size", 0)
+        self.token_threshold = guards.whole_number(token_threshold, "token_threshold", 1, none_ok=True)
+        self.event_retention_size = guards.whole_number(event_retention_size, "event_retention_size", 0, none_ok=True)
         if (self.token_threshold is None) != (self.event_retention_size is None):
             raise InvalidArgumentError(
                 "token_threshold and event_retention_size must be set together (as ADK's EventsCompactionConfig "
                 f"requires), got token_threshold={token_threshold!r}, event_retention_size={event_retention_size!r}"
             )
         self.summarize, self._summarize = pluggable_summarizer(summarize)
-        self.summary_budget = check_whole("summary_budget", summary_budget, 1)
+        self.summary_budget = guards.whole_number(summary_budget, "summary_budget", 1)
         if not isinstance(agent_name, str) or not agent_name:
             raise InvalidArgumentError(f"agent_name must be a non-empty name, got {agent_name!r}")
         self.agent_name = agent_name

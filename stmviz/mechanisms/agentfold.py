@@ -48,12 +48,13 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ..core import AgentStep, CapacityError, Context, Element, InvalidOperationError, Mechanism, Message, ModelInput
+from ..core import AgentStep, Context, Element, Mechanism, Message, ModelInput
+from ..core.errors import CapacityError, InvalidOperationError
 from ..core import Operation, OperationSet, State, StateSpace, Transition
 from ..core.formatting import format_number, shorten
-from ..core.protocol import ElementType, Hierarchy, element_types_of
+from ..protocol import ElementType, Hierarchy, element_types_of
 from ..text import summarize as default_summarize
-from ..text._checks import check_callable, check_choice, check_real, check_whole
+from ..core import guards
 from ._shared import LineTokens, Memo, Summarizer, Tally, cached_summarizer, check_budget, range_label
 from .agentfold_extras import _NONE, _RULES, _VIEWS, FoldingExtras, block_label
 from .fit import ELLIPSIS, fit_text
@@ -216,16 +217,11 @@ class AgentFold(FoldingExtras, Mechanism):
     ) -> None:
         super().__init__(space)
         self.block_budget = check_budget("block_budget", block_budget)
-        self.controller_rule = check_choice(
-            "controller_rule",
-            controller_rule,
-            _RULES,
-            "the rule used on steps without a fold directive: 'lsm' (log-structured merge, the default) or a baseline",
-        )
-        self.share = check_real("share", share, 0, 1, low_open=True)
-        self.max_blocks = check_whole("max_blocks", max_blocks, 2)
-        self.layout = check_choice("layout", layout, LAYOUTS, "π's layout: 'stmviz' (labelled lines) or 'original' (infer.py's prompt)")
-        check_callable("summarize", summarize, "(texts, budget) -> str")
+        self.controller_rule = guards.choice(controller_rule, "controller_rule", _RULES, "the rule used on steps without a fold directive: 'lsm' (log-structured merge, the default) or a baseline")
+        self.share = guards.real_number(share, "share", 0, 1, low_open=True)
+        self.max_blocks = guards.whole_number(max_blocks, "max_blocks", 2)
+        self.layout = guards.choice(layout, "layout", LAYOUTS, "π's layout: 'stmviz' (labelled lines) or 'original' (infer.py's prompt)")
+        guards.function(summarize, "summarize", "(texts, budget) -> str")
         self._summaries = cached_summarizer(summarize or default_summarize)
         self._line_tokens = Memo()
         self._incomings = Memo()  # (t, text of I_t) → the element I_t

@@ -20,10 +20,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..core import Context, Element, Operation, ScenarioFormatError, State
+from ..core import Context, Element, Operation, State
+from ..core.errors import ScenarioFormatError
 from ..core.element import order_key, thaw
 from ..core.formatting import format_number, shorten
-from ..core.protocol import step_range, whole_number
+from ..core.guards import as_int
+from ..protocol import step_range
 from ._shared import LineTokens, Memo, Tally, View, ViewIndex, over_limit
 from .fit import ELLIPSIS, fit_text
 
@@ -329,7 +331,7 @@ def _span(element: Element) -> tuple[int, int] | None:
     r = step_range(element)
     if r is not None:
         return r
-    s = whole_number(element.meta.get("step"))
+    s = as_int(element.meta.get("step"), float_ok=True)
     return (s, s) if s is not None else None
 
 

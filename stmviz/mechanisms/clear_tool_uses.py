@@ -73,9 +73,9 @@ from ..core.formatting import format_number
 from ..core.mechanism import Transition
 from ..core.model_input import ModelInput
 from ..core.operation import Operation, OperationSet
-from ..core.protocol import element_types_of
+from ..protocol import element_types_of
 from ..core.space import State, StateSpace
-from ..text._checks import check_choice, check_text, check_whole
+from ..core import guards
 from ._conversation import ChatManager
 from ._shared import Memo
 
@@ -168,25 +168,25 @@ class ClearToolUses(ChatManager):
         flavour: str = "anthropic",
     ) -> None:
         super().__init__(space, system)
-        self.trigger = check_whole("trigger", trigger, 0)
-        self.trigger_type = check_choice("trigger_type", trigger_type, _TRIGGER_TYPES)
+        self.trigger = guards.whole_number(trigger, "trigger", 0)
+        self.trigger_type = guards.choice(trigger_type, "trigger_type", _TRIGGER_TYPES)
         if trigger_type == "input_tokens" and trigger >= space.v_max:
             raise InvalidArgumentError(
                 f"trigger = {format_number(trigger)} ≥ V_max = {format_number(space.v_max)}: the stored history never "
                 f"exceeds it, so nothing would ever be cleared; pass a trigger below V_max, e.g. trigger={int(space.v_max * 0.5)}"
             )
-        self.keep = check_whole("keep", keep, 0)
-        self.clear_at_least = check_whole("clear_at_least", clear_at_least, 0, allow_none=True)
+        self.keep = guards.whole_number(keep, "keep", 0)
+        self.clear_at_least = guards.whole_number(clear_at_least, "clear_at_least", 0, none_ok=True)
         self.exclude_tools = _names("exclude_tools", exclude_tools)
         if isinstance(clear_tool_inputs, bool):
             self.clear_tool_inputs: bool | tuple[str, ...] = clear_tool_inputs
         else:
             self.clear_tool_inputs = _names("clear_tool_inputs", clear_tool_inputs)
         if keep_thinking != "all":
-            check_whole("keep_thinking", keep_thinking, 0)
+            keep_thinking = guards.whole_number(keep_thinking, "keep_thinking", 0)
         self.keep_thinking = keep_thinking
-        self.placeholder = check_text("placeholder", placeholder, LANGCHAIN_PLACEHOLDER)
-        self.flavour = check_choice("flavour", flavour, _FLAVOURS)
+        self.placeholder = guards.text(placeholder, "placeholder", example=LANGCHAIN_PLACEHOLDER)
+        self.flavour = guards.choice(flavour, "flavour", _FLAVOURS)
         if flavour == "langchain" and trigger_type != "input_tokens":
             raise InvalidArgumentError("flavour='langchain' triggers on tokens only; pass trigger_type='input_tokens'")
         self._replacements = Memo()  # (element, shown text) → the element as π shows it

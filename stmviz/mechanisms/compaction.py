@@ -65,10 +65,10 @@ from ..core.formatting import format_number
 from ..core.mechanism import Transition
 from ..core.model_input import ModelInput
 from ..core.operation import Operation, OperationSet
-from ..core.protocol import element_types_of
+from ..protocol import element_types_of
 from ..core.space import State, StateSpace
 from ..text import summarize as default_summarize
-from ..text._checks import check_callable, check_choice, check_text, check_whole
+from ..core import guards
 from ._conversation import SLOT, ChatManager, cut_oldest
 from .clear_tool_uses import CHAT_TYPES
 
@@ -172,7 +172,7 @@ class Compaction(ChatManager):
         flavour: str = "anthropic",
     ) -> None:
         super().__init__(space, system)
-        self.trigger = check_whole("trigger", trigger, 1)
+        self.trigger = guards.whole_number(trigger, "trigger", 1)
         if trigger > space.v_max:
             raise InvalidArgumentError(
                 f"trigger = {format_number(trigger)} > V_max = {format_number(space.v_max)}: the request can never reach "
@@ -181,11 +181,11 @@ class Compaction(ChatManager):
         if not isinstance(pause_after_compaction, bool):
             raise InvalidArgumentError(f"pause_after_compaction must be True or False, got {pause_after_compaction!r}")
         self.pause_after_compaction = pause_after_compaction
-        self.preserve = check_whole("preserve", preserve, 0)
-        self.instructions = None if instructions is None else check_text("instructions", instructions, "Summarize …")
-        self.summarizer = check_callable("summarizer", summarizer, "summarize(texts, budget) -> str") or default_summarize
-        self.summary_tokens = check_whole("summary_tokens", summary_tokens, 1, allow_none=True)
-        self.flavour = check_choice("flavour", flavour, _FLAVOURS)
+        self.preserve = guards.whole_number(preserve, "preserve", 0)
+        self.instructions = None if instructions is None else guards.text(instructions, "instructions", example="Summarize …")
+        self.summarizer = guards.function(summarizer, "summarizer", "summarize(texts, budget) -> str") or default_summarize
+        self.summary_tokens = guards.whole_number(summary_tokens, "summary_tokens", 1, none_ok=True)
+        self.flavour = guards.choice(flavour, "flavour", _FLAVOURS)
 
     @classmethod
     def claude_code(
@@ -206,9 +206,9 @@ class Compaction(ChatManager):
         fires at that percentage of the effective window (window − reserve)
         instead; older versions fired at about 95 % of the window.
         """
-        window = check_whole("window", window if window is not None else int(space.v_max), 1)
-        check_whole("reserve", reserve, 0)
-        check_whole("buffer", buffer, 0)
+        window = guards.whole_number(window if window is not None else int(space.v_max), "window", 1)
+        reserve = guards.whole_number(reserve, "reserve", 0)
+        buffer = guards.whole_number(buffer, "buffer", 0)
         effective = window - reserve
         if percent is not None:
             if isinstance(percent, bool) or not isinstance(percent, (int, float)) or not 0 < percent <= 100:

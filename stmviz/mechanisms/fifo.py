@@ -26,9 +26,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..core import Context, Element, Mechanism, Message, ModelInput, Operation, OperationSet, State, StateSpace, Transition
-from ..core import UnsupportedOperationError
+from ..core.errors import UnsupportedOperationError
 from ..core.formatting import format_number
-from ..core.protocol import element_types_of
+from ..protocol import element_types_of
 from . import fifo_extras as extras
 from ._shared import Memo
 from .fifo_extras import OVERSIZE_POLICIES

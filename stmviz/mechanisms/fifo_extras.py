@@ -17,7 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..core import CapacityError, Context, Element, InvalidArgumentError, Message, StateSpace
+from ..core import guards
+from ..core import Context, Element, Message, StateSpace
+from ..core.errors import CapacityError, InvalidArgumentError
 from ..core.formatting import format_number, shorten
 from .fit import fit_text
 
@@ -51,10 +53,9 @@ def check_options(system: Any, keep_tool_pairs: Any, oversize: Any) -> None:
 
 def check_evict_arguments(room: Any, count: Any) -> None:
     """``evict_oldest``'s parameters: ``room`` a number ≥ 0 of free μ, ``count`` a whole number ≥ 0."""
-    if room is not None and (isinstance(room, bool) or not isinstance(room, (int, float)) or room < 0):
-        raise InvalidArgumentError(f"evict_oldest: room must be a number ≥ 0 of free μ, got {room!r}")
-    if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
-        raise InvalidArgumentError(f"evict_oldest: count must be a whole number ≥ 0 of messages, got {count!r}")
+    if room is not None:  # NaN or ∞ would empty the window
+        guards.real_number(room, "room", 0, where="evict_oldest")
+    guards.whole_number(count, "count", 0, where="evict_oldest", none_ok=True)
 
 
 # -- pins ---------------------------------------------------------------------

@@ -41,12 +41,12 @@ from ..core.element import Element, order_key
 from ..core.formatting import shorten
 from ..core.errors import InvalidOperationError, ScenarioFormatError
 from ..core.mechanism import Transition
-from ..core.protocol import ElementType, Hierarchy, element_types_of
+from ..protocol import ElementType, Hierarchy, element_types_of
 from ..core.context import AgentStep, Context
 from ..core.operation import Operation, OperationSet
 from ..core.space import State, StateSpace
 from ..text import cosine, embed
-from ..text._checks import check_callable
+from ..core import guards
 from ..text import summarize as default_summarize
 from .fit import fit_text
 from ._shared import Summarizer, cached_summarizer, check_budget, range_label
@@ -264,6 +264,8 @@ class HiAgent(HiAgentMachinery):
         "subgoal_done": "true when the model declares the current subgoal finished",
         "retrieve": "finished subgoals (ids or texts, one or a list) whose full trajectories the model asks to see again",
     }
+    required_meta = {"subgoal": ("subgoal",), "pair": ("step", "subgoal"), "summary": ("subgoal", "range", "goal"),
+                     "retrieved": ("step", "subgoal")}
 
     def __init__(
         self,
@@ -279,8 +281,8 @@ class HiAgent(HiAgentMachinery):
         self.summary_budget = check_budget("summary_budget", summary_budget)
         self.keep_pairs = check_budget("keep_pairs", keep_pairs, allow_none=True)
         self.subgoal_every = check_budget("subgoal_every", subgoal_every, allow_none=True)
-        check_callable("summarize", summarize, "(texts, budget) -> str")
-        check_callable("summarize_subgoal", summarize_subgoal, "(subgoal, pairs, budget) -> (text, achieved)")
+        summarize = guards.function(summarize, "summarize", "(texts, budget) -> str", where="HiAgent", returns=str)
+        guards.function(summarize_subgoal, "summarize_subgoal", "(subgoal, pairs, budget) -> (text, achieved)")
         self._summaries = cached_summarizer(summarize or default_summarize)
         self.summarize_subgoal: SubgoalSummarizer = summarize_subgoal or ObservationSummarizer(self._summaries)
         self._init_caches()
@@ -414,8 +416,7 @@ class HiAgent(HiAgentMachinery):
 
     def _select(self, state: State, operation: Operation, reasons: dict[Element, str], context: Context) -> State:
         keep = operation.get("keep", self.keep_pairs)
-        if isinstance(keep, bool) or not isinstance(keep, int) or keep < 1:
-            raise InvalidOperationError(f"select(keep=…) needs a whole number ≥ 1 of pairs, got {keep!r}")
+        keep = guards.whole_number(keep, "keep (pairs)", 1, where="select", error=InvalidOperationError)
         current = self.current_subgoal(state)
         pairs = sorted(
             (

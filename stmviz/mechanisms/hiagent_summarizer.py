@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from ..text import summarize as default_summarize
-from ..text._checks import check_callable
+from ..core import guards
 
 __all__ = ["SubgoalPair", "SubgoalSummarizer", "ObservationSummarizer", "verdict_of", "informative_sentences"]
 
@@ -82,7 +82,7 @@ class ObservationSummarizer:
     """
 
     def __init__(self, summarize: Any = None) -> None:
-        check_callable("summarize", summarize, "(texts, budget) -> str")
+        guards.function(summarize, "summarize", "(texts, budget) -> str")
         self.summarize = summarize or default_summarize
 
     def __repr__(self) -> str:

@@ -60,10 +60,10 @@ from ..core.formatting import format_number
 from ..core.mechanism import Transition
 from ..core.model_input import ModelInput
 from ..core.operation import Operation, OperationSet
-from ..core.protocol import element_types_of
+from ..protocol import element_types_of
 from ..core.space import State, StateSpace
 from ..text import summarize as default_summarize
-from ..text._checks import check_callable, check_whole
+from ..core import guards
 from ._conversation import SLOT, ChatManager, cut_oldest
 from .clear_tool_uses import CHAT_TYPES
 
@@ -183,9 +183,9 @@ class LangChainSummarization(ChatManager):
         self.trigger = trigger
         self._clauses = _clauses(trigger)
         self.keep = _size("keep", keep)
-        self.trim_tokens_to_summarize = check_whole("trim_tokens_to_summarize", trim_tokens_to_summarize, 1, allow_none=True)
-        self.summarizer = check_callable("summarizer", summarizer, "summarize(texts, budget) -> str") or default_summarize
-        self.summary_tokens = check_whole("summary_tokens", summary_tokens, 1, allow_none=True)
+        self.trim_tokens_to_summarize = guards.whole_number(trim_tokens_to_summarize, "trim_tokens_to_summarize", 1, none_ok=True)
+        self.summarizer = guards.function(summarizer, "summarizer", "summarize(texts, budget) -> str") or default_summarize
+        self.summary_tokens = guards.whole_number(summary_tokens, "summary_tokens", 1, none_ok=True)
 
     @staticmethod
     def openai_summarizer(client: Any, model: str, **options: Any) -> Any:

@@ -71,9 +71,9 @@ from ..core.formatting import format_number
 from ..core.mechanism import Mechanism, Transition
 from ..core.model_input import Message, ModelInput
 from ..core.operation import Operation, OperationSet
-from ..core.protocol import ElementType, element_types_of
+from ..protocol import ElementType, element_types_of
 from ..core.space import State, StateSpace
-from ..text._checks import check_real, check_whole
+from ..core import guards
 from ._chat import CHAT_TYPES, message_element, step_messages, pluggable_summarizer
 from ._shared import Memo
 
@@ -192,7 +192,7 @@ class LettaMemory(Mechanism):
         clip_chars: int = 50_000,
     ) -> None:
         super().__init__(space)
-        window = space.v_max if context_window is None else check_whole("context_window", context_window, 1)
+        window = space.v_max if context_window is None else guards.whole_number(context_window, "context_window", 1)
         if window > space.v_max:
             raise InvalidArgumentError(
                 f"context_window = {context_window} > V_max = {format_number(space.v_max)}: the main context must fit "
@@ -203,15 +203,15 @@ class LettaMemory(Mechanism):
             if not isinstance(value, str) or not value.strip():
                 raise InvalidArgumentError(f"{name} must be a non-empty text, got {value!r}")
         self.system, self.persona, self.human = system, persona, human
-        self.block_limit = check_whole("block_limit", block_limit, 1)
+        self.block_limit = guards.whole_number(block_limit, "block_limit", 1)
         for label, value in (("persona", persona), ("human", human)):
             if len(value) > self.block_limit:
                 raise InvalidArgumentError(f"{label} has {len(value)} characters > block_limit = {block_limit}")
-        self.trigger = check_real("trigger", trigger, 0, 1, low_open=True)
-        self.sliding_window_percentage = check_real("sliding_window_percentage", sliding_window_percentage, 0, 1, low_open=True)
+        self.trigger = guards.real_number(trigger, "trigger", 0, 1, low_open=True)
+        self.sliding_window_percentage = guards.real_number(sliding_window_percentage, "sliding_window_percentage", 0, 1, low_open=True)
         self.summarize, self._summarize = pluggable_summarizer(summarize)
-        self.summary_budget = check_whole("summary_budget", summary_budget, 1)
-        self.clip_chars = check_whole("clip_chars", clip_chars, 1)
+        self.summary_budget = guards.whole_number(summary_budget, "summary_budget", 1)
+        self.clip_chars = guards.whole_number(clip_chars, "clip_chars", 1)
         self._messages = Memo()
         self._embeddings = Memo()
 

@@ -64,9 +64,9 @@ from ..core.formatting import format_number
 from ..core.mechanism import Mechanism, Transition
 from ..core.model_input import Message, ModelInput
 from ..core.operation import Operation, OperationSet
-from ..core.protocol import ElementType, element_types_of
+from ..protocol import ElementType, element_types_of
 from ..core.space import State, StateSpace
-from ..text._checks import check_choice, check_real, check_whole
+from ..core import guards
 from ._chat import CHAT_TYPES, as_model_input, step_messages, system_element, pluggable_summarizer
 from ._shared import Memo
 
@@ -124,9 +124,9 @@ class MemoryBlock:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.isidentifier():
             raise InvalidArgumentError(f"a memory block's name is a tag name such as 'core_info', got {self.name!r}")
-        check_choice(f"memory block {self.name!r}: kind", self.kind, _KINDS, "StaticMemoryBlock or FactExtractionMemoryBlock")
-        check_whole(f"memory block {self.name!r}: priority", self.priority, 0)
-        check_whole(f"memory block {self.name!r}: max_facts", self.max_facts, 1)
+        guards.choice(self.kind, f"memory block {self.name!r}: kind", _KINDS, "StaticMemoryBlock or FactExtractionMemoryBlock")
+        guards.whole_number(self.priority, f"memory block {self.name!r}: priority", 0)
+        guards.whole_number(self.max_facts, f"memory block {self.name!r}: max_facts", 1)
         if not isinstance(self.content, str):
             raise InvalidArgumentError(f"memory block {self.name!r}: content must be text, got {type(self.content).__name__}")
         if self.kind == "static" and not self.content.strip():
@@ -210,14 +210,14 @@ class LlamaIndexMemory(Mechanism):
         fact_budget: int = 60,
     ) -> None:
         super().__init__(space)
-        self.token_limit = check_whole("token_limit", token_limit, 1)
+        self.token_limit = guards.whole_number(token_limit, "token_limit", 1)
         if self.token_limit > space.v_max:
             raise InvalidArgumentError(
                 f"token_limit = {token_limit} > V_max = {format_number(space.v_max)}: LlamaIndex's token_limit is the "
                 f"budget of history + memory blocks, which must fit Ω_STM; pass token_limit ≤ V_max or raise v_max"
             )
-        self.chat_history_token_ratio = check_real("chat_history_token_ratio", chat_history_token_ratio, 0, 1, low_open=True)
-        flush = check_whole("token_flush_size", token_flush_size, 1)
+        self.chat_history_token_ratio = guards.real_number(chat_history_token_ratio, "chat_history_token_ratio", 0, 1, low_open=True)
+        flush = guards.whole_number(token_flush_size, "token_flush_size", 1)
         self.token_flush_size = int(self.token_limit * 0.7) if flush > self.token_limit else flush
         if isinstance(blocks, MemoryBlock):
             blocks = [blocks]
@@ -227,12 +227,11 @@ class LlamaIndexMemory(Mechanism):
         names = [b.name for b in self.blocks]
         if len(names) != len(set(names)):
             raise InvalidArgumentError(f"memory blocks need unique names, got {names}")
-        self.insert_method = check_choice("insert_method", insert_method, _INSERT,
-                                          "the first system message, or the latest user message")
+        self.insert_method = guards.choice(insert_method, "insert_method", _INSERT, "the first system message, or the latest user message")
         self.system = system
         self._system = system_element(system)
         self.summarize, self._summarize = pluggable_summarizer(summarize)
-        self.fact_budget = check_whole("fact_budget", fact_budget, 1)
+        self.fact_budget = guards.whole_number(fact_budget, "fact_budget", 1)
         self._messages = Memo()
         self._sizes = Memo()
 

@@ -60,9 +60,9 @@ from ..core.errors import InvalidArgumentError, UnsupportedOperationError
 from ..core.mechanism import Mechanism, Transition
 from ..core.model_input import ModelInput
 from ..core.operation import Operation, OperationSet
-from ..core.protocol import ElementType, element_types_of
+from ..protocol import ElementType, element_types_of
 from ..core.space import State, StateSpace
-from ..text._checks import check_whole
+from ..core import guards
 from ._chat import CHAT_TYPES, as_model_input, step_messages, system_element, pluggable_summarizer
 from ._shared import Memo
 
@@ -198,7 +198,7 @@ class TrimmingSession(_Session):
 
     def __init__(self, space: StateSpace, *, max_turns: int = 8, system: str | None = None) -> None:
         super().__init__(space, system)
-        self.max_turns = check_whole("max_turns", max_turns, 1)
+        self.max_turns = guards.whole_number(max_turns, "max_turns", 1)
 
     def params(self) -> dict[str, Any]:
         """JSON-ready constructor arguments."""
@@ -288,15 +288,15 @@ class SummarizingSession(_Session):
         system: str | None = None,
     ) -> None:
         super().__init__(space, system)
-        self.context_limit = check_whole("context_limit", context_limit, 1)
-        self.keep_last_n_turns = check_whole("keep_last_n_turns", keep_last_n_turns, 0)
+        self.context_limit = guards.whole_number(context_limit, "context_limit", 1)
+        self.keep_last_n_turns = guards.whole_number(keep_last_n_turns, "keep_last_n_turns", 0)
         if self.keep_last_n_turns > self.context_limit:
             raise InvalidArgumentError(
                 f"keep_last_n_turns = {keep_last_n_turns} > context_limit = {context_limit}: the recipe keeps at most "
                 f"context_limit turns verbatim; lower keep_last_n_turns or raise context_limit"
             )
-        self.tool_trim_limit = check_whole("tool_trim_limit", tool_trim_limit, 1)
-        self.summary_budget = check_whole("summary_budget", summary_budget, 1)
+        self.tool_trim_limit = guards.whole_number(tool_trim_limit, "tool_trim_limit", 1)
+        self.summary_budget = guards.whole_number(summary_budget, "summary_budget", 1)
         self.summarize, self._summarize = pluggable_summarizer(summarize)
 
     def params(self) -> dict[str, Any]:

@@ -123,12 +123,12 @@ from ..core.element import Element
 from ..core.formatting import format_number
 from ..core.errors import InvalidArgumentError, UnsupportedOperationError, UpdateFailedError
 from ..core.mechanism import Transition
-from ..core.protocol import element_types_of
+from ..protocol import element_types_of
 from ..core.context import AgentStep, Context
 from ..core.model_input import Message, ModelInput
 from ..core.operation import Operation, OperationSet
 from ..core.space import State, StateSpace
-from ..text._checks import check_callable, check_choice, check_real, check_whole
+from ..core import guards
 from ..text.embed import cosine
 from .fit import fit_text
 from ._scm_machinery import SCMMachinery, _Texts
@@ -384,39 +384,29 @@ class SCM(SCMMachinery):
         judge: Callable[[str, str, str], tuple[str, str]] | None = None,
     ) -> None:
         super().__init__(space)
-        _whole("k", k, 0)
-        _whole("flash_size", flash_size, 1)
-        _whole("summary_budget", summary_budget, 1)
-        _whole("flash_threshold", flash_threshold, 1)
-        check_choice(
-            "variant",
-            variant,
-            _VARIANTS,
-            "'released' behaves as the released code (wbbeyourself/SCM4LLMs), 'paper' as the paper describes SCM",
-        )
+        k = guards.whole_number(k, "k", 0)
+        flash_size = guards.whole_number(flash_size, "flash_size", 1)
+        summary_budget = guards.whole_number(summary_budget, "summary_budget", 1)
+        flash_threshold = guards.whole_number(flash_threshold, "flash_threshold", 1)
+        guards.choice(variant, "variant", _VARIANTS, "'released' behaves as the released code (wbbeyourself/SCM4LLMs), 'paper' as the paper describes SCM")
         if summary_threshold is None:
             summary_threshold = RELEASED_SUMMARY_THRESHOLD if variant == "released" else 0
-        _whole("summary_threshold", summary_threshold, 0)
+        summary_threshold = guards.whole_number(summary_threshold, "summary_threshold", 0)
         if ranking is None:
             ranking = "relevance" if variant == "released" else "recency+relevance"
-        check_choice(
-            "ranking",
-            ranking,
-            _RANKINGS,
-            "'relevance' ranks by cosine alone (the released code), 'recency+relevance' by the weighted sum (the paper)",
-        )
-        recency_weight = check_real("recency_weight", recency_weight, 0)
-        relevance_weight = check_real("relevance_weight", relevance_weight, 0)
+        guards.choice(ranking, "ranking", _RANKINGS, "'relevance' ranks by cosine alone (the released code), 'recency+relevance' by the weighted sum (the paper)")
+        recency_weight = guards.real_number(recency_weight, "recency_weight", 0)
+        relevance_weight = guards.real_number(relevance_weight, "relevance_weight", 0)
         if recency_weight == 0 and relevance_weight == 0:
             raise InvalidArgumentError(
                 "recency_weight and relevance_weight are both 0: nothing would rank the memory stream; "
                 "give one of them a weight > 0"
             )
-        recency_decay = check_real("recency_decay", recency_decay, 0, 1, low_open=True)
-        check_callable("summarize", summarize, "(texts, budget) -> str")
-        check_callable("embed", embed, "(text) -> vector")
-        check_callable("needs_memory", needs_memory, "(message, memories) -> (bool, reason)")
-        check_callable("judge", judge, "(memory_text, summary_text, message) -> (verdict, reason)")
+        recency_decay = guards.real_number(recency_decay, "recency_decay", 0, 1, low_open=True)
+        guards.function(summarize, "summarize", "(texts, budget) -> str")
+        guards.function(embed, "embed", "(text) -> vector")
+        guards.function(needs_memory, "needs_memory", "(message, memories) -> (bool, reason)")
+        guards.function(judge, "judge", "(memory_text, summary_text, message) -> (verdict, reason)")
         from ..text import embed as default_embed
         from ..text import summarize as default_summarize
         self.variant = variant
@@ -466,8 +456,7 @@ class SCM(SCMMachinery):
         if operation.type == "activate_memory":
             k = operation.get("k", self.k)
             form = operation.get("form", "auto")
-            if isinstance(k, bool) or not isinstance(k, int) or k < 0:
-                raise InvalidArgumentError(f"activate_memory: k must be a whole number ≥ 0, got {k!r}")
+            k = guards.whole_number(k, "k", 0, where="activate_memory")
             if form not in _FORMS:
                 raise InvalidArgumentError(f"activate_memory: form must be one of {', '.join(map(repr, _FORMS))}, got {form!r}")
             return self._activate(state, context, k, form)
@@ -747,6 +736,3 @@ def _fused(state: State) -> list[Element]:
     messages = [e for e in state if e.type == "message"]
     return activations + [e for e in state if e.type not in ("activation", "message")] + messages
 
-
-def _whole(name: str, value: Any, minimum: int) -> None:
-    check_whole(name, value, minimum)

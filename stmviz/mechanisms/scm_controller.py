@@ -25,7 +25,7 @@ from functools import lru_cache
 
 from ..core.errors import InvalidArgumentError
 from ..core.formatting import shorten
-from ..text._checks import check_real, check_whole
+from ..core import guards
 
 __all__ = [
     "RecallHeuristic",
@@ -126,9 +126,9 @@ class RecallHeuristic:
                 f"cues must be a sequence of non-empty phrases, e.g. ('remember', 'I told you'), got "
                 f"{shorten(repr(cues), 80)}: drop the blank or non-text items"
             )
-        check_whole("min_shared", min_shared, 1)
-        min_fraction = check_real("min_fraction", min_fraction, 0, 1)
-        check_whole("max_shared", max_shared, 1)
+        min_shared = guards.whole_number(min_shared, "min_shared", 1)
+        min_fraction = guards.real_number(min_fraction, "min_fraction", 0, 1)
+        max_shared = guards.whole_number(max_shared, "max_shared", 1)
         if max_shared < min_shared:
             raise InvalidArgumentError(
                 f"max_shared must be a whole number ≥ min_shared = {min_shared}, got {max_shared!r}; raise it or lower min_shared"

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..core.errors import ScenarioFormatError
 from ..core.formatting import shorten
-from ..core.jsonio import decode_json
+from ..io.jsonio import decode_json
 
 #: The largest file the loaders read unless told otherwise (``max_bytes``): 1 GiB.
 MAX_BYTES = 2**30

@@ -73,11 +73,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..core.context import AgentStep
-from ..core.arguments import describe
+from ..core.guards import brief
 from ..core.errors import ScenarioFormatError
 from ..core.formatting import shorten
-from ..core.files import as_path, read_bytes
-from ..core.jsonio import decode_json, decode_json_lines
+from ..io.files import as_path, read_bytes
+from ..io.jsonio import decode_json, decode_json_lines
 from .scenario import Scenario, _listed
 
 __all__ = ["from_agentfold_records", "from_infer_trajectory", "is_infer_record", "load_agentfold_log", "load_agentfold_runs", "parse_response"]
@@ -123,9 +123,9 @@ def _fold(value: Any, where: str, source: str) -> dict[str, Any]:
     if not (
         isinstance(span, (list, tuple)) and span and all(isinstance(v, int) and not isinstance(v, bool) for v in span)
     ):
-        raise _fail(source, where, f"the folding block's range must be step numbers [x, …, y], got {describe(span, 40)}")
+        raise _fail(source, where, f"the folding block's range must be step numbers [x, …, y], got {brief(span, 40)}")
     if summary is not None and (not isinstance(summary, str) or not summary.strip()):
-        raise _fail(source, where, f"the folding block's summary must be non-empty text, got {describe(summary, 40)}")
+        raise _fail(source, where, f"the folding block's summary must be non-empty text, got {brief(summary, 40)}")
     out: dict[str, Any] = {"range": [span[0], span[-1]]}
     if summary:
         out["summary"] = summary.strip()
@@ -267,7 +267,7 @@ def from_agentfold_records(
     items = list(_listed(records, source or "AgentFold log", "records", "records (dicts with a role)"))
     labels = list(_labels) if _labels is not None else [f"messages[{k}]" for k in range(len(items))]
     if isinstance(step_base, bool) or not isinstance(step_base, int) or step_base < 0:
-        raise ScenarioFormatError(f"step_base must be a whole number ≥ 0 (0 or 1), got {describe(step_base)}")
+        raise ScenarioFormatError(f"step_base must be a whole number ≥ 0 (0 or 1), got {brief(step_base)}")
     question: str | None = None
     steps: list[dict[str, Any]] = []
     for record, where in zip(items, labels):
@@ -319,7 +319,7 @@ def from_agentfold_records(
             steps.append({"thought": thought, "action": parts["tool_call"], "fold": fold, "inputs": [], "meta": meta})
             continue
         if role not in ("user", "tool"):
-            raise _fail(source, f"{where}.role", f"expected one of system, user, assistant, tool, got {describe(role, 40)}")
+            raise _fail(source, f"{where}.role", f"expected one of system, user, assistant, tool, got {brief(role, 40)}")
         text = _content(record, where, source)
         wrapped = re.fullmatch(r"\s*<tool_response>(.*)</tool_response>\s*", text, re.S)
         if role == "user" and question is None and not steps and not wrapped:
@@ -374,7 +374,7 @@ def load_agentfold_log(path: str | os.PathLike, name: str | None = None, **kwarg
             run_index = kwargs.pop("run", 0)
             runs = load_agentfold_runs(path, **kwargs)
             if not isinstance(run_index, int) or isinstance(run_index, bool) or not 0 <= run_index < len(runs):
-                raise _fail(source, "run", f"the file holds {len(runs)} runs (0 … {len(runs) - 1}); got run={describe(run_index)}")
+                raise _fail(source, "run", f"the file holds {len(runs)} runs (0 … {len(runs) - 1}); got run={brief(run_index)}")
             return runs[run_index] if name == path.stem else dataclasses.replace(runs[run_index], name=name)
         return from_agentfold_records(
             [d for _, d in lines], name, source=source, _labels=[f"line {n}" for n, _ in lines], **kwargs

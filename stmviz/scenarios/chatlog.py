@@ -49,11 +49,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core.arguments import describe, optional_text
+from ..core.guards import brief
+from ..core import guards
 from ..core.errors import ScenarioFormatError
 from ..core.formatting import shorten
-from ..core.files import as_path, read_bytes
-from ..core.jsonio import decode_json, decode_json_lines
+from ..io.files import as_path, read_bytes
+from ..io.jsonio import decode_json, decode_json_lines
 from ..core.context import AgentStep
 from .scenario import Scenario, _listed
 
@@ -81,7 +82,7 @@ def _content_text(content: Any, source: str, where: str) -> str:
     if not isinstance(content, list):
         raise _fail(
             source, _at(where,
-            "content"), f"expected text or a list of parts, got {type(content).__name__} {describe(content, 40)}",
+            "content"), f"expected text or a list of parts, got {type(content).__name__} {brief(content, 40)}",
         )
     pieces = []
     for k, part in enumerate(content):
@@ -98,7 +99,7 @@ def _content_text(content: Any, source: str, where: str) -> str:
         if kind in ("text", "input_text", "output_text"):
             text = part.get("text")
             if not isinstance(text, str):
-                raise _fail(source, f"{at}.text", f"a text part needs its text as a string, got {describe(text, 40)}")
+                raise _fail(source, f"{at}.text", f"a text part needs its text as a string, got {brief(text, 40)}")
             pieces.append(text)
         elif kind == "refusal":
             pieces.append(str(part.get("refusal", "")))
@@ -116,7 +117,7 @@ def _content_text(content: Any, source: str, where: str) -> str:
             raise _fail(
                 source,
                 f"{at}.type",
-                f"unknown content part type {describe(kind, 40)}; known: text, image_url, input_audio, file, refusal",
+                f"unknown content part type {brief(kind, 40)}; known: text, image_url, input_audio, file, refusal",
             )
     return "\n".join(p for p in pieces if p)
 
@@ -141,15 +142,22 @@ def _tool_calls(message: Mapping[str, Any], source: str, where: str) -> list[tup
             raise _fail(source, f"{at}.function", "missing or not an object with 'name' and 'arguments'")
         name = function.get("name")
         if not isinstance(name, str) or not name:
-            raise _fail(source, f"{at}.function.name", f"expected the tool's name as text, got {describe(name, 40)}")
+            raise _fail(source, f"{at}.function.name", f"expected the tool's name as text, got {brief(name, 40)}")
         arguments = function.get("arguments", "")
         if isinstance(arguments, Mapping):
-            arguments = json.dumps(arguments, ensure_ascii=False)
+            try:
+                arguments = json.dumps(arguments, ensure_ascii=False)
+            except (TypeError, ValueError, RecursionError) as exc:  # a set, an object, a cycle: not JSON
+                raise _fail(
+                    source, f"{at}.function.arguments",
+                    f"the arguments hold a value JSON cannot write ({type(exc).__name__}: {shorten(str(exc), 60)}); "
+                    f"give lists, dicts, text, numbers, true/false or null (a set as a list)",
+                ) from None
         if not isinstance(arguments, str):
             raise _fail(source, f"{at}.function.arguments", f"expected a JSON string, got {type(arguments).__name__}")
         call_id = call.get("id", f"call@{where}[{k}]")
         if not isinstance(call_id, str):
-            raise _fail(source, f"{at}.id", f"expected text, got {describe(call_id, 40)}")
+            raise _fail(source, f"{at}.id", f"expected text, got {brief(call_id, 40)}")
         out.append((call_id, name, arguments))
     return out
 
@@ -209,11 +217,11 @@ class _Reader:
         if not isinstance(message, Mapping):
             raise _fail(
                 self.source, where,
-                f"a message is an object with 'role' and 'content', got {type(message).__name__} {describe(message, 40)}",
+                f"a message is an object with 'role' and 'content', got {type(message).__name__} {brief(message, 40)}",
             )
         role = message.get("role")
         if not isinstance(role, str) or role not in _ROLES:
-            raise _fail(self.source, _at(where, "role"), f"{describe(role, 40)} is not one of {', '.join(_ROLES)}")
+            raise _fail(self.source, _at(where, "role"), f"{brief(role, 40)} is not one of {', '.join(_ROLES)}")
         return "system" if role == "developer" else role
 
     def flush(self) -> None:
@@ -280,14 +288,14 @@ class _Reader:
             if call_id is None:
                 raise _fail(
                     self.source, _at(at, "name"),
-                    f"{describe(message.get('name'), 40)} matches no pending function call of {current.output_at}",
+                    f"{brief(message.get('name'), 40)} matches no pending function call of {current.output_at}",
                 )
             return call_id
         call_id = message.get("tool_call_id")
         if not isinstance(call_id, str):
             raise _fail(
                 self.source, _at(at, "tool_call_id"),
-                f"a tool result names the call it answers, got {describe(call_id, 40)}",
+                f"a tool result names the call it answers, got {brief(call_id, 40)}",
             )
         if call_id not in current.pending:
             known = ", ".join(map(repr, current.pending)) or "none left"
@@ -417,7 +425,7 @@ def load_chat_log(path: str | os.PathLike, name: str | None = None, **kwargs: An
     path = as_path(path, "chat log file")
     raw = read_bytes(path, what="chat log file", error=ScenarioFormatError)  # bounded; never blocks on a pipe or device
     source = path.name
-    name = optional_text(name, "load_chat_log", "name") or path.stem
+    name = guards.text(name, "name", where="load_chat_log", none_ok=True, blank_ok=True) or path.stem
     if path.suffix.lower() in (".jsonl", ".ndjson"):
         lines = decode_json_lines(raw, source, ScenarioFormatError, expected="a chat log file holds one message per line")
         messages, labels = [document for _, document in lines], [f"line {lineno}" for lineno, _ in lines]
@@ -483,7 +491,7 @@ def from_dialogue(
         raise ScenarioFormatError(f"turns: expected a list of texts [user, assistant, ...], got {type(turns).__name__}")
     for k, turn in enumerate(turns):
         if not isinstance(turn, str):
-            raise ScenarioFormatError(f"turns[{k}]: expected text, got {type(turn).__name__} {describe(turn, 40)}")
+            raise ScenarioFormatError(f"turns[{k}]: expected text, got {type(turn).__name__} {brief(turn, 40)}")
         if not turn.strip():
             who = "user" if k % 2 == 0 else "assistant"
             raise ScenarioFormatError(f"turns[{k}]: the {who} turn is empty")

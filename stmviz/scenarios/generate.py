@@ -47,6 +47,7 @@ from typing import Any
 
 from ..core.context import AgentStep
 from ..core.element import Meta
+from ..core import guards
 from ..core.errors import InvalidArgumentError
 from .scenario import Probe, Scenario
 
@@ -55,27 +56,21 @@ __all__ = ["generate_dialogue", "generate_agent"]
 # ----------------------------------------------------------------- parameters
 
 
-def _whole(name: str, value: Any, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise InvalidArgumentError(f"{name} must be a whole number ≥ {low}, got {value!r}")
-    return value
-
-
 def _plan_parameters(
     n_steps: Any, facts: Any, distances: Any, distractors: Any, seed: Any
 ) -> tuple[int, list[int], int]:
     """Check the parameters; return n, the distance of each fact, and the distractors per fact."""
-    n = _whole("n_steps", n_steps, 2)
-    _whole("seed", seed, -(2**63))
+    n = guards.whole_number(n_steps, "n_steps", 2)
+    seed = guards.whole_number(seed, "seed", -(2**63), maximum=None)
     if distances is None:
-        count = _whole("facts", facts, 1) if facts is not None else max(1, min(16, n // 50))
+        count = guards.whole_number(facts, "facts", 1) if facts is not None else max(1, min(16, n // 50))
         wanted = _default_distances(n, count)
     elif isinstance(distances, int) and not isinstance(distances, bool):
-        count = _whole("facts", facts, 1) if facts is not None else max(1, min(16, n // 50))
+        count = guards.whole_number(facts, "facts", 1) if facts is not None else max(1, min(16, n // 50))
         wanted = [distances] * count
     elif isinstance(distances, Sequence) and not isinstance(distances, (str, bytes)) and len(distances) > 0:
         wanted = list(distances)
-        if facts is not None and _whole("facts", facts, 1) != len(wanted):
+        if facts is not None and guards.whole_number(facts, "facts", 1) != len(wanted):
             raise InvalidArgumentError(
                 f"facts = {facts} but {len(wanted)} distances were given; give one distance per fact, or omit facts"
             )
@@ -84,15 +79,15 @@ def _plan_parameters(
             f"distances must be a whole number or a non-empty list of them (one per fact), got {distances!r}"
         )
     for d in wanted:
-        if isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= n - 1:
+        if guards.as_int(d) is None or not 1 <= d <= n - 1:
             raise InvalidArgumentError(
                 f"every distance (steps from the evidence to the question) must be a whole number in 1 … "
-                f"n_steps − 1 = {n - 1}, got {d!r}"
+                f"n_steps − 1 = {n - 1}, got {guards.brief(d)}"
             )
     if distractors is None:
         per_fact = max(0, min(2, n // len(wanted) - 2))
     else:
-        per_fact = _whole("distractors", distractors, 0)
+        per_fact = guards.whole_number(distractors, "distractors", 0)
     needed = len(wanted) * (2 + per_fact)
     if needed > n:
         raise InvalidArgumentError(
@@ -513,7 +508,7 @@ def generate_agent(
         if a parameter is out of range or the planted steps do not fit.
     """
     n, wanted, per_fact = _plan_parameters(n_steps, facts, distances, distractors, seed)
-    phase = _whole("phase", phase, 1)
+    phase = guards.whole_number(phase, "phase", 1)
     rng = random.Random(seed)
     plan = _place(rng, n, wanted, per_fact, apart=True)
     fresh = _Fresh(rng, _AGENT_TEXT)

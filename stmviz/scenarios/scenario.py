@@ -17,12 +17,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..core.arguments import describe
+from ..core.guards import brief
 from ..core.element import Meta, thaw
 from ..core.errors import InvalidArgumentError, ScenarioFormatError
 from ..core.formatting import shorten
-from ..core.files import as_path, json_text, read_bytes, write_text
-from ..core.jsonio import decode_json
+from ..io.files import as_path, json_text, read_bytes, write_text
+from ..io.jsonio import decode_json
 from ..core.context import AgentStep, DIRECTIVE_SHORTHANDS
 from ..core.sizes import count_tokens
 from ..core.space import StateSpace
@@ -98,7 +98,7 @@ class Probe:
         for name in ("question", "answer"):
             value = getattr(self, name)
             if not isinstance(value, str) or not value.strip():
-                raise ScenarioFormatError(f"Probe.{name} must be non-empty text, got {describe(value, 40)}")
+                raise ScenarioFormatError(f"Probe.{name} must be non-empty text, got {brief(value, 40)}")
         if self.evidence_step >= self.t:
             raise ScenarioFormatError(
                 f"Probe asked at t = {self.t} has evidence_step = {self.evidence_step}; the evidence must lie "
@@ -106,18 +106,18 @@ class Probe:
             )
         steps = self.evidence_steps
         if isinstance(steps, (str, bytes)) or not isinstance(steps, Iterable):
-            raise ScenarioFormatError(f"Probe.evidence_steps must be a list of step numbers, got {describe(steps, 40)}")
+            raise ScenarioFormatError(f"Probe.evidence_steps must be a list of step numbers, got {brief(steps, 40)}")
         steps = tuple(steps)
         for value in steps:
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < self.t:
                 raise ScenarioFormatError(
                     f"Probe asked at t = {self.t}: every evidence step must be a whole number in 0 … t−1, "
-                    f"got {describe(value, 40)} in evidence_steps"
+                    f"got {brief(value, 40)} in evidence_steps"
                 )
         object.__setattr__(self, "evidence_steps", tuple(sorted({self.evidence_step, *steps})))
         if self.reference is not None and (not isinstance(self.reference, str) or not self.reference.strip()):
             raise ScenarioFormatError(
-                f"Probe.reference must be non-empty text or None, got {describe(self.reference, 40)}"
+                f"Probe.reference must be non-empty text or None, got {brief(self.reference, 40)}"
             )
 
     @property
@@ -203,9 +203,9 @@ class Scenario:
             if getattr(self, key) is None:  # None is "not given", as the JSON form leaves the key out
                 set_(self, key, "")
             if not isinstance(getattr(self, key), str):
-                raise ScenarioFormatError(f"{label}: {key}: expected a text (str), got {describe(getattr(self, key))}")
+                raise ScenarioFormatError(f"{label}: {key}: expected a text (str), got {brief(getattr(self, key))}")
         if isinstance(self.tools, str):
-            raise ScenarioFormatError(f"{label}: tools: expected a list of texts, got one text {describe(self.tools, 40)}")
+            raise ScenarioFormatError(f"{label}: tools: expected a list of texts, got one text {brief(self.tools, 40)}")
         set_(self, "tools", _listed(self.tools, label, "tools", "tool names"))
         steps = []
         for t, step in enumerate(_listed(self.steps, label, "steps", "steps (AgentStep or dict)")):
@@ -286,7 +286,7 @@ class Scenario:
     def to_json(self, path: str | os.PathLike | None = None, indent: int | None = 2) -> str:
         """The scenario as JSON text; also written to ``path`` if given."""
         text = json_text(self.to_dict(), indent=indent, error=ScenarioFormatError, what=f"scenario {self.name!r}") + "\n"
-        if path is not None:  # atomically, with the JSON encoding policy of stmviz.core.files
+        if path is not None:  # atomically, with the JSON encoding policy of stmviz.io.files
             write_text(path, text, what="scenario")
         return text
 
@@ -303,7 +303,7 @@ class Scenario:
             source = os.fspath(source)
         if not isinstance(source, str):
             raise InvalidArgumentError(
-                f"Scenario.from_dict: source names the file or origin (a str or a path), got {describe(source)}"
+                f"Scenario.from_dict: source names the file or origin (a str or a path), got {brief(source)}"
             )
         if isinstance(data, list) or (isinstance(data, Mapping) and "messages" in data):
             raise ScenarioFormatError(
@@ -330,7 +330,7 @@ class Scenario:
     def from_json(cls, text: str | bytes, source: str = "scenario") -> "Scenario":
         """Build a scenario from JSON text (see :meth:`from_dict`)."""
         if not isinstance(text, (str, bytes, bytearray)):
-            raise ScenarioFormatError(f"Scenario.from_json reads JSON text (a str or bytes), got {describe(text)}; "
+            raise ScenarioFormatError(f"Scenario.from_json reads JSON text (a str or bytes), got {brief(text)}; "
                                       "for a dict use Scenario.from_dict")
         return cls.from_dict(_decode(text, source), source=source)
 
@@ -345,7 +345,7 @@ class Scenario:
 def _listed(value: Any, label: str, field: str, what: str) -> tuple[Any, ...]:
     """A field that holds a list, as a tuple; anything else (None, a number, a broken iterable) is a ScenarioFormatError."""
     if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
-        raise ScenarioFormatError(f"{label}: {field}: expected a list of {what}, got {describe(value)}")
+        raise ScenarioFormatError(f"{label}: {field}: expected a list of {what}, got {brief(value)}")
     try:
         return tuple(value)
     except Exception as exc:

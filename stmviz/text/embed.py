@@ -18,7 +18,7 @@ from typing import Any
 
 from ..core.errors import InvalidArgumentError
 from ..core.formatting import shorten
-from ._checks import check_whole
+from ..core import guards
 from .summarize import STOPWORDS
 
 __all__ = ["embed", "HashingEmbedder", "cosine", "DIMENSIONS"]
@@ -91,8 +91,8 @@ class HashingEmbedder:
     """
 
     def __init__(self, dimensions: int = DIMENSIONS, digits: int = 4) -> None:
-        check_whole("dimensions", dimensions, 2)
-        check_whole("digits", digits, 0, maximum=_MAX_DIGITS, allow_none=True)
+        dimensions = guards.whole_number(dimensions, "dimensions", 2)
+        digits = guards.whole_number(digits, "digits", 0, maximum=_MAX_DIGITS, none_ok=True)
         self.dimensions = dimensions
         self.digits = digits
         # stem -> (bucket, sign, sign · (1 + log tf) for tf < 64)

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..core.errors import InvalidArgumentError, STMError
-from ._checks import check_encoding, check_text, check_prompt
+from ..core import guards
+from ..core.sizes import encoding_name
 from .summarize import truncate_to_tokens
 
 __all__ = ["OpenAISummarizer", "OpenAIEmbedder", "OpenAIMemoryController", "OpenAIMemoryJudge", "OpenAISubgoalSummarizer"]
@@ -34,9 +35,9 @@ class OpenAISummarizer:
     def __init__(self, client: Any, model: str, *, prompt: str = PROMPT, encoding: str = "cl100k_base", **options: Any):
         _check_chat(client)
         self.client = client
-        self.model = check_text("model", model, "gpt-4o-mini")
-        self.prompt = check_prompt("prompt", prompt, {"budget": 1, "text": ""})
-        self.encoding = check_encoding("encoding", encoding)
+        self.model = guards.text(model, "model", example="gpt-4o-mini")
+        self.prompt = guards.prompt(prompt, "prompt", {"budget": 1, "text": ""})
+        self.encoding = encoding_name(encoding, "encoding")
         self.options = options
 
     def __repr__(self) -> str:
@@ -59,7 +60,7 @@ class OpenAIEmbedder:
                 f"got {type(client).__name__}"
             )
         self.client = client
-        self.model = check_text("model", model, "text-embedding-3-small")
+        self.model = guards.text(model, "model", example="text-embedding-3-small")
         self.options = options
 
     def __repr__(self) -> str:
@@ -126,8 +127,8 @@ class OpenAIMemoryController:
     def __init__(self, client: Any, model: str, *, prompt: str = NEED_PROMPT, **options: Any):
         _check_chat(client)
         self.client = client
-        self.model = check_text("model", model, "gpt-4o-mini")
-        self.prompt = check_prompt("prompt", prompt, {"message": "", "count": 0})
+        self.model = guards.text(model, "model", example="gpt-4o-mini")
+        self.prompt = guards.prompt(prompt, "prompt", {"message": "", "count": 0})
         self.options = options
 
     def __repr__(self) -> str:
@@ -149,8 +150,8 @@ class OpenAIMemoryJudge:
     def __init__(self, client: Any, model: str, *, prompt: str = ANSWERABLE_PROMPT, **options: Any):
         _check_chat(client)
         self.client = client
-        self.model = check_text("model", model, "gpt-4o-mini")
-        self.prompt = check_prompt("prompt", prompt, {"content": "", "message": ""})
+        self.model = guards.text(model, "model", example="gpt-4o-mini")
+        self.prompt = guards.prompt(prompt, "prompt", {"content": "", "message": ""})
         self.options = options
 
     def __repr__(self) -> str:
@@ -195,9 +196,9 @@ class OpenAISubgoalSummarizer:
     ):
         _check_chat(client)
         self.client = client
-        self.model = check_text("model", model, "gpt-4o-mini")
-        self.prompt = check_prompt("prompt", prompt, {"budget": 1, "subgoal": "", "trajectory": ""})
-        self.encoding = check_encoding("encoding", encoding)
+        self.model = guards.text(model, "model", example="gpt-4o-mini")
+        self.prompt = guards.prompt(prompt, "prompt", {"budget": 1, "subgoal": "", "trajectory": ""})
+        self.encoding = encoding_name(encoding, "encoding")
         self.options = options
 
     def __repr__(self) -> str:

@@ -31,7 +31,8 @@ from operator import mul, neg, truediv
 from ..core.errors import InvalidArgumentError, InvalidSizeError
 from ..core.formatting import shorten
 from ..core.sizes import count_tokens, encode_tokens, get_encoding
-from ._checks import check_encoding
+from ..core import guards
+from ..core.sizes import encoding_name
 
 __all__ = ["summarize", "ExtractiveSummarizer", "split_sentences", "truncate_to_tokens"]
 
@@ -68,8 +69,7 @@ def truncate_to_tokens(text: str, budget: int, encoding: str = "cl100k_base") ->
     """
     if not isinstance(text, str):
         raise InvalidArgumentError(f"truncate_to_tokens cuts a str, got {type(text).__name__} {shorten(repr(text), 60)}")
-    if isinstance(budget, bool) or not isinstance(budget, int):
-        raise InvalidArgumentError(f"budget must be a whole number of tokens ≥ 0, got {type(budget).__name__} {budget!r}")
+    budget = guards.whole_number(budget, "budget (tokens)", None, maximum=None)  # any budget: a larger one keeps the whole text
     if count_tokens(text, encoding) <= budget:
         return text
     if budget <= 1:
@@ -305,7 +305,7 @@ class ExtractiveSummarizer:
     """
 
     def __init__(self, encoding: str = "cl100k_base") -> None:
-        self.encoding = check_encoding("encoding", encoding)
+        self.encoding = encoding_name(encoding, "encoding")
 
     def __repr__(self) -> str:
         return f"ExtractiveSummarizer({self.encoding!r})"

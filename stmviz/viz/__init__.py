@@ -19,7 +19,7 @@ anything itself. Every string that comes from agent content is escaped.
   (:func:`stmviz.sweep.sweep`): a measure against V_max, cost against quality.
 
 Colours, legends, labels and titles come from what the trace's mechanism
-declares (:mod:`stmviz.core.protocol`), never from a list of known mechanisms.
+declares (:mod:`stmviz.protocol`), never from a list of known mechanisms.
 """
 
 import sys as _sys

@@ -4,7 +4,7 @@ Every figure of :mod:`stmviz.viz` colours an element e ∈ ω by its type
 ``e.meta["type"]`` with :func:`color_for`, so one type has one colour in every
 figure (the occupancy areas, the blocks of the state bar, the nodes of the
 hierarchy graph). The colours are the ones the mechanism declares
-(``Mechanism.element_types``, see :mod:`stmviz.core.protocol`); a type no
+(``Mechanism.element_types``, see :mod:`stmviz.protocol`); a type no
 mechanism declares gets a stable colour picked from its name. Every string
 that comes from agent content goes through :func:`escape` before it reaches a
 hover text, a label or an HTML page: agent content is untrusted.
@@ -19,12 +19,14 @@ from typing import TYPE_CHECKING, Any
 
 # absolute imports of the core (standard library only), so this module also loads on its own,
 # without plotly (tests/test_imports.py checks it)
-from stmviz.core.arguments import describe
-from stmviz.core.errors import InvalidArgumentError
-from stmviz.core.files import html_text
+from stmviz.core import guards
+from stmviz.core.guards import brief
+from stmviz.core.errors import InvalidArgumentError, STMError
+from stmviz.io.files import html_text
 from stmviz.core.formatting import format_number
 from stmviz.core.formatting import shorten as _shorten
-from stmviz.core.protocol import ElementType, declared_types
+from stmviz.mechanisms.catalog import declared_types
+from stmviz.protocol import ElementType, types_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..core.element import Element
@@ -98,7 +100,7 @@ def color_for(element_type: object, types: Mapping[str, ElementType] | Any = Non
     element_type : object
         The type, usually a string; other values are turned into strings.
     types : mapping, Mechanism or Trace, optional
-        Where to look first: a mapping name → :class:`~stmviz.core.protocol.ElementType`
+        Where to look first: a mapping name → :class:`~stmviz.protocol.ElementType`
         (``Mechanism.element_types``), a mechanism, or a trace (its
         mechanism's). Then every type any mechanism class declares
         (:data:`TYPE_COLORS`); a type declared nowhere, or declared without a
@@ -138,7 +140,9 @@ def _types_from(source: Any) -> Mapping[str, ElementType]:
     else:
         try:
             mechanism = getattr(source, "mechanism", source)  # a Trace holds its mechanism
-            types = getattr(mechanism, "element_types", None)
+            types = types_of(mechanism) if getattr(mechanism, "element_types", None) is not None else None
+        except STMError:
+            raise  # a bad declaration is named, as when its class was defined
         except Exception:  # an object whose attribute lookup fails declares nothing
             return {}
     if not isinstance(types, Mapping):
@@ -206,7 +210,7 @@ def shorten(text: object, n: int = 60) -> str:
     'a long text…'
     """
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-        raise InvalidArgumentError(f"shorten: n must be a positive int, got {describe(n)}")
+        raise InvalidArgumentError(f"shorten: n must be a positive int, got {brief(n)}")
     return _shorten(text, n)
 
 
@@ -221,8 +225,7 @@ def hover_text(*lines: object, width: int = 80) -> str:
     >>> hover_text("e#1 <b>", "why: over V_max")
     'e#1 &lt;b&gt;<br>why: over V_max'
     """
-    if isinstance(width, bool) or not isinstance(width, int) or width < 1:
-        raise InvalidArgumentError(f"hover_text: width must be a whole number ≥ 1, got {describe(width)}")
+    width = guards.whole_number(width, "width", 1, where="hover_text")
     return "<br>".join(escape(shorten(_as_text(line, "hover_text", "a line"), width)) for line in lines if line is not None)
 
 

@@ -20,10 +20,10 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.subplots import make_subplots
 
-from ..core import arguments
-from ..core.arguments import describe
+from ..core import guards
+from ..core.guards import brief
 from ..core.errors import InvalidArgumentError
-from ..core.files import html_text, write_text
+from ..io.files import html_text, write_text
 from ..core.formatting import format_number, shorten
 from ..core.trace import Trace, require_trace, step_halves
 from ._common import escape
@@ -50,8 +50,7 @@ def frame_indices(n_states: int, max_frames: int = DEFAULT_MAX_FRAMES) -> list[i
     >>> frame_indices(10001, 5)
     [0, 2500, 5000, 7500, 10000]
     """
-    if isinstance(max_frames, bool) or not isinstance(max_frames, int) or max_frames < 2:
-        raise InvalidArgumentError(f"max_frames must be a whole number ≥ 2, got {describe(max_frames)}")
+    max_frames = guards.whole_number(max_frames, "max_frames", 2)
     if n_states <= max_frames:
         return list(range(n_states))
     last = n_states - 1
@@ -255,7 +254,7 @@ def trace_html(trace: Trace, *, title: str | None = None, max_frames: int = DEFA
         A full HTML document.
     """
     trace = require_trace(trace, "export_html")
-    title = arguments.optional_text(title, "export_html", "title")
+    title = guards.text(title, "title", where="export_html", none_ok=True, blank_ok=True)
     n = len(trace)
     figure = animation_dict(trace, max_frames=max_frames)
     shown = len(figure["frames"])
@@ -304,24 +303,24 @@ def _target(path: object) -> Path:
     """The path export_html writes to: a str or path-like that the file system can name."""
     if isinstance(path, bytes) or not isinstance(path, (str, os.PathLike)):
         raise InvalidArgumentError(
-            f"export_html: path must be a str or a pathlib.Path naming the HTML file, got {describe(path)}; "
+            f"export_html: path must be a str or a pathlib.Path naming the HTML file, got {brief(path)}; "
             "e.g. export_html(trace, 'run.html')"
         )
     try:
         text = os.fspath(path)
     except Exception as exc:
-        raise InvalidArgumentError(f"export_html: path {describe(path)} gives no file name ({type(exc).__name__})") from exc
+        raise InvalidArgumentError(f"export_html: path {brief(path)} gives no file name ({type(exc).__name__})") from exc
     if not isinstance(text, str) or not text.strip():
-        raise InvalidArgumentError(f"export_html: path must name a file, got {describe(path)}; e.g. 'run.html'")
+        raise InvalidArgumentError(f"export_html: path must name a file, got {brief(path)}; e.g. 'run.html'")
     try:
         os.fsencode(text)
     except UnicodeEncodeError:
         raise InvalidArgumentError(
-            f"export_html: the path {describe(text)} holds characters the file system cannot store "
+            f"export_html: the path {brief(text)} holds characters the file system cannot store "
             "(e.g. half of an emoji); choose another file name"
         ) from None
     if "\x00" in text:
-        raise InvalidArgumentError(f"export_html: the path {describe(text)} holds a NUL character; choose another file name")
+        raise InvalidArgumentError(f"export_html: the path {brief(text)} holds a NUL character; choose another file name")
     return Path(text)
 
 

@@ -1,7 +1,7 @@
 """The hierarchy of a state ω_t as a graph, read from the mechanism's declaration.
 
 A mechanism whose state ω is not a flat set declares its hierarchy (the
-protocol of :mod:`stmviz.core.protocol`):
+protocol of :mod:`stmviz.protocol`):
 
 - ``Mechanism.hierarchy(ω)`` gives the nodes and parent → child edges among
   the elements of ω (HiAgent: task → subgoals and summaries → pairs);
@@ -17,7 +17,7 @@ to right, depth top to bottom); :func:`hierarchy_figure` draws it with plotly.
 A mechanism that declares no hierarchy (a FIFO window, SCM), a bare state,
 or a trace whose mechanism could not be rebuilt gives a flat graph: the root
 with one child per element of ω_t. Labels and colours come from the
-mechanism's declared element types (:class:`~stmviz.core.protocol.ElementType`).
+mechanism's declared element types (:class:`~stmviz.protocol.ElementType`).
 """
 
 from __future__ import annotations
@@ -35,11 +35,13 @@ import networkx as nx
 import plotly.graph_objects as go
 
 from ..core.element import Element, order_key
-from ..core import arguments
-from ..core.arguments import describe, time_index
+from ..core import guards
+from ..core.guards import brief, time_index
 from ..core.errors import InvalidArgumentError, MechanismContractError
 from ..core.mechanism import Mechanism
-from ..core.protocol import ElementType, Hierarchy, declared_types, default_label, step_range, whole_number
+from ..core.guards import as_int
+from ..mechanisms.catalog import declared_types
+from ..protocol import ElementType, Hierarchy, default_label, step_range, types_of
 from ..core.space import State
 from ..core.trace import Trace
 from ._common import color_for, count_of, element_types_of_trace, escape, shorten
@@ -132,9 +134,9 @@ def hierarchy_kind(trace_or_state: Trace | State, mechanism: Mechanism | None = 
     ('flat', 'tree')
     """
     if not isinstance(trace_or_state, (Trace, State)):
-        raise InvalidArgumentError(f"hierarchy_kind needs a Trace or a State, got {describe(trace_or_state)}")
+        raise InvalidArgumentError(f"hierarchy_kind needs a Trace or a State, got {brief(trace_or_state)}")
     if mechanism is not None and not isinstance(mechanism, Mechanism):
-        raise InvalidArgumentError(f"hierarchy_kind: mechanism must be a Mechanism or None, got {describe(mechanism)}")
+        raise InvalidArgumentError(f"hierarchy_kind: mechanism must be a Mechanism or None, got {brief(mechanism)}")
     if mechanism is None and isinstance(trace_or_state, Trace):
         mechanism = trace_or_state.mechanism
     return "tree" if declares_hierarchy(mechanism) else "flat"
@@ -168,7 +170,7 @@ def _element_attrs(element: Element, sizes: Mapping[Element, float], types: Mapp
         "size": float(size) if size is not None else 1.0,
         "content": escape(shorten(element.text, _CONTENT_WIDTH)),
         "range": step_range(element),
-        "step": whole_number(element.meta.get("step")),
+        "step": as_int(element.meta.get("step"), float_ok=True),
         "t": element.t,
         "element": element,
     }
@@ -182,7 +184,7 @@ def _declared(mechanism: Mechanism | None, state: State) -> Hierarchy:
     if not isinstance(hierarchy, Hierarchy):
         raise MechanismContractError(
             f"{mechanism}.hierarchy(ω) returned {type(hierarchy).__name__}; it must return a Hierarchy "
-            f"(stmviz.core.protocol) or None for a flat ω"
+            f"(stmviz.protocol) or None for a flat ω"
         )
     members = state.elements
     strangers = [e for e in hierarchy.nodes if e not in members]
@@ -245,8 +247,7 @@ def hierarchy_graph(
     >>> g.graph["kind"], [g.nodes[n]["label"] for n in g.successors(ROOT)]
     ('flat', ['user 0', 'assistant 1'])
     """
-    if max_depth is not None and (isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 0):
-        raise InvalidArgumentError(f"hierarchy_graph: max_depth must be a whole number ≥ 0 or None, got {describe(max_depth)}")
+    max_depth = guards.whole_number(max_depth, "max_depth", 0, where="hierarchy_graph", none_ok=True)
     if mechanism is not None and not isinstance(mechanism, Mechanism):
         raise InvalidArgumentError(f"hierarchy_graph: mechanism must be a Mechanism or None, got {type(mechanism).__name__}")
     source = _source(trace, t, mechanism)
@@ -258,7 +259,7 @@ def hierarchy_graph(
         name=source.name,
         title=hierarchy.title,
         element_types=source.types,
-        own_types=tuple(source.mechanism.element_types) if source.mechanism is not None else (),
+        own_types=tuple(types_of(source.mechanism)) if source.mechanism is not None else (),
     )
     _add_root(graph, source)
     _add_nodes(graph, hierarchy, source, math.inf if max_depth is None else max_depth)
@@ -292,7 +293,7 @@ def _source(trace: Trace | State, t: int | None, mechanism: Mechanism | None) ->
     else:
         if t is not None:
             raise InvalidArgumentError(
-                f"hierarchy_graph: t selects a state of a Trace; with a State, leave t out (got t = {describe(t)})"
+                f"hierarchy_graph: t selects a state of a Trace; with a State, leave t out (got t = {brief(t)})"
             )
         state = _as_state(trace)
         name = str(mechanism) if mechanism is not None else "state"
@@ -358,7 +359,7 @@ def _types_of(mechanism: Mechanism | None) -> Mapping[str, ElementType]:
     """The mechanism's declared element types, over every declared type (its own win)."""
     if mechanism is None:
         return declared_types()
-    return {**declared_types(), **mechanism.element_types}
+    return {**declared_types(), **types_of(mechanism)}
 
 
 # --------------------------------------------------------------------------- layout
@@ -373,7 +374,7 @@ def _check_graph(graph: Any) -> nx.DiGraph:
         for key in ("type", "depth", "size"):
             if key not in data:
                 raise InvalidArgumentError(
-                    f"not a hierarchy graph: node {describe(node, 30)} has no {key!r} attribute; "
+                    f"not a hierarchy graph: node {brief(node, 30)} has no {key!r} attribute; "
                     f"build it with hierarchy_graph(trace, t)"
                 )
     return graph
@@ -619,7 +620,7 @@ def node_arrays(graph: nx.DiGraph, labels: bool | None = None) -> dict[str, Any]
         present, in order of first appearance).
     """
     graph = _check_graph(graph)
-    labels = arguments.optional_flag(labels, "node_arrays", "labels")
+    labels = guards.flag(labels, "labels", where="node_arrays", none_ok=True)
     types = graph.graph.get("element_types")
     pos = hierarchy_layout(graph)
     order = list(graph.nodes)
@@ -661,7 +662,7 @@ def node_marker(arrays: Mapping[str, Any]) -> dict[str, Any]:
     """The ``marker`` of the node trace of :func:`hierarchy_figure`, from :func:`node_arrays`."""
     if not isinstance(arrays, Mapping) or any(key not in arrays for key in ("size", "color", "opacity", "line_color")):
         raise InvalidArgumentError(
-            f"node_marker needs the dict of node_arrays(graph) (keys size, color, opacity, line_color), got {describe(arrays)}"
+            f"node_marker needs the dict of node_arrays(graph) (keys size, color, opacity, line_color), got {brief(arrays)}"
         )
     return {
         "size": arrays["size"], "color": arrays["color"], "opacity": arrays["opacity"],
@@ -713,9 +714,9 @@ def hierarchy_figure(
     >>> "<b>hello" in fig.data[1].hovertext[1]
     False
     """
-    labels = arguments.optional_flag(labels, "hierarchy_figure", "labels")
+    labels = guards.flag(labels, "labels", where="hierarchy_figure", none_ok=True)
     if height is not None:
-        arguments.whole_number(height, "hierarchy_figure", "height", minimum=10, fix="; a height in pixels")
+        height = guards.whole_number(height, "height", where="hierarchy_figure", minimum=10, fix="; a height in pixels")
     if isinstance(graph_or_trace, nx.DiGraph):
         graph = _check_graph(graph_or_trace)
     elif isinstance(graph_or_trace, (Trace, State)):
@@ -806,8 +807,8 @@ def hierarchy_title(graph: nx.DiGraph, t: int | None = None) -> str:
     'Hierarchy of ω — elements of ω'
     """
     if not isinstance(graph, nx.DiGraph):
-        raise InvalidArgumentError(f"hierarchy_title needs a graph from hierarchy_graph, got {describe(graph)}")
-    t = graph.graph.get("t") if t is None else arguments.whole_number(t, "hierarchy_title", "t", minimum=0)
+        raise InvalidArgumentError(f"hierarchy_title needs a graph from hierarchy_graph, got {brief(graph)}")
+    t = graph.graph.get("t") if t is None else guards.whole_number(t, "t", where="hierarchy_title", minimum=0)
     title = graph.graph.get("title") or ""
     name = graph.graph.get("name") or ""
     what = f"{name}: {title}" if title and name else title or "elements of ω"

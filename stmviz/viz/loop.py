@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
-from ..core.arguments import time_index
+from ..core.guards import time_index
 from ..core.formatting import format_number, plural, shorten
 from ..core.trace import Trace, require_trace, step_halves
 from ._common import escape, hover_text

@@ -23,8 +23,8 @@ from typing import Any, Literal
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..core import arguments
-from ..core.arguments import describe
+from ..core import guards
+from ..core.guards import brief
 from ..core.errors import InvalidArgumentError
 from ..core.formatting import format_number, shorten
 from ..core.trace import Trace, require_trace
@@ -248,7 +248,7 @@ def _as_traces(trace_or_traces: Any, names: Sequence[str] | None) -> list[tuple[
             pairs = list(trace_or_traces.items())
         except Exception as exc:
             raise InvalidArgumentError(f"occupancy_figure: the dict of traces could not be read ({type(exc).__name__})") from exc
-        items = [(k if isinstance(k, str) else describe(k), v) for k, v in pairs]
+        items = [(k if isinstance(k, str) else brief(k), v) for k, v in pairs]
     elif isinstance(trace_or_traces, (list, tuple)):
         items = [(None, v) for v in trace_or_traces]
     else:
@@ -261,10 +261,10 @@ def _as_traces(trace_or_traces: Any, names: Sequence[str] | None) -> list[tuple[
     for i, (_, value) in enumerate(items):
         require_trace(value, f"occupancy_figure (item {i})")
     if names is not None:
-        given = None if isinstance(names, str) else arguments.items(names, "occupancy_figure", "names", what="str")
+        given = None if isinstance(names, str) else guards.items(names, "names", where="occupancy_figure", what="str")
         if given is None or len(given) != len(items) or not all(isinstance(name, str) for name in given):
             raise InvalidArgumentError(
-                f"occupancy_figure: names must be a list of str, one name per trace ({len(items)}), got {describe(names)}"
+                f"occupancy_figure: names must be a list of str, one name per trace ({len(items)}), got {brief(names)}"
             )
         items = [(name, value) for name, (_, value) in zip(given, items)]
     out: list[tuple[str, Trace]] = []
@@ -475,9 +475,9 @@ def occupancy_figure(
     [('step', 'type'), ('V_max', 'v_max'), ('|π(ω_t)| tokens', 'input'), ('removed by append', 'removals')]
     """
     if not isinstance(layout, str) or layout not in ("overlay", "side"):
-        raise InvalidArgumentError(f"occupancy_figure: layout must be 'overlay' or 'side', got {describe(layout)}")
-    stacked = arguments.flag(stacked, "occupancy_figure", "stacked")
-    show_input = arguments.flag(show_input, "occupancy_figure", "show_input")
+        raise InvalidArgumentError(f"occupancy_figure: layout must be 'overlay' or 'side', got {brief(layout)}")
+    stacked = guards.flag(stacked, "stacked", where="occupancy_figure")
+    show_input = guards.flag(show_input, "show_input", where="occupancy_figure")
     items = _as_traces(trace_or_traces, names)
     datas = [(name, occupancy_data(trace)) for name, trace in items]
     secondary = show_input and not all(d.counts_tokens for _, d in datas)

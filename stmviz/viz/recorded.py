@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 import plotly.graph_objects as go
 
-from ..core.arguments import describe
+from ..core.guards import brief
 from ..core.errors import InvalidArgumentError
 from ..scenarios import RecordedCompaction, Scenario, recorded_compactions
 from ._common import escape, hover_text
@@ -54,16 +54,16 @@ def mark_recorded_compactions(figure: go.Figure, compactions: Scenario | Iterabl
     (12, 'Claude Code compacted<br>(auto, 1,611 tokens)')
     """
     if not isinstance(figure, go.Figure):
-        raise InvalidArgumentError(f"mark_recorded_compactions draws on a plotly Figure, got {describe(figure, 40)}")
+        raise InvalidArgumentError(f"mark_recorded_compactions draws on a plotly Figure, got {brief(figure, 40)}")
     items = recorded_compactions(compactions) if isinstance(compactions, Scenario) else compactions
     if isinstance(items, (str, bytes)) or not isinstance(items, Iterable):
         raise InvalidArgumentError(
-            f"mark_recorded_compactions needs a Scenario or RecordedCompaction items, got {describe(compactions, 40)}"
+            f"mark_recorded_compactions needs a Scenario or RecordedCompaction items, got {brief(compactions, 40)}"
         )
     events = list(items)
     for event in events:
         if not isinstance(event, RecordedCompaction):
-            raise InvalidArgumentError(f"mark_recorded_compactions needs RecordedCompaction items, got {describe(event, 40)}")
+            raise InvalidArgumentError(f"mark_recorded_compactions needs RecordedCompaction items, got {brief(event, 40)}")
     panels = _panels(figure)
     for event in events:
         for x_axis, y_axis in panels:

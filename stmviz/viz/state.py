@@ -21,8 +21,8 @@ from typing import Any
 import plotly.graph_objects as go
 
 from ..core.element import Element
-from ..core import arguments
-from ..core.arguments import describe
+from ..core import guards
+from ..core.guards import brief
 from ..core.errors import InvalidArgumentError, InvalidCapacityError, InvalidSizeError, STMError
 from ..core.formatting import format_number, shorten
 from ..core.space import State, StateSpace
@@ -132,10 +132,10 @@ def _size_function(space_or_sizes: Any, v_max: float | None) -> tuple[Callable[[
 
 
 def _elements(value: object, name: str) -> list[Element]:
-    given = arguments.items(value, "state_figure", name, what="Element")
+    given = guards.items(value, name, where="state_figure", what="Element")
     for element in given:
         if not isinstance(element, Element):
-            raise InvalidArgumentError(f"state_figure: {name} must hold Elements of ω, got {describe(element)}")
+            raise InvalidArgumentError(f"state_figure: {name} must hold Elements of ω, got {brief(element)}")
     return given
 
 
@@ -152,7 +152,7 @@ def _measured(measure: Callable[[Element], float], element: Element) -> float:
         ) from exc
     ok = isinstance(size, numbers.Real) and not isinstance(size, bool)
     if not ok or not (math.isfinite(size) and size >= 0):
-        raise InvalidSizeError(f"state_figure: μ({element.label()}) must be a finite number ≥ 0, got {describe(size)}")
+        raise InvalidSizeError(f"state_figure: μ({element.label()}) must be a finite number ≥ 0, got {brief(size)}")
     return size
 
 
@@ -196,7 +196,7 @@ def state_bar(
     if isinstance(state_or_trace, Trace):
         trace = state_or_trace
         n = len(trace)
-        t = n if t is None else arguments.time_index(trace, t, "state_figure")
+        t = n if t is None else guards.time_index(trace, t, "state_figure")
         state = trace.state_at(t)
         measure, cap = _size_function(space_or_sizes if space_or_sizes is not None else trace, v_max)
         new_set = frozenset(trace[t - 1].added) if t > 0 else frozenset()
@@ -221,7 +221,7 @@ def state_bar(
             f"pass trace (and t) or a State with space_or_sizes"
         )
     if cap is not None and (isinstance(cap, bool) or not isinstance(cap, (int, float)) or not 0 < cap < math.inf):
-        raise InvalidCapacityError(f"state_figure: V_max must be a finite positive number, got {describe(cap)}")
+        raise InvalidCapacityError(f"state_figure: V_max must be a finite positive number, got {brief(cap)}")
     blocks = []
     offset: float = 0
     for element in state.ordered():

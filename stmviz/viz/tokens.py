@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from ..core.arguments import describe
+from ..core import guards
+from ..core.guards import brief
 from ..core.errors import InvalidArgumentError
 from ..core.model_input import Message, ModelInput
 from ..core.sizes import count_tokens, encode_tokens, get_encoding
@@ -172,7 +173,7 @@ def _encoding_name(encoding: object, where: str) -> str:
     if not isinstance(encoding, str):
         raise InvalidArgumentError(
             f"{where}: encoding must be the name of a tiktoken encoding or model (a str such as 'cl100k_base'), "
-            f"got {describe(encoding)}"
+            f"got {brief(encoding)}"
         )
     return encoding
 
@@ -259,8 +260,7 @@ class TokensHTML:
     """
 
     def __init__(self, text_or_model_input: Any, *, encoding: str = "cl100k_base", max_tokens: int | None = None) -> None:
-        if max_tokens is not None and (isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 0):
-            raise InvalidArgumentError(f"tokens_html: max_tokens must be a whole number ≥ 0 or None, got {describe(max_tokens)}")
+        max_tokens = guards.whole_number(max_tokens, "max_tokens", 0, where="tokens_html", none_ok=True)
         encoding = _encoding_name(encoding, "tokens_html")
         messages, bare = _messages(text_or_model_input)
         self.encoding = encoding

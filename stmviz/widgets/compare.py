@@ -20,8 +20,8 @@ from typing import Any
 import ipywidgets as widgets
 import plotly.graph_objects as go
 
-from ..core import arguments
-from ..core.arguments import describe
+from ..core import guards
+from ..core.guards import brief
 from ..core.errors import InvalidArgumentError
 from ..core.formatting import shorten
 from ..core.trace import Trace
@@ -47,7 +47,7 @@ def _named(traces: Any) -> list[tuple[str, Trace]]:
             pairs = list(traces.items())
         except Exception as exc:
             raise InvalidArgumentError(f"compare_player: the dict of traces could not be read ({type(exc).__name__})") from exc
-        items = [(k if isinstance(k, str) else describe(k), v) for k, v in pairs]
+        items = [(k if isinstance(k, str) else brief(k), v) for k, v in pairs]
     elif isinstance(traces, Sequence) and not isinstance(traces, (str, bytes)):
         items = [(v.name if isinstance(v, Trace) else f"trace {i}", v) for i, v in enumerate(traces)]
     else:
@@ -60,7 +60,7 @@ def _named(traces: Any) -> list[tuple[str, Trace]]:
     for name, trace in items:
         if not isinstance(trace, Trace):
             raise InvalidArgumentError(
-                f"compare_player: {describe(name, 40)} is a {type(trace).__name__}, not a Trace; "
+                f"compare_player: {brief(name, 40)} is a {type(trace).__name__}, not a Trace; "
                 f"pass what run(mechanism, steps) returns"
             )
     seen: dict[str, int] = {}
@@ -116,9 +116,8 @@ class ComparePlayer(Stepping, widgets.VBox):
         self.names = [name for name, _ in items]
         self.traces = [trace for _, trace in items]
         self.n = max(len(trace) for trace in self.traces)
-        if columns is not None and (isinstance(columns, bool) or not isinstance(columns, int) or columns < 1):
-            raise InvalidArgumentError(f"compare_player: columns must be a whole number ≥ 1 (or None), got {describe(columns)}")
-        interval = arguments.whole_number(interval, "compare_player", "interval", minimum=1, fix="; milliseconds between steps")
+        columns = guards.whole_number(columns, "columns", 1, where="compare_player", none_ok=True)
+        interval = guards.whole_number(interval, "interval", where="compare_player", minimum=1, fix="; milliseconds between steps")
         t = _clamped(t, self.n, "compare_player")
         self.views = [
             TraceView(trace, min(t, len(trace)), tokens=False, hierarchy=False, name=name, height=PANEL_HEIGHT)

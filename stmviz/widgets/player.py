@@ -42,13 +42,13 @@ import plotly.io as pio
 from plotly.subplots import make_subplots
 import traitlets
 
-from ..core import arguments
-from ..core.arguments import IndexTypeError, describe, time_index
+from ..core import guards
+from ..core.errors import IndexTypeError
+from ..core.guards import brief, time_index
 from ..core.errors import InvalidArgumentError
 from ..core.formatting import format_number, shorten
 from ..core.trace import Trace, require_trace, step_halves
 from ..viz import escape, hover_text
-from ..viz._common import count_of
 from ..viz.hierarchy import (
     hierarchy_figure, hierarchy_graph, hierarchy_kind, hierarchy_title, node_arrays, node_marker, step_axis,
 )
@@ -223,8 +223,8 @@ def step_html(trace: Trace, t: int, *, max_items: int = 8, width: int = 80) -> s
     """
     trace = require_trace(trace, "step_html")
     t = time_index(trace, t, where="step_html")
-    max_items = arguments.whole_number(max_items, "step_html", "max_items", minimum=0)
-    width = arguments.whole_number(width, "step_html", "width", minimum=1)
+    max_items = guards.whole_number(max_items, "max_items", where="step_html", minimum=0)
+    width = guards.whole_number(width, "width", where="step_html", minimum=1)
     n = len(trace)
     size = trace.size_at(t)
     head = (
@@ -363,11 +363,11 @@ class TraceView:
         height: int | None = None,
     ) -> None:
         self.trace = require_trace(trace, "TraceView")
-        tokens = arguments.flag(tokens, "TraceView", "tokens")
-        hierarchy = arguments.optional_flag(hierarchy, "TraceView", "hierarchy")
-        max_tokens = arguments.whole_number(max_tokens, "TraceView", "max_tokens", minimum=0)
-        name = arguments.optional_text(name, "TraceView", "name")
-        height = arguments.optional_whole_number(height, "TraceView", "height", minimum=10, fix="; a height in pixels, or None")
+        tokens = guards.flag(tokens, "tokens", where="TraceView")
+        hierarchy = guards.flag(hierarchy, "hierarchy", where="TraceView", none_ok=True)
+        max_tokens = guards.whole_number(max_tokens, "max_tokens", where="TraceView", minimum=0)
+        name = guards.text(name, "name", where="TraceView", none_ok=True, blank_ok=True)
+        height = guards.whole_number(height, "height", where="TraceView", none_ok=True, minimum=10, fix="; a height in pixels, or None")
         self.n = len(trace)
         self.t = self._clamp(t)
         self.max_tokens = max_tokens
@@ -675,9 +675,9 @@ class TraceView:
 
 def _clamped(t: object, n: int, where: str) -> int:
     """A time index t of a player, clamped to 0 … n (a slider never leaves its range); t must be a whole number."""
-    number = arguments.integer_value(t)
+    number = guards.as_int(t)
     if number is None:
-        raise IndexTypeError(f"{where}: t must be a whole number (an int) naming a state ω_t, got {describe(t)}; pass t = 0 … {n}")
+        raise IndexTypeError(f"{where}: t must be a whole number (an int) naming a state ω_t, got {brief(t)}; pass t = 0 … {n}")
     return max(0, min(number, n))
 
 
@@ -722,7 +722,7 @@ class Stepping:
 
     def step(self, delta: int) -> int:
         """Move the slider by ``delta`` steps, clamped to 0 … n; returns the new t."""
-        delta = arguments.whole_number(delta, type(self).__name__ + ".step", "delta", fix="; e.g. 1 or -1")
+        delta = guards.whole_number(delta, "delta", where=type(self).__name__ + ".step", fix="; e.g. 1 or -1")
         value = max(0, min(self.slider.value + delta, self.n))
         self.slider.value = value
         return value
@@ -850,7 +850,7 @@ class TracePlayer(Stepping, widgets.VBox):
         max_tokens: int = 1500,
     ) -> None:
         trace = require_trace(trace, "TracePlayer")
-        interval = arguments.whole_number(interval, "TracePlayer", "interval", minimum=1, fix="; milliseconds between steps")
+        interval = guards.whole_number(interval, "interval", where="TracePlayer", minimum=1, fix="; milliseconds between steps")
         self.trace = trace
         self.n = len(trace)
         self.view = TraceView(trace, t, tokens=tokens, hierarchy=hierarchy, max_tokens=max_tokens)

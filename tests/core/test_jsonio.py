@@ -7,7 +7,7 @@ import json
 import pytest
 
 from stmviz.core.errors import ScenarioFormatError, TraceFormatError
-from stmviz.core.jsonio import decode_json, decode_json_lines
+from stmviz.io.jsonio import decode_json, decode_json_lines
 
 DOCUMENT = {"format": "x", "steps": [{"observation": "hello"}, {"observation": "again"}]}
 

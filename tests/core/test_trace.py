@@ -6,7 +6,7 @@ import pytest
 
 from stmviz import AgentStep, Element, State, StateSpace, Trace, run, sizes
 from stmviz.core.mechanism import _Example
-from stmviz.core.serialize import TRACE_VERSION
+from stmviz.io.serialize import TRACE_VERSION
 from stmviz.errors import CapacityError, ScenarioFormatError, TraceFormatError
 
 

@@ -9,7 +9,7 @@ thread and gives one of five verdicts:
 ``returned``
     the call returned;
 ``STMError``
-    it raised a subclass of :class:`stmviz.STMError` (what bad input must do);
+    it raised a subclass of :class:`stmviz.errors.STMError` (what bad input must do);
 ``other``
     it raised any other exception (a failure);
 ``hang``
@@ -38,7 +38,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from stmviz import Element, State, StateSpace, STMError, sizes
+from stmviz import Element, State, StateSpace, sizes
+from stmviz.errors import STMError
 
 try:  # numpy is a dependency of stmviz, but the harness does not need it
     import numpy as np

@@ -10,7 +10,8 @@ import pytest
 
 pytest.importorskip("plotly")
 
-from stmviz import InvalidArgumentError, ScenarioFormatError, STMError, metrics, viz, widgets  # noqa: E402
+from stmviz import metrics, viz, widgets
+from stmviz.errors import InvalidArgumentError, ScenarioFormatError, STMError
 from stmviz.scenarios import Scenario, from_openai_messages  # noqa: E402
 from stmviz.tables import table  # noqa: E402
 
@@ -21,7 +22,7 @@ RECORDS = [{"mechanism": "fifo", "retention": 0.5}]
 
 
 @pytest.mark.parametrize("call, words", [
-    (lambda: table(RECORDS, digits=-1), ["digits", "-1", "0 to 17"]),
+    (lambda: table(RECORDS, digits=-1), ["digits", "-1", "0 ≤ digits ≤ 17"]),
     (lambda: table(RECORDS, digits=2.5), ["digits", "2.5", "whole number"]),
     (lambda: table(RECORDS, columns="mechanism"), ["columns", "'mechanism'", "['mechanism']"]),
     (lambda: table([RECORDS[0], 3]), ["records[1]", "3", "trace.to_records()"]),

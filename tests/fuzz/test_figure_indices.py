@@ -2,8 +2,8 @@
 
 Negative t counts from the end, as for lists (``state_figure(trace, -1)`` is ω_n);
 a t beyond either end, a float, a bool, a str or None where a step is needed is an
-:class:`~stmviz.InvalidIndexError`. One that is not a whole number is also an
-:class:`~stmviz.InvalidArgumentError` (a ``TypeError``), as before.
+:class:`~stmviz.errors.InvalidIndexError`. One that is not a whole number is also an
+:class:`~stmviz.errors.InvalidArgumentError` (a ``TypeError``), as before.
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ import pytest
 
 pytest.importorskip("plotly")
 
-from stmviz import InvalidArgumentError, InvalidIndexError, viz, widgets  # noqa: E402
-from stmviz.core.arguments import IndexTypeError  # noqa: E402
+from stmviz import viz, widgets
+from stmviz.errors import InvalidArgumentError, InvalidIndexError
+from stmviz.errors import IndexTypeError  # noqa: E402
 
 from _traces import empty_trace, trace  # noqa: E402
 

@@ -20,9 +20,24 @@ from pathlib import Path
 import pytest
 
 from stmviz import (
-    SCM, AgentFold, AgentStep, Context, Element, FIFOWindow, HiAgent, Scenario, State, StateSpace, STMError, Trace,
-    check_mechanism, load_scenario, make_mechanism, run, sizes,
+    SCM,
+    AgentFold,
+    AgentStep,
+    Context,
+    Element,
+    FIFOWindow,
+    HiAgent,
+    Scenario,
+    State,
+    StateSpace,
+    Trace,
+    check_mechanism,
+    load_scenario,
+    make_mechanism,
+    run,
+    sizes,
 )
+from stmviz.errors import STMError
 from stmviz.core.context import History
 from stmviz.core.mechanism import _Example
 from stmviz.scenarios import from_dialogue, load_chat_log

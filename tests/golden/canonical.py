@@ -80,27 +80,56 @@ def canonical(trace: Trace) -> dict[str, Any]:
     }
 
 
+def _digest(value: Any, width: int = 16) -> str:
+    text = json.dumps(value, sort_keys=True, ensure_ascii=True, allow_nan=False)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()[:width]
+
+
 def fingerprint(trace: Trace) -> str:
     """SHA-256 (16 hex digits) of :func:`canonical`."""
-    text = json.dumps(canonical(trace), sort_keys=True, ensure_ascii=True, allow_nan=False)
-    return hashlib.sha256(text.encode("ascii")).hexdigest()[:16]
+    return _digest(canonical(trace))
 
 
-def all_fingerprints() -> dict[str, str]:
+def step_digests(trace: Trace) -> list[str]:
+    """One short digest per part of :func:`canonical`: the start (V_max, μ, ω_0), each step t, the end.
+
+    Stored beside the fingerprints, they let a failing golden test name the first
+    step that differs rather than show two hashes.
+    """
+    data = canonical(trace)
+    start = {k: data[k] for k in ("v_max", "size", "initial")}
+    end = {k: data[k] for k in ("final_input_size", "final_input")}
+    return [_digest(start, 8), *(_digest(step, 8) for step in data["steps"]), _digest(end, 8)]
+
+
+def first_difference(expected: list[str], current: list[str]) -> str:
+    """Where two runs' :func:`step_digests` part first: ``"step 17"``, ``"the start"``, ``"the end"``."""
+    for k, (a, b) in enumerate(zip(expected, current)):
+        if a != b:
+            return "the start (V_max, μ or ω_0)" if k == 0 else ("the end (the final π)" if k == len(current) - 1 else f"step {k - 1}")
+    return f"the number of steps ({len(expected) - 2} expected, {len(current) - 2} now)"
+
+
+def all_traces() -> dict[str, Trace]:
     """Every mechanism on every bundled scenario (at its V_max) and on two seeded agent streams."""
     import stmviz
     from stmviz import StateSpace, list_scenarios, load_scenario, run, sizes
 
-    out: dict[str, str] = {}
+    out: dict[str, Trace] = {}
     for info in list_scenarios():
         scenario = load_scenario(info.name)
         for name in MECHANISMS:
             mechanism = getattr(stmviz, name)(StateSpace(sizes.tokens(), v_max=scenario.v_max))
-            out[f"{info.name}/{name}"] = fingerprint(run(mechanism, scenario))
+            out[f"{info.name}/{name}"] = run(mechanism, scenario)
     for seed, n, v_max in ((0, 240, 2048), (1, 120, 600)):
         steps = agent_stream(n, seed)
         for name in MECHANISMS:
             mechanism = getattr(stmviz, name)(StateSpace(sizes.tokens(), v_max=v_max))
             trace = run(mechanism, steps, query="Collect the prices of three sources.", tools=("search", "open"))
-            out[f"agent_stream_{seed}/{name}"] = fingerprint(trace)
+            out[f"agent_stream_{seed}/{name}"] = trace
     return out
+
+
+def all_fingerprints() -> dict[str, str]:
+    """The fingerprint of every trace of :func:`all_traces`."""
+    return {name: fingerprint(trace) for name, trace in all_traces().items()}

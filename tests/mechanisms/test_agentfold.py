@@ -9,20 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from stmviz import (
-    AgentFold,
-    AgentStep,
-    CapacityError,
-    Operation,
-    ScenarioFormatError,
-    StateSpace,
-    Trace,
-    UpdateFailedError,
-    check_mechanism,
-    run,
-    sizes,
-)
-from stmviz.core.check import sample_steps
+from stmviz import AgentFold, AgentStep, Operation, StateSpace, Trace, check_mechanism, run, sizes
+from stmviz.errors import CapacityError, ScenarioFormatError, UpdateFailedError
+from stmviz.contract import sample_steps
 from stmviz.mechanisms.agentfold import block_label, interaction_text
 
 QUERY = "Which paper introduced folding of an agent's context?"

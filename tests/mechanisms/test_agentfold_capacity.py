@@ -10,7 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from stmviz import AgentFold, CapacityError, StateSpace, run, sizes
+from stmviz import AgentFold, StateSpace, run, sizes
+from stmviz.errors import CapacityError
 
 WORDS = "the agent opens a page on memory and notes that the user asked for prices dates and names".split()
 

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from stmviz import AgentFold, ScenarioFormatError, StateSpace, check_mechanism, run, sizes
+from stmviz import AgentFold, StateSpace, check_mechanism, run, sizes
+from stmviz.errors import ScenarioFormatError
 from stmviz.mechanisms.agentfold import FALLBACK_MARK
 
 QUERY = "Which paper introduced folding of an agent's context?"

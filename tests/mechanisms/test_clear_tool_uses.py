@@ -8,7 +8,8 @@ from copy import deepcopy
 import pytest
 from hypothesis import given, settings
 
-from stmviz import AgentStep, ClearToolUses, InvalidArgumentError, StateSpace, check_mechanism, run, sizes
+from stmviz import AgentStep, ClearToolUses, StateSpace, check_mechanism, run, sizes
+from stmviz.errors import InvalidArgumentError
 from stmviz.mechanisms.clear_tool_uses import LANGCHAIN_PLACEHOLDER, PLACEHOLDER
 
 from _managers import SPACE, agent_streams, counter, langchain_messages, pairs, stmviz_pairs, tool_step

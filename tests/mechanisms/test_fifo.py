@@ -8,7 +8,6 @@ from hypothesis import strategies as st
 
 from stmviz import (
     AgentStep,
-    CapacityError,
     Context,
     Element,
     FIFOWindow,
@@ -22,6 +21,7 @@ from stmviz import (
     run,
     sizes,
 )
+from stmviz.errors import CapacityError
 from stmviz.mechanisms.fit import fit_text
 
 
@@ -216,7 +216,7 @@ def test_evict_oldest_count_and_bad_params():
     assert [e.text for e in state][:2] == [e.text for e in out.reasons]
     assert all(r == "oldest message (evict_oldest, count = 2)" for r in out.reasons.values())
     assert m.apply(state, Operation("evict_oldest"), Context(t=3)).state == state - {state.ordered()[0]}
-    with pytest.raises(ValueError, match="room must be a number"):
+    with pytest.raises(ValueError, match="room must be a finite number"):
         m.apply(state, Operation("evict_oldest", {"room": -1}), Context(t=3))
     with pytest.raises(ValueError, match="count must be a whole number"):
         m.apply(state, Operation("evict_oldest", {"count": 1.5}), Context(t=3))

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from stmviz import Element, StateSpace, sizes
-from stmviz.mechanisms._shared import Memo
+from stmviz._fast.memo import Memo
 from stmviz.mechanisms.fit import ELLIPSIS, fit_text
 
 TEXT = "The quick brown fox jumps over the lazy dog, then naps under an old oak tree until dusk."

@@ -14,16 +14,15 @@ from stmviz import (
     Context,
     HiAgent,
     Operation,
-    ScenarioFormatError,
     State,
     StateSpace,
     Trace,
-    UpdateFailedError,
     check_mechanism,
     run,
     sizes,
 )
-from stmviz.core.check import sample_steps
+from stmviz.errors import ScenarioFormatError, UpdateFailedError
+from stmviz.contract import sample_steps
 from stmviz.mechanisms.hiagent import pair_text
 
 QUERY = "Put a clean mug on the desk"

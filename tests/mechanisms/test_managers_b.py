@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 from stmviz import (
     ADKCompaction,
     AgentStep,
-    InvalidArgumentError,
     LettaMemory,
     LlamaIndexMemory,
     StateSpace,
@@ -23,6 +22,7 @@ from stmviz import (
     run,
     sizes,
 )
+from stmviz.errors import InvalidArgumentError
 from stmviz.mechanisms._chat import check_placement
 from stmviz.mechanisms.llamaindex_memory import MemoryBlock
 from stmviz.mechanisms.openai_sessions import SHADOW_USER_LINE

@@ -20,11 +20,11 @@ from stmviz import (
     State,
     StateSpace,
     Trace,
-    UpdateFailedError,
     check_mechanism,
     run,
     sizes,
 )
+from stmviz.errors import UpdateFailedError
 from stmviz.core.context import History
 from stmviz.mechanisms.scm import interaction_text, pending_message
 from stmviz.mechanisms.scm_controller import always_needs_memory

@@ -6,7 +6,8 @@ from collections import Counter, OrderedDict, defaultdict
 
 import pytest
 
-from stmviz import Element, InvalidArgumentError, Mechanism, State, StateSpace, check_mechanism, sizes
+from stmviz import Element, Mechanism, State, StateSpace, check_mechanism, sizes
+from stmviz.errors import InvalidArgumentError
 from stmviz.core.operation import OperationSet
 
 

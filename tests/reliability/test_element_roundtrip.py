@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from stmviz import AudioPart, Element, ImagePart, State, StateSpace, Trace, run, sizes
 from stmviz.core.element import MAX_NESTING, MAX_SAFE_INT, order_key
 from stmviz.core.errors import InvalidElementError
-from stmviz.core.files import json_text
+from stmviz.io.files import json_text
 from stmviz.mechanisms import FIFOWindow
 
 

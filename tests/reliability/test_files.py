@@ -22,7 +22,7 @@ from typing import Any, Callable
 import pytest
 
 from stmviz import AgentStep, Element, FIFOWindow, Scenario, StateSpace, Trace, run, sizes
-from stmviz.core import files
+from stmviz.io import files
 from stmviz.core.errors import InvalidArgumentError, ScenarioFormatError, STMError, TraceFormatError
 from stmviz.scenarios import load_agentfold_log, load_chat_log, load_scenario
 
@@ -119,7 +119,7 @@ def test_text_that_cannot_be_encoded_is_refused_before_the_file_is_touched(tmp_p
 
 @pytest.mark.parametrize("writer", sorted(WRITERS))
 def test_a_serializer_that_fails_leaves_the_old_file(writer, tmp_path, monkeypatch):
-    import stmviz.core.serialize as serialize
+    import stmviz.io.serialize as serialize
     import stmviz.viz.export as export
 
     def broken(*args: Any, **kwargs: Any) -> Any:

@@ -17,7 +17,7 @@ import pytest
 
 from stmviz import Scenario, Trace
 from stmviz.core.errors import ScenarioFormatError, STMError, TraceFormatError
-from stmviz.core.jsonio import MAX_DEPTH, decode_json, decode_json_lines
+from stmviz.io.jsonio import MAX_DEPTH, decode_json, decode_json_lines
 from stmviz.scenarios import load_agentfold_log, load_chat_log, load_scenario
 
 from _reliability_traces import saved_trace

@@ -4,7 +4,7 @@ Each case builds one object with one parameter replaced by a junk value of
 some type (a str for a number, a bool for a whole number, NaN, ∞, a negative
 number, zero, None, a list, a dict, an object, bytes, a 400-digit int). A
 value the parameter accepts must build; any other must raise an
-:class:`~stmviz.STMError` whose message names the parameter — never a
+:class:`~stmviz.errors.STMError` whose message names the parameter — never a
 ``TypeError``/``ValueError``/``KeyError``/``OverflowError`` from deep inside,
 and never later, at run time.
 """
@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from stmviz import AgentFold, FIFOWindow, HiAgent, SCM, StateSpace, STMError, make_mechanism, sizes
+from stmviz import AgentFold, FIFOWindow, HiAgent, SCM, StateSpace, make_mechanism, sizes
+from stmviz.errors import STMError
 from stmviz.mechanisms.hiagent import ObservationSummarizer
 from stmviz.mechanisms.scm_controller import OverlapJudge, RecallHeuristic
 from stmviz.text import (

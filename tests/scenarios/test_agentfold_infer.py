@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from stmviz import AgentFold, ScenarioFormatError, StateSpace, run, sizes
+from stmviz import AgentFold, StateSpace, run, sizes
+from stmviz.errors import ScenarioFormatError
 from stmviz.scenarios import load_agentfold_log
 from stmviz.scenarios.agentfold_log import from_infer_trajectory, load_agentfold_runs
 

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from stmviz import AgentFold, ScenarioFormatError, StateSpace, run, sizes
+from stmviz import AgentFold, StateSpace, run, sizes
+from stmviz.errors import ScenarioFormatError
 from stmviz.scenarios import Scenario, from_agentfold_records, load_agentfold_log, validate
 from stmviz.scenarios.agentfold_log import parse_response
 

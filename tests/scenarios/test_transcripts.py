@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from stmviz import STMError, run
+from stmviz import run
+from stmviz.errors import STMError
 from stmviz.errors import InvalidArgumentError, ScenarioFormatError
 from stmviz.scenarios import (
     FORMATS,

@@ -438,7 +438,7 @@ def _real(module: str, cls: str):
 
 
 def _sample(n=40):
-    from stmviz.core.check import sample_steps
+    from stmviz.contract import sample_steps
 
     return sample_steps(n)
 

@@ -258,7 +258,7 @@ def test_trace_view_alone_and_loaded_trace():
 @pytest.mark.parametrize("name", ["AgentFold", "HiAgent"])
 def test_real_mechanisms(name):
     from stmviz import mechanisms
-    from stmviz.core.check import sample_steps
+    from stmviz.contract import sample_steps
 
     trace = run(getattr(mechanisms, name)(StateSpace(sizes.words, 5000)), sample_steps(30), query="q", tools=("search",))
     player = TracePlayer(trace)

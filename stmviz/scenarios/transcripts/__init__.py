@@ -44,11 +44,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ...core.arguments import describe, optional_text
+from ...core import guards
+from ...core.guards import brief
 from ...core.context import AgentStep
 from ...core.errors import InvalidArgumentError, ScenarioFormatError
-from ...core.files import as_path, read_bytes
-from ...core.jsonio import MAX_DEPTH, decode_json, decode_json_lines
+from ...io.files import as_path, read_bytes
+from ...io.jsonio import MAX_DEPTH, decode_json, decode_json_lines
 from ..agentfold_log import load_agentfold_log
 from ..scenario import Scenario
 from . import anthropic, langchain, openai, otel
@@ -159,7 +160,7 @@ def _documents(raw: bytes, source: str, suffix: str) -> tuple[Any, list[tuple[in
 def _detect(document: Any, lines: list[tuple[int, Any]] | None, source: str) -> str:
     kind = _kind_of_list([d for _, d in lines]) if lines is not None else _kind_of(document)
     if kind is None:
-        shown = describe([d for _, d in lines][:1] if lines is not None else document, 60)
+        shown = brief([d for _, d in lines][:1] if lines is not None else document, 60)
         raise fail(
             source, "top level",
             f"cannot tell which transcript format this is ({shown}); pass format= one of {', '.join(FORMATS)}",
@@ -222,7 +223,7 @@ def _conversation(kind: str, document: Any, lines: list[tuple[int, Any]] | None,
     if kind == "langchain":
         records, labels = _records(document, lines, "messages")
         return langchain.read_langchain(records, labels, source)
-    raise InvalidArgumentError(f"format must be one of {', '.join(FORMATS)}, got {describe(kind, 40)}")  # pragma: no cover
+    raise InvalidArgumentError(f"format must be one of {', '.join(FORMATS)}, got {brief(kind, 40)}")  # pragma: no cover
 
 
 _SCALARS = (str, int, float, bool, type(None))
@@ -255,7 +256,7 @@ def _plain_json(data: Any, source: str) -> Any:
             raise
         except Exception as exc:  # a hostile object: its own methods fail
             raise fail(source, where, f"could not be read as JSON ({type(exc).__name__}); give plain JSON values") from None
-        raise fail(source, where, f"{describe(value, 40)} is not a JSON value (an object, array, string, number, true, false or null)")
+        raise fail(source, where, f"{brief(value, 40)} is not a JSON value (an object, array, string, number, true, false or null)")
 
     seen: set[int] = set()
     root = convert(data, "top level")
@@ -279,7 +280,7 @@ def _check_format(format: Any) -> str | None:
     if format is None:
         return None
     if not isinstance(format, str) or format not in FORMATS:
-        raise InvalidArgumentError(f"format must be None (detect it) or one of {', '.join(FORMATS)}, got {describe(format, 40)}")
+        raise InvalidArgumentError(f"format must be None (detect it) or one of {', '.join(FORMATS)}, got {brief(format, 40)}")
     return format
 
 
@@ -315,7 +316,7 @@ def from_transcript(
     ('I should call the tool.', False)
     """
     kind = _check_format(format)
-    name = optional_text(name, "from_transcript", "name") or "transcript"
+    name = guards.text(name, "name", where="from_transcript", none_ok=True, blank_ok=True) or "transcript"
     if kind in ("agentfold", "scenario"):
         raise InvalidArgumentError(f"from_transcript reads a decoded transcript; for format={kind!r} load the file with load_transcript")
     data = _plain_json(data, source)
@@ -354,7 +355,7 @@ def load_transcript(
     """
     kind = _check_format(format)
     path = as_path(path, "transcript file")
-    name = optional_text(name, "load_transcript", "name") or path.stem
+    name = guards.text(name, "name", where="load_transcript", none_ok=True, blank_ok=True) or path.stem
     raw = read_bytes(path, what="transcript file", error=ScenarioFormatError)  # bounded; never blocks on a pipe or device
     source = path.name
     document, lines = _documents(raw, source, path.suffix.lower())
@@ -418,11 +419,11 @@ def recorded_compactions(steps: Scenario | Iterable[AgentStep]) -> list[Recorded
     """
     items = steps.steps if isinstance(steps, Scenario) else steps
     if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
-        raise InvalidArgumentError(f"recorded_compactions needs a Scenario or its steps, got {describe(items, 40)}")
+        raise InvalidArgumentError(f"recorded_compactions needs a Scenario or its steps, got {brief(items, 40)}")
     out = []
     for step in items:
         if not isinstance(step, AgentStep):
-            raise InvalidArgumentError(f"recorded_compactions needs AgentSteps, got {describe(step, 40)}")
+            raise InvalidArgumentError(f"recorded_compactions needs AgentSteps, got {brief(step, 40)}")
         for event in step.meta.get(COMPACTION_KEY, ()):
             out.append(RecordedCompaction(
                 t=int(event["t"]), system=str(event.get("system", "")), trigger=event.get("trigger"),
@@ -447,7 +448,7 @@ def example_transcript(name: str) -> Path:
     names = sorted(p.name.split(".")[0] for p in resources.files("stmviz.scenarios").joinpath("data").joinpath("transcripts").iterdir()
                    if not p.name.startswith("."))
     if name not in names:
-        raise InvalidArgumentError(f"no bundled transcript {describe(name, 40)}; bundled: {', '.join(names)}")
+        raise InvalidArgumentError(f"no bundled transcript {brief(name, 40)}; bundled: {', '.join(names)}")
     folder = resources.files("stmviz.scenarios").joinpath("data").joinpath("transcripts")
     match = next(p for p in folder.iterdir() if p.name.split(".")[0] == name)
     return Path(str(match))

@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...core.arguments import describe
+from ...core.guards import brief
 from ...core.context import AgentStep
 from ...core.errors import ScenarioFormatError
 from ..chatlog import from_openai_messages
@@ -64,7 +64,7 @@ def text_of(value: Any, source: str, where: str, what: str = "text") -> str:
     if value is None:
         return ""
     if not isinstance(value, str):
-        raise fail(source, where, f"expected {what} as a string, got {type(value).__name__} {describe(value, 40)}")
+        raise fail(source, where, f"expected {what} as a string, got {type(value).__name__} {brief(value, 40)}")
     return value
 
 
@@ -88,14 +88,14 @@ def result_text(value: Any, source: str = "", where: str = "result") -> str:
 def mapping(value: Any, source: str, where: str, what: str) -> Mapping[str, Any]:
     """A record that must be a JSON object."""
     if not isinstance(value, Mapping):
-        raise fail(source, where, f"expected {what} (a JSON object), got {type(value).__name__} {describe(value, 40)}")
+        raise fail(source, where, f"expected {what} (a JSON object), got {type(value).__name__} {brief(value, 40)}")
     return value
 
 
 def listed(value: Any, source: str, where: str, what: str) -> list[Any]:
     """A field that must be a JSON array."""
     if not isinstance(value, list):
-        raise fail(source, where, f"expected {what} (a JSON array), got {type(value).__name__} {describe(value, 40)}")
+        raise fail(source, where, f"expected {what} (a JSON array), got {type(value).__name__} {brief(value, 40)}")
     return value
 
 

@@ -50,7 +50,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...core.arguments import describe
+from ...core.guards import brief
 from ...core.formatting import shorten
 from ._conversation import Conversation, arguments_text, fail, listed, mapping, text_of, word
 
@@ -115,7 +115,7 @@ def read_blocks(content: Any, source: str, where: str) -> _Blocks:
         else:
             raise fail(
                 source, f"{at}.type",
-                f"unknown content block type {describe(block.get('type'), 40)}; known: text, thinking, redacted_thinking, tool_use, "
+                f"unknown content block type {brief(block.get('type'), 40)}; known: text, thinking, redacted_thinking, tool_use, "
                 "tool_result, server_tool_use, *_tool_result, image, document, compaction",
             )
     return parts
@@ -173,12 +173,12 @@ def read_messages_api(data: Any, source: str) -> Conversation:
             message = mapping(message, source, where, "a message with 'role' and 'content'")
             role = word(message.get("role"))
             if role not in ("user", "assistant"):
-                raise fail(source, f"{where}.role", f"{describe(message.get('role'), 40)} is not user or assistant (the system prompt is the request's 'system')")
+                raise fail(source, f"{where}.role", f"{brief(message.get('role'), 40)} is not user or assistant (the system prompt is the request's 'system')")
             _add_message(conv, role, read_blocks(message.get("content"), source, where), where, "Anthropic API")
     if response is not None:
         role = word(response.get("role", "assistant"))
         if role != "assistant":
-            raise fail(source, "response.role", f"a response's role is 'assistant', got {describe(response.get('role'), 40)}")
+            raise fail(source, "response.role", f"a response's role is 'assistant', got {brief(response.get('role'), 40)}")
         _add_message(conv, "assistant", read_blocks(response.get("content"), source, "response"), "response", "Anthropic API")
     return conv
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...core.arguments import describe
+from ...core.guards import brief
 from ._conversation import Conversation, arguments_text, fail, listed, mapping, text_of, word, word_int, id_of
 
 _TYPES = {
@@ -76,7 +76,7 @@ def _content(content: Any, source: str, where: str) -> tuple[str, list[str]]:
         elif isinstance(kind, str):
             text.append(f"[{kind}]")
         else:
-            raise fail(source, f"{at}.type", f"a content block names its type, got {describe(block.get('type'), 40)}")
+            raise fail(source, f"{at}.type", f"a content block names its type, got {brief(block.get('type'), 40)}")
     return "\n".join(t for t in text if t), thinking
 
 
@@ -86,7 +86,7 @@ def read_langchain(items: Sequence[Any], labels: Sequence[str], source: str) -> 
     for item, where in zip(items, labels):
         kind = message_type(item)
         if kind is None:
-            raise fail(source, where, f"not a LangChain message dict (a 'type' such as human, ai, tool with 'content' or 'data'), got {describe(item, 60)}")
+            raise fail(source, where, f"not a LangChain message dict (a 'type' such as human, ai, tool with 'content' or 'data'), got {brief(item, 60)}")
         role = _TYPES[kind]
         fields = _fields(item)
         text, thinking = _content(fields.get("content"), source, where)
@@ -118,8 +118,8 @@ def read_langchain(items: Sequence[Any], labels: Sequence[str], source: str) -> 
             last = next((m for m in reversed(conv.messages) if m["role"] == "assistant"), None)
             call = next((c for c in (last or {}).get("tool_calls", []) if c["function"]["name"] == wanted), None)
             if call is None:
-                raise fail(source, where, f"a function message answers a call of {describe(wanted, 40)} that no earlier ai message made")
+                raise fail(source, where, f"a function message answers a call of {brief(wanted, 40)} that no earlier ai message made")
             conv.tool(call["id"], text, where)
         else:
-            raise fail(source, f"{where}.role", f"a chat message's role {describe(role, 40)} is not human, ai, system or tool")
+            raise fail(source, f"{where}.role", f"a chat message's role {brief(role, 40)} is not human, ai, system or tool")
     return conv

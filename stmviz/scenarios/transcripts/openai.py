@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...core.arguments import describe
+from ...core.guards import brief
 from ._conversation import Conversation, arguments_text, fail, listed, mapping, result_text, text_of, word, id_of
 
 _MESSAGE_PARTS = {"input_text", "output_text", "text", "refusal", "input_image", "input_file", "input_audio", "summary_text"}
@@ -69,7 +69,7 @@ def _part_text(part: Any, source: str, where: str) -> str:
         return f"[file: {name}]" if isinstance(name, str) else "[file]"
     if kind == "input_audio":
         return "[audio]"
-    raise fail(source, f"{where}.type", f"unknown content part type {describe(part.get('type'), 40)}; known: {', '.join(sorted(_MESSAGE_PARTS))}")
+    raise fail(source, f"{where}.type", f"unknown content part type {brief(part.get('type'), 40)}; known: {', '.join(sorted(_MESSAGE_PARTS))}")
 
 
 def _content(content: Any, source: str, where: str) -> str:
@@ -107,7 +107,7 @@ def read_responses_items(items: Sequence[Any], labels: Sequence[str], source: st
                 conv.assistant(text, where, thinking=thinking)
                 thinking = []
             else:
-                raise fail(source, f"{where}.role", f"{describe(item.get('role'), 40)} is not one of user, assistant, system, developer")
+                raise fail(source, f"{where}.role", f"{brief(item.get('role'), 40)} is not one of user, assistant, system, developer")
         elif kind == "reasoning":
             for key in ("summary", "content"):
                 value = item.get(key)
@@ -142,7 +142,7 @@ def read_responses_items(items: Sequence[Any], labels: Sequence[str], source: st
         else:
             raise fail(
                 source, f"{where}.type",
-                f"unknown item type {describe(item.get('type'), 40)}; known: message, function_call, function_call_output, "
+                f"unknown item type {brief(item.get('type'), 40)}; known: message, function_call, function_call_output, "
                 "reasoning, compaction, and other *_call / *_call_output items",
             )
     if thinking:

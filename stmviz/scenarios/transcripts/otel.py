@@ -33,7 +33,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...core.arguments import describe
+from ...core.guards import brief
 from ._conversation import Conversation, arguments_text, fail, listed, mapping, result_text, text_of, word, id_of
 
 INPUT, OUTPUT, SYSTEM = "gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions"
@@ -215,7 +215,7 @@ def _message(conv: Conversation, message: Any, source: str, where: str) -> None:
                 raise fail(source, at, "a tool_call_response holds its 'response' (or 'result')")
             call_id = part.get("id")
             if not isinstance(call_id, str) or not call_id:
-                raise fail(source, f"{at}.id", f"a tool_call_response names the call it answers by 'id', got {describe(call_id, 40)}")
+                raise fail(source, f"{at}.id", f"a tool_call_response names the call it answers by 'id', got {brief(call_id, 40)}")
             results.append((call_id, result_text(part.get("response", part.get("result")), source, at)))
         else:
             value, what = _part(part, source, at)
@@ -240,4 +240,4 @@ def _message(conv: Conversation, message: Any, source: str, where: str) -> None:
     elif role == "system":
         conv.system(body, where)
     else:
-        raise fail(source, f"{where}.role", f"{describe(message.get('role'), 40)} is not one of system, user, assistant, tool")
+        raise fail(source, f"{where}.role", f"{brief(message.get('role'), 40)} is not one of system, user, assistant, tool")

@@ -23,26 +23,29 @@ legend and a hierarchy graph without an edit anywhere else::
             digests = [e for e in state if e.type == "digest"]
             return Hierarchy.from_parents(state, lambda e: digests[0] if e.type == "note" and digests else None)
 
-Class :class:`~stmviz.core.mechanism.Mechanism` normalizes the friendly forms
-(a dict ``{name: (meaning, colour)}``, a list of names, ...) once, when the
-class is defined, with :func:`element_types_of` and :func:`directives_of`;
-every type declared by any mechanism class is also listed in
-:func:`declared_types`, which figures use when they have no mechanism at
+The core's :class:`~stmviz.core.mechanism.Mechanism` holds a declaration as
+written; its readers normalize the friendly forms (a dict ``{name: (meaning,
+colour)}``, a list of names, ...) with :func:`types_of` (once per class) and
+:func:`directives_declared`, and :func:`check_mechanism` reports a bad one.
+There is no registry of every class's types: figures that have no mechanism at
 hand (a state alone, a trace loaded from JSON whose mechanism cannot be
-rebuilt).
+rebuilt) read the types of the mechanisms stmviz ships
+(:func:`stmviz.mechanisms.catalog.declared_types`).
 """
 
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from .element import Element
-from .errors import InvalidArgumentError, MechanismContractError
-from .formatting import shorten
+from .core.element import Element
+from .core.guards import as_int
+from .core.errors import InvalidArgumentError, MechanismContractError
+from .core.formatting import shorten
 
 __all__ = [
     "ElementType",
@@ -50,9 +53,8 @@ __all__ = [
     "default_label",
     "element_types_of",
     "directives_of",
-    "declared_types",
-    "register_types",
-    "whole_number",
+    "types_of",
+    "directives_declared",
     "step_range",
 ]
 
@@ -400,41 +402,45 @@ def directives_of(value: Any, owner: str = "a mechanism") -> Mapping[str, str]:
     return MappingProxyType(out)
 
 
-# --------------------------------------------------------------------------- every declared type
+# --------------------------------------------------------------------------- reading a declaration
 
-_DECLARED: dict[str, ElementType] = {}
-
-
-def register_types(types: Mapping[str, ElementType]) -> None:
-    """Add a mechanism class's declared types to :func:`declared_types` (the first declaration of a name stays)."""
-    for name, declared in types.items():
-        _DECLARED.setdefault(name, declared)
+_NORMALIZED: "weakref.WeakKeyDictionary[type, Mapping[str, ElementType]]" = weakref.WeakKeyDictionary()
 
 
-def declared_types() -> Mapping[str, ElementType]:
-    """Every element type declared by a mechanism class defined so far, by name.
+def types_of(source: Any) -> Mapping[str, ElementType]:
+    """The element types a mechanism declares (``element_types``), normalized: name → :class:`ElementType`.
 
-    Figures use it when they have no mechanism at hand (a bare state ω, a
-    trace whose mechanism could not be rebuilt). When two classes declare the
-    same name, the first one defined keeps it (stmviz's own mechanisms are
-    defined when :mod:`stmviz` is imported).
+    ``source`` is a mechanism, a mechanism class, or a trace (its mechanism);
+    anything else declares nothing. A class's declaration is normalized once
+    and kept; a bad one raises :class:`~stmviz.errors.InvalidArgumentError`
+    naming the class and the entry. Nothing is registered anywhere: what a
+    figure knows of a mechanism it reads from that mechanism.
     """
-    return MappingProxyType(_DECLARED)
+    mechanism = getattr(source, "mechanism", source) if not isinstance(source, type) else source
+    if mechanism is None:
+        return MappingProxyType({})
+    cls = mechanism if isinstance(mechanism, type) else type(mechanism)
+    own = getattr(mechanism, "element_types", None)
+    if own is None:
+        return MappingProxyType({})
+    if not isinstance(mechanism, type) and "element_types" in getattr(mechanism, "__dict__", {}):
+        return element_types_of(own, cls.__name__)  # declared on the instance: not kept
+    try:
+        return _NORMALIZED[cls]
+    except (KeyError, TypeError):
+        normalized = element_types_of(own, cls.__name__)
+        try:
+            _NORMALIZED[cls] = normalized
+        except TypeError:  # pragma: no cover - a class that cannot be weakly referenced
+            pass
+        return normalized
 
 
-def whole_number(value: Any) -> int | None:
-    """A metadata value as a whole number (``3`` and ``3.0`` alike, as read back from JSON), else ``None``.
-
-    >>> whole_number(3.0), whole_number(True), whole_number("3")
-    (3, None, None)
-    """
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return None
+def directives_declared(source: Any) -> Mapping[str, str]:
+    """The directives a mechanism declares (``directives``), normalized: name → meaning."""
+    mechanism = getattr(source, "mechanism", source) if not isinstance(source, type) else source
+    cls = mechanism if isinstance(mechanism, type) else type(mechanism)
+    return directives_of(getattr(mechanism, "directives", None) or {}, cls.__name__)
 
 
 def step_range(element: Element) -> tuple[int, int] | None:
@@ -448,7 +454,7 @@ def step_range(element: Element) -> tuple[int, int] | None:
     value = element.meta.get("range")
     if not isinstance(value, tuple) or len(value) != 2:
         return None
-    x, y = whole_number(value[0]), whole_number(value[1])
+    x, y = as_int(value[0], float_ok=True), as_int(value[1], float_ok=True)
     if x is None or y is None or x > y:
         return None
     return (x, y)

@@ -31,18 +31,18 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .arguments import describe
-from .context import AgentStep, Context, History
-from .element import Element, Meta, order_key, thaw
-from .errors import STMError, TraceFormatError
-from .formatting import format_number, shorten
+from ..core.guards import LARGEST, brief
+from ..core.context import AgentStep, Context, History
+from ..core.element import Element, Meta, order_key, thaw
+from ..core.errors import STMError, TraceFormatError
+from ..core.formatting import format_number, shorten
 from .files import json_text, read_bytes, write_text
 from .jsonio import decode_json
-from .mechanism import Mechanism
-from .operation import Operation
-from .sizes import tokens
-from .space import State, StateSpace
-from .trace import Step, Trace
+from ..core.mechanism import Mechanism
+from ..core.operation import Operation
+from ..core.sizes import tokens
+from ..core.space import State, StateSpace
+from ..core.trace import Step, Trace
 
 __all__ = ["TRACE_FORMAT", "TRACE_VERSION", "trace_to_dict", "trace_to_json", "trace_from_json", "load_trace"]
 
@@ -98,7 +98,7 @@ def _step_to_dict(step: Step, index: Mapping[Element, int]) -> dict[str, Any]:
 def trace_to_json(trace: Trace, path: str | os.PathLike[str] | None = None, *, indent: int | None = None) -> str:
     """A trace as JSON text of the versioned format; written to ``path`` (UTF-8) if given.
 
-    The text follows the JSON encoding policy of :mod:`stmviz.core.files` (a
+    The text follows the JSON encoding policy of :mod:`stmviz.io.files` (a
     lone surrogate is written as a ``\\udXXX`` escape), and the file is
     written atomically: if anything fails, an existing file at ``path`` is
     left as it was.
@@ -193,10 +193,10 @@ class _Reader:
         space = self.data["space"]
         v_max = space.get("v_max")
         if not _positive(v_max):
-            raise self.fail("space.v_max", f"must be a positive finite number, got {describe(v_max)}")
+            raise self.fail("space.v_max", f"must be a positive finite number, got {brief(v_max)}")
         size_name = space.get("size")
         if not isinstance(size_name, str):
-            raise self.fail("space.size", f"must name μ, got {describe(size_name)}")
+            raise self.fail("space.size", f"must name μ, got {brief(size_name)}")
         return v_max, size_name
 
     def _elements(self) -> tuple[list[Element], dict[Element, float]]:
@@ -207,7 +207,7 @@ class _Reader:
             element = Element.from_json(item, where=f"{self.source}: elements[{i}]")
             size = item.get("size")
             if not _positive(size):
-                raise self.fail(f"elements[{i}].size", f"μ must be a positive finite number, got {describe(size)}")
+                raise self.fail(f"elements[{i}].size", f"μ must be a positive finite number, got {brief(size)}")
             if element in sizes:
                 raise self.fail(f"elements[{i}]", f"duplicates an earlier element ({element.label()})")
             elements.append(element)
@@ -217,11 +217,11 @@ class _Reader:
     def pick(self, indices: Any, where: str) -> tuple[Element, ...]:
         """The elements named by a list of distinct indices."""
         if not isinstance(indices, list):
-            raise self.fail(where, f"must be a list of element indices, got {describe(indices)}")
+            raise self.fail(where, f"must be a list of element indices, got {brief(indices)}")
         top = len(self.elements)
         for j, k in enumerate(indices):
             if type(k) is not int or not 0 <= k < top:
-                raise self.fail(f"{where}[{j}]", f"element index {describe(k)} is out of range (0 … {top - 1})")
+                raise self.fail(f"{where}[{j}]", f"element index {brief(k)} is out of range (0 … {top - 1})")
         if len(set(indices)) != len(indices):
             twice = next(k for j, k in enumerate(indices) if k in indices[:j])
             raise self.fail(where, f"names element {twice} twice")
@@ -234,11 +234,11 @@ class _Reader:
         query, tools = self._query_tools()
         spec = self._spec()
         every = self.data.get("checkpoint_every", 32)
-        if type(every) is not int or every < 1:
-            raise self.fail("checkpoint_every", f"must be a whole number ≥ 1, got {describe(every)}")
+        if type(every) is not int or not 1 <= every <= LARGEST:
+            raise self.fail("checkpoint_every", f"must be a whole number ≥ 1, got {brief(every)}")
         final_input_size = self.data.get("final_input_size")
         if final_input_size is not None and not _count(final_input_size):
-            raise self.fail("final_input_size", f"must be a whole number of tokens ≥ 0 (or null), got {describe(final_input_size)}")
+            raise self.fail("final_input_size", f"must be a whole number of tokens ≥ 0 (or null), got {brief(final_input_size)}")
         if mechanism is None and spec:
             mechanism = _mechanism_from_spec(spec, self.size_name, self.v_max)
         return Trace(
@@ -261,10 +261,10 @@ class _Reader:
         if spec is None:
             return {}
         if not isinstance(spec, dict):
-            raise self.fail("mechanism", f"must be an object with class, name and params, got {describe(spec)}")
+            raise self.fail("mechanism", f"must be an object with class, name and params, got {brief(spec)}")
         for key, kind, words in (("class", str, "text"), ("name", str, "text"), ("params", dict, "an object")):
             if spec.get(key) is not None and not isinstance(spec[key], kind):
-                raise self.fail(f"mechanism.{key}", f"must be {words}, got {describe(spec[key])}")
+                raise self.fail(f"mechanism.{key}", f"must be {words}, got {brief(spec[key])}")
         return spec
 
     def frozen(self, value: Any, where: str) -> Meta:
@@ -272,7 +272,7 @@ class _Reader:
         if value is None:
             return Meta()
         if not isinstance(value, dict):
-            raise self.fail(where, f"must be an object, got {describe(value)}")
+            raise self.fail(where, f"must be an object, got {brief(value)}")
         try:
             return Meta(value)
         except STMError as exc:
@@ -292,9 +292,9 @@ class _Reader:
         query = "" if query is None else query
         tools = [] if tools is None else tools
         if not isinstance(query, str):
-            raise self.fail("query", f"the query Q must be text, got {describe(query)}")
+            raise self.fail("query", f"the query Q must be text, got {brief(query)}")
         if not isinstance(tools, list) or not all(isinstance(x, str) for x in tools):
-            raise self.fail("tools", f"the tools T must be a list of texts, got {describe(tools)}")
+            raise self.fail("tools", f"the tools T must be a list of texts, got {brief(tools)}")
         return query, tools
 
     def steps(self, trace: Trace) -> None:
@@ -316,7 +316,7 @@ class _Reader:
         current, size = state
         where = f"steps[{t}]"
         if not isinstance(record, dict):
-            raise self.fail(where, f"must be an object, got {describe(record)}")
+            raise self.fail(where, f"must be an object, got {brief(record)}")
         if type(record.get("t")) is not int or record["t"] != t:
             raise self.fail(f"{where}.t", f"expected {t}, got {shorten(repr(record.get('t')))} (steps missing or out of order)")
         operations = self._operations(record, where)
@@ -325,7 +325,7 @@ class _Reader:
         sb, sa = (self._number(record, where, key) for key in ("size_before", "size_after"))
         xs: Any = record.get("input_size")
         if not _count(xs):
-            raise self.fail(f"{where}.input_size", f"|π(ω_t)| must be a whole number of tokens ≥ 0, got {describe(xs)}")
+            raise self.fail(f"{where}.input_size", f"|π(ω_t)| must be a whole number of tokens ≥ 0, got {brief(xs)}")
         new_size = size - sum(self.sizes[e] for e in removed) + sum(self.sizes[e] for e in added)
         if not _close(sb, size) or not _close(sa, new_size):
             raise self.fail(
@@ -345,14 +345,14 @@ class _Reader:
         """The operations o_t: a list of ``{"type", "params"?, "reason"?}``."""
         operations = record.get("operations", [])
         if not isinstance(operations, list):
-            raise self.fail(f"{where}.operations", f"must be a list of operations, got {describe(operations)}")
+            raise self.fail(f"{where}.operations", f"must be a list of operations, got {brief(operations)}")
         out = []
         for k, data in enumerate(operations):
             at = f"{where}.operations[{k}]"
             if not isinstance(data, dict) or not isinstance(data.get("type"), str):
-                raise self.fail(at, f"an operation is an object with a 'type' text, got {describe(data)}")
+                raise self.fail(at, f"an operation is an object with a 'type' text, got {brief(data)}")
             if not isinstance(data.get("params", {}), dict) or not isinstance(data.get("reason", ""), str):
-                raise self.fail(at, f"'params' must be an object and 'reason' text, got {describe(data)}")
+                raise self.fail(at, f"'params' must be an object and 'reason' text, got {brief(data)}")
             try:
                 out.append(Operation.from_json(data))
             except STMError as exc:
@@ -362,7 +362,7 @@ class _Reader:
     def _agent_step(self, record: dict[str, Any], where: str) -> AgentStep:
         step = record.get("step", {})
         if not isinstance(step, dict):
-            raise self.fail(f"{where}.step", f"must be an object (thought, action, observation, ...), got {describe(step)}")
+            raise self.fail(f"{where}.step", f"must be an object (thought, action, observation, ...), got {brief(step)}")
         try:
             return AgentStep.coerce(step, where=f"{self.source}: {where}.step")
         except STMError as exc:
@@ -390,7 +390,7 @@ class _Reader:
     def _number(self, record: dict[str, Any], where: str, key: str) -> Any:
         value: Any = record.get(key)
         if not _finite(value) or value < 0:
-            raise self.fail(f"{where}.{key}", f"must be a finite number ≥ 0, got {describe(value)}")
+            raise self.fail(f"{where}.{key}", f"must be a finite number ≥ 0, got {brief(value)}")
         return value
 
     def check_mechanism(self, trace: Trace) -> None:

@@ -52,9 +52,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .arguments import describe
-from .errors import InvalidArgumentError, STMError
-from .formatting import shorten
+from ..core import guards
+from ..core.guards import brief
+from ..core.errors import InvalidArgumentError, STMError
+from ..core.formatting import shorten
 
 __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
@@ -108,7 +109,7 @@ def json_text(data: Any, *, indent: int | None = None, error: type[STMError] = I
             or isinstance(indent, int) and not isinstance(indent, bool) and 0 <= indent <= 16):
         raise InvalidArgumentError(
             f"indent must be None (one line), a whole number of spaces 0 … 16 or a string of spaces or tabs, "
-            f"got {describe(indent)}"
+            f"got {brief(indent)}"
         )
     try:
         text = json.dumps(data, ensure_ascii=False, indent=indent, allow_nan=False)
@@ -149,12 +150,12 @@ def _unwritable(data: Any, exc: BaseException) -> str:
         if isinstance(value, dict):
             for key, item in reversed(list(value.items())):
                 if not isinstance(key, (str, int, float, bool)) and key is not None:
-                    return f"{name} has a key {describe(key)} of type {type(key).__name__}; JSON keys are strings"
+                    return f"{name} has a key {brief(key)} of type {type(key).__name__}; JSON keys are strings"
                 stack.append((f"{where}.{key}" if where else str(key), item, depth + 1))
         elif isinstance(value, (list, tuple)):
             stack.extend((f"{where}[{i}]", item, depth + 1) for i, item in reversed(list(enumerate(value))))
         elif not isinstance(value, (str, int, float, bool)) and value is not None:
-            return f"{name} = {describe(value)} is a {type(value).__name__}, which JSON cannot hold"
+            return f"{name} = {brief(value)} is a {type(value).__name__}, which JSON cannot hold"
         elif isinstance(value, int) and not isinstance(value, bool):
             try:
                 str(value)
@@ -339,9 +340,7 @@ def max_file_bytes(limit: int | None = None) -> int:
                 f"{MAX_FILE_BYTES_ENV}={shorten(raw)!r} is not a whole number of bytes; "
                 f"set it to e.g. {2 * DEFAULT_MAX_FILE_BYTES}, or unset it for the default of {DEFAULT_MAX_FILE_BYTES}"
             ) from None
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-        raise InvalidArgumentError(f"the file size limit must be a whole number of bytes ≥ 1, got {describe(limit)}")
-    return limit
+    return guards.whole_number(limit, "the file size limit (bytes)", 1)
 
 
 def read_bytes(
@@ -451,13 +450,13 @@ def _path(path: Any, what: str) -> Path:
     """``path`` as a Path, if it is a str or path-like naming a file (not a number: ``os.stat(3)`` reads a descriptor)."""
     if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)):
         raise InvalidArgumentError(
-            f"the path of the {what} must be a str or a pathlib.Path, got {type(path).__name__} {describe(path)}"
+            f"the path of the {what} must be a str or a pathlib.Path, got {type(path).__name__} {brief(path)}"
         )
     raw = os.fspath(path)
     if not isinstance(raw, str):
-        raise InvalidArgumentError(f"the path of the {what} must be text, got {type(raw).__name__} {describe(raw)}")
+        raise InvalidArgumentError(f"the path of the {what} must be text, got {type(raw).__name__} {brief(raw)}")
     if not raw or "\0" in raw:
-        raise InvalidArgumentError(f"the path of the {what} must be a non-empty file name without NUL characters, got {describe(raw)}")
+        raise InvalidArgumentError(f"the path of the {what} must be a non-empty file name without NUL characters, got {brief(raw)}")
     return Path(raw)
 
 

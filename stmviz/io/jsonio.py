@@ -22,7 +22,7 @@ import json
 import re
 from typing import Any
 
-from .errors import STMError, TraceFormatError
+from ..core.errors import STMError, TraceFormatError
 
 __all__ = ["decode_json", "decode_json_lines", "MAX_DEPTH"]
 

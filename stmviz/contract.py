@@ -17,19 +17,21 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .context import AgentStep, Context, History
-from .errors import (
+from .core.context import AgentStep, Context, History
+from .core.errors import (
     CapacityError,
     InvalidArgumentError,
     InvalidUpdateError,
     MechanismContractError,
+    STMError,
     UnsupportedOperationError,
 )
-from .arguments import describe
-from .formatting import format_number, shorten
-from .mechanism import Mechanism
-from .operation import Operation, OperationSet
-from .space import State
+from .core.guards import brief
+from .core.formatting import format_number, shorten
+from .core.mechanism import Mechanism
+from .core.operation import Operation, OperationSet
+from .core.space import State
+from .protocol import directives_declared, types_of
 
 __all__ = ["check_mechanism", "CheckReport", "CheckResult", "sample_steps"]
 
@@ -192,7 +194,7 @@ def check_mechanism(
       ...
     """
     _check_arguments(mechanism, steps, query, tools, raise_on_failure)
-    results: list[CheckResult] = []
+    results: list[CheckResult] = _bad_declarations(mechanism)
     context0 = Context(t=0, query=query, tools=tuple(tools))
     state = _initial_state(mechanism, context0, results) if _operations_declared(mechanism, results) else None
     if state is None:
@@ -212,19 +214,29 @@ def _check_arguments(mechanism: Any, steps: Any, query: Any, tools: Any, raise_o
             f"subclass stmviz.Mechanism or use make_mechanism(...)"
         )
     if not isinstance(query, str):
-        raise InvalidArgumentError(f"query must be the text of the task, got {describe(query)}")
+        raise InvalidArgumentError(f"query must be the text of the task, got {brief(query)}")
     if isinstance(tools, (str, bytes)) or not isinstance(tools, Iterable) or not all(isinstance(x, str) for x in tools):
         raise InvalidArgumentError(
-            f"tools must be a sequence of tool names, e.g. ('search', 'open_page'), got {describe(tools)}"
+            f"tools must be a sequence of tool names, e.g. ('search', 'open_page'), got {brief(tools)}"
             f"; one tool is written ('search',)"
         )
     if not isinstance(raise_on_failure, bool):
-        raise InvalidArgumentError(f"raise_on_failure must be True or False, got {describe(raise_on_failure)}")
+        raise InvalidArgumentError(f"raise_on_failure must be True or False, got {brief(raise_on_failure)}")
     if steps is not None and (isinstance(steps, (str, bytes)) or not isinstance(steps, Iterable)):
         raise InvalidArgumentError(
-            f"steps must be a sequence of agent steps (AgentStep, dict or str), got {describe(steps)}; "
+            f"steps must be a sequence of agent steps (AgentStep, dict or str), got {brief(steps)}; "
             f"one step is written [step]"
         )
+
+
+def _bad_declarations(mechanism: Mechanism) -> list[CheckResult]:
+    """A failed clause for an element-type or directive declaration the figures cannot read (none when they can)."""
+    try:
+        types_of(mechanism)
+        directives_declared(mechanism)
+    except STMError as exc:
+        return [CheckResult("declarations", False, str(exc))]
+    return []
 
 
 def _operations_declared(mechanism: Mechanism, results: list[CheckResult]) -> bool:

