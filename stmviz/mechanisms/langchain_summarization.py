@@ -41,8 +41,7 @@ stmviz's offline extractive one, given the messages as ``"Human: …"``,
 ``"AI: …"``, ``"Tool: …"`` lines (LangChain's buffer-string labels).
 
 Departures (docs/fidelity.md): the trigger on tokens the provider reported
-(``usage_metadata``) is not reproduced (μ counts); trimming never keeps part of
-a message (``allow_partial``); the check runs after each input (LangChain's runs
+(``usage_metadata``) is not reproduced (μ counts); the check runs after each input (LangChain's runs
 before each model call: the same moments in an agent loop); the stored history
 is bounded by V_max (oldest cut off, a call with its result); the summary is at
 most ``summary_tokens`` long (a model's is as long as it writes).
@@ -288,17 +287,32 @@ class LangChainSummarization(ChatManager):
     def _summary(self, old: Sequence[Element]) -> str:
         trimmed = list(old)
         if self.trim_tokens_to_summarize is not None:
-            measure, used, start = self.space.measure, 0.0, len(old)
-            while start > 0 and used + measure(old[start - 1]) <= self.trim_tokens_to_summarize:
-                start -= 1
-                used += measure(old[start])
-            trimmed = list(old[start:])
-            while trimmed and trimmed[0].type not in ("user", "summary_message"):  # start on a human message
-                trimmed.pop(0)
+            trimmed = self._trimmed(old)
             if not trimmed:
                 return "Previous conversation was too long to summarize."
         texts = [f"{_LABELS.get(e.type, 'Human')}: {e.text}" for e in trimmed]
         return self.summary_text(texts, self.summary_tokens or max(16, int(self.space.v_max // 10)))
+
+    def _trimmed(self, old: Sequence[Element]) -> list[Element]:
+        """LangChain's ``trim_messages(strategy="last", start_on="human", allow_partial=True)``.
+
+        The newest messages within ``trim_tokens_to_summarize``; the next older one, if some of its
+        last lines fit the room left, cut to those lines (a previous summary is kept in part so);
+        then messages are dropped from the front until the first is a human message.
+        """
+        measure, budget = self.space.measure, self.trim_tokens_to_summarize or 0
+        used, start = 0.0, len(old)
+        while start > 0 and used + measure(old[start - 1]) <= budget:
+            start -= 1
+            used += measure(old[start])
+        kept = list(old[start:])
+        if start > 0:
+            part = _last_lines_within(old[start - 1], budget - used, measure)
+            if part is not None:
+                kept.insert(0, part)
+        while kept and kept[0].type not in ("user", "summary_message"):  # start on a human message
+            kept.pop(0)
+        return kept
 
     # -- π --------------------------------------------------------------------
     def project(self, state: State) -> ModelInput:
@@ -355,3 +369,22 @@ def _clauses(trigger: Any) -> list[dict[str, float]]:
             out.append({kind: value})
     return out
 
+
+def _last_lines_within(message: Element, room: float, measure: Any) -> Element | None:
+    """``message`` cut to its last lines that fit ``room`` (LangChain's partial trim), or ``None``.
+
+    The text is split after each newline, as langchain_core's default text splitter does, and the
+    number of lines kept is found by the same bounded binary search.
+    """
+    lines = message.text.split("\n")
+    pieces = [line + "\n" for line in lines[:-1]] + lines[-1:]
+    low, high = 0, len(pieces)
+    for _ in range(len(pieces).bit_length()):
+        if low >= high:
+            break
+        middle = (low + high + 1) // 2
+        if measure(Element("".join(pieces[-middle:]), message.meta)) <= room:
+            low = middle
+        else:
+            high = middle - 1
+    return Element("".join(pieces[-low:]), message.meta) if low else None

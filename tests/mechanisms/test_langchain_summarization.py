@@ -161,3 +161,26 @@ def test_thinking_belongs_to_its_ai_message_it_is_not_counted_and_leaves_with_it
     replies = {e.meta["step"] for e in state if e.type == "assistant"}
     assert {e.meta["step"] for e in state if e.type == "thinking"} == replies
     assert [e.type for e in trace.state_at(3).ordered()].count("summary_message") == 0  # 5 messages + 2 thinking: no trigger
+
+
+@needs_langchain
+def test_a_previous_summary_that_does_not_fit_is_summarized_by_its_last_lines_as_langchain_does():
+    """trim_messages(allow_partial=True) keeps the last lines of the next older message that fit.
+
+    Hypothesis found this stream: at step 5 the second summary's input held the tail of the first
+    summary (a multi-line human message) in LangChain, and nothing of it in stmviz.
+    """
+    from stmviz.core.context import AgentStep
+
+    words = lambda n: " ".join(["alpha"] * n)  # noqa: E731
+    call = {"action": 'search({"q": "alpha"})', "meta": {"tool": "search"}}
+    steps = [AgentStep(observation="alpha"), AgentStep(observation=words(10), **call),
+             AgentStep(thought=words(12), observation=words(12)), AgentStep(thought="alpha", observation=words(12)),
+             AgentStep(thought=words(7), observation=words(12), **call)]
+    steps += [AgentStep(thought="alpha", observation="alpha")] * 7 + [AgentStep(thought="alpha")]
+    options = dict(trigger=("tokens", 50), keep=("messages", 1), trim_tokens_to_summarize=20)
+    theirs = langchain_inputs(steps, **options)
+    mine = run(LangChainSummarization(SPACE, summarizer=label, **options), steps)
+    assert any("\n" in text for t in theirs for _, text in theirs[t][:1])  # a partial summary was summarized
+    for t, expected in theirs.items():
+        assert stmviz_pairs(mine.project(t)) == expected, f"step {t}"
