@@ -181,13 +181,6 @@ def _step_once_and_read(page, root) -> dict:
     return state_bar_drawn(root)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 28 item 1, half done: the state bar now reaches Voila with its final traces (no stray ω_0 row at t = 0),"
-    " but in Voila the step's update does not reach the drawn figure: the page holds a detached, purged plotly element"
-    " of a first view of the same FigureWidget (Voila rendered it twice), whose listener seems to stop the drawn"
-    " view's; the figures stay at ω_0. Remove this mark when Voila draws ω_1",
-)
 def test_voila_draws_the_state_bar_as_jupyterlab_does(voila_app, jupyter_lab, browser, screenshots):
     """After one step the README's Voila app draws the state bar block for block as JupyterLab does.
 
