@@ -22,7 +22,7 @@ ROOM = (
 
 # (thought, action, observation, extra fields)
 STEPS = [
-    # ---------------------------------------------------------------- subgoal 0: find a mug
+    # ---------------------------------------------------------------- subgoals 1–3: find a mug, check the fridge, find a mug in the cabinets
     (
         "The task has two parts. First I need a mug. Mugs are usually in cabinets or on the countertops, "
         "so I will look at the room and then check those places one by one.",
@@ -95,7 +95,7 @@ STEPS = [
         "You pick up the mug 2 from the cabinet 2.",
         {"subgoal_done": True},
     ),
-    # ---------------------------------------------------------------- subgoal 1: clean the mug, put it in the coffee machine
+    # ---------------------------------------------------------------- subgoal 4: clean the mug, put it in the coffee machine
     (
         "Next subgoal: the mug must be clean before it goes into the coffee machine. Examine it first.",
         "examine mug 2",
@@ -126,13 +126,13 @@ STEPS = [
         "You put the mug 2 in/on the coffeemachine 1.",
         {"subgoal_done": True},
     ),
-    # ---------------------------------------------------------------- subgoal 2: find an apple and a knife
+    # ---------------------------------------------------------------- subgoal 5: find an apple and a knife
     (
         "Second half: I need an apple and something to slice it with. I saw a butterknife while searching "
-        "for the mug; retrieve(0, 2) brings back both parts of that search in full to see where exactly.",
+        "for the mug; retrieve(1, 3) brings back both parts of that search in full to see where exactly.",
         "inventory",
         "You are not carrying anything.",
-        {"subgoal": "Find an apple and a knife", "directives": {"retrieve": [0, 2]}},
+        {"subgoal": "Find an apple and a knife", "directives": {"retrieve": [1, 3]}},
     ),
     (
         "Apples are often on the dining table or in the microwave. Check the dining table first.",
@@ -173,7 +173,7 @@ STEPS = [
         "You put the apple 1 in/on the countertop 2.",
         {"subgoal_done": True},
     ),
-    # ---------------------------------------------------------------- subgoal 3: slice the apple
+    # ---------------------------------------------------------------- subgoal 6: slice the apple
     (
         "Subgoal: slice the apple. Take the butterknife first.",
         "take butterknife 1 from countertop 2",
@@ -199,7 +199,7 @@ STEPS = [
         "You pick up the appleslice 1 from the countertop 2.",
         {"subgoal_done": True},
     ),
-    # ---------------------------------------------------------------- subgoal 4: chill the slice
+    # ---------------------------------------------------------------- subgoal 7: chill the slice
     (
         "Subgoal: chill the slice. The fridge is the place to cool things.",
         "go to fridge 1",
@@ -212,13 +212,13 @@ STEPS = [
         "You cool the appleslice 1 using the fridge 1.",
         {"subgoal_done": True},
     ),
-    # ---------------------------------------------------------------- subgoal 5: plate to the dining table
+    # ---------------------------------------------------------------- subgoal 8: plate to the dining table
     (
-        "Last subgoal: a plate for the slice. I saw a plate when I checked the fridge; retrieve(1) brings "
+        "Last subgoal: a plate for the slice. I saw a plate when I checked the fridge; retrieve(2) brings "
         "that trajectory back in full.",
         "inventory",
         "You are carrying: a appleslice 1.",
-        {"subgoal": "Put the slice on a plate on the dining table", "directives": {"retrieve": [1]}},
+        {"subgoal": "Put the slice on a plate on the dining table", "directives": {"retrieve": [2]}},
     ),
     (
         "The plate was in the fridge. Open it; I am standing next to it.",

@@ -629,11 +629,14 @@ def _():
 # 4 · SCM — Self-Controlled Memory
 
 SCM (Wang et al., 2023; code `wbbeyourself/SCM4LLMs`) keeps a memory stream of all past
-interactions and puts a **memory controller** in front of the model. For each incoming message the
-controller makes two decisions the rest of the system depends on:
+interactions and puts a **memory controller** in front of the model. The paper's controller makes
+two decisions for each incoming message:
 
 1. **Is memory needed at all?** "Tell me a joke" needs nothing from the past; "what's my daughter's
    name again?" does. Only when memory is needed are older interactions retrieved.
+   *The released code skips this decision:* its `is_history_need` is defined but never called, so
+   the chatbot retrieves for every message from its third turn on. `SCM(space)` runs as released;
+   `SCM(space, variant="paper")` asks the question.
 2. **Which form of each retrieved memory answers the message?** When the retrieved memories do not
    fit, each (but the best-ranked) is judged: dropped when even its full text cannot answer the
    message, kept as its summary when the summary can, else kept in full; then full texts become
@@ -646,6 +649,10 @@ Around these decisions:
   the top $k$ are activated. The paper also describes recency + relevance: `ranking="recency+relevance"`.
 - **Flash memory** is the previous interaction: in full when it is short, its summary when it is
   500 tokens or longer (`flash_threshold`).
+- **A turn's summary**, as released, is the turn itself unless the prompt that would summarize it
+  (about 59 tokens of instructions plus the turn) exceeds 300 tokens; only then does a model write
+  one (offline: an extractive summary of `summary_budget` tokens). With `variant="paper"` every
+  turn is summarized.
 
 | | SCM |
 |---|---|
@@ -653,18 +660,18 @@ Around these decisions:
 | type | **flash** memory (the previous interaction) / **activation** memory (older interactions brought back) / the current **message** |
 | $\mu$, $V_{max}$ | tokens; the limit on activation + flash memory + the current message |
 | $\omega$ | the elements fed to the model at the next step |
-| $O$ | file the interaction; memory activation (top-$k$, with the judgement), only when memory is needed |
+| $O$ | file the interaction; memory activation (top-$k$, with the judgement): as released for every message, in the paper only when memory is needed |
 | $C$ | the incoming step (the reply, then the user's next message), the step before it, and the message's embedding |
 | $U$ | file the previous interaction as flash memory, keep the new message; if needed, rank the older interactions by relevance, judge, summarize to fit |
 | $\pi$ | related history (activated memories), previous conversation (flash), the current message — the order of SCM's prompt |
 
 **SCM retrieves for the message it is about to answer.** Step $k$ of a dialogue holds the reply
 $a_{k-1}$ and then the user's next message $u_k$. At that step $U$ files $(u_{k-1}, a_{k-1})$ (it
-becomes flash memory), keeps $u_k$ as the current message and — if the controller finds memory
-needed — activates the older interactions relevant to $u_k$. The reply $a_k$, the output of step
+becomes flash memory), keeps $u_k$ as the current message and activates the older interactions
+relevant to $u_k$ (with the paper's controller: only if it finds memory needed). The reply $a_k$, the output of step
 $k+1$, is produced from $\pi(\omega_{k+1})$.
 
-Offline, the two decisions are documented heuristics — *is memory needed?*: a recall cue ("remember",
+Offline, the two decisions are documented heuristics — *is memory needed?* (the paper's): a recall cue ("remember",
 "again", "I told you", "what was", "my", …) or an earlier interaction sharing at least two (and half,
 at most four for a long input) of the message's content words; *the judgement*: drop when no content
 word of the message is in the memory, summary when the summary keeps every such word, else full. `needs_memory=` and `judge=`
@@ -680,7 +687,7 @@ from stmviz.widgets import TracePlayer
 
 scenario = load_scenario("long_dialogue")
 space = StateSpace(sizes.tokens(), v_max=scenario.v_max)
-scm = SCM(space, k=3)  # ranking="relevance", flash_threshold=500, the offline controller
+scm = SCM(space, k=3)  # as released: retrieval for every message, ranking="relevance", flash_threshold=500
 trace = run(scm, scenario)
 trace
 """),
@@ -688,15 +695,19 @@ trace
 ## The controller's first decision: is memory needed?
 
 Each step's operations say what the controller decided, and why. Near the end the user asks for a
-joke: no memory is activated. The question about the allergy, stated in the second turn, activates it:
+joke. As released, SCM retrieves for it anyway; the paper's controller (`variant="paper"`) activates
+no memory for the joke. The question about the allergy, stated in the second turn, activates memory
+in both:
 """),
         code("""
+paper = run(SCM(space, k=3, variant="paper"), scenario)
 joke = next(t for t, step in enumerate(scenario.steps) if "joke" in step.observation)
 allergy = next(p for p in scenario.probes if p.answer == "sesame")
 for t in (joke, allergy.t - 1):
     print(f"step {t}: {scenario.steps[t].observation[:70]!r}")
-    for o in trace[t].operations:
-        print(f"   {o.type}: {o.reason or '(files the previous interaction as flash memory: it needs no decision)'}")
+    for name, run_ in (("released", trace), ("paper", paper)):
+        for o in run_[t].operations:
+            print(f"   {name:8} {o.type}: {o.reason or '(files the previous interaction as flash memory: it needs no decision)'}")
 """),
         md(r"""
 ## Relevance ranking: the scores of the top candidates
@@ -726,9 +737,10 @@ for p in scenario.probes[:5]:
         md(r"""
 ## Flash memory and the judgement
 
-Flash memory is the previous interaction — its summary once it reaches `flash_threshold` tokens.
-With a small $V_{max}$ the activated memories no longer fit, and the controller judges them; each
-judgement is recorded with its reason (and shown by the player):
+Flash memory is the previous interaction — its summary once it reaches `flash_threshold` tokens
+(as released, the "summary" of a turn this short is the turn itself). With a small $V_{max}$ the
+activated memories no longer fit, and the controller judges them; each judgement is recorded with
+its reason (and shown by the player):
 """),
         code("""
 small = run(SCM(StateSpace(sizes.tokens(), v_max=260), k=3, flash_threshold=60), scenario)
@@ -754,10 +766,10 @@ table(metrics.compare([FIFOWindow, SCM], scenario),
       ["mechanism", "v_max", "mean_occupancy", "total_prompt_tokens", "evictions", "retained", "probes"])
 """),
         md(r"""
-SCM counts about twice FIFO's **evictions** (135<!-- printed: above --> against 66<!-- printed: above -->)
+SCM counts more than twice FIFO's **evictions** (174<!-- printed: above --> against 66<!-- printed: above -->)
 and still keeps 5<!-- printed: above --> probes to FIFO's 0<!-- printed: above -->: an eviction is
 an element leaving $\omega$, not a fact lost. SCM re-ranks its activation memory for every message,
-so a memory activated for one message and not for the next leaves $\omega$ — and stays in the
+(as released, for every message), so a memory activated for one message and not for the next leaves $\omega$ — and stays in the
 memory stream, outside $\omega$, to be activated again. FIFO's 66 are messages gone for good.
 """),
         code("""
@@ -771,8 +783,9 @@ for result in metrics.retention(trace, scenario.probes):
 through the trace and names the step, the operation and the recorded rule that took it out of
 $\pi(\omega_t)$. SCM never deletes an interaction from its memory stream — the stream lives
 outside $\omega$ — so a probe is lost when the controller **did not activate** its evidence for
-the question: memory was judged not needed, the interaction was not among the top $k$ (its score
-is in the record), or the judgement dropped it.
+the question: the interaction was not among the top $k$ (its score is in the record), the
+judgement dropped it, or — with the paper's controller (`variant="paper"`) — memory was judged not
+needed.
 """),
         code("""
 from stmviz.forgetting import why_forgotten_all
@@ -837,8 +850,9 @@ Only after trying: `stmviz.exercises.solution("04-judge")` prints one answer.
 * SCM's $\omega_t$ is what the model reads next: activated memories, flash memory and the current
   message. The full history is a memory stream **outside** $\omega$ — long-term storage that $U$
   retrieves from; $\Sigma\mu \le V_{max}$ bounds only what is brought back.
-* $U$ is the memory controller: per message it decides whether memory is needed, which older
-  interactions to activate (top $k$ by relevance, scores recorded), and in which form (the judgement).
+* $U$ is the memory controller: per message it decides which older interactions to activate (top
+  $k$ by relevance, scores recorded) and in which form (the judgement); the paper's controller
+  (`variant="paper"`) first decides whether memory is needed at all, the released code never asks.
 * So SCM uses a fraction of $V_{max}$ (see `mean_occupancy`) and keeps the facts a question asks
   about — provided the question arrives as its input; a fact is lost when it is not activated for it.
 * Its parameters — $k$, `ranking`, `flash_threshold` — decide how much of $V_{max}$ it fills.
@@ -857,17 +871,21 @@ model itself writes. Its released agent (AgentBoard, `cme_final.py`) works like 
 stmviz's `HiAgent`:
 
 1. **The model states its subgoals.** When it starts one, its output holds a line
-   `Subgoal: …` (in a scenario file: the `subgoal` directive). No rule invents subgoals: a
-   fixed-interval rule exists only as a *chunking baseline* (`subgoal_every=…`, off by default).
+   `Subgoal: …` (in a scenario file: the `subgoal` directive). Subgoals are numbered 1, 2, 3, …
+   as the released agent numbers them; steps before the first subgoal stay verbatim. No rule
+   invents subgoals: a fixed-interval rule exists only as a *chunking baseline*
+   (`subgoal_every=…`, off by default).
 2. **A finished subgoal becomes a summarized observation.** Its action–observation pairs are
    replaced by one line, conditioned on the subgoal, that keeps *what was observed* and says
    *whether the subgoal was achieved*. HiAgent asks an LLM for it
    (`stmviz.text.openai.OpenAISubgoalSummarizer`); the offline default keeps the observations'
    informative sentences and gives a verdict by a stated heuristic (`subgoal_done`, or a
-   done/success cue → achieved; a failure cue → not achieved; else *not confirmed*).
+   done/success cue → achieved; a failure cue → not achieved; else *not confirmed*). As
+   released, "check valid actions" pairs are not given to the summarizer.
 3. **`retrieve(ids…)`.** The model may ask for the full trajectories of finished subgoals; the
-   listed summaries give way to all their pairs **until the next subgoal**, when they fold back.
-   π ends with a line telling the model which ids it may name.
+   listed summaries give way to their pairs **until the next subgoal**, when they fold back —
+   as many pairs as fit $V_{max}$: the overflow rule drops the oldest first, and the trace says
+   which. π ends with a line telling the model which ids it may name.
 4. **Overflow drops the oldest memory first** — old summaries before the current subgoal's pairs.
 
 | | HiAgent |
@@ -925,16 +943,26 @@ for t, step in enumerate(trace):
             print(f"step {t}: the summary of subgoal {e.meta['subgoal']} ('not confirmed') left ω — {why[:70]}…")
 """),
         md(r"""
-## `retrieve(ids…)`: full trajectories in place of summaries, until the next subgoal
+## `retrieve(ids…)`: trajectories in place of summaries, until the next subgoal
 
-At step 16 the agent asks for subgoals 0 and 2 at once (where it saw the butterknife). From the
-next state on, their summaries are replaced by every pair they held; at the next subgoal switch
-they fold back to their summaries.
+At step 16 the agent asks for subgoals 1 and 3 at once (the two parts of the mug search, where
+it saw the butterknife). From the next state on, each summary gives way to its subgoal's pairs —
+those that fit $V_{max}$. Subgoal 3's five pairs all come back; of subgoal 1's three, the overflow
+rule (the oldest memory first) drops steps 0 and 1 in the same update, so only step 2 comes
+back. Those two pairs never enter $\omega$: the removal reason of subgoal 1's summary at step 16
+names each, with the bound it would break, and $\pi$ labels subgoal 1 "retrieved in part (step 2;
+…)" and subgoal 3 "retrieved in full". At the next subgoal switch both fold back to their
+summaries.
 """),
         code("""
 asks = [t for t, step in enumerate(trace) if any(op.type == "retrieve" for op in step.operations)]
 t = asks[0]
 print(t, next(op for op in trace[t].operations if op.type == "retrieve"))
+for e, why in trace[t].why.items():
+    if e.type == "summary" and "retrieved" in why:
+        print(" -", why)
+"""),
+        code("""
 print(trace.project(t + 1).text())
 """),
         code("""
@@ -1684,7 +1712,8 @@ for every question a scenario asks:
 - **what it cost**: the input tokens of every model call so far, $\sum_{s \le t} |\pi(\omega_s)|$.
 
 Then it sweeps $V_{max}$ for the four mechanisms, draws cost against quality with the Pareto front,
-and asks *why* one fact was lost.
+asks *why* one fact was lost, and ends on real data: the LoCoMo benchmark, where the four mechanisms
+keep very different things at question time.
 """),
         md(r"""
 ## The measures, in the paper's notation
@@ -1696,19 +1725,23 @@ $X_t$ for the text of $x_t$. For a text $y$:
 
 - $N(y)$, its **normalized tokens** (SQuAD's answer normalization): lower case, no punctuation or
   symbols, no articles *a, an, the*, split on whitespace;
-- $C(y) = \{ w \in N(y) : w \notin \text{STOP\_WORDS} \}$, its **content tokens**, as a set.
+- $C(y) = \{ w \in N(y) : w \notin \text{STOP\_WORDS} \}$, its **content tokens**, as a set;
+- $G(S_p)$, the evidence's **4-grams**: every run of four consecutive tokens of $N$ of each evidence
+  step's parts, less those the question itself holds; $g \sqsubseteq N(X_t)$ when the tokens of $g$
+  occur in a row in $N(X_t)$.
 
 | measure | definition | `stmviz.metrics` |
 |---|---|---|
-| evidence recall | $\lvert C(T(S_p)) \cap C(X_t) \rvert \,/\, \lvert C(T(S_p)) \rvert$ | `evidence_recall` |
+| evidence recall | $\lvert \{ g \in G(S_p) : g \sqsubseteq N(X_t) \} \rvert \,/\, \lvert G(S_p) \rvert$ | `evidence_recall` |
+| evidence word overlap | $\lvert C(T(S_p)) \cap C(X_t) \rvert \,/\, \lvert C(T(S_p)) \rvert$ | `evidence_word_overlap` |
 | whole turns | share of $s \in S_p$ whose every part occurs verbatim in $X_t$ | `whole_turns` |
 | key-string retention | $[\,\text{answer} \subseteq X_t\,]$, ignoring case | `retention` |
 | answer recall | $\lvert N(r) \cap N(X_t) \rvert \,/\, \lvert N(r) \rvert$, multisets, $r$ the reference answer | `answer_recall` |
 | cost | $\sum_{s=0}^{t} \lvert \pi(\omega_s) \rvert$ | `cost_at` |
 
-Evidence recall counts what reached the model *in any form*: a summary that kept the key words
-scores high although no turn survived whole. All of them are bags of words — a paraphrase
-that keeps the meaning but not the words counts as lost.
+Evidence recall counts what reached the model *in any form*: a summary that copies phrases of the
+evidence earns part of it although no turn survived whole. None of them judges meaning — a
+paraphrase that keeps the meaning but not the words counts as lost.
 """),
         code("""
 from stmviz import AgentFold, FIFOWindow, HiAgent, SCM, StateSpace, load_scenario, run, sizes
@@ -1717,15 +1750,17 @@ from stmviz.tables import table
 
 scenario = load_scenario("long_dialogue")
 scm = run(SCM(StateSpace(sizes.tokens(), v_max=scenario.v_max)), scenario)
-columns = ["t", "answer", "evidence_steps", "retained", "evidence_recall", "whole_turns", "answer_recall", "cost"]
+columns = ["t", "answer", "evidence_steps", "retained", "evidence_recall", "evidence_word_overlap", "whole_turns",
+           "answer_recall", "cost"]
 table(metrics.probe_metrics(scm, scenario.probes), columns)
 """),
         md(r"""
 Read the second row: SCM at $V_{max} = 800$ still has *aisle seat* in $x_{37}$ (retained, answer
-recall 1.0), yet no evidence turn is there whole (whole turns 0.0) and only about half of the
-evidence's content words are: the fact reached the model as the summary of an activated memory.
-The last two key strings did not reach the model at all (the quarter of their evidence's words
-that did are common words found elsewhere in $x_{41}$).
+recall 1.0), yet no evidence turn is there whole (whole turns 0.0); about a third of the evidence's
+4-grams are (evidence recall 0.36): the fact reached the model as the summary of an activated memory,
+which copies some of the turn's phrases. The last two key strings did not reach the model at all:
+their evidence recall is 0.04 and 0.00, although a quarter to a third of their evidence's words
+(word overlap 0.31 and 0.24) are found elsewhere in $x_{41}$ — the false credit of a bag of words.
 
 One record per run sums it up (`run_metrics`: `summary`'s keys plus the means):
 """),
@@ -1734,17 +1769,65 @@ record = metrics.run_metrics(scm, scenario.probes)
 {k: record[k] for k in ("retention", "evidence_recall", "whole_turns", "answer_recall", "cost")}
 """),
         md(r"""
+## Why 4-grams? A measure must tell a kept fact from a lost one
+
+stmviz's first evidence measure was the word overlap: the share of the evidence's content words
+found *anywhere* in $X_t$. On a long conversation that is not enough: the names and common words of
+the evidence are everywhere, and a question repeats its evidence's words. On the first five
+conversations of LoCoMo (below), with FIFO windows of 2,048 and 8,192 tokens, the word overlap
+averages **0.646 on the 1,187 questions none of whose evidence turns is in $x_t$** — and 1.000 where
+all are. The candidates, measured the same way (`benchmarks/evidence_measures.py`):
+
+| candidate | none present | all present | ranks FIFO, HiAgent, SCM, AgentFold as whole turns do |
+|---|---|---|---|
+| word overlap (the old measure) | 0.646 | 1.000 | no |
+| words weighted by rarity in the conversation (IDF) | 0.535 | 1.000 | no |
+| the evidence's words that the question lacks | 0.599 | 1.000 | no |
+| both | 0.492 | 1.000 | no |
+| evidence bigrams | 0.228 | 1.000 | no |
+| evidence 3-grams | 0.070 | 1.000 | yes |
+| **evidence 4-grams** (`evidence_recall`) | **0.026** | **1.000** | yes |
+| sentences found whole | 0.077 | 1.000 | no |
+
+A rare word still recurs in a conversation about the same people; four words in a row rarely do.
+The same contrast on the bundled dialogue, with FIFO windows of 300, 1,200 and 2,000 tokens — the
+probes whose evidence turns are all gone, and those whose turns are all there:
+"""),
+        code("""
+rows = []
+for v_max in (300, 1200, 2000):
+    fifo = run(FIFOWindow(StateSpace(sizes.tokens(), v_max=v_max)), scenario)
+    rows += metrics.probe_metrics(fifo, scenario.probes)
+for present in (0.0, 1.0):
+    chosen = [r for r in rows if r["whole_turns"] == present]
+    print(f"whole turns = {present}: {len(chosen)} probes, "
+          f"evidence recall {sum(r['evidence_recall'] for r in chosen) / len(chosen):.2f}, "
+          f"word overlap {sum(r['evidence_word_overlap'] for r in chosen) / len(chosen):.2f}")
+"""),
+        md(r"""
 ## A sweep over $V_{max}$
 
 `sweep(mechanisms, scenarios, v_max=[…], **grids)` runs every combination — here 4 mechanisms ×
 4 capacities — and returns one record per run. The runs share what is a pure function of its
 input: μ of each element, each summary by its texts and budget, SCM's embeddings. So the traces
-are those of independent `run()` calls, computed with less work.
+are those of independent `run()` calls, computed with less work. By default a progress bar counts
+the runs (`progress=False` hides it, as here, so that the notebook's output stays the same).
+
+The records are plain dicts with the same keys, so `pandas.DataFrame(records)` — or
+`records.to_pandas()` — makes a table of them. A sweep too large for one machine runs on any
+`concurrent.futures.Executor`: a process pool, or a Dask cluster, unchanged
+(`pip install 'stmviz[dask]'`):
+
+```python
+from dask.distributed import Client
+client = Client("tcp://scheduler:8786")          # or Client() for a local cluster
+records = sweep(mechanisms, scenarios, v_max=[...], executor=client.get_executor())
+```
 """),
         code("""
 from stmviz.sweep import sweep
 
-records = sweep([FIFOWindow, SCM, HiAgent, AgentFold], scenario, v_max=[300, 600, 1200, 2000])
+records = sweep([FIFOWindow, SCM, HiAgent, AgentFold], scenario, v_max=[300, 600, 1200, 2000], progress=False)
 table(records, ["mechanism", "v_max", "retention", "evidence_recall", "whole_turns", "answer_recall", "cost"])
 """),
         code("""
@@ -1753,18 +1836,18 @@ from stmviz.viz import pareto_figure, recall_figure
 recall_figure(records)
 """),
         md(r"""
-FIFO's evidence recall rises with $V_{max}$: more of the dialogue fits. SCM's is flat from 600
-tokens on: it activates the top $k = 3$ memories whatever the room, so extra capacity stays empty.
-Cost tells the other half of the story:
+FIFO's and HiAgent's evidence recall stays near 0 until 2,000 tokens, where the window reaches back
+to some evidence. SCM's is flat from 600 tokens on: it activates the top $k = 3$ memories whatever
+the room, so extra capacity stays empty. Cost tells the other half of the story:
 """),
         code("""
 pareto_figure(records)
 """),
         md(r"""
 A run is on the **Pareto front** when no other run is at least as cheap *and* at least as good
-(one of them strictly). On this dialogue SCM's runs buy their recall with a fraction of the input
-tokens the others spend; only the largest FIFO window does better (0.60 against 0.50), at about
-seven times SCM's cost.
+(one of them strictly). On this dialogue the front is SCM's alone: its runs reach the best evidence
+recall (0.37) with a fraction of the input tokens the others spend — the largest FIFO window bills
+58,808 tokens for 0.16.
 
 With a kernel, the explorer below shows one $V_{max}$ at a time (move the slider):
 """),
@@ -1797,6 +1880,73 @@ fifo = run(FIFOWindow(StateSpace(sizes.tokens(), v_max=600)), scenario)
 why_forgotten(fifo, okafor)
 """),
         md(r"""
+## On real data: LoCoMo
+
+LoCoMo (Maharana et al., 2024) holds ten long conversations between two people — 5,882 turns over up
+to 35 sessions — and questions on them, each with its evidence turns: 1,535 with an answer and
+evidence, in four categories (multi-hop, temporal, open-domain, single-hop). It is published by
+snap-research/locomo under CC BY-NC 4.0, so stmviz does not bundle it: download `data/locomo10.json`
+(or `data/locomo10.zip`) from that repository, keep it outside your code, and load it:
+
+```python
+from stmviz.scenarios import load_locomo
+conversations = load_locomo("locomo10.json")     # 10 scenarios; a warning lists the file's 12 anomalies
+```
+
+Every turn becomes a step the model listens to, and the questions are appended after the
+conversation. `stmviz.locomo_eval` applies LoCoMo's protocol to a run: `locomo_records(trace,
+scenario)` measures each question (its category, LoCoMo's whole-turn evidence recall, stmviz's
+evidence recall), `by_category` averages them, and with an OpenAI-compatible client
+(`reader=`, `judge=`) a model answers from $x_t$ and is scored by LoCoMo's F1 and by a judge.
+
+What the four mechanisms keep at question time, on all ten conversations (evidence recall /
+whole turns, the mean per conversation; cost $\sum_t |\pi(\omega_t)|$ over the ten runs):
+
+| $V_{max}$ | FIFO | HiAgent | SCM ($k = 3$) | AgentFold |
+|---|---|---|---|---|
+| 2,048 | 0.049 / 0.031, 14.4 M tokens | 0.026 / 0.013, 14.5 M | 0.093 / 0.092, 1.2 M | 0.014 / 0.001, 7.9 M |
+| 8,192 | 0.380 / 0.352, 50.8 M | 0.287 / 0.259, 52.4 M | the same | the same |
+| unbounded | 1.000 / 1.000, 96.3 M | 1.000 / 1.000, 115.2 M | the same | the same |
+
+Evidence recall now agrees with whole turns: FIFO at 2,048 tokens keeps 0.049 of its evidence's
+4-grams while 3.1 % of its evidence turns are in its input — the old word overlap said 0.566.
+SCM keeps the most at 2,048 tokens, for a twelfth of FIFO's cost, and not one token more with
+more room; AgentFold keeps summaries only (0.014 of the 4-grams, almost no turn whole). By
+category, SCM's three retrieved memories serve single-hop (0.121) and temporal (0.100) questions,
+which need one turn, far better than multi-hop (0.014) and open-domain (0.024) ones, which need
+several.
+
+reproduced with `python benchmarks/locomo_table.py locomo10.json --scm-k 3 10 30` (numbers only).
+The cells below compute the same on the bundled dialogue, which runs anywhere.
+"""),
+        md(r"""
+### Why SCM and AgentFold do not use more room
+
+The FIFO window and HiAgent keep more of the conversation when $V_{max}$ grows; SCM and AgentFold
+keep the same whatever the room:
+
+- **SCM** answers from its flash memory and the $k = 3$ memories its controller activates, ranked by
+  recency and relevance to the question. Its model input holds at most those, so extra capacity stays
+  empty: the evidence reaches the model only when retrieval finds it.
+- **AgentFold** here has no agent writing folding directives, so stmviz's rule controller folds every
+  turn into summary blocks as it arrives (blocks grow coarser with age). Its input is the summaries
+  and the latest turn; the summaries have their own budget, so more room changes nothing either.
+
+What *would* make SCM use more room is a larger $k$:
+"""),
+        code("""
+by_k = sweep([SCM], scenario, v_max=[800, 2000], k=[1, 3, 5, 8], progress=False)
+table(by_k, ["k", "v_max", "evidence_recall", "whole_turns", "cost", "max_prompt_tokens"])
+"""),
+        md(r"""
+With $k = 1$ SCM keeps less (0.27), with $k = 5$ more (0.40) at a higher cost (10,734 against 8,238
+tokens), and only at $k = 8$ does its largest input grow with $V_{max}$ (773 → 813 tokens): the room
+matters once retrieval brings more than fits. On LoCoMo the same sweep
+(`benchmarks/locomo_table.py --scm-k 3 10 30`) gives evidence recall 0.093 → 0.191 → 0.327 for
+1.2 → 3.0 → 8.1 M tokens, identical at 2,048 and 8,192 tokens: thirty activated turns still fit in
+2,048 tokens. What SCM keeps is set by $k$, not by $V_{max}$.
+"""),
+        md(r"""
 ## Takeaways
 
 - Key-string retention says *whether* a short answer reached the model; **evidence recall** says
@@ -1805,15 +1955,19 @@ why_forgotten(fifo, okafor)
   little but bills little can sit on the Pareto front.
 - Curves against $V_{max}$ separate mechanisms that use more room (FIFO and HiAgent here) from
   those that stop using it: SCM, whose retrieval takes $k$ memories whatever the room, and
-  AgentFold, whose blocks on this short dialogue fit from 600 tokens on.
-- Bags of words over-count common words and miss paraphrases: compare mechanisms on the same
-  probes, and read the explanation of a loss before trusting a number.
+  AgentFold, whose blocks on this short dialogue fit from 1,200 tokens on.
+- A bag of words over-counts common words — on real conversations it finds most of a lost turn's
+  words anyway — which is why evidence recall counts runs of four words; no measure here sees a
+  paraphrase. Compare mechanisms on the same probes, and read the explanation of a loss before
+  trusting a number.
+- On LoCoMo the mechanisms differ in *what* they keep: FIFO and HiAgent keep more turns with more
+  room, SCM only what its $k$ activations retrieve, AgentFold only summaries.
 
 ## Exercise
 
-Compute evidence recall *by hand* with only `trace.project(t)`, the steps' texts
+Compute the evidence word overlap *by hand* with only `trace.project(t)`, the steps' texts
 `trace[s].context.step.text` and `metrics.content_tokens`, following the definition above.
-Replace the TODO in `my_evidence_recall`; the checker compares it with `metrics.evidence_recall`
+Replace the TODO in `my_evidence_recall`; the checker compares it with `metrics.evidence_word_overlap`
 on every probe, for the four mechanisms at the sweep's smallest $V_{max}$, and says ✓ or ✗ for
 each criterion, with a hint for every ✗.
 """),
@@ -1829,6 +1983,294 @@ check_evidence_recall(my_evidence_recall)
 """),
         md(r"""
 Only after trying: `stmviz.exercises.solution("10-evidence-recall")` prints one answer.
+
+Back to the start: **[00 · Start here](00_start_here.ipynb)**.
+"""),
+    ]
+
+
+@notebook("11_managers_you_use")
+def _():
+    return [
+        md(r"""
+# 11 · The managers you use: practitioners' context managers in the paper's terms
+
+The four architectures of the paper's Section 4 are research systems. What people run in 2026
+are the context managers of their APIs and frameworks: Anthropic's tool-result clearing and
+compaction, Claude Code's auto-compact, LangChain's summarization middleware, LlamaIndex's
+`Memory`, the OpenAI Agents SDK's sessions, Letta (MemGPT), Google ADK's event compaction.
+Each is a mechanism $(O, E, \Omega_{STM}, C, U, X, \pi)$ — the paper's first claimed property,
+universality — and they split along the paper's own line, **separation of concerns**:
+
+- some rewrite the state: **$U$** removes or replaces elements, and $\pi$ shows what is left;
+- some keep the whole history in $\omega$ and only edit a copy of it for each model call:
+  **$\pi$** hides or replaces what the model sees; $\omega$ never loses anything;
+- server-side compaction does both: $U$ adds a summary to $\omega$, and $\pi$ shows nothing before it.
+
+| stmviz | original | $U$ (rewrites $\omega$) | $\pi$ (builds each model input) |
+|---|---|---|---|
+| `ClearToolUses` | Anthropic context editing; LangChain `ClearToolUsesEdit` | appends | old tool results → a placeholder (and old thinking) |
+| `Compaction` | Anthropic `compact_20260112`; `Compaction.claude_code` its auto-compact | appends; at the trigger adds a summary block | the system prompt, then nothing before the last block |
+| `LangChainSummarization` | LangChain `SummarizationMiddleware` | the oldest messages → one summary message | the identity |
+| `LlamaIndexMemory` | LlamaIndex `Memory` | flushes the oldest messages into memory blocks | blocks rendered into the system message, dropped by priority |
+| `TrimmingSession`, `SummarizingSession` | OpenAI Agents SDK session recipes | keeps the last user turns / replaces older turns by a summary pair | the identity |
+| `LettaMemory` | MemGPT / Letta | sliding-window summary, core-memory edits, paging by tool calls | system prompt with core memory, summary, queue |
+| `ADKCompaction` | Google ADK `EventsCompactionConfig` | appends summaries; never deletes an event | hides the events a summary covers |
+
+Their sources, defaults and every departure are in each class's docstring and in `docs/fidelity.md`.
+Each class also declares where each part of its work happens, as `placement`:
+"""),
+        code("""
+import dataclasses
+
+from stmviz import (ADKCompaction, ClearToolUses, Compaction, FIFOWindow, LangChainSummarization, LettaMemory,
+                    LlamaIndexMemory, StateSpace, SummarizingSession, TrimmingSession, load_scenario, metrics, run, sizes)
+from stmviz.forgetting import why_forgotten
+from stmviz.scenarios import Probe, example_transcript, load_transcript, recorded_compactions
+from stmviz.tables import table
+
+table([{"manager": cls.__name__, "part of its work": part, "in": where}
+       for cls in (ClearToolUses, Compaction, LangChainSummarization, LlamaIndexMemory, TrimmingSession,
+                   SummarizingSession, LettaMemory, ADKCompaction)
+       for part, where in cls.placement.items()])
+"""),
+        md(r"""
+## A transcript you already have
+
+Practitioners' transcripts are not stmviz scenarios. `load_transcript` recognises a Claude Code
+session file, an Anthropic Messages request or response, OpenAI chat messages or Responses /
+Agents SDK items, OpenTelemetry GenAI spans, LangChain messages and AgentFold logs, and reads each
+by one rule: a step $t$ holds the model's output, produced from $x_t = \pi(\omega_t)$, then the input
+that arrives after it. The model's thinking goes into the step's metadata, never into its text.
+
+stmviz ships one small Claude Code session (written for this notebook, no real user's data): a
+coding agent fixes invoice totals that are off by a cent. Its file also holds a sub-agent's
+sidechain, a message the user rewound, and one **automatic compaction** Claude Code made.
+"""),
+        code("""
+session = load_transcript(example_transcript("claude_code_session"))
+print(session.description)
+table([{"t": t, "output": step.thought or step.action, "input": step.observation, "role": step.input_role}
+       for t, step in enumerate(session.steps)], width=48)
+"""),
+        md(r"""
+The compaction Claude Code recorded (its `compact_boundary` and the summary after it) is kept as
+an event, not replayed as a message: each manager below makes its own.
+"""),
+        code("""
+(real,) = recorded_compactions(session)
+print(real.label, "— before the output of step", real.t)
+print(real.summary[:420], "…")
+"""),
+        md(r"""
+Four facts the agent needs later become **probes**: the finance ticket (the user's first message,
+needed for the commit at step 14), the tax rate (a file read at step 3), the failing test (step 7)
+and the billing rule (step 10).
+"""),
+        code("""
+session = dataclasses.replace(session, probes=(
+    Probe(14, "Which finance ticket goes in the commit message?", "FIN-2291", 0),
+    Probe(11, "What is the regional tax rate?", "0.0725", 3),
+    Probe(12, "Which test still failed after the first fix?", "test_total_with_discount_rounds_half_even", 7),
+    Probe(11, "What do the billing rules say a discount applies to?", "net amount", 10),
+))
+session.token_count()
+"""),
+        md(r"""
+## Every manager on the same transcript
+
+The originals' thresholds are set for windows of about 200,000 tokens; this session has 1,828.
+`managers(v_max, window)` keeps each original's rule and scales its thresholds to a model window
+`window` by the same fractions (Anthropic clears tool results from 100,000 of 200,000 tokens: half
+the window; compacts from 150,000: three quarters; Claude Code at 95 %; Letta at 0.9 of its window).
+$V_{max}$ is the capacity of the store: large enough here for the whole transcript, so the FIFO
+window — the plain context window — forgets nothing and is the baseline. The session recipes and ADK count user turns, not
+tokens, and this session has three: here they keep 2 turns (`max_turns`), summarize past 2 keeping 1,
+and compact every 2 invocations (the defaults, 8, 3 and 3, come back for the long chat below).
+"""),
+        code("""
+def managers(v_max, window, max_turns=8, context_limit=3, keep_last_n_turns=3, adk_interval=3):
+    space = StateSpace(sizes.tokens(), v_max)
+    return {
+        "FIFO window": FIFOWindow(space),
+        "ClearToolUses": ClearToolUses(space, trigger=window // 2, keep=3),
+        "Compaction": Compaction(space, trigger=window * 3 // 4),
+        "Claude Code": Compaction.claude_code(space, window=window, percent=95),
+        "LangChainSummarization": LangChainSummarization(space, trigger=("tokens", window * 3 // 5), keep=("messages", 6)),
+        "LlamaIndexMemory": LlamaIndexMemory(space, token_limit=window * 3 // 4),
+        "TrimmingSession": TrimmingSession(space, max_turns=max_turns),
+        "SummarizingSession": SummarizingSession(space, context_limit=context_limit, keep_last_n_turns=keep_last_n_turns),
+        "LettaMemory": LettaMemory(space, context_window=window),
+        "ADKCompaction": ADKCompaction(space, compaction_interval=adk_interval, overlap_size=1),
+    }
+
+
+def scorecard(traces, probes):
+    rows = []
+    for name, trace in traces.items():
+        record = metrics.run_metrics(trace, probes)
+        kept = {p.answer[:14]: r.retained for p, r in zip(probes, metrics.retention(trace, probes))}
+        rows.append({"manager": name, "max Σμ": max(s.size_after for s in trace), "max |π|": record["max_prompt_tokens"],
+                     "cost": record["cost"], "summaries": record["summarizer_calls"], **kept})
+    return table(rows)
+
+
+fitted = managers(2400, 1700, max_turns=2, context_limit=2, keep_last_n_turns=1, adk_interval=2)
+traces = {name: run(m, session) for name, m in fitted.items()}
+scorecard(traces, session.probes)
+"""),
+        md(r"""
+Read the columns. **max Σμ** is the largest stored state, **max |π|** the largest model input,
+**cost** $\sum_t |\pi(\omega_t)|$ the input tokens of every model call, **summaries** the summarizer
+calls; the last four say whether each probe's key string reached the model when it was needed.
+
+- The $\pi$-managers keep everything: `ClearToolUses` stores as much as the FIFO window (more: it
+  also keeps the thinking, which π shows only for the last turn) yet costs a third less, because
+  $\pi$ shows old tool results as a placeholder. `Compaction` and Claude Code store *more* than the
+  transcript — the history and the summary block —, and `Compaction` costs least of all.
+- The $U$-managers store less: `LangChainSummarization`, `LlamaIndexMemory`, the session recipes
+  and Letta remove elements from $\omega$.
+- Nobody keeps everything at a lower cost: each saving lost some probe.
+
+## Occupancy against $V_{max}$, and where the real system compacted
+
+Four of them side by side: the baseline, a $\pi$-manager, a $U$-manager, and Claude Code's preset.
+The dashed line is where Claude Code itself compacted this session (`mark_recorded_compactions`).
+"""),
+        code("""
+from stmviz.viz import mark_recorded_compactions, occupancy_figure
+
+four = {name: traces[name] for name in ("FIFO window", "ClearToolUses", "LangChainSummarization", "Claude Code")}
+mark_recorded_compactions(occupancy_figure(four, layout="side"), session)
+"""),
+        md(r"""
+In the `ClearToolUses` panel the stored $\Sigma\mu$ keeps growing while $|\pi(\omega_t)|$ falls away
+from it once the trigger is passed: the history is whole, the input is not. In the
+`LangChainSummarization` panel both fall together, at the steps where $U$ summarized. Claude Code's
+preset (`Compaction.claude_code`, 95 % of a 1,700-token window) compacted at step 11, so the first
+output it changed is step 12's — exactly where the recorded compaction stands.
+
+## What each loses, and why
+
+`why_forgotten(trace, probe)` names the step, the operation and the rule that took a fact out of
+$\pi(\omega_t)$ — and tells $U$'s losses from $\pi$'s:
+"""),
+        code("""
+rate, ticket = session.probes[1], session.probes[0]
+for name, probe in (("ClearToolUses", rate), ("LangChainSummarization", rate), ("TrimmingSession", ticket),
+                    ("LlamaIndexMemory", rate), ("Claude Code", ticket)):
+    print(f"{name}: {why_forgotten(traces[name], probe).explanation}\\n")
+"""),
+        md(r"""
+- `ClearToolUses` still *has* the tax rate in $\omega_{11}$; its $\pi$ shows a placeholder instead
+  (Anthropic's documentation: "your client application maintains the full, unmodified
+  conversation history"). Raising `keep` or excluding the `Read` tool would bring it back.
+- `LangChainSummarization` lost the tax rate in $U$: the file it was read from was summarized away
+  at step 7, and the offline summary kept the ticket instead. `TrimmingSession` lost the ticket in
+  $U$ too: trimmed with the oldest user turn (the recipe keeps `max_turns` user turns, whatever
+  they said).
+- `LlamaIndexMemory` flushed the tax rate (and the ticket) from its queue into its memory blocks;
+  with no fact-extraction block configured, nothing of them comes back in $\pi$.
+- Claude Code's preset keeps the message in $\omega$ but $\pi$ shows nothing before the summary,
+  and stmviz's offline, extractive summary did not keep the ticket number.
+
+## The real compaction beside the mechanism's
+
+The recorded summary was written by a model. Give the preset that very text as its summarizer:
+the same trigger, the same place, the real summary. Which probes survive now?
+"""),
+        code("""
+recorded_text = real.summary.split("\\n", 1)[1]  # its first line is the prefix the preset writes itself
+space = StateSpace(sizes.tokens(), 2400)
+with_real = run(Compaction.claude_code(space, window=1700, percent=95, summarizer=lambda texts, budget: recorded_text), session)
+offline = traces["Claude Code"]
+table([{"summary": name, **{p.answer[:14]: r.retained for p, r in zip(session.probes, metrics.retention(trace, session.probes))}}
+       for name, trace in (("stmviz's offline summary", offline), ("Claude Code's recorded summary", with_real))])
+"""),
+        md(r"""
+The recorded summary kept the ticket (its "Primary Request and Intent" section names FIN-2291),
+so the commit at step 14 could cite it — as the session shows it did. It did not keep the failing
+test's name, which the offline summary did: that one copies sentences, and the pytest output was
+among them. (The tax rate was last needed at step 11, before either compaction.) The offline
+summarizer is a stand-in; `Compaction.openai_summarizer(client, model)` sends the original's
+prompt to a real model.
+
+## A long chat
+
+The same managers on the bundled `long_dialogue` (44 steps, no tool calls, seven probes of facts
+told early), with a 1,600-token window. ADK never deletes an event and adds its summaries, so its
+store needs room beyond the chat itself: $V_{max} = 8{,}000$ for all.
+"""),
+        code("""
+chat = load_scenario("long_dialogue")
+chat_traces = {name: run(m, chat) for name, m in managers(8000, 1600).items()}
+rows = []
+for name, trace in chat_traces.items():
+    record = metrics.run_metrics(trace, chat.probes)
+    rows.append({"manager": name, "max Σμ": max(s.size_after for s in trace), "max |π|": record["max_prompt_tokens"],
+                 "cost": record["cost"], "summaries": record["summarizer_calls"],
+                 "retention": record["retention"], "evidence recall": record["evidence_recall"]})
+table(rows)
+"""),
+        md(r"""
+With no tool results, `ClearToolUses` has nothing to clear: it *is* the FIFO window.
+`LangChainSummarization` called its summarizer at 30 of the 44 steps: once past the trigger, the
+summary and the 6 messages it keeps stay close to it, so almost every new message sets it off
+again. Of the managers that save anything, ADK keeps the most evidence and pays the most for it:
+its summaries overlap (`overlap_size`) and stay in $\pi$ beside each other. The session
+recipes trim by user turns (`TrimmingSession` keeps 8, `SummarizingSession` summarizes past 3), so
+their inputs stay small whatever the window; the sesame allergy told at step 1 is long gone when
+the question comes at step 40:
+"""),
+        code("""
+sesame = next(p for p in chat.probes if p.answer == "sesame")
+for name in ("TrimmingSession", "SummarizingSession", "Compaction", "LettaMemory"):
+    print(f"{name}: {why_forgotten(chat_traces[name], sesame).explanation}\\n")
+"""),
+        code("""
+occupancy_figure({name: chat_traces[name] for name in ("FIFO window", "Compaction", "TrimmingSession", "LettaMemory")},
+                 layout="side")
+"""),
+        md(r"""
+$V_{max}$, the store's capacity, is far above every curve: what bounds these inputs is each
+manager's own rule — Compaction's trigger (the dotted $|\pi(\omega_t)|$ drops at each new block
+while $\Sigma\mu$ keeps growing), the recipe's turn count, Letta's 0.9 of its window — not
+Definition 1's bound.
+"""),
+        md(r"""
+## Takeaways
+
+- The managers practitioners run are mechanisms of Definition 2, and the paper's split tells them
+  apart: **$U$-managers** (summarization middleware, LlamaIndex, the session recipes, Letta) lose
+  facts from $\omega$; **$\pi$-managers** (tool-result clearing) keep $\omega$ whole and hide facts
+  from the input; **compaction** (Anthropic, Claude Code, ADK) adds a summary in $U$ and hides the
+  rest in $\pi$. `why_forgotten` says which one happened.
+- A $\pi$-manager's cost is not its occupancy: plot $|\pi(\omega_t)|$ beside $\Sigma\mu(\omega_t)$.
+- Turn-based recipes bound turns, not tokens: one long tool result or one chatty turn is kept
+  whole, and an early fact goes with its turn.
+- A summary is only as good as its summarizer: the same compaction at the same step kept the ticket
+  with the recorded model summary and lost it with the offline stand-in.
+- A real transcript's own compaction (`recorded_compactions`) can be set against every mechanism on
+  the same steps: `mark_recorded_compactions` draws it on any figure over $t$.
+
+## Exercise · tool-result clearing is $\pi$'s work
+
+Write $\pi$ of tool-result clearing on a list of messages `{"role", "content", "call"}` (the stored
+history $\omega$, oldest first): every tool result (role `"tool"`) except the `keep` most recent
+shows `placeholder`; everything else is shown as it is, in order. $\pi$ must not change $\omega$.
+"""),
+        code("""
+from stmviz.exercises import check_clear_tool_results
+
+def project(messages, keep, placeholder):
+    # TODO: return a new list: the `keep` newest tool results as they are, older ones as `placeholder`
+    raise NotImplementedError("TODO: write π of tool-result clearing")
+"""),
+        code("""
+check_clear_tool_results(project)
+"""),
+        md(r"""
+Only after trying: `stmviz.exercises.solution("11-clear-results")` prints one answer.
 
 Back to the start: **[00 · Start here](00_start_here.ipynb)**.
 """),

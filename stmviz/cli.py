@@ -6,12 +6,15 @@
     Run a small built-in demo and print its trace as a table.
 ``stmviz scenarios``
     List the bundled scenarios.
-``stmviz replay SCENARIO --mechanism fifo --v-max 2048``
-    Replay a bundled scenario (or a scenario / chat-log file) through a mechanism.
-    A chat log (``.jsonl`` / ``.ndjson``, or a ``.json`` list of messages) is
-    read with :func:`stmviz.scenarios.load_chat_log`, in the conversation's
-    order: each step holds an assistant message (the model's output, produced
-    from π(ω_t)) and then the user or tool messages that follow it.
+``stmviz replay FILE --mechanism fifo --v-max 2048``
+    Replay a bundled scenario, a scenario file or a transcript through a
+    mechanism. A transcript — a Claude Code session, an Anthropic Messages
+    request or response, OpenAI chat messages or Responses / Agents SDK items,
+    OpenTelemetry GenAI spans, LangChain messages, an AgentFold log — is
+    recognised from its records (``--format`` names it instead) and read with
+    :func:`stmviz.scenarios.load_transcript`, in the conversation's order: each
+    step holds an assistant turn (the model's output, produced from π(ω_t)) and
+    then the user or tool messages that follow it.
 """
 
 from __future__ import annotations
@@ -47,27 +50,18 @@ def _mechanism(kind: str, v_max: float) -> Mechanism:
     return factory(space)
 
 
-def _load(source: str) -> Scenario:
-    from .scenarios import load_chat_log, load_scenario
+def _load(source: str, format: str | None = None) -> Scenario:
+    """A bundled scenario by name, or a file: a scenario, or a transcript in any format load_transcript reads."""
+    from .scenarios import bundled_names, detect_format, load_scenario, load_transcript
 
     path = Path(source)
-    suffix = path.suffix.lower()
-    if suffix in (".jsonl", ".ndjson") or (path.is_file() and suffix == ".json" and _looks_like_chat(path)):
-        return load_chat_log(path)
-    return load_scenario(source)
-
-
-def _looks_like_chat(path: Path) -> bool:
-    """Whether a ``.json`` file holds a chat log; read as every file is (bounded, never from a pipe or a device)."""
-    from .core.errors import STMError
-    from .core.files import read_bytes
-    from .core.jsonio import decode_json
-
-    try:
-        data = decode_json(read_bytes(path, what="file"), str(path))
-    except STMError:
-        return False  # load_scenario reads it again and says what is wrong
-    return isinstance(data, list) or (isinstance(data, dict) and "messages" in data and "steps" not in data)
+    if format is None and (source in bundled_names() or not os.path.lexists(path)):
+        return load_scenario(source)  # a bundled name, or the error naming the bundled scenarios
+    if format is None and path.is_file():
+        format = detect_format(path)  # read as every file is: bounded, never from a pipe or a device
+    if format in (None, "scenario"):
+        return load_scenario(path)  # a folder, a pipe: load_scenario's own clear error
+    return load_transcript(path, format)
 
 
 def demo(args: argparse.Namespace) -> int:
@@ -75,7 +69,7 @@ def demo(args: argparse.Namespace) -> int:
     from . import run
     from .core.formatting import plural
 
-    scenario = _load(args.scenario)
+    scenario = _load(args.scenario, getattr(args, "format", None))
     v_max = args.v_max if args.v_max is not None else (scenario.v_max or DEFAULT_V_MAX)
     mechanism = _mechanism(args.mechanism, v_max)
     trace = run(mechanism, scenario)
@@ -249,6 +243,11 @@ def _port(text: str) -> int:
     return value
 
 
+def _formats() -> tuple[str, ...]:
+    """The formats ``--format`` takes: those of stmviz.scenarios.load_transcript (kept in step by a test)."""
+    return ("claude_code", "anthropic", "openai_chat", "openai_responses", "otel", "langchain", "agentfold", "scenario")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser of the ``stmviz`` command: ``lab``, ``demo``, ``replay`` and ``scenarios``."""
     parser = argparse.ArgumentParser(prog="stmviz", description="See how an LLM agent's short-term memory works.")
@@ -261,10 +260,12 @@ def build_parser() -> argparse.ArgumentParser:
     p_lab.add_argument("--dry-run", action="store_true", help="print the command instead of starting JupyterLab (copies nothing)")
 
     for name, helptext in (("demo", "run the built-in demo and print its trace"),
-                           ("replay", "replay a scenario or chat log through a mechanism")):
+                           ("replay", "replay a scenario or a transcript (Claude Code, Anthropic, OpenAI, OpenTelemetry, LangChain, AgentFold) through a mechanism")):
         p = sub.add_parser(name, help=helptext)
         if name == "replay":
-            p.add_argument("scenario", help="a bundled scenario name, or a scenario / chat-log JSON(L) file")
+            p.add_argument("scenario", help="a bundled scenario name, a scenario file, or a transcript file")
+            p.add_argument("--format", choices=_formats(), default=None,
+                           help="the transcript's format (default: recognised from its records)")
         else:
             p.add_argument("--scenario", default="tool_chat", help="bundled scenario (default: tool_chat)")
         p.add_argument("--mechanism", choices=MECHANISMS, default="fifo")

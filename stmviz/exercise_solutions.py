@@ -141,4 +141,11 @@ def my_evidence_recall(trace, probe):
     seen = metrics.content_tokens(trace.project(probe.t).text())
     return len(evidence & seen) / len(evidence) if evidence else None
 ''',
+    "11-clear-results": '''
+def project(messages, keep, placeholder):
+    results = [k for k, m in enumerate(messages) if m["role"] == "tool"]
+    cleared = set(results[:max(len(results) - keep, 0)])   # all but the keep newest
+    # a new list of new dicts: π shows a copy, the history ω stays whole
+    return [{**m, "content": placeholder} if k in cleared else dict(m) for k, m in enumerate(messages)]
+''',
 }

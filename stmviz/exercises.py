@@ -22,6 +22,7 @@ key                       checker                              what the student 
 ``08-priority``           :func:`check_priority_memory`        a mechanism using the priority D_1
 ``09-chat-steps``         :func:`check_chat_steps`             a chat cut into steps (output, input)
 ``10-evidence-recall``    :func:`check_evidence_recall`        evidence recall computed by hand
+``11-clear-results``      :func:`check_clear_tool_results`     π of tool-result clearing (the history untouched)
 ========================  ===================================  =====================================
 """
 
@@ -57,6 +58,7 @@ __all__ = [
     "PRIORITY_STEPS",
     "check_chat_steps",
     "check_evidence_recall",
+    "check_clear_tool_results",
 ]
 
 
@@ -784,9 +786,10 @@ def check_chat_steps(chat_steps: Callable[[list[dict[str, str]]], Any]) -> Exerc
 def check_evidence_recall(
     evidence_recall: Callable[[Trace, Any], Any], scenario: str = "long_dialogue", v_max: int = 300
 ) -> ExerciseReport:
-    """Notebook 10: ``evidence_recall(trace, probe)`` computed by hand, |C(T(S_p)) ∩ C(X_t)| / |C(T(S_p))|.
+    """Notebook 10: the evidence word overlap computed by hand, |C(T(S_p)) ∩ C(X_t)| / |C(T(S_p))|.
 
-    Compared with :func:`stmviz.metrics.evidence_recall` on every probe of
+    Compared with :func:`stmviz.metrics.evidence_word_overlap` (the bag-of-words measure; the
+    default :func:`stmviz.metrics.evidence_recall` counts the evidence's 4-grams) on every probe of
     ``scenario`` for FIFO, SCM, HiAgent and AgentFold at ``v_max``. A value that
     differs is matched against the usual slips (raw words instead of content
     words, the state ω_t instead of the model input π(ω_t), the final input,
@@ -801,7 +804,7 @@ def check_evidence_recall(
                     "divide by the number of the evidence's content words: recall is a share, not a count"),
         "no evidence": ("None where the evidence has no content word",
                         "with no content word in the evidence the share is undefined: return None, not 0"),
-        "every probe": ("the value equals metrics.evidence_recall on every probe and mechanism",
+        "every probe": ("the value equals metrics.evidence_word_overlap on every probe and mechanism",
                         "follow the definition: content words of the evidence steps' texts, against π(ω_t) at t = probe.t"),
     })
     data = load_scenario(scenario)
@@ -836,7 +839,7 @@ def check_evidence_recall(
             got.append(value)
     except NotImplementedError as exc:
         return c.not_done(exc)
-    expected = [metrics.evidence_recall(trace, probe) for trace, probe in pairs]
+    expected = [metrics.evidence_word_overlap(trace, probe) for trace, probe in pairs]
     for value, (trace, probe) in zip(got, pairs):
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1):
             c.fail("a share", f"{trace.name}, probe {shorten(probe.answer, 30)!r}: got {value!r}")
@@ -863,6 +866,86 @@ def _same(a: Any, b: Any) -> bool:
         return abs(float(a) - float(b)) < 1e-9
     except (TypeError, ValueError):
         return False
+
+
+# -- 11 · the managers you use -----------------------------------------------------------------------------
+
+
+def _history() -> list[dict[str, Any]]:
+    """A stored history ω of six messages, three of them tool results (each after the call it answers)."""
+    return [
+        {"role": "user", "content": "Fix the failing test.", "call": None},
+        {"role": "assistant", "content": "Read(totals.py)", "call": "c1"},
+        {"role": "tool", "content": "def invoice_total(lines): ...", "call": "c1"},
+        {"role": "assistant", "content": "Bash(pytest -q)", "call": "c2"},
+        {"role": "tool", "content": "1 failed, 15 passed", "call": "c2"},
+        {"role": "assistant", "content": "Read(docs/billing.md)", "call": "c3"},
+        {"role": "tool", "content": "A discount applies before tax.", "call": "c3"},
+    ]
+
+
+def _reference_clear(messages: Sequence[dict[str, Any]], keep: int, placeholder: str) -> list[dict[str, Any]]:
+    results = [k for k, m in enumerate(messages) if m["role"] == "tool"]
+    cleared = set(results[: max(len(results) - keep, 0)])
+    return [{**m, "content": placeholder} if k in cleared else dict(m) for k, m in enumerate(messages)]
+
+
+def check_clear_tool_results(project: Callable[..., Any]) -> ExerciseReport:
+    """Notebook 11: ``project(messages, keep, placeholder)`` is π of tool-result clearing; ω stays as it is.
+
+    Every tool result except the ``keep`` most recent shows ``placeholder``; every
+    other message is shown as it is, in order; and the stored messages (the
+    state ω) are left unchanged — clearing is π's work, not U's.
+    """
+    c = _Checks("11 · tool-result clearing as π", {
+        "recent kept": ("the `keep` most recent tool results are shown as they are",
+                        "count the tool results from the end: the newest `keep` of them keep their content"),
+        "older cleared": ("every older tool result shows the placeholder",
+                          "all but the `keep` newest tool results (role 'tool') show `placeholder` instead of their content"),
+        "nothing else changes": ("user and assistant messages (the calls) are shown as they are, every message once, in order",
+                                 "replace only the content of role 'tool' messages; a cleared result keeps its place after "
+                                 "its call, and no message is dropped or moved"),
+        "ω untouched": ("the stored messages are unchanged after π (π builds a copy for each model call)",
+                        "you changed the messages in place: π must build new dicts (e.g. {**m, 'content': placeholder}) "
+                        "and leave ω — the history the client keeps — as it was; changing it would be U's work"),
+        "edge cases": ("keep ≥ the number of results clears nothing; keep = 0 clears every result",
+                       "with keep = 0 nothing is kept; with more `keep` than results there is nothing to clear"),
+    })
+    try:
+        for keep, placeholder in ((1, "[cleared]"), (2, "[result cleared to save context]"), (0, "[x]"), (5, "[x]")):
+            history = _history()
+            before = [dict(m) for m in history]
+            ok, got = _call(project, history, keep, placeholder)
+            if got is None:
+                raise NotImplementedError("project returned None")
+            if not ok:
+                c.fail("recent kept", _err(got))
+                continue
+            c.check("ω untouched", history == before, f"keep={keep}: the messages after π were {shorten(str(history), 100)}")
+            if not isinstance(got, list) or not all(isinstance(m, dict) for m in got):
+                c.fail("nothing else changes", f"π returned {type(got).__name__}, not a list of message dicts")
+                continue
+            expected = _reference_clear(before, keep, placeholder)
+            if len(got) != len(expected) or [m.get("role") for m in got] != [m["role"] for m in expected]:
+                c.fail("nothing else changes", f"keep={keep}: roles in order {[m.get('role') for m in got]}, "
+                                               f"expected {[m['role'] for m in expected]}")
+                continue
+            others = [k for k, m in enumerate(expected) if m["role"] != "tool"]
+            c.check("nothing else changes", all(got[k].get("content") == expected[k]["content"] for k in others),
+                    f"keep={keep}: a user or assistant message changed")
+            results = [k for k, m in enumerate(expected) if m["role"] == "tool"]
+            kept = results[len(results) - min(keep, len(results)):] if keep else []
+            older = [k for k in results if k not in kept]
+            name = "edge cases" if keep in (0, 5) else None
+            if not all(got[k].get("content") == expected[k]["content"] for k in kept):
+                c.fail(name or "recent kept", f"keep={keep}: the newest results show "
+                                              f"{[shorten(str(got[k].get('content')), 30) for k in kept]}")
+            if not all(got[k].get("content") == placeholder for k in older):
+                c.fail(name or "older cleared", f"keep={keep}: the older results show "
+                                                f"{[shorten(str(got[k].get('content')), 30) for k in older]}")
+    except NotImplementedError as exc:
+        return c.not_done(exc)
+    return c.report()
 
 
 def solution(key: str) -> None:

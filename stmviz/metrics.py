@@ -12,8 +12,9 @@ choice open; stmviz fills the gap with measures that need no model calls:
 - :func:`summary` — one record per run, and :func:`compare` — one record per
   mechanism on one scenario;
 - evidence at question time (below): :func:`evidence_recall`,
-  :func:`whole_turns`, :func:`answer_recall`, the text helpers
-  :func:`normalize_answer`, :func:`content_tokens`, :func:`token_recall`,
+  :func:`evidence_word_overlap`, :func:`whole_turns`, :func:`answer_recall`,
+  the text helpers :func:`normalize_answer`, :func:`content_tokens`,
+  :func:`ngrams`, :func:`token_recall`,
   :func:`token_f1`, the cost :func:`cost_at`, and the records
   :func:`step_metrics` (one per step t), :func:`probe_metrics` (one per probe)
   and :func:`run_metrics` (one per run).
@@ -35,16 +36,39 @@ and, for a text y,
 - C(y) = {w ∈ N(y) : w ∉ :data:`STOP_WORDS`}, the **content tokens** of y as
   a set (:func:`content_tokens`).
 
-Then, for a probe p:
+- G(y), the **evidence n-grams** of y (n = :data:`EVIDENCE_N` = 4): the runs
+  of n consecutive tokens of N(y), as a set; a y of fewer than n tokens (but
+  at least one) gives the one run N(y) itself. Write g ⊑ N(X_t) when the
+  tokens of g occur consecutively in N(X_t).
 
-- **evidence recall** (:func:`evidence_recall`) =
-  |C(T(S_p)) ∩ C(X_t)| / |C(T(S_p))|, T(S_p) the evidence steps' texts joined:
-  the share of the evidence's distinct content words that reach the model
-  input, raw or summarized (``None`` when the evidence has no content word);
+Then, for a probe p, with G(S_p) = ⋃_{s ∈ S_p} G(s) the n-grams of each
+non-empty part (thought, action, observation) of each evidence step, less
+those that occur in the question (g ⊑ N(q_p)), which reach x_t with the
+question itself:
+
+- **evidence recall** (:func:`evidence_recall`, the default measure) =
+  |{g ∈ G(S_p) : g ⊑ N(X_t)}| / |G(S_p)|: the share of the evidence's
+  4-grams that reach the model input, raw or inside a summary that copies
+  them (``None`` when the evidence has no token). A run of four words
+  rarely recurs by chance, so the measure is near 0 when no evidence turn
+  reached x_t and 1 when all did; it still credits a summary that keeps the
+  evidence's phrases;
+- **evidence word overlap** (:func:`evidence_word_overlap`, stmviz's first
+  evidence measure, kept under this name) =
+  |C(T(S_p)) ∩ C(X_t)| / |C(T(S_p))|, T(S_p) the evidence steps' texts
+  joined: the share of the evidence's distinct content words found
+  *anywhere* in the model input. It over-counts: in a long conversation the
+  names and common words of the evidence are everywhere, and the question
+  repeats the evidence's words. On the first five LoCoMo conversations with
+  FIFO windows of 2,048 and 8,192 tokens it averages 0.65 on the probes whose
+  evidence turns are all absent from x_t, where evidence recall averages
+  0.03 (docs/benchmarks.md compares the candidate measures);
 - **whole-turn presence** (:func:`whole_turns`) = the share of the evidence
   steps s ∈ S_p whose every non-empty part (thought, action, observation) occurs
   verbatim in X_t, whitespace runs counted as one space: 1.0 when the turns
-  survived raw, 0.0 when only summaries (or nothing) of them did;
+  survived raw, 0.0 when only summaries (or nothing) of them did. When each
+  turn is a step of its own (LoCoMo's default), this is LoCoMo's own evidence
+  recall: the share of a question's evidence turns (dia_ids) in the context;
 - **key-string retention** (:func:`retention`) = [``p.answer`` occurs in X_t,
   ignoring case], the measure of the bundled scenarios;
 - **answer recall** (:func:`answer_recall`) =
@@ -56,10 +80,9 @@ Then, for a probe p:
   model call up to and including the one that answers; the cost of a run is
   Σ_{t<n} |π(ω_t)| (:func:`prompt_tokens`).
 
-All of them are bags of words, not judgements of an answer: a common word
-counts as present wherever in X_t it occurs, and a paraphrase that keeps the
-meaning but not the words counts as lost. Compare mechanisms on the same
-probes, and against the same measure taken on the whole history.
+None of them judges an answer: a paraphrase that keeps the meaning but not
+the words counts as lost. Compare mechanisms on the same probes, and against
+the same measure taken on the whole history.
 
 Examples
 --------
@@ -122,7 +145,10 @@ __all__ = [
     "token_recall",
     "token_f1",
     "evidence_text",
+    "EVIDENCE_N",
+    "ngrams",
     "evidence_recall",
+    "evidence_word_overlap",
     "whole_turns",
     "answer_recall",
     "cost_at",
@@ -515,6 +541,26 @@ def content_recall(evidence: str, text: str) -> float | None:
     return len(wanted & content_tokens(text)) / len(wanted)
 
 
+#: n of the evidence n-grams that :func:`evidence_recall` looks for (chosen by measurement: docs/benchmarks.md).
+EVIDENCE_N = 4
+
+
+def ngrams(text: str, n: int = EVIDENCE_N) -> frozenset[tuple[str, ...]]:
+    """G(y): the runs of n consecutive normalized tokens N(y) of a text, as a set; a shorter text gives N(y) itself.
+
+    >>> sorted(ngrams("The cat sat on the mat.", 3))
+    [('cat', 'sat', 'on'), ('sat', 'on', 'mat')]
+    >>> ngrams("Lovely!"), ngrams("...")
+    (frozenset({('lovely',)}), frozenset())
+    """
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise InvalidArgumentError(f"ngrams: n must be a whole number ≥ 1, got {n!r}")
+    tokens = answer_tokens(text)
+    if len(tokens) < n:
+        return frozenset([tuple(tokens)]) if tokens else frozenset()
+    return frozenset(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
+
+
 def token_recall(reference: str, text: str) -> float | None:
     """|N(reference) ∩ N(text)| / |N(reference)|, ∩ on multisets: the share of the reference's tokens in ``text``.
 
@@ -580,11 +626,12 @@ def evidence_text(trace: Trace, probe: Any) -> str:
 
 
 class _Inputs:
-    """The text of π(ω_t) and what the measures read from it, computed once per t."""
+    """The text of π(ω_t) and what the measures read from it, computed once per t (N(X_t) normalized once)."""
 
     def __init__(self, trace: Trace) -> None:
         self.trace = trace
         self._texts: dict[int, str] = {}
+        self._normalized: dict[int, str] = {}
         self._content: dict[int, frozenset[str]] = {}
         self._counts: dict[int, Counter[str]] = {}
         self._spaced: dict[int, str] = {}
@@ -594,14 +641,20 @@ class _Inputs:
             self._texts[t] = self.trace.project(t).text()
         return self._texts[t]
 
+    def normalized(self, t: int) -> str:
+        """N(X_t) joined by single spaces, with a space at each end (so that a run of tokens is found as a substring)."""
+        if t not in self._normalized:
+            self._normalized[t] = f" {normalize_answer(self.text(t))} "
+        return self._normalized[t]
+
     def content(self, t: int) -> frozenset[str]:
         if t not in self._content:
-            self._content[t] = content_tokens(self.text(t))
+            self._content[t] = frozenset(self.normalized(t).split()).difference(STOP_WORDS)
         return self._content[t]
 
     def counts(self, t: int) -> Counter[str]:
         if t not in self._counts:
-            self._counts[t] = Counter(answer_tokens(self.text(t)))
+            self._counts[t] = Counter(self.normalized(t).split())
         return self._counts[t]
 
     def spaced(self, t: int) -> str:
@@ -609,8 +662,31 @@ class _Inputs:
             self._spaced[t] = " ".join(self.text(t).split())
         return self._spaced[t]
 
+    def holds(self, t: int, gram: tuple[str, ...]) -> bool:
+        """g ⊑ N(X_t): the tokens of ``gram`` occur consecutively in N(X_t)."""
+        return f" {' '.join(gram)} " in self.normalized(t)
 
-def _evidence_recall(trace: Trace, probe: Any, inputs: _Inputs) -> float | None:
+
+def _evidence_grams(trace: Trace, probe: Any, n: int) -> frozenset[tuple[str, ...]]:
+    """G(S_p): the n-grams of each non-empty part of each evidence step."""
+    grams: set[tuple[str, ...]] = set()
+    for s in probe.evidence_steps:
+        step = trace[s].context.step
+        for part in (step.thought, step.action, step.observation):
+            grams.update(ngrams(part, n))
+    return frozenset(grams)
+
+
+def _evidence_recall(trace: Trace, probe: Any, inputs: _Inputs, n: int = EVIDENCE_N) -> float | None:
+    t = _check_probe(trace, probe)
+    question = f" {normalize_answer(getattr(probe, 'question', '') or '')} "
+    grams = [g for g in _evidence_grams(trace, probe, n) if f" {' '.join(g)} " not in question]
+    if not grams:
+        return None
+    return sum(inputs.holds(t, g) for g in grams) / len(grams)
+
+
+def _evidence_word_overlap(trace: Trace, probe: Any, inputs: _Inputs) -> float | None:
     t = _check_probe(trace, probe)
     wanted = content_tokens("\n".join(trace[s].context.step.text for s in probe.evidence_steps))
     if not wanted:
@@ -640,16 +716,34 @@ def _answer_recall(trace: Trace, probe: Any, inputs: _Inputs) -> float | None:
     return sum((wanted & inputs.counts(t)).values()) / sum(wanted.values())
 
 
-def evidence_recall(trace: Trace, probe: Any) -> float | None:
-    """|C(T(S_p)) ∩ C(X_t)| / |C(T(S_p))|: the share of the evidence's content words in π(ω_t).
+def evidence_recall(trace: Trace, probe: Any, n: int = EVIDENCE_N) -> float | None:
+    """|{g ∈ G(S_p) : g ⊑ N(X_t)}| / |G(S_p)|: the share of the evidence's n-grams that reach π(ω_t).
 
-    The evidence is the text of every step in ``probe.evidence_steps``; X_t
-    the text of π(ω_t), t = ``probe.t``. Raw or summarized, a content word of
-    the evidence counts once it is anywhere in the model input. ``None`` when
-    the evidence has no content word. See the module's definitions.
+    The evidence is every step in ``probe.evidence_steps`` (each part —
+    thought, action, observation — apart); X_t the text of π(ω_t), t =
+    ``probe.t``. An n-gram (n = 4 by default) counts once its tokens occur
+    in a row anywhere in the model input, raw or inside a summary; n-grams
+    the question itself holds are not counted. ``None`` when the evidence
+    has no token left. See the module's definitions; the bag of
+    words measure it replaced is :func:`evidence_word_overlap`.
     """
     trace = require_trace(trace, "metrics")
-    return _evidence_recall(trace, probe, _Inputs(trace))
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise InvalidArgumentError(f"evidence_recall: n must be a whole number ≥ 1, got {n!r}")
+    return _evidence_recall(trace, probe, _Inputs(trace), n)
+
+
+def evidence_word_overlap(trace: Trace, probe: Any) -> float | None:
+    """|C(T(S_p)) ∩ C(X_t)| / |C(T(S_p))|: the share of the evidence's distinct content words found anywhere in π(ω_t).
+
+    stmviz's first evidence measure (it was called ``evidence_recall``): a
+    bag of words, high even where no evidence turn reached the model, since
+    common words and the question's own words are in X_t anyway. Kept for
+    comparison; :func:`evidence_recall` is the measure to quote. ``None``
+    when the evidence has no content word.
+    """
+    trace = require_trace(trace, "metrics")
+    return _evidence_word_overlap(trace, probe, _Inputs(trace))
 
 
 def whole_turns(trace: Trace, probe: Any) -> float | None:
@@ -712,7 +806,7 @@ def probe_metrics(trace: Trace, probes: Iterable[Any]) -> list[dict[str, Any]]:
 
     Keys: ``t``, ``question``, ``answer`` (the key string), ``evidence_steps``
     (a tuple), ``retained`` (key-string retention), ``evidence_recall``,
-    ``whole_turns``, ``answer_recall`` (see the module's definitions; ``None``
+    ``evidence_word_overlap``, ``whole_turns``, ``answer_recall`` (see the module's definitions; ``None``
     where undefined), ``input_tokens`` |π(ω_t)| and ``cost`` Σ_{s ≤ t} |π(ω_s)|.
 
     Raises
@@ -737,6 +831,7 @@ def probe_metrics(trace: Trace, probes: Iterable[Any]) -> list[dict[str, Any]]:
                 "evidence_steps": tuple(probe.evidence_steps),
                 "retained": probe.answer.casefold() in inputs.text(t).casefold(),
                 "evidence_recall": _evidence_recall(trace, probe, inputs),
+                "evidence_word_overlap": _evidence_word_overlap(trace, probe, inputs),
                 "whole_turns": _whole_turns(trace, probe, inputs),
                 "answer_recall": _answer_recall(trace, probe, inputs),
                 "input_tokens": size,
@@ -744,6 +839,10 @@ def probe_metrics(trace: Trace, probes: Iterable[Any]) -> list[dict[str, Any]]:
             }
         )
     return records
+
+
+#: The per-probe measures whose means :func:`run_metrics` reports.
+EVIDENCE_MEASURES = ("evidence_recall", "evidence_word_overlap", "whole_turns", "answer_recall")
 
 
 def _mean(values: Iterable[float | None]) -> float | None:
@@ -754,7 +853,7 @@ def _mean(values: Iterable[float | None]) -> float | None:
 def run_metrics(trace: Trace, probes: Sequence[Any] = ()) -> dict[str, Any]:
     """One record of a run: :func:`summary`'s keys plus the means of the evidence measures and the cost.
 
-    Added keys: ``evidence_recall``, ``whole_turns`` and ``answer_recall``,
+    Added keys: ``evidence_recall``, ``evidence_word_overlap``, ``whole_turns`` and ``answer_recall``,
     the means over the probes where each is defined (``None`` without any);
     ``cost``, Σ_{t<n} |π(ω_t)|, the input tokens of the run's model calls (the
     same number as ``total_prompt_tokens``).
@@ -764,7 +863,7 @@ def run_metrics(trace: Trace, probes: Sequence[Any] = ()) -> dict[str, Any]:
     record = summary(trace)  # without probes: their retention is read from the rows (π(ω_t) projected once)
     kept = sum(r["retained"] for r in rows)
     record.update(probes=len(rows), retained=kept, retention=kept / len(rows) if rows else None)
-    for key in ("evidence_recall", "whole_turns", "answer_recall"):
+    for key in EVIDENCE_MEASURES:
         record[key] = _mean(r[key] for r in rows)
     record["cost"] = record["total_prompt_tokens"]
     return record

@@ -43,16 +43,30 @@ A deterministic summarizer and embedder give the same value from a memo as
 computed afresh, so every trace of a sweep equals the trace of an
 independent ``run()`` (tests/test_sweep.py checks it by fingerprint).
 
-With ``processes=N``, the groups of runs that share the most (one
-mechanism and parameter set on one scenario, all of its V_max) go to N
-worker processes (:class:`concurrent.futures.ProcessPoolExecutor`); the
-records come back in the sequential order and are equal to the sequential
-ones.
+Scale and records
+-----------------
+The unit of work is a *group*: one mechanism with one parameter set on one
+scenario, at every V_max (the runs that share the most). With
+``processes=N`` the groups go to N worker processes
+(:class:`concurrent.futures.ProcessPoolExecutor`); with ``executor=`` to any
+:class:`concurrent.futures.Executor` — a thread or process pool, a Dask
+cluster's ``Client.get_executor()``, an Executor over another cluster such
+as Ray — unchanged: each group is one ``executor.submit(...)`` of a
+module-level function on picklable arguments. Every worker keeps its own
+:class:`SharedCaches` (one per process and thread). The records come back in
+the sequential order and are equal to the sequential ones.
+
+A progress bar (tqdm's ``tqdm.auto``: a widget in Jupyter, text on a
+terminal's stderr) counts the runs as they finish; ``progress=False`` hides
+it. The result, :class:`SweepRecords`, is a list of plain dicts — one per
+run, the same keys in every record — that ``pandas.DataFrame(records)``
+reads as it is; ``records.to_pandas()`` does so (pandas is imported then,
+and only then).
 
 >>> from stmviz import FIFOWindow
 >>> records = sweep([FIFOWindow], "tool_chat", v_max=[500, 1000, 2000])
 >>> [(r["v_max"], r["retention"], round(r["evidence_recall"], 2), r["cost"]) for r in records]
-[(500, 0.0, 0.32, 9967), (1000, 0.4, 0.65, 18452), (2000, 1.0, 1.0, 26153)]
+[(500, 0.0, 0.0, 9967), (1000, 0.4, 0.4, 18452), (2000, 1.0, 1.0, 26153)]
 """
 
 from __future__ import annotations
@@ -61,9 +75,12 @@ import functools
 import inspect
 import itertools
 import numbers
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from typing import Any
 
+from ._optional import require
 from .core.errors import InvalidArgumentError, STMError
 from .core.formatting import shorten
 from .core.mechanism import Mechanism
@@ -73,7 +90,21 @@ from .core.space import StateSpace
 from .core.trace import run
 from .metrics import run_metrics
 
-__all__ = ["sweep", "SharedCaches", "parameter_names"]
+__all__ = ["sweep", "SweepRecords", "SharedCaches", "parameter_names"]
+
+
+class SweepRecords(list[dict[str, Any]]):
+    """The records of :func:`sweep`: a list of dicts, one per run, in the sweep's order.
+
+    It is a plain ``list`` (``records[0]``, ``len(records)``, ``records ==
+    [...]`` work as for any list); ``pandas.DataFrame(records)`` and
+    :meth:`to_pandas` turn it into a table with one column per key.
+    """
+
+    def to_pandas(self) -> Any:
+        """The records as a ``pandas.DataFrame`` (pandas is imported now; it is not a dependency of stmviz)."""
+        pandas = require("pandas", package="pandas", extra=None, why="SweepRecords.to_pandas()")
+        return pandas.DataFrame(list(self))
 
 
 class _Table(Memo):
@@ -355,8 +386,13 @@ def _build(factory: Callable[..., Mechanism], space: StateSpace, params: dict[st
     return caches.share(mechanism, default_summarizer=injected)
 
 
-def _run_group(task: tuple[Any, ...], caches: SharedCaches | None = None) -> list[dict[str, Any]]:
-    """The records of one mechanism with one parameter set on one scenario, at every V_max of the sweep."""
+def _run_group(
+    task: tuple[Any, ...], caches: SharedCaches | None = None, tick: Callable[[], Any] | None = None
+) -> list[dict[str, Any]]:
+    """The records of one mechanism with one parameter set on one scenario, at every V_max of the sweep.
+
+    ``tick()`` is called after each run (the progress bar of a sweep in this process).
+    """
     scenario, label, factory, params, capacities, size, grid_keys, keep_traces, errors = task
     caches = caches if caches is not None else _worker_caches()
     probes = tuple(getattr(scenario, "probes", ()) or ())
@@ -377,6 +413,8 @@ def _run_group(task: tuple[Any, ...], caches: SharedCaches | None = None) -> lis
                 raise type(exc)(f"{where}: {exc}") from exc
             record["error"] = f"{type(exc).__name__}: {exc}"
             records.append(record)
+            if tick is not None:
+                tick()
             continue
         measured = run_metrics(trace, [p for p in probes if p.t <= len(trace)])
         measured.pop("mechanism")
@@ -385,18 +423,24 @@ def _run_group(task: tuple[Any, ...], caches: SharedCaches | None = None) -> lis
         if keep_traces:
             record["trace"] = trace
         records.append(record)
+        if tick is not None:
+            tick()
     return records
 
 
-_WORKER: SharedCaches | None = None
+_WORKER = threading.local()
 
 
 def _worker_caches() -> SharedCaches:
-    """The caches of this worker process, shared by every group it runs."""
-    global _WORKER
-    if _WORKER is None:
-        _WORKER = SharedCaches()
-    return _WORKER
+    """The caches of this worker (process and thread), shared by every group it runs.
+
+    One per thread, so that the threads of one process (a thread pool, a Dask
+    worker's threads) never fill one table at once.
+    """
+    caches = getattr(_WORKER, "caches", None)
+    if caches is None:
+        caches = _WORKER.caches = SharedCaches()
+    return caches
 
 
 def sweep(
@@ -405,12 +449,14 @@ def sweep(
     v_max: Any = None,
     *,
     processes: int | None = None,
+    executor: Executor | None = None,
+    progress: bool = True,
     size: Any = "tokens",
     keep_traces: bool = False,
     caches: SharedCaches | None = None,
     errors: str = "raise",
     **grids: Any,
-) -> list[dict[str, Any]]:
+) -> SweepRecords:
     """Run every mechanism × scenario × V_max × grid combination; one record per run.
 
     Parameters
@@ -427,6 +473,13 @@ def sweep(
     processes : int, optional
         Run in this many worker processes (``None``: in this process). The
         records are the same, in the same order.
+    executor : concurrent.futures.Executor, optional
+        Run the groups on this executor instead: a ``ThreadPoolExecutor``, a
+        ``ProcessPoolExecutor``, a Dask cluster's ``Client.get_executor()``
+        (``pip install 'stmviz[dask]'``), … The sweep submits to it and waits;
+        it does not shut it down. Not with ``processes``.
+    progress : bool
+        Show a progress bar of the runs (``tqdm.auto``), default ``True``.
     size : str or callable
         μ, as for :class:`~stmviz.StateSpace` (default ``"tokens"``).
     keep_traces : bool
@@ -449,8 +502,8 @@ def sweep(
 
     Returns
     -------
-    list of dict
-        One record per run, ordered by scenario, mechanism (in the order
+    SweepRecords
+        A list of dicts, one record per run, ordered by scenario, mechanism (in the order
         given), parameter combination, then V_max: ``scenario``,
         ``mechanism``, ``v_max``, one key per grid parameter (``None`` for a
         mechanism that does not take it), then the keys of
@@ -465,7 +518,8 @@ def sweep(
     InvalidArgumentError
         for a mechanism instance instead of a class, an empty or malformed
         list, a grid parameter no mechanism accepts, ``keep_traces`` with
-        ``processes``, or a factory worker processes cannot receive.
+        ``processes`` or ``executor``, both of these, an ``executor`` that is
+        no Executor, or a factory worker processes cannot receive.
     """
     items = _mechanisms(mechanisms)
     found = _scenarios(scenarios)
@@ -474,9 +528,17 @@ def sweep(
         raise InvalidArgumentError(f"processes must be a whole number ≥ 1 or None, got {processes!r}")
     if errors not in ("raise", "record"):
         raise InvalidArgumentError(f"errors must be 'raise' or 'record', got {shorten(repr(errors))}")
-    if keep_traces and processes is not None:
+    if executor is not None and not isinstance(executor, Executor):
         raise InvalidArgumentError(
-            "keep_traces=True needs processes=None: traces hold their mechanism, which does not travel between processes"
+            f"executor must be a concurrent.futures.Executor (a ThreadPoolExecutor, ProcessPoolExecutor, or a Dask "
+            f"Client.get_executor()), got {type(executor).__name__}"
+        )
+    if executor is not None and processes is not None:
+        raise InvalidArgumentError("pass processes=N or executor=…, not both (processes=N is executor=ProcessPoolExecutor(N))")
+    if keep_traces and (processes is not None or executor is not None):
+        raise InvalidArgumentError(
+            "keep_traces=True needs processes=None and no executor: traces hold their mechanism, which does not "
+            "travel between processes"
         )
     resolve(size)  # an unknown μ fails here, before any run
     tasks = []
@@ -485,25 +547,65 @@ def sweep(
         for label, factory in items:
             for params in _combinations(factory, checked):
                 tasks.append((scenario, label, factory, params, capacities, size, tuple(checked), keep_traces, errors))
-    if processes is None:
-        groups = []
-        shared = caches
-        owner = None
-        for task in tasks:
-            if caches is None and (id(task[0]), task[1]) != owner:
-                # the tables of one mechanism on one scenario serve its parameter sets and capacities; the
-                # next mechanism's texts differ, so they are let go (less memory for the collector to walk)
-                shared, owner = SharedCaches(), (id(task[0]), task[1])
-            assert shared is not None
-            groups.append(_run_group(task, shared))
-    else:
-        groups = _in_processes(tasks, processes)
-    return [record for group in groups for record in group]
+    if processes is not None:
+        _check_picklable(tasks, f"processes={processes}")
+    elif executor is not None and not _in_this_process(executor):
+        _check_picklable(tasks, f"executor={type(executor).__name__}")
+    runs = sum(len(task[4]) for task in tasks)
+    with _progress_bar(runs, progress) as bar:
+        if processes is None and executor is None:
+            groups = []
+            shared = caches
+            owner = None
+            for task in tasks:
+                if caches is None and (id(task[0]), task[1]) != owner:
+                    # the tables of one mechanism on one scenario serve its parameter sets and capacities; the
+                    # next mechanism's texts differ, so they are let go (less memory for the collector to walk)
+                    shared, owner = SharedCaches(), (id(task[0]), task[1])
+                assert shared is not None
+                groups.append(_run_group(task, shared, bar.update))
+        elif executor is not None:
+            groups = _on_executor(tasks, executor, bar, f"executor={type(executor).__name__}")
+        else:
+            assert processes is not None
+            with ProcessPoolExecutor(max_workers=processes) as pool:
+                groups = _on_executor(tasks, pool, bar, f"processes={processes}")
+    return SweepRecords(record for group in groups for record in group)
 
 
-def _in_processes(tasks: list[tuple[Any, ...]], processes: int) -> list[list[dict[str, Any]]]:
+def _in_this_process(executor: Executor) -> bool:
+    from concurrent.futures import ThreadPoolExecutor
+
+    return isinstance(executor, ThreadPoolExecutor)
+
+
+class _NoBar:
+    """What a sweep with ``progress=False`` updates."""
+
+    def update(self, n: int = 1) -> None:
+        return None
+
+    def __enter__(self) -> "_NoBar":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+
+def _progress_bar(runs: int, progress: bool) -> Any:
+    """tqdm's auto bar over the sweep's runs (a widget in Jupyter, text on stderr elsewhere), or nothing."""
+    if not isinstance(progress, bool):
+        raise InvalidArgumentError(f"progress must be True or False, got {shorten(repr(progress))}")
+    if not progress:
+        return _NoBar()
+    from tqdm.auto import tqdm
+
+    return tqdm(total=runs, desc="sweep", unit="run", leave=False)
+
+
+def _check_picklable(tasks: list[tuple[Any, ...]], how: str) -> None:
+    """Refuse, before any run, a factory or μ that cannot travel to a worker process."""
     import pickle
-    from concurrent.futures import ProcessPoolExecutor
 
     for task in tasks:
         try:
@@ -511,9 +613,23 @@ def _in_processes(tasks: list[tuple[Any, ...]], processes: int) -> list[list[dic
             pickle.dumps(task[5])
         except Exception as exc:  # noqa: BLE001 - any reason a factory cannot be pickled
             raise InvalidArgumentError(
-                f"processes={processes}: mechanism {task[1]!r} or μ cannot be sent to a worker process "
+                f"{how}: mechanism {task[1]!r} or μ cannot be sent to a worker process "
                 f"({type(exc).__name__}: {shorten(str(exc))}); use classes or functools.partial of classes defined "
-                f"in a module, or processes=None"
+                f"in a module, or run in this process"
             ) from None
-    with ProcessPoolExecutor(max_workers=processes) as pool:
-        return list(pool.map(_run_group, tasks))
+
+
+def _on_executor(tasks: list[tuple[Any, ...]], executor: Executor, bar: Any, how: str) -> list[list[dict[str, Any]]]:
+    """Every group submitted to ``executor``; the records in the tasks' order, the bar moved as groups finish."""
+    futures = {executor.submit(_run_group, task): k for k, task in enumerate(tasks)}
+    groups: list[list[dict[str, Any]]] = [[] for _ in tasks]
+    try:
+        for future in as_completed(futures):
+            k = futures[future]
+            groups[k] = future.result()
+            bar.update(len(tasks[k][4]))
+    except BaseException:
+        for future in futures:
+            future.cancel()
+        raise
+    return groups

@@ -67,6 +67,7 @@ CHECKERS = {
     "08-priority": (check_priority_memory, "PriorityMemory"),
     "09-chat-steps": (check_chat_steps, "chat_steps"),
     "10-evidence-recall": (check_evidence_recall, "my_evidence_recall"),
+    "11-clear-results": (ex.check_clear_tool_results, "project"),
 }
 
 

@@ -234,7 +234,7 @@ def test_trajectory_retrieval_brings_the_evidence_back():
         {"subgoal": "find the key", "action": "look()", "observation": "A mat lies here, code 4417."},
         {"action": "lift('mat')", "observation": "A brass key!"},
         {"subgoal": "open the door", "action": "use('key')", "observation": "Open."},
-        {"action": "retrieve(0)", "observation": "Out."},
+        {"action": "retrieve(1)", "observation": "Out."},
         {"action": "go()", "observation": "Out."},
     ]
     forgetful = HiAgent(StateSpace(sizes.tokens(), v_max=400), summarize_subgoal=lambda goal, pairs, budget: ("found it", True))

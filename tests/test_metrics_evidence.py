@@ -159,7 +159,9 @@ def test_a_summary_keeps_part_of_the_evidence_and_no_whole_turn():
     probe = Probe(4, "Where does the order ship?", "Kestrel Lane", 2, reference="It ships to Kestrel Lane.")
     assert trace.project(4).text().startswith("Sesame makes The weather Order BH-58213-K")
     # content tokens of step 2: order, bh58213k, ships, kestrel, lane — two survive in the digest
-    assert metrics.evidence_recall(trace, probe) == pytest.approx(2 / 5)
+    assert metrics.evidence_word_overlap(trace, probe) == pytest.approx(2 / 5)
+    # its 4-grams (order bh58213k ships to, …) do not: two words in a row are no phrase of the evidence
+    assert metrics.evidence_recall(trace, probe) == 0.0
     assert metrics.whole_turns(trace, probe) == 0.0
     assert metrics.answer_recall(trace, probe) == 0.0  # reference: ships, to, kestrel, lane
     assert metrics.probe_metrics(trace, [probe])[0]["retained"] is False
@@ -171,9 +173,59 @@ def test_evidence_over_several_steps_and_whole_turn_share():
     text = trace.project(4).text()
     assert STEPS[2] in text and STEPS[0] not in text
     assert metrics.whole_turns(trace, probe) == 0.5
-    recall = metrics.evidence_recall(trace, probe)
-    assert recall == metrics.content_recall(metrics.evidence_text(trace, probe), text)
-    assert 0 < recall < 1
+    overlap = metrics.evidence_word_overlap(trace, probe)
+    assert overlap == metrics.content_recall(metrics.evidence_text(trace, probe), text)
+    assert 0 < overlap < 1
+    # step 0 (6 tokens: 3 4-grams) is gone, step 2 (6 tokens: 3 4-grams) is whole
+    assert metrics.evidence_recall(trace, probe) == 0.5
+
+
+def test_common_words_and_the_question_do_not_count_as_kept_evidence():
+    # the evidence turn is evicted, but its words are everywhere else in the model input: the bag of words
+    # measure finds most of them, the default measure none (it failed before: evidence_recall was the bag)
+    steps = [
+        "Caroline went to the LGBTQ support group yesterday and loved it.",
+        "Melanie said the support group sounds lovely.",
+        "Caroline and Melanie talked about the group again.",
+        "Yesterday Caroline loved the painting class too.",
+        "When did Caroline go to the LGBTQ support group?",
+    ]
+    trace = run(Window(StateSpace(sizes.words, v_max=32)), steps)
+    probe = Probe(5, steps[-1], "yesterday", 0)
+    assert steps[0] not in trace.project(5).text() and metrics.whole_turns(trace, probe) == 0.0
+    assert metrics.evidence_word_overlap(trace, probe) >= 0.8
+    assert metrics.evidence_recall(trace, probe) == 0.0
+
+
+def test_a_summary_that_copies_a_phrase_gets_part_credit():
+    class Copy(Window):
+        def project(self, state):
+            return "Summary: the user said that sesame makes the user ill."
+
+    trace = run(Copy(StateSpace(sizes.words, v_max=100)), STEPS)
+    probe = Probe(3, "What makes the user ill?", "sesame", 0)
+    # N(step 0) = sesame makes user ill she said: 3 4-grams, of which "sesame makes user ill" is in the summary
+    assert metrics.evidence_recall(trace, probe) == pytest.approx(1 / 3)
+    # bigrams: "makes user" and "user ill" are the question's own, left out; of the other three only "sesame makes"
+    assert metrics.evidence_recall(trace, probe, n=2) == pytest.approx(1 / 3)
+    with pytest.raises(InvalidArgumentError, match="n must be a whole number"):
+        metrics.evidence_recall(trace, probe, n=0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(words.filter(str.strip), min_size=1, max_size=5), st.data())
+def test_property_evidence_recall_is_a_share_and_one_when_the_turns_are_whole(texts, data):
+    trace = run(Window(StateSpace(sizes.words, v_max=10_000)), texts)
+    evidence = data.draw(st.lists(st.integers(0, len(texts) - 1), min_size=1, max_size=3, unique=True))
+    probe = Probe(len(texts), "?", "x", evidence[0], evidence_steps=tuple(sorted(evidence)))
+    value = metrics.evidence_recall(trace, probe)
+    if all(not metrics.answer_tokens(texts[s]) for s in evidence):
+        assert value is None
+    else:
+        assert value == 1.0  # every evidence step is in π(ω_t) whole
+    small = run(Window(StateSpace(sizes.words, v_max=max(1, max(len(t.split()) for t in texts)))), texts)
+    other = metrics.evidence_recall(small, probe)
+    assert other is None or 0.0 <= other <= 1.0
 
 
 def test_cost_at_is_the_cumulated_input():
@@ -201,8 +253,8 @@ def test_probe_records_and_run_record():
     assert [r["retained"] for r in rows] == [p.retained_in(trace.project(p.t).text()) for p in probes]
     assert rows[1]["cost"] == metrics.cost_at(trace, 4)
     assert set(rows[0]) == {
-        "t", "question", "answer", "evidence_steps", "retained", "evidence_recall", "whole_turns",
-        "answer_recall", "input_tokens", "cost",
+        "t", "question", "answer", "evidence_steps", "retained", "evidence_recall", "evidence_word_overlap",
+        "whole_turns", "answer_recall", "input_tokens", "cost",
     }
     record = metrics.run_metrics(trace, probes)
     assert record["retention"] == 1.0 and record["evidence_recall"] == 1.0 and record["answer_recall"] == 1.0

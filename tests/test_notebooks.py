@@ -19,6 +19,7 @@ EXPECTED = [
     "08_build_your_own",
     "09_your_own_logs",
     "10_measuring_memory",
+    "11_managers_you_use",
 ]
 
 

@@ -175,3 +175,99 @@ def test_a_failing_run_is_named_or_recorded():
     assert "error" not in records[1] and records[1]["steps"] == 25
     with pytest.raises(InvalidArgumentError, match="errors"):
         sweep([FIFOWindow], "tool_chat", v_max=[500], errors="ignore")
+
+
+# ----------------------------------------------------------------------------- scale: progress, records, executors
+
+KWARGS = dict(v_max=[300, 800], k=[1, 2])
+FACTORIES = [FIFOWindow, SCM, functools.partial(HiAgent, summary_budget=32)]
+
+
+def test_a_progress_bar_counts_the_runs_and_can_be_hidden(capsys, monkeypatch):
+    sweep([FIFOWindow, SCM], "tool_chat", v_max=[300, 600, 900])
+    shown = capsys.readouterr().err
+    assert "sweep:" in shown and "/6 [" in shown and "run/s" in shown  # tqdm on stderr outside a notebook
+    import tqdm.auto
+
+    bars = []
+
+    class Bar(tqdm.auto.tqdm):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            bars.append(self)
+
+    monkeypatch.setattr(tqdm.auto, "tqdm", Bar)
+    from concurrent.futures import ThreadPoolExecutor
+
+    sweep([FIFOWindow, SCM], "tool_chat", v_max=[300, 600, 900], k=[1, 2])
+    with ThreadPoolExecutor(2) as pool:
+        sweep([FIFOWindow, SCM], "tool_chat", v_max=[300, 600, 900], k=[1, 2], executor=pool)
+    assert [(bar.total, bar.n) for bar in bars] == [(9, 9), (9, 9)]  # every run counted, in this process or not
+    capsys.readouterr()
+    sweep([FIFOWindow, SCM], "tool_chat", v_max=[300, 600, 900], progress=False)
+    assert capsys.readouterr().err == ""
+    with pytest.raises(InvalidArgumentError, match="progress must be True or False"):
+        sweep([FIFOWindow], "tool_chat", progress="yes")
+
+
+def test_records_are_a_list_of_dicts_that_pandas_reads(monkeypatch):
+    import sys
+    import types
+
+    records = sweep([FIFOWindow, SCM], "tool_chat", v_max=[300, 600], progress=False)
+    assert isinstance(records, list) and all(type(r) is dict for r in records)
+    assert len({tuple(r) for r in records}) == 1  # the same keys in every record: one column each
+    seen = []
+    fake = types.ModuleType("pandas")
+    fake.DataFrame = lambda rows: seen.append(rows) or "frame"  # what pandas.DataFrame is handed
+    monkeypatch.setitem(sys.modules, "pandas", fake)
+    assert records.to_pandas() == "frame" and seen == [list(records)] and type(seen[0]) is list
+    monkeypatch.setitem(sys.modules, "pandas", None)  # pandas not installed
+    with pytest.raises(ImportError, match=r"to_pandas\(\) needs pandas.*pip install pandas"):
+        records.to_pandas()
+
+
+def test_any_executor_gives_the_sequential_records():
+    from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+
+    sequential = sweep(FACTORIES, "household", progress=False, **KWARGS)
+    with ThreadPoolExecutor(2) as threads:
+        assert sweep(FACTORIES, "household", executor=threads, **KWARGS) == sequential
+    with ProcessPoolExecutor(1) as processes:
+        assert sweep(FACTORIES, "household", executor=processes, progress=False, **KWARGS) == sequential
+
+
+BUILT_IN: list[str] = []  # the threads that built a FIFOWindow for the sweep below
+
+
+def fifo_noting_its_thread(space):
+    """A FIFOWindow factory that notes the thread it runs in (a module-level function: it pickles)."""
+    import threading
+
+    BUILT_IN.append(threading.current_thread().name)
+    return FIFOWindow(space)
+
+
+def test_a_local_dask_cluster_runs_the_sweep_unchanged():
+    distributed = pytest.importorskip("distributed", reason="the optional extra 'dask' (pip install 'stmviz[dask]')")
+    mechanisms = {"FIFOWindow": fifo_noting_its_thread, "SCM": SCM}
+    sequential = sweep(mechanisms, "household", progress=False, **KWARGS)
+    BUILT_IN.clear()
+    # one worker with two threads in this process: a cluster that spares the machine's cores
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            records = sweep(mechanisms, "household", executor=client.get_executor(), progress=False, **KWARGS)
+    assert records == sequential
+    assert len(BUILT_IN) == 2 and all(name != "MainThread" for name in BUILT_IN)  # built on the cluster's worker
+
+
+def test_executor_arguments_are_checked():
+    from concurrent.futures import ThreadPoolExecutor
+
+    with pytest.raises(InvalidArgumentError, match="concurrent.futures.Executor"):
+        sweep([FIFOWindow], "tool_chat", executor="dask")
+    with ThreadPoolExecutor(1) as pool:
+        with pytest.raises(InvalidArgumentError, match="not both"):
+            sweep([FIFOWindow], "tool_chat", executor=pool, processes=2)
+        with pytest.raises(InvalidArgumentError, match="keep_traces"):
+            sweep([FIFOWindow], "tool_chat", executor=pool, keep_traces=True)

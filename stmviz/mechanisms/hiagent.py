@@ -31,16 +31,16 @@ history. In the paper's terms (Definition 1, Definition 2, Section 4):
   subgoal and its pairs, as one text.
 """
 
+
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..core.element import Element, order_key
 from ..core.formatting import shorten
-from ..core.errors import InvalidArgumentError, InvalidOperationError, ScenarioFormatError
-from ..core.mechanism import Mechanism, Transition
+from ..core.errors import InvalidOperationError, ScenarioFormatError
+from ..core.mechanism import Transition
 from ..core.protocol import ElementType, Hierarchy, element_types_of
 from ..core.context import AgentStep, Context
 from ..core.operation import Operation, OperationSet
@@ -49,172 +49,23 @@ from ..text import cosine, embed
 from ..text._checks import check_callable
 from ..text import summarize as default_summarize
 from .fit import fit_text
-from ._shared import (
-    LineTokens, Memo, Summarizer, Tally, View, ViewIndex, cached_summarizer, check_budget, over_limit, range_label,
+from ._shared import Summarizer, cached_summarizer, check_budget, range_label
+from ._hiagent_machinery import _VIEWS, HiAgentMachinery
+from .hiagent_summarizer import (
+    ObservationSummarizer, SubgoalPair, SubgoalSummarizer, informative_sentences, verdict_of,
 )
 
-__all__ = ["HiAgent", "SubgoalPair", "ObservationSummarizer", "verdict_of", "informative_sentences"]
+__all__ = ["HiAgent", "SubgoalPair", "ObservationSummarizer", "verdict_of", "informative_sentences", "pair_text"]
 
 # Sort keys: within step s, a new subgoal comes first, then the step's pair;
 # a summary takes the place of the subgoal it replaces, retrieved pairs follow it.
 _T_SUBGOAL, _T_SUMMARY, _T_PAIR, _T_RETRIEVED = 0.1, 0.2, 0.5, 0.6
+_CHECK_VALID = "check valid"  # an action holding this asks for the valid actions: not given to the summarizer
+_EXPANSION = ("expanded", "summary_text", "steps", "restored")  # the meta an expanded header adds to its summary
 _T_KEPT = 0.15  # a pair kept at a switch because the model still acts on its observation: just before its summary
 _SUBGOAL_LINE = re.compile(r"^\s*subgoal\s*:\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
 _RETRIEVE_CALL = re.compile(r"^\s*retrieve\s*\(\s*([0-9]+(?:\s*,\s*[0-9]+)*)?\s*\)\s*$", re.IGNORECASE)
-_DONE_CUE = re.compile(
-    r"\b(done|complete[sd]?|finished|succeed(?:ed|s)?|success(?:ful|fully)?|accomplished|achieved)\b", re.IGNORECASE
-)
-_FAIL_CUE = re.compile(r"\b(nothing happens|fail(?:ed|s|ure)?|cannot|can't|unable|error)\b", re.IGNORECASE)
 _VERDICTS = {True: "achieved", False: "not achieved", None: "not confirmed"}
-
-
-# --------------------------------------------------------------------------- summarized observations
-
-
-class SubgoalPair(NamedTuple):
-    """One action–observation pair of a finished subgoal, as the subgoal summarizer receives it.
-
-    ``thought`` is the model's reasoning at that step and ``done`` whether the
-    step declared the subgoal finished (the ``subgoal_done`` directive).
-    """
-
-    step: int
-    action: str
-    observation: str
-    thought: str = ""
-    done: bool = False
-
-
-#: ``summarize_subgoal(subgoal, pairs, budget) -> (text, achieved)``; ``achieved`` is True, False or None (not confirmed).
-SubgoalSummarizer = Callable[[str, Sequence[SubgoalPair], int], "tuple[str, bool | None]"]
-
-
-def verdict_of(pairs: Sequence[SubgoalPair]) -> bool | None:
-    """The offline verdict on a finished subgoal: a documented heuristic, not a judgement.
-
-    ``True`` (achieved) when a step of the subgoal declared ``subgoal_done`` or
-    the last observation or the last thought holds a done/success cue (done,
-    complete, finished, succeeded, success, accomplished, achieved); ``False``
-    (not achieved) when the last observation holds a failure cue (nothing
-    happens, fail, cannot, unable, error); else ``None`` (not confirmed).
-
-    >>> verdict_of([SubgoalPair(0, "take mug", "You pick up the mug.", done=True)])
-    True
-    >>> verdict_of([SubgoalPair(0, "open safe", "Nothing happens.")]) is False
-    True
-    >>> verdict_of([SubgoalPair(0, "look", "A room.")]) is None
-    True
-    """
-    if not pairs:
-        return None
-    last = pairs[-1]
-    if any(p.done for p in pairs) or _DONE_CUE.search(last.observation) or _DONE_CUE.search(last.thought):
-        return True
-    if _FAIL_CUE.search(last.observation):
-        return False
-    return None
-
-
-class ObservationSummarizer:
-    """The offline default summarizer of a finished subgoal: what was observed, and a verdict.
-
-    It keeps the observations (not the actions) of the subgoal's pairs — the
-    sentences that add to their action (:func:`informative_sentences`; when
-    none does, the last observation) — shortened together to the budget by
-    ``summarize(texts, budget)`` (default: :func:`stmviz.text.summarize`,
-    extractive), and states the verdict of :func:`verdict_of`. Deterministic and offline; HiAgent's own summarizer is
-    an LLM (see :class:`stmviz.text.openai.OpenAISubgoalSummarizer`).
-
-    >>> ObservationSummarizer()("find a key", [SubgoalPair(0, "lift mat", "A key!", done=True)], 32)
-    ('A key!', True)
-    """
-
-    def __init__(self, summarize: Any = None) -> None:
-        check_callable("summarize", summarize, "(texts, budget) -> str")
-        self.summarize = summarize or default_summarize
-
-    def __repr__(self) -> str:
-        return "ObservationSummarizer()"
-
-    def __call__(self, subgoal: str, pairs: Sequence[SubgoalPair], budget: int) -> tuple[str, bool | None]:
-        kept: list[str] = []
-        for p in pairs:
-            if p.observation:
-                kept.extend(s for s in informative_sentences(p.action, p.observation) if s not in kept)
-        if not kept:  # every observation only confirmed its action: keep the last one
-            kept = [p.observation for p in pairs if p.observation][-1:]
-        text = self.summarize(kept, budget) if kept else "nothing was observed"
-        return text, verdict_of(pairs)
-
-
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
-_WORD = re.compile(r"[a-z0-9]+")
-_FILLER = frozenset(
-    "a an the you your it its is are was be at on in into onto of to and with from for by as this that there "
-    "now here".split()
-)
-
-
-def informative_sentences(action: str, observation: str) -> list[str]:
-    """The sentences of an observation that add to its action (the offline summarizer keeps only these).
-
-    A sentence that only confirms the action — at most one word beyond the
-    action's words and filler words, e.g. "You arrive at cabinet 1." after
-    ``go to cabinet 1`` — is left out.
-
-    >>> informative_sentences("go to cabinet 1", "You arrive at cabinet 1. On it, you see a bowl 2.")
-    ['On it, you see a bowl 2.']
-    """
-    said = set(_WORD.findall(action.lower())) | _FILLER
-    return [
-        sentence
-        for sentence in _SENTENCE.split(observation.strip())
-        if len(set(_WORD.findall(sentence.lower())) - said) > 1
-    ]
-
-
-# --------------------------------------------------------------------------- derived views of ω
-
-_IDS = ("subgoal", "summary")  # the kinds whose subgoal ids decide the next id
-
-
-class _SubgoalView(View):
-    """A view of ω (:class:`View`) that also knows the current subgoal and the largest subgoal id."""
-
-    __slots__ = ("current", "_top")
-
-    def __init__(
-        self, elements: frozenset, groups: dict[str, tuple[Element, ...]], parent: "_SubgoalView | None" = None
-    ) -> None:
-        super().__init__(elements, groups)
-        subgoals = groups.get("subgoal", ())
-        if parent is not None and subgoals is parent.groups.get("subgoal", ()):
-            current = parent.current  # the same subgoals: the same current one
-        else:
-            current = next((e for e in subgoals if e.meta.get("current")), None)
-        self.current: Element | None = current
-        self._top: int | None = None  # the largest subgoal id of a subgoal or summary, once known
-
-    def top(self) -> int | None:
-        """max{d["subgoal"] | e ∈ ω of type "subgoal" or "summary"}, or ``None`` when ω holds none."""
-        if self._top is None:
-            groups = self.groups
-            self._top = max((e.meta["subgoal"] for kind in _IDS for e in groups.get(kind, ())), default=None)
-        return self._top
-
-    def _carry(self, view: "_SubgoalView", added: frozenset, removed: frozenset) -> "_SubgoalView":
-        top = self._top
-        if top is not None:  # carry the largest id when the change shows it
-            gone = max((e.meta["subgoal"] for e in removed if e.type in _IDS), default=None) if removed else None
-            new_top = max((e.meta["subgoal"] for e in added if e.type in _IDS), default=None) if added else None
-            if new_top is not None and new_top >= top:
-                view._top = new_top
-            elif gone is None or gone < top:
-                view._top = top
-        return view
-
-
-_VIEWS = ViewIndex(_SubgoalView)
 
 
 # --------------------------------------------------------------------------- HiAgent
@@ -243,7 +94,7 @@ def pair_text(step: AgentStep) -> str:
     return "\n".join(parts)
 
 
-class HiAgent(Mechanism):
+class HiAgent(HiAgentMachinery):
     """The mechanism (O, E, Ω_STM, C, U, X, π) of HiAgent: subgoals as memory chunks.
 
     As the authors built it (Hu et al., ACL 2025, and their AgentBoard agent
@@ -310,30 +161,45 @@ class HiAgent(Mechanism):
        directive (a scenario marker) or a line ``Subgoal: <text>`` in the
        thought; the open subgoal is summarized first (``summarize`` then
        ``subgoal``), and retrieved trajectories fold back to their summaries;
-    3. else, if no subgoal is open (no subgoal stated yet, or after
-       ``subgoal_done``), the pairs go under an unnamed chunk ("steps from t,
-       no subgoal stated") opened by rule — it is not a subgoal of the model;
+    3. else, before the first subgoal the model states, nothing is opened:
+       those pairs stay verbatim under no subgoal (``meta["subgoal"]`` None),
+       as the released agent keeps the history before its first subgoal,
+       until overflow drops them, oldest first; after ``subgoal_done``
+       (stmviz extension), or with ``subgoal_every``, the pairs go under an
+       unnamed chunk ("steps from t (no subgoal stated)") opened by rule — it
+       is not a subgoal of the model;
     4. else, only with ``subgoal_every`` (the chunking baseline), a rule chunk
        older than ``subgoal_every`` steps is summarized and a new one opened;
     5. ``observe`` attaches the step's (action, observation) pair (skipped for
        an empty step), then, only with ``keep_pairs``, ``select``;
     6. ``retrieve`` if the output asks for it: the ``retrieve`` directive (a
-       subgoal id or text, or a list of them), an action ``retrieve(0, 2)``
+       subgoal id or text, or a list of them), an action ``retrieve(1, 3)``
        as the released agent writes it, or ``meta["retrieve"]`` (legacy). The
        listed finished subgoals are *expanded*: each summary gives way to its
        subgoal's full trajectory (all its pairs, rebuilt from the step history,
        typed "retrieved") until the next subgoal switch, when they fold back to
        their summaries. If they do not all fit, overflow drops the oldest of
-       them in the same update (those never enter ω, so no reason is recorded
-       for them; the expanded header's range says which steps it covers). A request for the current subgoal, or for one already
+       them in the same update (as the released agent, which drops the oldest
+       history entries of the prompt holding them): those never enter ω, so
+       the summary they replace records, for each, "step s not kept" with the
+       rule and the bound it would break; the expanded header holds the steps
+       it names (``meta["steps"]``) and those in ω (``meta["restored"]``,
+       renewed when overflow drops more later), and π says "retrieved in
+       full", "retrieved in part (steps …)" or that none fit. A request for the current subgoal, or for one already
        expanded, is a no-op, and so is one for a finished subgoal whose summary
        overflow dropped earlier (the operation's reason says so); a subgoal
        that never finished raises :class:`~stmviz.errors.ScenarioFormatError`.
 
-    Subgoal ids count 0, 1, 2, … in the order subgoals start (simplified: the
-    released agent numbers them from 1 in its prompt).
+    Subgoal ids count 1, 2, 3, … in the order subgoals start, as the released
+    agent numbers them in its prompt and in ``retrieve(…)``; the steps before
+    the first subgoal take no id. (Chunks opened by rule — after
+    ``subgoal_done`` or with ``subgoal_every`` — take ids too, so with those
+    extensions the ids differ from the released agent's count.)
 
-    **Summarized observation.** A finished subgoal becomes one element: its
+    **Summarized observation.** The summarizer gets the subgoal and its pairs,
+    except those whose action holds "check valid" (asking for the valid
+    actions), which the released agent leaves out of its summarizer's input.
+    A finished subgoal becomes one element: its
     text, then what ``summarize_subgoal`` says was observed, then the verdict
     (achieved / not achieved / not confirmed); meta ``achieved`` holds it.
 
@@ -362,14 +228,14 @@ class HiAgent(Mechanism):
     ... ]
     >>> trace = run(HiAgent(StateSpace(sizes.tokens(), v_max=200)), steps, query="Leave the room")
     >>> [(e.type, e.meta.get("subgoal")) for e in trace.final]
-    [('task', None), ('summary', 0), ('subgoal', 1), ('pair', 1)]
+    [('task', None), ('summary', 1), ('subgoal', 2), ('pair', 2)]
     >>> print(trace.project(3).text())
     Task: Leave the room
-    Finished subgoal 0 (steps 0–1): find the key → observed: A mat lies here. A brass key! Verdict: achieved.
-    Current subgoal 1: open the door
+    Finished subgoal 1 (steps 0–1): find the key → observed: A mat lies here. A brass key! Verdict: achieved.
+    Current subgoal 2: open the door
     [step 2] Action: use('key')
     Observation: Open.
-    To see the full action–observation pairs of a finished subgoal again, write retrieve(ids…) with ids among: 0.
+    To see the full action–observation pairs of a finished subgoal again, write retrieve(ids…) with ids among: 1.
     """
 
     name = "HiAgent"
@@ -417,112 +283,11 @@ class HiAgent(Mechanism):
         check_callable("summarize_subgoal", summarize_subgoal, "(subgoal, pairs, budget) -> (text, achieved)")
         self._summaries = cached_summarizer(summarize or default_summarize)
         self.summarize_subgoal: SubgoalSummarizer = summarize_subgoal or ObservationSummarizer(self._summaries)
-        self._subgoal_summaries = Memo(4096)
-        self._embeddings = Memo()
-        self._line_tokens = Memo()
-        self._projection_tokens = Tally()
-        self._broken_lines = Tally()
-        self._pieces = LineTokens(self.encoding)
+        self._init_caches()
 
     def params(self) -> dict[str, Any]:
         """The JSON-ready constructor parameters (the summarizer is not recorded)."""
         return {"summary_budget": self.summary_budget, "keep_pairs": self.keep_pairs, "subgoal_every": self.subgoal_every}
-
-    # ------------------------------------------------------------------ reading ω
-
-    @staticmethod
-    def current_subgoal(state: State) -> Element | None:
-        """The element of the active subgoal (type "subgoal", ``current``), or ``None``."""
-        return _VIEWS(state).current
-
-    @staticmethod
-    def _next_id(state: State, context: Context) -> int:
-        top = _VIEWS(state).top()
-        if top is not None:
-            return top + 1
-        # Nothing of earlier subgoals survived (only under extreme overflow): the step index is
-        # still larger than every earlier id, since at most one subgoal starts per step.
-        return context.t
-
-    # ------------------------------------------------------------------ initial state, controller
-
-    def initial_state(self, context: Context) -> State:
-        """ω_0 = {the task Q} (∅ when there is no query), cut to V_max if needed."""
-        if not context.query:
-            return State()
-        task = fit_text(self.space, Element(context.query, {"t": -1, "type": "task", "current": False}), self.space.v_max, record_size=False)
-        if task is None:
-            return State()
-        return self._cut(State([task]), task)[0]  # π(ω_0), its label "Task: " included, fits as well
-
-    def controller(self, state: State, context: Context) -> list[Operation]:
-        """The controller: subgoal switches from markers (or the documented rules), then observe/select/summarize/retrieve."""
-        step, t = context.step, context.t
-        ops: list[Operation] = []
-        current = self.current_subgoal(state)
-        if current is not None and _declared_done(context):
-            # subgoal_done at step t − 1: the model has now seen its last observation, the pairs give way
-            ops.append(
-                Operation("summarize", reason=f"subgoal_done at step {t - 1}; its last observation was seen at step {t}")
-            )
-            current = None
-        text, source = None, None
-        marker = _marker(step)
-        if marker is not None:
-            text, source = marker, "marker"
-        else:
-            match = _SUBGOAL_LINE.search(step.thought)
-            if match:
-                text, source = match.group(1), "thought"
-        if text is not None:
-            if current is not None:
-                ops.append(Operation("summarize", reason=f"a new subgoal starts at step {t} ({source})"))
-            ops.append(Operation("subgoal", {"text": text, "source": source}, reason=f"subgoal {source} at step {t}"))
-        elif current is None:
-            if pair_text(step):  # an empty step opens nothing
-                ops.append(
-                    Operation(
-                        "subgoal",
-                        {"text": _rule_text(step, t), "source": "rule"},
-                        reason="rule: no subgoal is stated, the pairs go under an unnamed chunk",
-                    )
-                )
-        elif (
-            self.subgoal_every is not None
-            and current.meta.get("source") == "rule"
-            and t - current.meta["step"] >= self.subgoal_every
-        ):
-            why = f"chunking baseline: chunk {current.meta['subgoal']} ran {self.subgoal_every} steps without a stated subgoal"
-            ops.append(Operation("summarize", reason=why))
-            ops.append(Operation("subgoal", {"text": _rule_text(step, t), "source": "rule"}, reason=why))
-        if pair_text(step):
-            ops.append(Operation("observe"))
-            if self.keep_pairs is not None:
-                if ops[0].type == "subgoal" or ops[0].type == "summarize":
-                    count = 1
-                else:
-                    count = 1 + len(_VIEWS(state).groups.get("pair", ()))
-                if count > self.keep_pairs:
-                    ops.append(Operation("select", {"keep": self.keep_pairs}, reason=f"more than {self.keep_pairs} pairs"))
-        request, origin = _retrieve_request(step)
-        if request is not None:
-            targets = tuple(request) if isinstance(request, (list, tuple)) else (request,)
-            why = f"retrieval requested at step {t} ({origin})"
-            gone = []
-            for target in targets:
-                try:
-                    self._find_summary(state, target, context, error=ScenarioFormatError)  # validate early
-                except ScenarioFormatError:
-                    if not self._was_evicted(state, target, context):
-                        raise
-                    gone.append(repr(target))
-            if gone:
-                why += (
-                    f"; subgoal(s) {', '.join(gone)} finished earlier and their summaries were dropped from ω for lack "
-                    f"of space (Σμ > V_max): nothing is retrieved for them"
-                )
-            ops.append(Operation("retrieve", {"subgoals": targets}, reason=why))
-        return ops
 
     # ------------------------------------------------------------------ U
 
@@ -542,8 +307,10 @@ class HiAgent(Mechanism):
             new = self._retrieve(state, operation, context, reasons)
         else:  # pragma: no cover - apply() refuses undeclared types
             raise InvalidOperationError(f"HiAgent has no operation {kind!r}")
-        new = self._fit(new, reasons, context)
-        return Transition(new, {e: why for e, why in reasons.items() if e in state.elements})
+        fitted = self._fit(new, reasons, context)
+        if kind == "retrieve":
+            _record_lost_pairs(state, new, fitted, reasons)
+        return Transition(fitted, {e: why for e, why in reasons.items() if e in state.elements})
 
     def _start(self, state: State, operation: Operation, context: Context, reasons: dict[Element, str]) -> State:
         text = operation.get("text")
@@ -567,7 +334,7 @@ class HiAgent(Mechanism):
             folded = []
             for e in expanded:
                 reasons[e] = f"subgoal {e.meta['subgoal']} folds back to its summary at the switch to subgoal {k}"
-                back = Element(e.meta["summary_text"], {key: v for key, v in e.meta.items() if key not in ("expanded", "summary_text")})
+                back = Element(e.meta["summary_text"], {key: v for key, v in e.meta.items() if key not in _EXPANSION})
                 self.space.measure(back)
                 folded.append(back)
             state = (state - expanded) | folded
@@ -590,13 +357,14 @@ class HiAgent(Mechanism):
         if not text:
             return state
         current = self.current_subgoal(state)
-        if current is None:
+        if current is None and (self.subgoal_every is not None or _stated_before(context, state)):
             state = self._start(state, Operation("subgoal", {"source": "rule"}), context, reasons)
             current = self.current_subgoal(state)
             assert current is not None
+        # before the first subgoal the model states, a pair belongs to no subgoal: it stays verbatim (as released)
+        subgoal = current.meta["subgoal"] if current is not None else None
         pair = Element(
-            text,
-            {"t": context.t + _T_PAIR, "type": "pair", "subgoal": current.meta["subgoal"], "current": True, "step": context.t},
+            text, {"t": context.t + _T_PAIR, "type": "pair", "subgoal": subgoal, "current": True, "step": context.t}
         )
         self.space.measure(pair)
         return state | {pair}
@@ -609,7 +377,8 @@ class HiAgent(Mechanism):
         pairs = [e for e in _VIEWS(state).groups.get("pair", ()) if e.meta.get("subgoal") == k]
         end = max([start] + [e.meta["step"] for e in pairs])
         trajectory = tuple(_subgoal_pair(_step_at(context, s), s) for s in range(start, end + 1))
-        trajectory = tuple(p for p in trajectory if p.action or p.observation)
+        # as released: the summarizer never sees the pairs whose action asks for the valid actions
+        trajectory = tuple(p for p in trajectory if (p.action or p.observation) and _CHECK_VALID not in p.action)
         observed, achieved = self._summarize_subgoal(current.text, trajectory)
         summary = Element(
             f"{current.text} → observed: {observed} Verdict: {_VERDICTS[achieved]}.",
@@ -652,7 +421,7 @@ class HiAgent(Mechanism):
             (
                 e
                 for e in _VIEWS(state).groups.get("pair", ())
-                if current is None or e.meta["subgoal"] == current.meta["subgoal"]
+                if current is None or e.meta["subgoal"] in (current.meta["subgoal"], None)  # and those before any subgoal
             ),
             key=lambda e: e.meta["t"],
         )
@@ -674,79 +443,6 @@ class HiAgent(Mechanism):
                 f"(cosine {scores[e]:.2f})"
             )
         return state - dropped
-
-    def _find_summary(self, state: State, target: Any, context: Context, error: type[Exception]) -> Element | None:
-        """The summary element a retrieval request names; ``None`` for the current subgoal (a no-op)."""
-        view = _VIEWS(state)
-        summaries, current = view.groups.get("summary", ()), view.current
-        if isinstance(target, bool) or not isinstance(target, (int, str)):
-            raise error(
-                f"step {context.t}: meta['retrieve'] must be a subgoal id (int) or a subgoal's text, got {shorten(repr(target))}"
-            )
-        if isinstance(target, int):
-            for e in summaries:
-                if e.meta["subgoal"] == target:
-                    return e
-            if current is not None and current.meta["subgoal"] == target:
-                return None
-        else:
-            wanted = target.strip().casefold()
-            for e in reversed(summaries):
-                if e.meta.get("goal", "").casefold() == wanted:
-                    return e
-            if current is not None and current.text.casefold() == wanted:
-                return None
-        known = ", ".join(f"{e.meta['subgoal']} {shorten(e.meta.get('goal', ''), 24)!r}" for e in summaries) or "none"
-        raise error(
-            f"step {context.t}: trajectory retrieval of subgoal {target!r}, but ω holds no finished subgoal of that "
-            f"id or text (finished subgoals in ω: {known}); name one of them in meta['retrieve']"
-        )
-
-    def _was_evicted(self, state: State, target: Any, context: Context) -> bool:
-        """Whether a retrieval target names a subgoal that finished before ω's current subgoal (so its summary was dropped).
-
-        Subgoal ids count up as subgoals start, so an id below the newest one in ω
-        belonged to an earlier subgoal; a text counts if an earlier step opened a
-        subgoal with it by marker or ``Subgoal:`` line.
-        """
-        top = _VIEWS(state).top()
-        if isinstance(target, bool) or top is None:
-            return False
-        if isinstance(target, int):
-            return 0 <= target < top
-        if isinstance(target, str):
-            wanted = target.strip().casefold()
-            current = _VIEWS(state).current
-            before = current.meta["step"] if current is not None else context.t
-            for s in range(min(before, len(context.history))):
-                step = context.history[s]
-                text = _marker(step)
-                if text is None:
-                    match = _SUBGOAL_LINE.search(step.thought)
-                    text = match.group(1) if match else None
-                if text is not None and text.casefold() == wanted:
-                    return True
-        return False
-
-    def _summarize_subgoal(self, goal: str, trajectory: tuple[SubgoalPair, ...]) -> tuple[str, bool | None]:
-        """``summarize_subgoal(goal, pairs, summary_budget)``, checked and cached per (goal, pairs)."""
-
-        def compute(key: tuple[str, tuple[SubgoalPair, ...]]) -> tuple[str, bool | None]:
-            result = self.summarize_subgoal(key[0], list(key[1]), self.summary_budget)
-            if (
-                not isinstance(result, tuple)
-                or len(result) != 2
-                or not isinstance(result[0], str)
-                or result[1] not in (True, False, None)
-            ):
-                raise InvalidOperationError(
-                    f"summarize_subgoal returned {shorten(repr(result))}; it must return (text, achieved) with "
-                    f"achieved True, False or None"
-                )
-            text = " ".join(result[0].split()) or "nothing was observed"
-            return text, result[1]
-
-        return self._subgoal_summaries.lookup((goal, trajectory), compute)
 
     def _retrieve(self, state: State, operation: Operation, context: Context, reasons: dict[Element, str]) -> State:
         targets = operation.get("subgoals")
@@ -776,15 +472,32 @@ class HiAgent(Mechanism):
                 e = Element(text, {"t": s + _T_RETRIEVED, "type": "retrieved", "subgoal": k, "current": False, "step": s})
                 self.space.measure(e)
                 added.append(e)
-            head = Element(summary.meta["goal"], {**summary.meta, "expanded": True, "summary_text": summary.text})
+            steps = tuple(s for s in range(lo, hi + 1) if s in present or pair_text(_step_at(context, s)))
+            meta = {**summary.meta, "expanded": True, "summary_text": summary.text, "steps": steps, "restored": steps}
+            head = Element(summary.meta["goal"], meta)
             self.space.measure(head)
-            reasons[summary] = f"subgoal {k} retrieved: its full trajectory replaces its summary until the next switch"
+            reasons[summary] = f"subgoal {k} retrieved: its pairs replace its summary until the next switch"
             state = (state - (summary,)) | {head, *added}
         return state
 
     def _fit(self, state: State, reasons: dict[Element, str], context: Context) -> State:
-        """Free room until ω fits — Σμ ≤ V_max and |π(ω)| ≤ V_max (see :meth:`_over`) — oldest memory first, recording why each element left."""
-        space = self.space
+        """Free room until ω fits — Σμ ≤ V_max and |π(ω)| ≤ V_max (see :meth:`_over`) — oldest memory first, recording why each element left.
+
+        A retrieved subgoal's header says which of its pairs are in ω
+        (``meta["restored"]``, shown by π): when overflow drops some of them,
+        the header is renewed to say so, and room is made again for its
+        label.
+        """
+        while True:
+            fitted = self._make_room(state, reasons, context)
+            if fitted is state:  # nothing left: the headers still say what is in ω
+                return state
+            state = _renew_headers(fitted, reasons, self.space)
+            if state is fitted:
+                return state
+
+    def _make_room(self, state: State, reasons: dict[Element, str], context: Context) -> State:
+        """Drop the oldest memory (then cut texts) until ω fits, recording why each element left."""
         over, why = self._over(state)
         if over <= 0:
             return state
@@ -839,11 +552,17 @@ class HiAgent(Mechanism):
             current = None if cut is None or cut == current else cut
             over, why = self._over(state)
         return state, over, why
-
     # ------------------------------------------------------------------ π
 
-    @staticmethod
-    def _line(e: Element) -> tuple[str, str]:
+    def project(self, state: State) -> str:
+        """The projection π : Ω → X of HiAgent: task, summarized finished subgoals, current subgoal and its pairs."""
+        lines = [label + text for label, text in map(self._line, state)]
+        hint = _retrieval_hint(state)
+        if hint:
+            lines.append(hint)
+        return "\n".join(lines)
+
+    def _line(self, e: Element) -> tuple[str, str]:
         """One line of π(ω): a label naming the element's place in the hierarchy, and its text."""
         kind = e.type
         if kind == "task":
@@ -852,7 +571,7 @@ class HiAgent(Mechanism):
             x, y = e.meta["range"]
             if e.meta.get("expanded"):
                 verdict = _VERDICTS.get(e.meta.get("achieved"), "not confirmed")
-                return f"Finished subgoal {e.meta['subgoal']} ({range_label(x, y)}; {verdict}), retrieved in full: ", e.text
+                return f"Finished subgoal {e.meta['subgoal']} ({range_label(x, y)}; {verdict}), {_restored_label(e)}: ", e.text
             return f"Finished subgoal {e.meta['subgoal']} ({range_label(x, y)}): ", e.text
         if kind == "retrieved":
             return f"  ↳ retrieved [step {e.meta['step']}] ", e.text
@@ -861,6 +580,9 @@ class HiAgent(Mechanism):
         if kind == "pair":
             return f"[step {e.meta['step']}] ", e.text
         return "", e.text  # pragma: no cover - foreign elements
+
+    def _hint(self, state: State) -> str:
+        return _retrieval_hint(state)
 
     def hierarchy(self, state: State) -> Hierarchy:
         """The hierarchy of ω: task → subgoals and summaries → their pairs (and retrieved pairs).
@@ -895,63 +617,152 @@ class HiAgent(Mechanism):
             rest.append(e)
         return Hierarchy(tuple(tasks + heads + rest), tuple(edges), "task → subgoals → pairs")
 
-    def project(self, state: State) -> str:
-        """The projection π : Ω → X of HiAgent: task, summarized finished subgoals, current subgoal and its pairs."""
-        lines = [label + text for label, text in map(self._line, state)]
-        hint = _retrieval_hint(state)
-        if hint:
-            lines.append(hint)
-        return "\n".join(lines)
+    # ------------------------------------------------------------------ the controller, and reading ω
 
-    def projection_size(self, state: State) -> int:
-        """|π(ω)| in tokens, exactly: the tokens of the projected text.
+    def initial_state(self, context: Context) -> State:
+        """ω_0 = {the task Q} (∅ when there is no query), cut to V_max if needed."""
+        if not context.query:
+            return State()
+        task = fit_text(self.space, Element(context.query, {"t": -1, "type": "task", "current": False}), self.space.v_max, record_size=False)
+        if task is None:
+            return State()
+        return self._cut(State([task]), task)[0]  # π(ω_0), its label "Task: " included, fits as well
 
-        π joins one line per element (and the retrieval hint) with line
-        breaks, so the count is summed from each line's cached count with its
-        break (:class:`~stmviz.mechanisms._shared.LineTokens`), carried from one
-        ω to the next by the elements that changed; when a sum would not be
-        exact (a line starting with a break, an encoding other than
-        cl100k_base) the whole text is counted.
+    def controller(self, state: State, context: Context) -> list[Operation]:
+        """The controller: subgoal switches from markers (or the documented rules), then observe/select/summarize/retrieve."""
+        step, t = context.step, context.t
+        ops: list[Operation] = []
+        current = self.current_subgoal(state)
+        if current is not None and _declared_done(context):
+            # subgoal_done at step t − 1: the model has now seen its last observation, the pairs give way
+            ops.append(
+                Operation("summarize", reason=f"subgoal_done at step {t - 1}; its last observation was seen at step {t}")
+            )
+            current = None
+        text, source = None, None
+        marker = _marker(step)
+        if marker is not None:
+            text, source = marker, "marker"
+        else:
+            match = _SUBGOAL_LINE.search(step.thought)
+            if match:
+                text, source = match.group(1), "thought"
+        if text is not None:
+            if current is not None:
+                ops.append(Operation("summarize", reason=f"a new subgoal starts at step {t} ({source})"))
+            ops.append(Operation("subgoal", {"text": text, "source": source}, reason=f"subgoal {source} at step {t}"))
+        elif current is None and (self.subgoal_every is not None or _stated_before(context, state)):
+            # after subgoal_done (stmviz extension), or with the chunking baseline: a chunk opened by rule
+            if pair_text(step):  # an empty step opens nothing
+                ops.append(
+                    Operation(
+                        "subgoal",
+                        {"text": _rule_text(step, t), "source": "rule"},
+                        reason="rule: no subgoal is stated, the pairs go under an unnamed chunk",
+                    )
+                )
+        elif (
+            current is not None
+            and self.subgoal_every is not None
+            and current.meta.get("source") == "rule"
+            and t - current.meta["step"] >= self.subgoal_every
+        ):
+            why = f"chunking baseline: chunk {current.meta['subgoal']} ran {self.subgoal_every} steps without a stated subgoal"
+            ops.append(Operation("summarize", reason=why))
+            ops.append(Operation("subgoal", {"text": _rule_text(step, t), "source": "rule"}, reason=why))
+        if pair_text(step):
+            ops.append(Operation("observe"))
+            if self.keep_pairs is not None:
+                pairs = _VIEWS(state).groups.get("pair", ())
+                if ops[0].type == "subgoal" or ops[0].type == "summarize":  # only the pairs before any subgoal stay
+                    count = 1 + sum(1 for e in pairs if e.meta["subgoal"] is None)
+                else:
+                    count = 1 + len(pairs)
+                if count > self.keep_pairs:
+                    ops.append(Operation("select", {"keep": self.keep_pairs}, reason=f"more than {self.keep_pairs} pairs"))
+        request, origin = _retrieve_request(step)
+        if request is not None:
+            targets = tuple(request) if isinstance(request, (list, tuple)) else (request,)
+            why = f"retrieval requested at step {t} ({origin})"
+            gone = []
+            for target in targets:
+                try:
+                    self._find_summary(state, target, context, error=ScenarioFormatError)  # validate early
+                except ScenarioFormatError:
+                    if not self._was_evicted(state, target, context):
+                        raise
+                    gone.append(repr(target))
+            if gone:
+                why += (
+                    f"; subgoal(s) {', '.join(gone)} finished earlier and their summaries were dropped from ω for lack "
+                    f"of space (Σμ > V_max): nothing is retrieved for them"
+                )
+            ops.append(Operation("retrieve", {"subgoals": targets}, reason=why))
+        return ops
+
+    @staticmethod
+    def current_subgoal(state: State) -> Element | None:
+        """The element of the active subgoal (type "subgoal", ``current``), or ``None``."""
+        return _VIEWS(state).current
+
+    @staticmethod
+    def _next_id(state: State, context: Context) -> int:
+        """The id of a subgoal starting now: 1 for the first, then one more than the last (the released agent's numbering)."""
+        top = _VIEWS(state).top()
+        if top is not None:
+            return top + 1
+        # Nothing of earlier subgoals is in ω (the first subgoal, or extreme overflow): count the subgoals
+        # the model stated before this step.
+        return 1 + _stated_before(context, state)
+
+    def _find_summary(self, state: State, target: Any, context: Context, error: type[Exception]) -> Element | None:
+        """The summary element a retrieval request names; ``None`` for the current subgoal (a no-op)."""
+        view = _VIEWS(state)
+        summaries, current = view.groups.get("summary", ()), view.current
+        if isinstance(target, bool) or not isinstance(target, (int, str)):
+            raise error(
+                f"step {context.t}: meta['retrieve'] must be a subgoal id (int) or a subgoal's text, got {shorten(repr(target))}"
+            )
+        if isinstance(target, int):
+            for e in summaries:
+                if e.meta["subgoal"] == target:
+                    return e
+            if current is not None and current.meta["subgoal"] == target:
+                return None
+        else:
+            wanted = target.strip().casefold()
+            for e in reversed(summaries):
+                if e.meta.get("goal", "").casefold() == wanted:
+                    return e
+            if current is not None and current.text.casefold() == wanted:
+                return None
+        known = ", ".join(f"{e.meta['subgoal']} {shorten(e.meta.get('goal', ''), 24)!r}" for e in summaries) or "none"
+        raise error(
+            f"step {context.t}: trajectory retrieval of subgoal {target!r}, but ω holds no finished subgoal of that "
+            f"id or text (finished subgoals in ω: {known}); name one of them in meta['retrieve']"
+        )
+
+    def _was_evicted(self, state: State, target: Any, context: Context) -> bool:
+        """Whether a retrieval target names a subgoal that finished before ω's current subgoal (so its summary was dropped).
+
+        Subgoal ids count up as subgoals start, so an id below the newest one in ω
+        belonged to an earlier subgoal; a text counts if an earlier step opened a
+        subgoal with it by marker or ``Subgoal:`` line.
         """
-        if not state:
-            return 0
-        elements = state.elements
-        if not self._pieces.splits or self._broken_lines(elements, self._is_broken):
-            return self.count_tokens(self.project(state))
-        total = self._projection_tokens(elements, self._with_break)
-        hint = _retrieval_hint(state)
-        if hint:
-            return total + self.count_tokens(hint)  # the hint is the last line
-        last = state.ordered()[-1]
-        return total - self._with_break(last) + self._alone(last)
-
-    def _line_text(self, e: Element) -> str:
-        label, text = self._line(e)
-        return label + text
-
-    def _with_break(self, e: Element) -> int:
-        """Tokens of e's line(s) in π followed by a line break (cached per element; 0 if they cannot be summed)."""
-        return self._line_tokens.lookup(e, self._count_with_break) or 0
-
-    def _count_with_break(self, e: Element) -> int | None:
-        line = self._line_text(e)
-        return self._pieces.with_break(line) if line or e.type in self.element_types else None
-
-    def _is_broken(self, e: Element) -> int:
-        """1 when e's line cannot be summed (it starts with a line break, or e is foreign), else 0."""
-        return int(self._line_tokens.lookup(e, self._count_with_break) is None)
-
-    def _alone(self, e: Element) -> int:
-        """Tokens of e's line(s) in π without a break after them: the last line's count (cached per element)."""
-        return self._line_tokens.lookup(("alone", e), lambda key: self._pieces.alone(self._line_text(key[1])))
-
-    def _over(self, state: State) -> tuple[float, str]:
-        """How far ω is over V_max, and why: Σμ(ω) − V_max, or, when μ counts tokens, |π(ω)| − V_max if larger.
-
-        V_max is HiAgent's context limit: the model input π(ω), labels and the
-        retrieval hint included, must fit it, not only Σμ (Definition 1).
-        """
-        return over_limit(self, state)
+        top = _VIEWS(state).top()
+        if isinstance(target, bool) or top is None:
+            return False
+        if isinstance(target, int):
+            return 1 <= target < top
+        if isinstance(target, str):
+            wanted = target.strip().casefold()
+            current = _VIEWS(state).current
+            before = current.meta["step"] if current is not None else context.t
+            for s in range(min(before, len(context.history))):
+                text = _stated(context.history[s])
+                if text is not None and text.casefold() == wanted:
+                    return True
+        return False
 
 
 def _earlier_input(context: Context) -> int | None:
@@ -977,6 +788,24 @@ def _step_at(context: Context, s: int) -> AgentStep:
     if 0 <= s < len(context.history):
         return context.history[s]
     return AgentStep()
+
+
+def _stated_before(context: Context, state: State) -> int:
+    """How many subgoals were started before the current step: the largest id in ω, else the subgoals the model stated in the history."""
+    top = _VIEWS(state).top()
+    if top is not None:
+        return top
+    history = context.history
+    return sum(1 for s in range(min(context.t, len(history))) if _stated(history[s]) is not None)
+
+
+def _stated(step: AgentStep) -> str | None:
+    """The subgoal a step's output states (the ``subgoal`` directive or a ``Subgoal:`` line), else ``None``."""
+    marker = _marker(step)
+    if marker is not None:
+        return marker
+    match = _SUBGOAL_LINE.search(step.thought)
+    return match.group(1) if match else None
 
 
 def _rule_text(step: AgentStep, t: int) -> str:
@@ -1020,3 +849,52 @@ def _retrieval_hint(state: State) -> str:
         + ", ".join(str(k) for k in sorted(ids))
         + "."
     )
+
+
+def _restored_label(header: Element) -> str:
+    """What π says came back for an expanded subgoal: every pair it names, some of them (which), or none."""
+    steps, restored = header.meta.get("steps", ()), header.meta.get("restored", ())
+    if tuple(restored) == tuple(steps):
+        return "retrieved in full"
+    if not restored:
+        return "retrieved, but none of its pairs fit V_max"
+    shown = ", ".join(map(str, restored))
+    return f"retrieved in part (step{'s' if len(restored) > 1 else ''} {shown}; the others did not fit V_max)"
+
+
+def _renew_headers(state: State, reasons: dict[Element, str], space: StateSpace) -> State:
+    """ω with each expanded header's ``restored`` steps set to the retrieved pairs of its subgoal that are in ω."""
+    view = _VIEWS(state)
+    headers = [e for e in view.groups.get("summary", ()) if e.meta.get("expanded")]
+    if not headers:
+        return state
+    retrieved = view.groups.get("retrieved", ())
+    old, new = [], []
+    for head in headers:
+        k = head.meta["subgoal"]
+        held = {e.meta["step"] for e in retrieved if e.meta["subgoal"] == k}
+        restored = tuple(s for s in head.meta.get("steps", ()) if s in held)
+        if restored != tuple(head.meta.get("restored", ())):
+            renewed = Element(head.text, {**head.meta, "restored": restored})
+            space.measure(renewed)
+            gone = ", ".join(str(s) for s in head.meta.get("restored", ()) if s not in held)
+            reasons[head] = f"the header of retrieved subgoal {k} renewed: the pairs of step(s) {gone} are no longer in ω"
+            old.append(head)
+            new.append(renewed)
+    return (state - old) | new if old else state
+
+
+def _record_lost_pairs(before: State, retrieved: State, after: State, reasons: dict[Element, str]) -> None:
+    """Add to each retrieved subgoal's reason every pair retrieval named but overflow dropped in the same update.
+
+    Those pairs were never in ω, so the trace has no removal of theirs; the
+    summary they replaced records, for each, its step and why it was not kept.
+    """
+    lost: dict[Any, list[str]] = {}
+    for e in retrieved.elements - before.elements - after.elements:
+        if e.type == "retrieved" and e in reasons:
+            lost.setdefault(e.meta["subgoal"], []).append(f"step {e.meta['step']} not kept: {reasons[e]}")
+    for summary in before.elements - after.elements:
+        if summary.type == "summary" and summary.meta["subgoal"] in lost and summary in reasons:
+            notes = sorted(lost[summary.meta["subgoal"]], key=lambda n: int(n.split()[1]))
+            reasons[summary] += "; " + "; ".join(notes)

@@ -1,37 +1,56 @@
-"""SCM, the Self-Controlled Memory framework (Wang et al., 2023, arXiv 2304.13343), with its memory controller.
+"""SCM, the Self-Controlled Memory framework (Wang et al., 2023, arXiv 2304.13343): flash memory, activation memory, a controller.
 
-What the released code (``wbbeyourself/SCM4LLMs``, ``core/chat.py``) does, and
-stmviz with it: for each incoming message a controller first decides whether
-memory is needed at all; if so, the older interactions (all but the
-previous one) are ranked by cosine relevance to the message and the top k
-are activated; the previous interaction is flash memory, in full when it is
-short (under 500 tokens), else its summary; when the activated memories do
-not fit, each but the best-ranked is judged — dropped if even its full text
-cannot answer the message, kept as its summary if the summary can, else in
-full — and full texts then become summaries until they fit. The two
-decisions are callables (:mod:`stmviz.mechanisms.scm_controller`), offline
-heuristics by default, model-backed with the adapters of
-:mod:`stmviz.text.openai`.
+Two descriptions of SCM exist, and they differ; stmviz offers both.
+
+**As released** (``wbbeyourself/SCM4LLMs``: ``core/chat.py``, ``dialogue_demo.py``;
+``variant="released"``, the default). For every message from the third turn
+on — once the history holds a turn older than the previous one — the older
+turns (all but the previous one) are ranked by cosine relevance to the
+message and the top k are activated; the controller's first question ("is
+memory needed?", ``is_history_need``) is defined in the code but never called.
+The previous turn is flash memory: in full under 500 tokens, else its summary.
+A turn's "summary" is the turn itself unless the prompt that would summarize
+it (about 59 tokens of instructions around the turn) exceeds 300 tokens; then
+the model writes one. When the activated memories do not fit, each but the
+best-ranked is judged — dropped if even its full text cannot answer the
+message, kept as its summary if the summary can, else in full — and full
+texts then become summaries until they fit.
+
+**As the paper describes it** (``variant="paper"``). The memory controller
+first decides whether the message needs memory at all; every memory has a
+summary; memories are ranked by recency and relevance. The rest is the same.
+
+The controller's two decisions are callables
+(:mod:`stmviz.mechanisms.scm_controller`): ``needs_memory`` (released:
+:func:`~stmviz.mechanisms.scm_controller.retrieves_as_released`, always yes;
+paper: the offline :class:`~stmviz.mechanisms.scm_controller.RecallHeuristic`,
+or a model with :class:`~stmviz.text.openai.OpenAIMemoryController`) and
+``judge`` (offline :class:`~stmviz.mechanisms.scm_controller.OverlapJudge`, or
+:class:`~stmviz.text.openai.OpenAIMemoryJudge`).
 
 Departures from the original, named:
 
-- *simplified*: the offline defaults of the two decisions are heuristics
-  (recall cues and shared content words), not a model's yes/no answer;
+- *simplified*: the offline stand-ins for the model's calls are heuristics
+  (the judgement by shared content words; the paper's "is memory needed?" by
+  recall cues and shared words; a turn's model summary is extractive);
 - *simplified*: the room of activation memory is V_max minus flash memory
   and the current message (the original: 2,500 tokens for related history
-  plus the previous turn);
-- *stmviz extension*: ``ranking="recency+relevance"`` scores
-  recency_weight · recency_decay^age + relevance_weight · cosine, the
-  paper's Section 3 description (the code ranks by cosine alone, the default);
+  plus the previous turn); k defaults to 3 (``ChatBot.get_related_turn``'s
+  default; ``dialogue_demo.py`` passes 4);
 - *stmviz extension*: when the memories still do not fit after every full
   text became a summary, the lowest-ranked are dropped (the original would
   loop); an over-long current message or previous interaction is cut to fit;
 - *stmviz extension*: ``flash_size`` > 1 keeps more recent interactions as
   flash memory (default 1, the original's previous interaction only);
 - *stmviz extension*: the trace records the top-k scores and every
-  judgement with its reason (the original logs them);
+  judgement with its reason (the original's score logging is commented out;
+  it logs the judge's yes/no answers);
 - *simplified*: agent steps (a tool call and its result) are interactions
   too; the original is a dialogue system.
+
+Caches, the checked calls of the stand-ins and the fast ranking of a long
+memory stream are in :mod:`stmviz.mechanisms._scm_machinery`; a reader of
+the paper can skip them.
 
 SCM answers each incoming message from a prompt that fuses three parts, in
 this order: the *related history* (older interactions retrieved for the
@@ -89,39 +108,43 @@ Element by element (Definitions 1 and 2):
   lowest-ranked up, and drops the lowest-ranked until Σμ ≤ V_max.
 - **π:** input fusion — the activated memories (related history), then
   flash memory (previous conversation), then the current message.
-
-Summaries and embeddings are cached per interaction text, in an object whose
-identity never changes (results do not depend on the cache).
 """
 
 from __future__ import annotations
 
-import math
+from __future__ import annotations
+
 import threading
-from bisect import bisect_left
+from collections.abc import Callable, Sequence
 from itertools import islice
-from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from ..core.element import Element
-from ..core.formatting import format_number, shorten
-from ..core.errors import InvalidArgumentError, InvalidIndexError, UnsupportedOperationError, UpdateFailedError
-from ..core.mechanism import Mechanism, Transition
+from ..core.formatting import format_number
+from ..core.errors import InvalidArgumentError, UnsupportedOperationError, UpdateFailedError
+from ..core.mechanism import Transition
 from ..core.protocol import element_types_of
-from ..core.context import AgentStep, Context, History
+from ..core.context import AgentStep, Context
 from ..core.model_input import Message, ModelInput
 from ..core.operation import Operation, OperationSet
 from ..core.space import State, StateSpace
 from ..text._checks import check_callable, check_choice, check_real, check_whole
-from ..text.embed import cosine, hashing_embedder, joined_frequencies
+from ..text.embed import cosine
 from .fit import fit_text
-from ._shared import Memo
-from .scm_controller import VERDICTS, OverlapJudge, RecallHeuristic
+from ._scm_machinery import SCMMachinery, _Texts
+from .scm_controller import OverlapJudge, RecallHeuristic, retrieves_as_released
 
 __all__ = ["SCM", "interaction_text", "pending_message"]
 
 _FORMS = ("auto", "full", "summary")
 _RANKINGS = ("relevance", "recency+relevance")
+_VARIANTS = ("released", "paper")
+
+#: The released code keeps a turn itself as its "summary" unless the prompt that would summarize it exceeds
+#: this many tokens (``summarize_embed_one_turn`` in ``dialogue_demo.py``).
+RELEASED_SUMMARY_THRESHOLD = 300
+#: Tokens of that prompt's own instructions, around the turn (its English prompt, counted with cl100k_base).
+SUMMARY_PROMPT_TOKENS = 59
 
 
 def interaction_text(step: AgentStep, previous: AgentStep | None = None) -> tuple[str, str]:
@@ -193,62 +216,7 @@ def _previous(context: Context) -> AgentStep | None:
     return history[t - 1] if 0 < t <= len(history) else None
 
 
-class _Cache:
-    """Per-text caches of embeddings and summaries, plus the memory stream's embedding matrix.
-
-    Its identity never changes for the mechanism's life (in one thread: each
-    thread has its own, see :attr:`SCM._cache`), and every entry is a function
-    of its key, so results never depend on it.
-    """
-
-    __slots__ = (
-        "embeddings",
-        "summaries",
-        "elements",
-        "stream",
-        "rows",
-        "current",
-        "norms",
-        "powers",
-        "embedder",
-        "hashing",
-        "frequencies",
-        "operations",
-        "judgements",
-        "relevance",
-        "prefixes",
-        "prefix",
-        "rankings",
-        "plan",
-        "filed",
-    )
-
-    def __init__(self, limit: int = 1 << 16) -> None:
-        self.embeddings = Memo(limit)  # raw text → embedding
-        self.summaries = Memo(limit)  # (raw text, budget) → summary
-        self.elements = Memo(limit)  # (index, kind, form, full text, budget) → element or None; (t, "message", text) → element
-        self.stream: Any = None  # the step list the rows were computed from
-        self.rows: list[Any] = []  # per interaction: (step, (full, raw, embedding) or None when empty)
-        self.current: Any = None  # (previous step, step, row) of the step whose interaction was added last
-        self.norms: Any = None  # (unit rows of the embeddings, indices of empty interactions, rows filled)
-        self.powers: Any = None  # (decay, recency_weight, decay ** age, recency_weight · decay ** age; age = 0, 1, …)
-        self.embedder: Any = None  # the embed callable ``hashing`` was resolved for
-        self.hashing: Any = None  # the HashingEmbedder that embed is, or None
-        self.frequencies = Memo(8)  # the latest texts' term frequencies
-        self.operations: Any = None  # (unused; kept for compatibility)
-        self.judgements = Memo(limit)  # (full, summary, message) → (verdict, reason)
-        self.relevance = Memo(limit)  # (query text, memory's raw text) → cosine of their embeddings
-        self.prefixes = Memo(limit)  # (name of interactions 0 … i−1, raw text i or None) → name of 0 … i
-        self.prefix: list[Any] = []  # per row: the name of the memory stream's raw texts up to it
-        self.rankings = Memo(limit)  # (name of the candidates, query text, t, weights) → (depth, top-depth indices)
-        self.plan: Any = None  # (key, the latest plan of memory activation)
-        self.filed: Any = None  # (key, state, the latest add_interaction transition)
-
-    def __repr__(self) -> str:
-        return f"_Cache({len(self.embeddings)} embeddings, {len(self.summaries)} summaries)"
-
-
-class SCM(Mechanism):
+class SCM(SCMMachinery):
     """The mechanism (O, E, Ω_STM, C, U, X, π) of SCM: a memory controller, flash memory and activation memory.
 
     Parameters
@@ -256,6 +224,14 @@ class SCM(Mechanism):
     space : StateSpace
         Ω_STM: μ (tokens) and V_max, the limit on activation + flash memory +
         the current message.
+    variant : {"released", "paper"}
+        Which SCM: ``"released"`` (default) as ``wbbeyourself/SCM4LLMs``
+        runs — memory retrieved for every message, a short turn its own
+        summary, ranking by relevance; ``"paper"`` as the paper describes it —
+        the controller decides whether memory is needed, every turn
+        summarized, ranking by recency and relevance. It sets the defaults of
+        ``needs_memory``, ``summary_threshold`` and ``ranking``; each may still
+        be given.
     k : int
         Top-k retrieval: how many older interactions to activate (≥ 0).
     flash_size : int
@@ -264,11 +240,13 @@ class SCM(Mechanism):
         previous interaction, as in the original; larger values are an
         stmviz extension kept for comparisons (they also shrink the
         candidates of retrieval, which exclude flash memory).
-    ranking : {"relevance", "recency+relevance"}
-        ``"relevance"`` (default, the released code): the cosine similarity
+    ranking : {"relevance", "recency+relevance"}, optional
+        ``"relevance"`` (the released code's, the default of
+        ``variant="released"``): the cosine similarity
         of the interaction to the current input (the message about to be
         answered, or the tool's result about to be acted on).
-        ``"recency+relevance"`` (the paper's description): recency_weight ·
+        ``"recency+relevance"`` (the paper's description, the default of
+        ``variant="paper"``): recency_weight ·
         ``recency_decay`` ** age (age in steps) + relevance_weight · cosine.
     recency_weight, relevance_weight : float
         Weights (≥ 0, not both 0) of ``ranking="recency+relevance"``.
@@ -276,7 +254,13 @@ class SCM(Mechanism):
         An interaction of this many tokens or more is kept in flash memory as
         its summary (the original: 500).
     summary_budget : int
-        Token budget of an interaction's summary.
+        Token budget of an interaction's summary written by ``summarize``.
+    summary_threshold : int, optional
+        An interaction's summary is the interaction itself while the prompt
+        that would summarize it (the interaction and ``SUMMARY_PROMPT_TOKENS``
+        of instructions) has at most this many tokens, else ``summarize``
+        writes one. Default: 300 for ``variant="released"`` (the released
+        code's rule), 0 (every interaction summarized) for ``"paper"``.
     summarize : callable, optional
         ``summarize(texts, budget) -> str``; default :func:`stmviz.text.summarize`.
     embed : callable, optional
@@ -286,7 +270,10 @@ class SCM(Mechanism):
     needs_memory : callable, optional
         ``needs_memory(message, memories) -> (bool, reason)``: is memory
         needed for the input about to be answered? ``memories`` are the raw
-        texts of the candidate interactions, oldest first. Default
+        texts of the candidate interactions, oldest first. Default for
+        ``variant="released"``:
+        :func:`~stmviz.mechanisms.scm_controller.retrieves_as_released`
+        (always, as the released code, which never asks); for ``"paper"``:
         :class:`~stmviz.mechanisms.scm_controller.RecallHeuristic` (a recall
         cue, or an earlier interaction sharing content words);
         :func:`~stmviz.mechanisms.scm_controller.always_needs_memory` turns
@@ -330,10 +317,13 @@ class SCM(Mechanism):
     ...          AgentStep(thought="It is 7391.")]
     >>> scm = SCM(StateSpace(sizes.tokens(), v_max=200), k=1, flash_size=1)
     >>> trace = run(scm, steps)
-    >>> trace[2].operations[0].reason[:47]  # "What is for dinner?" needs no memory
-    'memory not needed: no recall cue, and no earlie'
-    >>> trace[3].operation  # "What is my locker code?" does: interaction 1 scores 0.7071
+    >>> trace[2].operation  # as released, every message retrieves, "What is for dinner?" too
+    'add_interaction; activate_memory(k=1, form=auto, scores=((1, 0.0),))'
+    >>> trace[3].operation  # "What is my locker code?": interaction 1 scores 0.7071
     'add_interaction; activate_memory(k=1, form=auto, scores=((1, 0.7071),))'
+    >>> paper = run(SCM(StateSpace(sizes.tokens(), v_max=200), variant="paper", k=1), steps)
+    >>> paper[2].operations[0].reason[:47]  # the paper's controller: no memory for dinner
+    'memory not needed: no recall cue, and no earlie'
     >>> [(e.type, e.meta["step"]) for e in trace.state_at(4)]
     [('activation', 1), ('flash', 3), ('message', 3)]
 
@@ -378,13 +368,15 @@ class SCM(Mechanism):
         self,
         space: StateSpace,
         *,
+        variant: str = "released",
         k: int = 3,
         flash_size: int = 1,
-        ranking: str = "relevance",
+        ranking: str | None = None,
         recency_weight: float = 0.5,
         relevance_weight: float = 0.5,
         flash_threshold: int = 500,
         summary_budget: int = 64,
+        summary_threshold: int | None = None,
         summarize: Callable[[Sequence[str], int], str] | None = None,
         embed: Callable[[str], Sequence[float]] | None = None,
         recency_decay: float = 0.99,
@@ -396,6 +388,17 @@ class SCM(Mechanism):
         _whole("flash_size", flash_size, 1)
         _whole("summary_budget", summary_budget, 1)
         _whole("flash_threshold", flash_threshold, 1)
+        check_choice(
+            "variant",
+            variant,
+            _VARIANTS,
+            "'released' behaves as the released code (wbbeyourself/SCM4LLMs), 'paper' as the paper describes SCM",
+        )
+        if summary_threshold is None:
+            summary_threshold = RELEASED_SUMMARY_THRESHOLD if variant == "released" else 0
+        _whole("summary_threshold", summary_threshold, 0)
+        if ranking is None:
+            ranking = "relevance" if variant == "released" else "recency+relevance"
         check_choice(
             "ranking",
             ranking,
@@ -416,39 +419,28 @@ class SCM(Mechanism):
         check_callable("judge", judge, "(memory_text, summary_text, message) -> (verdict, reason)")
         from ..text import embed as default_embed
         from ..text import summarize as default_summarize
+        self.variant = variant
         self.k = k
         self.flash_size = flash_size
         self.ranking = ranking
         self.flash_threshold = flash_threshold
-        self.needs_memory: Callable[[str, Sequence[str]], tuple[bool, str]] = needs_memory or RecallHeuristic()
+        self.needs_memory: Callable[[str, Sequence[str]], tuple[bool, str]] = needs_memory or (
+            retrieves_as_released if variant == "released" else RecallHeuristic()
+        )
         self.judge: Callable[[str, str, str], tuple[str, str]] = judge or OverlapJudge()
         self.recency_weight = float(recency_weight)
         self.relevance_weight = float(relevance_weight)
         self.summary_budget = summary_budget
+        self.summary_threshold = summary_threshold
         self.recency_decay = float(recency_decay)
         self.summarize: Callable[[Sequence[str], int], str] = summarize or default_summarize
         self.embed: Callable[[str], Sequence[float]] = embed or default_embed
         self._caches = threading.local()  # one _Cache per thread: see _cache
 
-    @property
-    def _cache(self) -> _Cache:
-        """This thread's caches.
-
-        Besides memos of pure functions, the caches hold the state of the run in
-        progress (the memory stream's rows and matrix, the latest step's
-        interaction), which a run started by another thread would overwrite
-        between two reads. Each thread that runs this mechanism has its own, so
-        that threads sharing one SCM get the traces of sequential runs.
-        """
-        try:
-            return self._caches.cache
-        except AttributeError:
-            cache = self._caches.cache = _Cache()
-            return cache
-
     def params(self) -> dict[str, Any]:
         """JSON-ready constructor arguments (a custom summarize/embed/needs_memory/judge is not recorded: rebuilt, it is the default)."""
         return {
+            "variant": self.variant,
             "k": self.k,
             "flash_size": self.flash_size,
             "ranking": self.ranking,
@@ -456,181 +448,11 @@ class SCM(Mechanism):
             "recency_weight": self.recency_weight,
             "relevance_weight": self.relevance_weight,
             "summary_budget": self.summary_budget,
+            "summary_threshold": self.summary_threshold,
             "recency_decay": self.recency_decay,
         }
 
-    # -- helpers ------------------------------------------------------------------
-    def _fail(self, context: Context, what: str, exc: BaseException) -> UpdateFailedError:
-        return UpdateFailedError(
-            f"step {context.t}: {self} could not {what}: {type(exc).__name__}: {shorten(str(exc), 160)}. "
-            f"ω_{context.t} was left as it was",
-            step=context.t,
-        )
-
-    def _embedding(self, raw: str, context: Context, parts: Sequence[str] = ()) -> tuple[float, ...]:
-        """embed(raw), cached per text; ``parts``, if given, are texts whose ``"\\n".join`` is raw."""
-        cache = self._cache
-        hit = cache.embeddings.get(raw)
-        if hit is not None:
-            return hit
-        hashing = self._hashing()
-        try:
-            if hashing is not None:
-                # The built-in embedder: embed(raw) from the term frequencies of raw's parts. The
-                # current observation is a part of the current interaction and then, alone, the
-                # query of memory activation: its words are read once for both.
-                if len(parts) > 1:
-                    tf = joined_frequencies([self._frequencies(hashing, part) for part in parts])
-                else:
-                    tf = self._frequencies(hashing, raw)
-                vector = hashing.from_frequencies(tf)  # floats, of unit length or all 0: nothing to check
-            else:
-                vector = tuple(map(float, self.embed(raw)))
-        except Exception as exc:
-            raise self._fail(context, f"embed {shorten(raw)!r} with {self.embed!r}", exc) from exc
-        if hashing is None and (not vector or not math.isfinite(math.fsum(map(abs, vector)))):
-            raise self._fail(context, "use the embedding", ValueError(f"embed returned {shorten(repr(vector))}"))
-        cache.embeddings.put(raw, vector)
-        return vector
-
-    def _hashing(self) -> Any:
-        """The :class:`~stmviz.text.HashingEmbedder` that ``self.embed`` is (or calls), else None."""
-        cache = self._cache
-        embed = self.embed
-        if cache.embedder is not embed:  # resolved once per embed callable
-            cache.hashing = hashing_embedder(embed)
-            cache.embedder = embed
-            cache.frequencies.clear()
-        return cache.hashing
-
-    def _frequencies(self, hashing: Any, text: str) -> dict[str, int]:
-        """The term frequencies of a text, kept for the few latest texts (the current observation's)."""
-        table = self._cache.frequencies
-        tf = table.get(text)
-        if tf is None:
-            tf = hashing.frequencies(text)
-            table.put(text, tf)
-        return tf
-
-    def _summary(self, raw: str, context: Context, index: int) -> str:
-        cache = self._cache
-        key = (raw, self.summary_budget)
-        hit = cache.summaries.get(key)
-        if hit is not None:
-            return hit
-        try:
-            summary = self.summarize([raw], self.summary_budget)
-        except Exception as exc:
-            raise self._fail(context, f"summarize interaction {index} with {self.summarize!r}", exc) from exc
-        if not isinstance(summary, str):
-            raise self._fail(
-                context, f"summarize interaction {index}", TypeError(f"summarize returned {type(summary).__name__}, not str")
-            )
-        cache.summaries.put(key, summary)
-        return summary
-
-    def _row(
-        self, previous: AgentStep | None, step: AgentStep, context: Context
-    ) -> tuple[str, str, tuple[float, ...]] | None:
-        """(full text, raw text, embedding) of the interaction filed at ``step``; None if it has no text."""
-        parts = _parts(step, previous)
-        if not parts:
-            return None
-        full = "\n".join(f"{label}: {text}" for label, text in parts)
-        texts = [text for _, text in parts]
-        raw = "\n".join(texts)
-        return full, raw, self._embedding(raw, context, texts)
-
-    def _stream(self, context: Context) -> list[Any]:
-        """The memory stream's rows (full text, raw text, embedding) for steps 0 … t−1, computed once per step."""
-        history = context.history
-        n = len(history)
-        cache = self._cache
-        source = history.steps() if isinstance(history, History) else None
-        rows = cache.rows
-        m = len(rows)
-        # the rows hold while the history is the same growing list, with the same step where they end
-        if source is None or source is not cache.stream or m > n or (m and source[m - 1] is not rows[m - 1][0]):
-            cache.stream = source
-            cache.rows = rows = []
-            cache.prefix = []
-            cache.norms = None
-        while len(rows) < n:
-            i = len(rows)
-            step = history[i]
-            previous = history[i - 1] if i else None
-            current = cache.current  # the row of the interaction the previous step added, usually
-            if current is not None and current[1] is step and current[0] is previous:
-                rows.append((step, current[2]))
-            else:
-                rows.append((step, self._row(previous, step, context)))
-        return rows
-
-    def _element(self, index: int, row: tuple[str, str, tuple[float, ...]], kind: str, form: str, context: Context) -> Element | None:
-        full, raw, vector = row
-        cache = self._cache
-        key = (index, kind, form, full, self.summary_budget)
-        if key in cache.elements:
-            return cache.elements.get(key)
-        content = full if form == "full" else self._summary(raw, context, index)
-        element = (
-            Element(content, {"t": index, "step": index, "type": kind, "index": index, "embedding": vector, "form": form})
-            if content
-            else None
-        )
-        cache.elements.put(key, element)
-        return element
-
-    # -- the seven-tuple ----------------------------------------------------------
-    def controller(self, state: State, context: Context) -> list[Operation]:
-        """The memory controller: file the interaction; then decide whether memory is needed for the latest input.
-
-        When there are interactions older than flash memory and k ≥ 1, it asks
-        ``needs_memory(message, memories)`` about the input the model answers
-        next. If memory is needed it emits ``activate_memory`` with the
-        retrieval it plans — the top-k candidates' scores and the judgement of
-        each memory, with its reason — in the operation's params (so they are in
-        the trace); if not, ``add_interaction`` carries the reason.
-        """
-        add = Operation("add_interaction")
-        k = self.k
-        t = context.t
-        last = self._candidates(context)
-        if k <= 0 or last <= 0:
-            return [add]
-        latest = _latest_input(context)
-        if latest is None or not latest[1]:
-            return [add]
-        stream = self._stream(context)
-        if not any(row[1] is not None for row in islice(stream, last)):
-            return [add]  # no older interaction has any text (the user spoke first): nothing to retrieve
-        memories = _Texts(stream, last)
-        try:
-            verdict = self.needs_memory(latest[1], memories)
-            needed, why = verdict
-        except Exception as exc:
-            raise self._fail(context, f"decide whether memory is needed with {self.needs_memory!r}", exc) from exc
-        why = str(why)
-        if not needed:
-            return [Operation("add_interaction", {"memory": "not needed"}, reason=f"memory not needed: {why}")]
-        filed = self._add_interaction(state if state is not None else State(), context).state
-        scores, judgements, _ = self._plan(filed, context, k, "auto")
-        params: dict[str, Any] = {"k": k, "form": "auto", "scores": scores}
-        if judgements:
-            params["judgements"] = judgements
-        reason = f"memory needed at step {t}: {why}"
-        return [add, Operation("activate_memory", params, reason=reason)]
-
-    def _candidates(self, context: Context) -> int:
-        """How many interactions are candidates of retrieval: 0 … t − flash_size (flash memory excluded)."""
-        return max(0, min(len(context.history), context.t - self.flash_size + 1))
-
-    def _weights(self) -> tuple[float, float, float]:
-        """(recency weight, relevance weight, decay) of the ranking in use."""
-        if self.ranking == "relevance":
-            return 0.0, 1.0, self.recency_decay
-        return self.recency_weight, self.relevance_weight, self.recency_decay
-
+    # -- U: the update ------------------------------------------------------------
     def update(self, state: State, operation: Operation, context: Context) -> Transition:
         """The update U : Ω × O × C → Ω of SCM: adding the interaction (flash) or activating memory.
 
@@ -670,18 +492,6 @@ class SCM(Mechanism):
                 ),
             )
         return element
-
-    def _add_interaction(self, state: State, context: Context) -> Transition:
-        """add_interaction; the controller's planning and the update share the result (kept for one step)."""
-        cache = self._cache
-        source = context.history.steps() if isinstance(context.history, History) else None
-        key = (context.t, id(state), id(context.step), id(source), len(context.history), self.flash_size, self.flash_threshold)
-        if source is not None and cache.filed is not None and cache.filed[0] == key and cache.filed[1] is state:
-            return cache.filed[2]
-        transition = self._filed(state, context)
-        if source is not None:
-            cache.filed = (key, state, transition)
-        return transition
 
     def _filed(self, state: State, context: Context) -> Transition:
         space = self.space
@@ -755,38 +565,6 @@ class SCM(Mechanism):
     def _activate(self, state: State, context: Context, k: int, form: str) -> Transition:
         return Transition(state | self._plan(state, context, k, form)[2])
 
-    def _plan(self, state: State, context: Context, k: int, form: str) -> tuple[list[list[Any]], list[list[Any]], list[Element]]:
-        """(scores, judgements, elements) of memory activation for the latest input, given ω after filing.
-
-        ``scores``: ``[index, score]`` of the top-k candidates, best first.
-        ``judgements``: ``[index, verdict, reason]`` in the order they were
-        made — the judge's verdict on each memory (form ``"auto"``, when the
-        full texts exceed the room), then each full text that became a
-        summary and each memory dropped to fit.
-        """
-        space = self.space
-        t = context.t
-        stream = self._stream(context)
-        in_state = {e.meta.get("index") for e in state.elements}
-        last = min(len(stream), t - self.flash_size + 1)  # candidates: 0 … t − flash_size
-        if k == 0 or last <= 0:
-            return [], [], []
-        latest = _latest_input(context)  # what the model is about to answer or act on
-        query_text = latest[1] if latest is not None else interaction_text(context.step, _previous(context))[1]
-        cache = self._cache
-        key = None
-        if cache.stream is not None:  # the controller plans, then the update applies the same plan: computed once
-            key = (
-                t, k, form, id(cache.stream), len(stream), id(stream[-1][0]) if stream else None, query_text,
-                frozenset(in_state), space.free(state), self._weights(), id(self.judge), self.summary_budget,
-            )
-            if cache.plan is not None and cache.plan[0] == key:
-                return cache.plan[1]
-        plan = self._planned(state, context, k, form, stream, in_state, last, query_text)
-        if key is not None:
-            cache.plan = (key, plan)
-        return plan
-
     def _planned(
         self, state: State, context: Context, k: int, form: str, stream: list[Any], in_state: set, last: int, query_text: str
     ) -> tuple[list[list[Any]], list[list[Any]], list[Element]]:
@@ -843,184 +621,111 @@ class SCM(Mechanism):
             judgements.append([dropped[0], "drop", f"dropped to fit: Σμ would exceed V_max = {format_number(space.v_max)}"])
         return scores, judgements, [p[3] for p in picks]
 
-    def _relevance(self, query_text: str, query: tuple[float, ...], row: tuple[str, str, tuple[float, ...]]) -> float:
-        """cosine(embed(query_text), embed(raw)) of a memory's row, cached per pair of texts (both embeddings are)."""
-        memo = self._cache.relevance
-        key = (query_text, row[1])
-        value = memo.get(key)
-        if value is None:
-            value = memo.put(key, cosine(query, row[2]))
-        return value
+    # -- π: the projection --------------------------------------------------------
+    def project(self, state: State) -> ModelInput:
+        """The projection π : Ω → X of SCM: input fusion — activated memories, flash memory, the current message.
 
-    def _judge(self, full: str, summary: str, message: str, context: Context) -> tuple[str, str]:
-        """judge(full, summary, message), cached per arguments and checked."""
-        cache = self._cache.judgements
-        key = (full, summary, message)
-        hit = cache.get(key)
-        if hit is not None:
-            return hit
+        The order of SCM's prompt: related history (activated memories, as
+        system messages), previous conversation (flash memory, user
+        messages), then the current message (a user message); each part in
+        interaction order.
+        """
+        return ModelInput(
+            Message("system" if e.type == "activation" else "user", e.content) for e in _fused(state)
+        )
+
+    # -- the memory controller ----------------------------------------------------
+    def controller(self, state: State, context: Context) -> list[Operation]:
+        """The memory controller: file the interaction; then decide whether memory is needed for the latest input.
+
+        When there are interactions older than flash memory and k ≥ 1, it asks
+        ``needs_memory(message, memories)`` about the input the model answers
+        next. If memory is needed it emits ``activate_memory`` with the
+        retrieval it plans — the top-k candidates' scores and the judgement of
+        each memory, with its reason — in the operation's params (so they are in
+        the trace); if not, ``add_interaction`` carries the reason.
+        """
+        add = Operation("add_interaction")
+        k = self.k
+        t = context.t
+        last = self._candidates(context)
+        if k <= 0 or last <= 0:
+            return [add]
+        latest = _latest_input(context)
+        if latest is None or not latest[1]:
+            return [add]
+        stream = self._stream(context)
+        if not any(row[1] is not None for row in islice(stream, last)):
+            return [add]  # no older interaction has any text (the user spoke first): nothing to retrieve
+        memories = _Texts(stream, last)
         try:
-            verdict, why = self.judge(full, summary, message)
+            verdict = self.needs_memory(latest[1], memories)
+            needed, why = verdict
         except Exception as exc:
-            raise self._fail(context, f"judge a memory with {self.judge!r}", exc) from exc
-        if verdict == "raw":
-            verdict = "full"
-        if verdict not in VERDICTS:
-            raise self._fail(
-                context, "use the judgement", ValueError(f"judge returned {verdict!r}; it must be one of {', '.join(VERDICTS)}")
-            )
-        result = (str(verdict), str(why))
-        cache.put(key, result)
-        return result
+            raise self._fail(context, f"decide whether memory is needed with {self.needs_memory!r}", exc) from exc
+        why = str(why)
+        if not needed:
+            return [Operation("add_interaction", {"memory": "not needed"}, reason=f"memory not needed: {why}")]
+        filed = self._add_interaction(state if state is not None else State(), context).state
+        scores, judgements, _ = self._plan(filed, context, k, "auto")
+        params: dict[str, Any] = {"k": k, "form": "auto", "scores": scores}
+        if judgements:
+            params["judgements"] = judgements
+        reason = f"memory needed at step {t}: {why}"
+        return [add, Operation("activate_memory", params, reason=reason)]
 
-    def _matrix(self, np: Any, rows: list[Any], last: int, dim: int | None) -> tuple[Any, list[int]]:
-        """The memory stream's embeddings as unit rows (filled at least up to row last − 1), and the empty interactions.
+    def _candidates(self, context: Context) -> int:
+        """How many interactions are candidates of retrieval: 0 … t − flash_size (flash memory excluded)."""
+        return max(0, min(len(context.history), context.t - self.flash_size + 1))
 
-        Kept between steps: each step adds the rows of the interactions new to the stream.
+    def _weights(self) -> tuple[float, float, float]:
+        """(recency weight, relevance weight, decay) of the ranking in use."""
+        if self.ranking == "relevance":
+            return 0.0, 1.0, self.recency_decay
+        return self.recency_weight, self.relevance_weight, self.recency_decay
+
+    def _query_text(self, context: Context) -> str:
+        """The text memory is activated for: the latest input (the message about to be answered, or a tool's result)."""
+        latest = _latest_input(context)  # what the model is about to answer or act on
+        return latest[1] if latest is not None else interaction_text(context.step, _previous(context))[1]
+
+    def _row(
+        self, previous: AgentStep | None, step: AgentStep, context: Context
+    ) -> tuple[str, str, tuple[float, ...]] | None:
+        """(full text, raw text, embedding) of the interaction filed at ``step``; None if it has no text."""
+        parts = _parts(step, previous)
+        if not parts:
+            return None
+        full = "\n".join(f"{label}: {text}" for label, text in parts)
+        texts = [text for _, text in parts]
+        raw = "\n".join(texts)
+        return full, raw, self._embedding(raw, context, texts)
+
+    def _summary_text(self, row: tuple[str, str, tuple[float, ...]], context: Context, index: int) -> str:
+        """An interaction's summary: the interaction itself while the prompt that would summarize it is short, else a summary.
+
+        As released: the turn itself unless its summarization prompt (the turn
+        and ``SUMMARY_PROMPT_TOKENS`` of instructions) exceeds
+        ``summary_threshold`` tokens; then the model's summary
+        (``summarize``, offline: extractive, ``summary_budget`` tokens). With
+        ``summary_threshold=0`` (``variant="paper"``) every interaction is
+        summarized, as the paper describes its memory stream.
         """
-        cache = self._cache
-        matrix = cache.norms
-        if matrix is not None and matrix[2] >= last and (dim is None or dim == matrix[0].shape[1]):
-            return matrix[0], matrix[1]  # the rows filled at an earlier step reach the last candidate
-        if matrix is not None and dim is not None and matrix[0].shape[1] != dim:
-            matrix = None
-        if matrix is None or matrix[0].shape[0] < last:
-            width = dim or len(next((r[1][2] for r in rows if r[1] is not None), (0.0,)))
-            size = max(last, 2 * (matrix[0].shape[0] if matrix is not None else 0), 256)
-            data = np.zeros((size, width))
-            if matrix is None:
-                matrix = (data, [], 0)
-            else:  # grown: the rows filled so far are copied, not normalized again
-                old, empty, filled = matrix
-                data[:filled] = old[:filled]
-                matrix = (data, empty, filled)
-        data, empty, filled = matrix
-        if filled < last:
-            for i in range(filled, min(len(rows), data.shape[0])):
-                row = rows[i][1]
-                if row is None:
-                    empty.append(i)  # in increasing order: the ranking bisects it
-                else:
-                    data[i] = _unit(row[2], data.shape[1], np)
-            matrix = (data, empty, min(len(rows), data.shape[0]))
-        cache.norms = matrix
-        return data, empty
+        full, raw, _ = row
+        if self.summary_threshold and self.count_tokens(full) + SUMMARY_PROMPT_TOKENS <= self.summary_threshold:
+            return full
+        return self._summary(raw, context, index)
 
-    def _recency(self, np: Any, rw: float, decay: float, t: int) -> tuple[Any, Any]:
-        """decay ** age for every age 0 … t at least, and rw · decay ** age, oldest age first.
-
-        The second array, read forwards from index len − 1 − t, gives candidate 0, 1, …'s weighted
-        recency at step t.
-        """
-        cache = self._cache
-        powers = cache.powers
-        if powers is None or powers[0] != decay or powers[2].shape[0] <= t:
-            recency = np.power(decay, np.arange(max(2 * t + 2, 1024), dtype=float))
-            powers = cache.powers = (decay, rw, recency, (rw * recency)[::-1].copy())
-        elif powers[1] != rw:
-            powers = cache.powers = (decay, rw, powers[2], (rw * powers[2])[::-1].copy())
-        return powers[2], powers[3]
-
-    def _ranking(
-        self, stream: list[Any], last: int, query: tuple[float, ...] | None, query_text: str, t: int, k: int, skip: set
+    def _rank_by_definition(
+        self, stream: list[Any], last: int, query: tuple[float, ...] | None, t: int, k: int, skip: set
     ) -> list[int]:
-        """:meth:`_rank`'s top-k, read from a ranking of all candidates kept by content.
+        """The ranking: the top k of candidates 0 … last−1 by recency_weight·decay^(t−i) + relevance_weight·cosine, newest first on ties.
 
-        The scores of candidates 0 … last−1 depend on their texts, the query's
-        text, t and the weights alone — not on ω, which only says which
-        candidates to skip (those already in ω). So the candidates are ranked
-        without skipping, to the depth k + (the candidates in ω), and kept by
-        (the candidates' texts, the query, t, the weights); the top-k is that
-        ranking without the skipped ones. The order is total (score
-        descending, the newest first on ties), so this is the top-k of the
-        candidates left.
+        With ``ranking="relevance"`` (the released code) the weights are 0 and
+        1: cosine alone. Candidates in ``skip`` (already in ω) and empty
+        interactions are left out.
         """
-        held = {i for i in skip if isinstance(i, int) and 0 <= i < last}
-        depth = k + len(held)
-        memo = self._cache.rankings
-        key = (self._prefix(stream, last), query_text, t, self._weights())
-        found = memo.get(key)
-        if found is None or found[0] < depth:
-            found = memo.put(key, (depth, self._rank(stream, last, query, t, depth, set())))
-        return [i for i in found[1] if i not in held][:k]
-
-    def _prefix(self, stream: list[Any], last: int) -> Any:
-        """A name for the raw texts of interactions 0 … last−1: two runs' names are the same object only if the texts are.
-
-        The name of 0 … i is looked up by (the name of 0 … i−1, the raw text of
-        i) in ``prefixes`` (hash-consing), so runs that share that table — a
-        sweep's runs at several V_max — name the same memory stream alike.
-        """
-        cache = self._cache
-        names, table = cache.prefix, cache.prefixes
-        while len(names) < last:
-            row = stream[len(names)][1]
-            key = (names[-1] if names else None, row[1] if row is not None else None)
-            name = table.get(key)
-            if name is None:
-                name = table.put(key, _Prefix(len(names) + 1))
-            names.append(name)
-        return names[last - 1] if last > 0 else None
-
-    def _rank(self, stream: list[Any], last: int, query: tuple[float, ...] | None, t: int, k: int, skip: set) -> list[int]:
-        """The indices of the top-k candidates 0 … last−1 by recency_weight·recency + relevance_weight·cosine."""
         rw, lw, decay = self._weights()
-        if last > 64:  # a matrix–vector product over the memory stream (numpy is imported only here)
-            import numpy as np
-
-            qvec = np.fromiter(query, float, len(query)) if query else None
-            qnorm = float(np.sqrt(qvec @ qvec)) if qvec is not None else 0.0
-            data, empty = self._matrix(np, stream, last, len(query) if query else None)
-            recency, weighted = self._recency(np, rw, decay, t)
-            now = weighted.shape[0] - 1 - t  # weighted[now + i] = rw · decay ** (t − i)
-            relevant = bool(query) and qnorm > 0
-            if query is not None and qvec is not None and relevant:
-                if len(query) != data.shape[1]:
-                    raise UpdateFailedError(f"embed returned vectors of {len(query)} and {data.shape[1]} dimensions")
-                unit = qvec / qnorm
-            inf = math.inf
-
-            def scores(lo: int, hi: int) -> Any:
-                """The scores of candidates lo … hi−1 (−inf where there is no interaction or it is in ω)."""
-                by_recency = weighted[now + lo : now + hi]  # rw · decay ** (t − i) for i = lo … hi−1
-                if relevant:  # rw·recency + lw·cosine, computed in place in the fresh product
-                    score = _dots(np, data, lo, hi, unit)
-                    np.multiply(score, lw, out=score)
-                    np.add(score, by_recency, out=score)
-                else:
-                    score = by_recency.copy()
-                for i in empty[bisect_left(empty, lo) : bisect_left(empty, hi)]:
-                    score[i - lo] = -inf
-                for i in skip:
-                    if isinstance(i, int) and lo <= i < hi:
-                        score[i - lo] = -inf
-                return score
-
-            m = min(k, last)
-            # Score the newest candidates first, older ones only while they could still make the
-            # top m: a candidate of age ≥ a scores at most rw·decay**a + lw (cosine ≤ 1), so once
-            # the m-th best score so far beats that bound (with a margin for rounding), no older
-            # candidate can enter the top m or tie with it. Blocks start at multiples of 64 rows,
-            # so every score is bit-for-bit the one the whole matrix–vector product gives.
-            lo = max(0, (last - 256) // 64 * 64)
-            score = scores(lo, last)
-            while True:
-                n = score.shape[0]
-                kth = float(np.partition(score, n - m)[n - m]) if n >= m else -inf  # the m-th best score
-                if lo == 0:
-                    break
-                if n >= m:
-                    bound = (rw * recency[t - lo + 1] + (lw if relevant else 0.0)) * (1 + 1e-9) + 1e-12
-                    if kth > bound:
-                        break
-                older = max(0, (lo - 2 * (last - lo)) // 64 * 64)
-                score = np.concatenate([scores(older, lo), score])
-                lo = older
-            # The first m in the order (score descending, newest first on ties) all score ≥ the m-th
-            # best score: sort just those (m of them, more only on ties) in that order.
-            at = (score >= kth).nonzero()[0]
-            best = sorted((-v, -i) for v, i in zip(score[at].tolist(), at.tolist()) if v > -inf)
-            return [lo - i for _, i in best[:m]]
         scored = []
         for i in range(last):
             row = stream[i][1]
@@ -1035,70 +740,6 @@ class SCM(Mechanism):
         scored.sort()
         return [-i for _, i in scored[:k]]
 
-    def project(self, state: State) -> ModelInput:
-        """The projection π : Ω → X of SCM: input fusion — activated memories, flash memory, the current message.
-
-        The order of SCM's prompt: related history (activated memories, as
-        system messages), previous conversation (flash memory, user
-        messages), then the current message (a user message); each part in
-        interaction order.
-        """
-        return ModelInput(
-            Message("system" if e.type == "activation" else "user", e.content) for e in _fused(state)
-        )
-
-    def projection_size(self, state: State) -> int:
-        """|π(ω)| in tokens: the sum of the messages' token counts (cached per text)."""
-        count = self.count_tokens
-        total = 0
-        for e in state.elements:
-            if not isinstance(e.content, str):
-                return super().projection_size(state)
-            total += count(e.content)
-        return total
-
-
-class _Prefix:
-    """The name of a memory stream's first ``length`` raw texts (see :meth:`SCM._prefix`); compared by identity."""
-
-    __slots__ = ("length",)
-
-    def __init__(self, length: int) -> None:
-        self.length = length
-
-    def __repr__(self) -> str:
-        return f"<interactions 0 … {self.length - 1}>"
-
-
-class _Texts(Sequence[str]):
-    """The raw texts of the interactions 0 … n − 1 of the memory stream, read lazily ("" for an empty one)."""
-
-    def __init__(self, rows: list[Any], n: int) -> None:
-        self._rows, self._n = rows, n
-
-    def __len__(self) -> int:
-        return self._n
-
-    def __iter__(self) -> Iterator[str]:
-        for step, row in islice(self._rows, self._n):
-            yield row[1] if row is not None else ""
-
-    def __reversed__(self) -> Iterator[str]:
-        rows = self._rows
-        for i in range(self._n - 1, -1, -1):
-            row = rows[i][1]
-            yield row[1] if row is not None else ""
-
-    def __getitem__(self, i: Any) -> Any:
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(self._n))]
-        if i < 0:
-            i += self._n
-        if not 0 <= i < self._n:
-            raise InvalidIndexError(f"memories[{i}] does not exist: there are {self._n} earlier interactions, 0 … {self._n - 1}")
-        row = self._rows[i][1]
-        return row[1] if row is not None else ""
-
 
 def _fused(state: State) -> list[Element]:
     """ω in the order of π: activation memory, flash memory (and any other element), the current message."""
@@ -1107,33 +748,5 @@ def _fused(state: State) -> list[Element]:
     return activations + [e for e in state if e.type not in ("activation", "message")] + messages
 
 
-#: The most matrix cells one BLAS matrix–vector product gets: below OpenBLAS's threading
-#: threshold, so that the products are computed by one thread. Threaded gemv was ~10× slower
-#: here (2 shared cores) and its last bits depended on the thread count; single-threaded
-#: products split at multiples of 64 rows give bit-for-bit the unsplit single-threaded result.
-_CHUNK_CELLS = 1 << 18
-
-
-def _dots(np: Any, data: Any, lo: int, hi: int, vector: Any) -> Any:
-    """``data[lo:hi] @ vector``, in row blocks small enough for a single-threaded BLAS call."""
-    rows = max(64, _CHUNK_CELLS // max(1, data.shape[1]) // 64 * 64)
-    if hi - lo <= rows:
-        return data[lo:hi] @ vector
-    out = np.empty(hi - lo)
-    for start in range(lo, hi, rows):
-        stop = min(start + rows, hi)
-        np.matmul(data[start:stop], vector, out=out[start - lo : stop - lo])
-    return out
-
-
-def _unit(vector: Sequence[float], width: int, np: Any) -> Any:
-    if len(vector) != width:
-        raise UpdateFailedError(f"embed returned vectors of {len(vector)} and {width} dimensions; they must all match")
-    array = np.fromiter(vector, float, width)
-    norm = float(np.sqrt(array @ array))
-    return array / norm if norm > 0 else array
-
-
 def _whole(name: str, value: Any, minimum: int) -> None:
     check_whole(name, value, minimum)
-

@@ -31,6 +31,7 @@ __all__ = [
     "RecallHeuristic",
     "OverlapJudge",
     "always_needs_memory",
+    "retrieves_as_released",
     "content_words",
     "RECALL_CUES",
     "VERDICTS",
@@ -77,6 +78,17 @@ def content_words(text: str) -> frozenset[str]:
 def always_needs_memory(message: str, memories: Sequence[str]) -> tuple[bool, str]:
     """A controller that activates memory for every message (SCM without its first decision)."""
     return True, "always (needs_memory=always_needs_memory)"
+
+
+def retrieves_as_released(message: str, memories: Sequence[str]) -> tuple[bool, str]:
+    """The released code's first decision: none — it retrieves for every message once there are earlier turns.
+
+    ``wbbeyourself/SCM4LLMs`` defines ``is_history_need`` (the model's yes/no
+    answer) but never calls it: ``dialogue_demo.py`` retrieves related turns
+    for every message from the third turn on, when the history holds a turn
+    older than the previous one. SCM's default (``variant="released"``).
+    """
+    return True, "as released: the chatbot retrieves for every message (its is_history_need is never called)"
 
 
 class RecallHeuristic:

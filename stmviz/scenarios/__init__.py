@@ -13,13 +13,19 @@ be run at, and probes that test retention of early facts in π(ω_t).
 - :func:`from_openai_messages`, :func:`load_chat_log`, :func:`from_dialogue`
   — importers from chat logs, in the conversation's order: each step holds
   the model's output (an assistant message) and then the input that arrives
-  after it (the user's next message, or the tool's results).
+  after it (the user's next message, or the tool's results);
+- :func:`load_transcript` — the transcripts people have (a Claude Code session,
+  Anthropic Messages, OpenAI chat or Responses items, OpenTelemetry GenAI spans,
+  LangChain messages, AgentFold logs), detected and read by those same rules,
+  with the model's thinking and the compactions the system recorded kept apart
+  (:func:`recorded_compactions`).
 
 >>> s = load_scenario("tool_chat")
 >>> s.mechanism, s.v_max is not None
 ('FIFOWindow', True)
 """
 
+from ._benchmarks import BenchmarkFileWarning
 from .agentfold_log import from_agentfold_records, load_agentfold_log
 from .chatlog import from_dialogue, from_openai_messages, load_chat_log
 from .generate import generate_agent, generate_dialogue
@@ -36,6 +42,15 @@ from .scenario import (
     scenarios,
 )
 from .schema import json_schema, problems, validate
+from .transcripts import (
+    FORMATS,
+    RecordedCompaction,
+    detect_format,
+    example_transcript,
+    from_transcript,
+    load_transcript,
+    recorded_compactions,
+)
 
 __all__ = [
     "Scenario",
@@ -53,6 +68,7 @@ __all__ = [
     "load_agentfold_log",
     "generate_dialogue",
     "generate_agent",
+    "BenchmarkFileWarning",
     "load_locomo",
     "from_locomo",
     "load_longmemeval",
@@ -60,4 +76,11 @@ __all__ = [
     "validate",
     "problems",
     "json_schema",
+    "load_transcript",
+    "from_transcript",
+    "detect_format",
+    "FORMATS",
+    "RecordedCompaction",
+    "recorded_compactions",
+    "example_transcript",
 ]

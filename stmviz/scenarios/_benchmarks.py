@@ -8,6 +8,10 @@ the form ``[0].qa[12].evidence[1]``.
 from __future__ import annotations
 
 import os
+import re
+import warnings
+import zipfile
+from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -49,6 +53,91 @@ def read_json_file(path: str | os.PathLike, *, max_bytes: int = MAX_BYTES, expec
         return decode_json(raw, source, ScenarioFormatError, expected=expected), source
     except RecursionError:
         raise ScenarioFormatError(f"{source}: the JSON is nested too deeply to read; {expected}") from None
+
+
+class BenchmarkFileWarning(UserWarning):
+    """A benchmark file was read with anomalies (an evidence id that names no turn, a question without an answer, …).
+
+    Each anomaly is listed in the scenario's ``meta["anomalies"]``; the
+    loaders' ``strict=True`` raises :class:`ScenarioFormatError` instead.
+    """
+
+
+def read_json_files(path: str | os.PathLike, *, max_bytes: int = MAX_BYTES, expected: str = "") -> list[tuple[Any, str]]:
+    """The decoded JSON documents at ``path``: one file, every ``*.json`` of a folder, or every ``*.json`` of a ``.zip``.
+
+    A folder's or archive's files come in natural order (``2.json`` before
+    ``10.json``), each with its name for messages; ``max_bytes`` bounds the
+    whole (an archive: its members' uncompressed sizes). A folder or archive
+    without a JSON file raises :class:`ScenarioFormatError`.
+    """
+    path = Path(path)
+    if path.is_dir():
+        files = sorted((p for p in path.iterdir() if p.suffix.lower() == ".json" and p.is_file()), key=lambda p: _natural(p.name))
+        if not files:
+            raise ScenarioFormatError(f"{path}: the folder holds no .json file; give the path of the downloaded JSON file")
+        total = sum(p.stat().st_size for p in files)
+        if total > max_bytes:
+            raise ScenarioFormatError(f"{path}: its .json files hold {total:,} bytes, more than max_bytes = {max_bytes:,}; "
+                                      f"pass a larger max_bytes")
+        return [read_json_file(p, max_bytes=max_bytes, expected=expected) for p in files]
+    if path.suffix.lower() == ".zip" and path.is_file():
+        return _read_zip(path, max_bytes, expected)
+    return [read_json_file(path, max_bytes=max_bytes, expected=expected)]
+
+
+def _read_zip(path: Path, max_bytes: int, expected: str) -> list[tuple[Any, str]]:
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = sorted((m for m in archive.infolist() if not m.is_dir() and m.filename.lower().endswith(".json")
+                              and not Path(m.filename).name.startswith(".")), key=lambda m: _natural(m.filename))
+            if not members:
+                raise ScenarioFormatError(f"{path.name}: the archive holds no .json file; give the path of a LoCoMo or "
+                                          f"LongMemEval JSON file")
+            total = sum(m.file_size for m in members)
+            if total > max_bytes:
+                raise ScenarioFormatError(f"{path.name}: its .json files hold {total:,} bytes uncompressed, more than "
+                                          f"max_bytes = {max_bytes:,}; pass a larger max_bytes")
+            out = []
+            for m in members:
+                source = f"{path.name}:{m.filename}"
+                try:
+                    out.append((decode_json(archive.read(m), source, ScenarioFormatError, expected=expected), source))
+                except RecursionError:
+                    raise ScenarioFormatError(f"{source}: the JSON is nested too deeply to read; {expected}") from None
+            return out
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise ScenarioFormatError(f"{path.name}: not a readable .zip archive ({exc}); unpack it and give the JSON file") from None
+
+
+def _natural(name: str) -> list[Any]:
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+
+
+def anomaly(anomalies: list[dict[str, str]], where: str, problem: str) -> None:
+    """Record one anomaly of a file read with ``strict=False``: its JSON path and what was done about it."""
+    anomalies.append({"where": where, "problem": problem})
+
+
+def warn_anomalies(source: str, anomalies: list[dict[str, str]], kinds: Mapping[str, str], stacklevel: int = 3) -> None:
+    """One :class:`BenchmarkFileWarning` that sums up every anomaly of a load, by kind (no warning without any).
+
+    ``kinds`` maps the start of a ``problem`` text to the words that name
+    its kind in the summary (``"is the id of no turn"`` → ``"evidence ids that
+    name no turn (dropped)"``); other problems are counted as they are.
+    """
+    if not anomalies:
+        return
+    counts: Counter[str] = Counter()
+    for item in anomalies:
+        problem = item["problem"]
+        counts[next((label for key, label in kinds.items() if key in problem), problem)] += 1
+    parts = "; ".join(f"{n} {label}" for label, n in counts.most_common())
+    warnings.warn(
+        f"{source}: read with {len(anomalies)} anomal{'y' if len(anomalies) == 1 else 'ies'} — {parts}. Each is listed "
+        f"with its JSON path in scenario.meta['anomalies']; pass strict=True to refuse such a file instead",
+        BenchmarkFileWarning, stacklevel=stacklevel + 1,
+    )
 
 
 def fail(source: str, where: str, what: str) -> ScenarioFormatError:

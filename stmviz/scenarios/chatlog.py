@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -316,6 +316,7 @@ def from_openai_messages(
     v_max: float | None = None,
     source: str = "",
     _labels: Sequence[str] | None = None,
+    _finish: Callable[[list[AgentStep]], list[AgentStep]] | None = None,
 ) -> Scenario:
     """A scenario from an OpenAI-style list of chat messages, in the conversation's order (see the module's text).
 
@@ -368,6 +369,8 @@ def from_openai_messages(
     items = list(_listed(messages, source or "chat log", "messages", "message objects"))
     labels = list(_labels) if _labels is not None else [f"messages[{k}]" for k in range(len(items))]
     derived_query, steps = _steps_from_messages(items, labels, source)
+    if _finish is not None:  # the transcript readers add what chat messages have no field for (thinking, events)
+        steps = _finish(steps)
     if not steps:
         raise _fail(source, "messages", "no user, assistant or tool message with content: nothing to run")
     if tools is None:

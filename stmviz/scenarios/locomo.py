@@ -55,12 +55,24 @@ What each field becomes (:func:`load_locomo`):
   ``speakers`` and, aligned with ``probes``, ``qa`` (the question's index in
   the sample's ``qa``) and ``categories``.
 
-Anything malformed — a missing key, a wrong type, an empty session, a turn
-of an unknown speaker, a duplicated dia_id, an evidence id that names no
-turn — raises :class:`~stmviz.core.errors.ScenarioFormatError` naming the
-file, the JSON path and the fix. ``strict=False`` instead drops evidence ids
-that name no turn (a question left without evidence is skipped) and empty
-turns.
+What the published files hold besides (the anomalies) does not stop a
+load: ``locomo10.json`` names a few evidence turns that do not exist
+(``"D10:19"`` in a conversation whose session 10 is shorter), and a question
+may be left with no answer or no evidence. By default such an evidence id is
+dropped, such a question skipped, an empty turn skipped, and each anomaly is
+listed with its JSON path in the scenario's ``meta["anomalies"]`` (a list of
+``{"where", "problem"}``) and summed up in one
+:class:`~stmviz.scenarios.BenchmarkFileWarning` per load. ``strict=True``
+raises :class:`~stmviz.core.errors.ScenarioFormatError` at the first of them
+instead. Anything malformed — a missing key, a wrong type, an empty session,
+a turn of an unknown speaker, a duplicated dia_id — raises in either mode,
+naming the file, the JSON path and the fix.
+
+Besides the published ``locomo10.json`` (a list of samples), the loader reads
+one sample object, and the archive ``locomo10.zip`` of the same repository
+(a folder of per-conversation files ``26.json`` … ``50.json`` whose
+conversation keys sit at the top level beside ``qa``; sample ids become
+``conv-26`` …): pass the archive, the folder it unpacks to, or one file.
 """
 
 from __future__ import annotations
@@ -75,7 +87,9 @@ from ..core.context import AgentStep
 from ..core.element import Meta
 from ..core.errors import InvalidArgumentError
 from ..core.formatting import shorten
-from ._benchmarks import MAX_BYTES, answer_text, fail, field, kind, need_list, need_object, need_text, read_json_file
+from ._benchmarks import (
+    MAX_BYTES, anomaly, answer_text, fail, field, kind, need_list, need_object, need_text, read_json_files, warn_anomalies,
+)
 from .chatlog import _steps_from_messages
 from .scenario import Probe, Scenario
 
@@ -85,6 +99,13 @@ _SESSION = re.compile(r"^session_(\d+)$")
 _DIA_ID = re.compile(r"^\s*D\s*:?\s*(\d{1,9})\s*:\s*(\d{1,9})\s*$", re.IGNORECASE)  # longer numbers name no turn
 _EXPECTED = "a LoCoMo file is a JSON list of samples, each with 'conversation' and 'qa'"
 _MODES = ("appended", "final", "each")
+#: How the one warning of a load names each kind of anomaly (see :func:`~._benchmarks.warn_anomalies`).
+_KINDS = {
+    "is the id of no turn": "evidence ids that name no turn (dropped)",
+    "has no evidence turn": "questions without an evidence turn (skipped)",
+    "has no answer": "questions without an answer (skipped)",
+    "no text and no image caption": "empty turns (skipped)",
+}
 
 
 @dataclass(frozen=True)
@@ -103,7 +124,7 @@ def load_locomo(
     assistant: str | None = None,
     questions: Literal["appended", "final", "each"] = "appended",
     categories: Collection[int] | None = None,
-    strict: bool = True,
+    strict: bool = False,
     max_bytes: int = MAX_BYTES,
 ) -> list[Scenario]:
     """Scenarios from a LoCoMo-style JSON file you downloaded: one per sample (see the module's text for the mapping).
@@ -111,7 +132,8 @@ def load_locomo(
     Parameters
     ----------
     path : str or path
-        The file, e.g. ``locomo10.json``.
+        The file, e.g. ``locomo10.json``; or ``locomo10.zip``, or the folder it
+        unpacks to (every ``*.json`` in it, in natural order).
     sample : int or str, optional
         Only this sample: its position in the file, or its ``sample_id``
         (``"conv-26"``). Default: every sample.
@@ -126,8 +148,10 @@ def load_locomo(
         Keep only questions of these categories (default: every question that
         has an ``answer``).
     strict : bool
-        ``False``: drop evidence ids that name no turn, and empty turns,
-        instead of raising.
+        ``False`` (default): drop evidence ids that name no turn, skip empty
+        turns and questions without an answer or evidence, list each in
+        ``meta["anomalies"]`` and warn once (:class:`BenchmarkFileWarning`).
+        ``True``: raise :class:`ScenarioFormatError` at the first of them.
     max_bytes : int
         Refuse larger files (default 1 GiB).
 
@@ -143,9 +167,16 @@ def load_locomo(
     InvalidArgumentError
         for a bad argument (``sample`` not in the file, an unknown ``questions``).
     """
-    data, source = read_json_file(path, max_bytes=max_bytes, expected=_EXPECTED)
-    return from_locomo(data, source=source, sample=sample, assistant=assistant, questions=questions,
-                       categories=categories, strict=strict)
+    out: list[Scenario] = []
+    anomalies: list[dict[str, str]] = []
+    documents = read_json_files(path, max_bytes=max_bytes, expected=_EXPECTED)
+    if sample is not None and len(documents) > 1:
+        documents = [(_flat_documents(documents), os.path.basename(os.fspath(path)) or "locomo")]
+    for data, source in documents:
+        out.extend(_from_locomo(data, source, sample, assistant, questions, categories, strict, anomalies))
+    source = documents[0][1] if len(documents) == 1 else os.path.basename(os.fspath(path))
+    warn_anomalies(source, anomalies, _KINDS)
+    return out
 
 
 def from_locomo(
@@ -156,7 +187,7 @@ def from_locomo(
     assistant: str | None = None,
     questions: Literal["appended", "final", "each"] = "appended",
     categories: Collection[int] | None = None,
-    strict: bool = True,
+    strict: bool = False,
 ) -> list[Scenario]:
     """Scenarios from a decoded LoCoMo document (a list of samples, or one sample); see :func:`load_locomo`.
 
@@ -171,16 +202,52 @@ def from_locomo(
     >>> s.probes[0].t, s.probes[0].evidence_steps, s.probes[0].reference
     (3, (0,), 'Miso')
     """
+    anomalies: list[dict[str, str]] = []
+    out = _from_locomo(data, source, sample, assistant, questions, categories, strict, anomalies)
+    warn_anomalies(source, anomalies, _KINDS)
+    return out
+
+
+def _flat_documents(documents: list[tuple[Any, str]]) -> list[Any]:
+    """The samples of several files (a folder or archive of one sample per file) as one list, so ``sample`` can pick one."""
+    samples: list[Any] = []
+    for data, source in documents:
+        samples.extend(_as_samples(data, source)[0])
+    return samples
+
+
+def _as_samples(data: Any, source: str) -> tuple[Any, bool]:
+    """The list of samples of a document, and whether it held one sample only.
+
+    Besides the published list of ``{"sample_id", "conversation", "qa"}``,
+    reads one such sample, and the per-conversation files of the archive
+    ``locomo10.zip`` (``26.json``: the conversation's keys at the top, beside
+    ``qa``), whose sample id is then ``conv-26``, as in ``locomo10.json``.
+    """
+    if isinstance(data, Mapping) and "conversation" in data:
+        return [data], True
+    if isinstance(data, Mapping) and "speaker_a" in data and "qa" in data:
+        stem = os.path.splitext(os.path.basename(source.rsplit(":", 1)[-1]))[0]
+        sample_id = data.get("sample_id", f"conv-{stem}" if stem.isdigit() else stem)
+        conversation = {k: v for k, v in data.items() if k in ("speaker_a", "speaker_b") or _SESSION.match(str(k))
+                        or (isinstance(k, str) and k.endswith("_date_time"))}
+        return [{"sample_id": sample_id, "conversation": conversation, "qa": data["qa"]}], True
+    return data, False
+
+
+def _from_locomo(
+    data: Any, source: str, sample: int | str | None, assistant: str | None, questions: str,
+    categories: Collection[int] | None, strict: bool, anomalies: list[dict[str, str]],
+) -> list[Scenario]:
     if questions not in _MODES:
         raise InvalidArgumentError(f"questions must be one of {', '.join(_MODES)}, got {questions!r}")
     if categories is not None:
         if isinstance(categories, (str, bytes)) or not isinstance(categories, Collection):
             raise InvalidArgumentError(f"categories must be a collection of whole numbers such as {{1, 2}}, got {categories!r}")
-        categories = frozenset(categories)
-    if isinstance(data, Mapping) and "conversation" in data:
-        data, single = [data], True
+        chosen_categories: frozenset[int] | None = frozenset(categories)
     else:
-        single = False
+        chosen_categories = None
+    data, single = _as_samples(data, source)
     samples = need_list(data, source, "", _EXPECTED)
     if isinstance(samples[0], Mapping) and "haystack_sessions" in samples[0] and "conversation" not in samples[0]:
         raise fail(source, "[0]", "this looks like a LongMemEval file (haystack_sessions), not LoCoMo; read it with "
@@ -189,7 +256,7 @@ def from_locomo(
     out: list[Scenario] = []
     for i in chosen:
         where = "" if single else f"[{i}]"
-        out.extend(_sample(samples[i], source, where, i, assistant, questions, categories, strict))
+        out.extend(_sample(samples[i], source, where, i, assistant, questions, chosen_categories, strict, anomalies))
     return out
 
 
@@ -211,8 +278,9 @@ def _choose(samples: list[Any], sample: int | str | None, source: str) -> list[i
 
 def _sample(
     record: Any, source: str, where: str, index: int, assistant: str | None, questions: str,
-    categories: frozenset[int] | None, strict: bool,
+    categories: frozenset[int] | None, strict: bool, anomalies: list[dict[str, str]],
 ) -> list[Scenario]:
+    found: list[dict[str, str]] = []
     record = need_object(record, source, where or "top level", _EXPECTED)
     sample_id = record.get("sample_id", index)
     if isinstance(sample_id, bool) or not isinstance(sample_id, (str, int)) or not str(sample_id).strip():
@@ -226,16 +294,17 @@ def _sample(
     if speakers[0] == speakers[1]:
         raise fail(source, f"{conv_at}.speaker_b", f"both speakers are called {speakers[0]!r}; give them different names")
     model = _assistant(assistant, speakers)
-    turns = _turns(conversation, speakers, source, conv_at, strict)
+    turns = _turns(conversation, speakers, source, conv_at, strict, found)
     qa_at = f"{where}.qa".lstrip(".")
     qa = need_list(field(record, "qa", source, where, "each sample needs its list of questions"), source, qa_at,
                    "give the sample's questions", empty_ok=True)
 
     steps, step_of = _conversation_steps(turns, model)
-    asked, skipped = _questions(qa, source, qa_at, turns, step_of, categories, strict)
+    asked, skipped = _questions(qa, source, qa_at, turns, step_of, categories, strict, found)
+    anomalies.extend(found)
     meta_base: dict[str, Any] = {
         "benchmark": "LoCoMo", "sample_id": sample_id, "source": source, "speakers": speakers,
-        "assistant": model, "questions": questions, "skipped": skipped,
+        "assistant": model, "questions": questions, "skipped": skipped, "anomalies": found,
     }
     title = f"LoCoMo {sample_id}: {speakers[0]} and {speakers[1]}"
     who = "the model listens to both" if model is None else f"{model}'s turns are the model's outputs"
@@ -294,7 +363,10 @@ def _sessions(conversation: Mapping[str, Any], source: str, where: str) -> list[
     return sorted(found)
 
 
-def _turns(conversation: Mapping[str, Any], speakers: list[str], source: str, where: str, strict: bool) -> list[_Turn]:
+def _turns(
+    conversation: Mapping[str, Any], speakers: list[str], source: str, where: str, strict: bool,
+    anomalies: list[dict[str, str]],
+) -> list[_Turn]:
     turns: list[_Turn] = []
     seen: dict[tuple[int, int] | str, str] = {}
     for number, key in _sessions(conversation, source, where):
@@ -328,6 +400,7 @@ def _turns(conversation: Mapping[str, Any], speakers: list[str], source: str, wh
                 if strict:
                     raise fail(source, f"{turn_at}.text", "the turn has no text and no image caption; give it its text, "
                                "or load with strict=False to skip empty turns")
+                anomaly(anomalies, turn_at, "the turn has no text and no image caption (skipped)")
                 continue
             line = f"{speaker}: {text}"
             if first and date:
@@ -379,7 +452,7 @@ class _Question:
 
 def _questions(
     qa: list[Any], source: str, where: str, turns: list[_Turn], step_of: Mapping[tuple[int, int] | str, int],
-    categories: frozenset[int] | None, strict: bool,
+    categories: frozenset[int] | None, strict: bool, anomalies: list[dict[str, str]],
 ) -> tuple[list[_Question], list[dict[str, Any]]]:
     asked: list[_Question] = []
     skipped: list[dict[str, Any]] = []
@@ -398,7 +471,12 @@ def _questions(
             if "adversarial_answer" in item:
                 skipped.append({"qa": j, "reason": "adversarial: no answer (only an adversarial_answer)"})
                 continue
-            raise fail(source, at, "missing the field 'answer'; give the reference answer")
+            if strict:
+                raise fail(source, at, "missing the field 'answer'; give the reference answer, or load with strict=False "
+                           "to skip such questions")
+            anomaly(anomalies, at, "the question has no answer (skipped)")
+            skipped.append({"qa": j, "reason": "no answer"})
+            continue
         reference = answer_text(item["answer"], source, f"{at}.answer")
         evidence = need_list(field(item, "evidence", source, at, "list the dia_ids of the evidence turns"), source,
                              f"{at}.evidence", "list the dia_ids of the evidence turns", empty_ok=True)
@@ -413,9 +491,12 @@ def _questions(
                         raise fail(source, ref_at, f"{shorten(part.strip())!r} is the id of no turn (ids run "
                                    f"{shorten(turns[0].dia_id, 20)} … {shorten(turns[-1].dia_id, 20)}); fix the id, "
                                    f"or load with strict=False to drop such ids")
+                    anomaly(anomalies, ref_at, f"{shorten(part.strip(), 30)!r} is the id of no turn (dropped)")
                     continue
                 found.add(step)
         if not found:
+            because = "every evidence id names no turn" if evidence else "its evidence list is empty"
+            anomaly(anomalies, at, f"the question has no evidence turn: {because} (skipped)")
             skipped.append({"qa": j, "reason": "no evidence turn"})
             continue
         ordered = tuple(sorted(found))

@@ -36,11 +36,17 @@ What each field becomes (:func:`load_longmemeval`), one scenario per entry:
   ``question_date``, ``abstention`` (the id ends in ``_abs``) and
   ``evidence_from``.
 
-Anything malformed — a missing key, a wrong type, lists of sessions, ids and
-dates of different lengths, an empty session, an unknown role, an
-``answer_session_ids`` id that is no session — raises
-:class:`~stmviz.core.errors.ScenarioFormatError` naming the file, the JSON
-path and the fix.
+Anomalies of a published file do not stop a load: by default an entry
+without an answer or evidence is skipped, an empty session skipped, an
+``answer_session_ids`` id that is no session dropped; each is listed with
+its JSON path in the scenario's ``meta["anomalies"]`` (``{"where",
+"problem"}``; a skipped entry's in the warning only) and all are summed up in
+one :class:`~stmviz.scenarios.BenchmarkFileWarning` per load. ``strict=True``
+raises at the first of them. The cleaned variants (``longmemeval_s_cleaned.json``
+…) have the same format. Anything malformed — a missing key, a wrong type,
+lists of sessions, ids and dates of different lengths, an unknown role —
+raises :class:`~stmviz.core.errors.ScenarioFormatError` in either mode,
+naming the file, the JSON path and the fix.
 """
 
 from __future__ import annotations
@@ -53,11 +59,23 @@ from ..core.context import AgentStep
 from ..core.element import Meta
 from ..core.errors import InvalidArgumentError
 from ..core.formatting import shorten
-from ._benchmarks import MAX_BYTES, answer_text, fail, field, kind, need_list, need_object, need_text, read_json_file
+from ._benchmarks import (
+    MAX_BYTES, anomaly, answer_text, fail, field, kind, need_list, need_object, need_text, read_json_file, warn_anomalies,
+)
 from .chatlog import _steps_from_messages
 from .scenario import Probe, Scenario
 
 __all__ = ["load_longmemeval", "from_longmemeval"]
+
+#: How the one warning of a load names each kind of anomaly (see :func:`~._benchmarks.warn_anomalies`).
+_KINDS = {
+    "has no evidence turn": "questions without an evidence turn (skipped)",
+    "has no answer": "questions without an answer (skipped)",
+    "is not one of haystack_session_ids": "answer_session_ids that name no session (dropped)",
+    "holds no turn": "empty sessions (skipped)",
+    "every turn of the session is empty": "sessions of empty turns (skipped)",
+    "evidence turn (has_answer) is empty": "empty evidence turns (skipped)",
+}
 
 _EXPECTED = "a LongMemEval file is a JSON list of entries, each with a question and its haystack_sessions"
 _FIX_SESSIONS = "haystack_sessions, haystack_session_ids and haystack_dates are lists of the same length, one item per session"
@@ -69,7 +87,7 @@ def load_longmemeval(
     limit: int | None = None,
     question_ids: Collection[str] | None = None,
     sort_sessions: bool = False,
-    strict: bool = True,
+    strict: bool = False,
     max_bytes: int = MAX_BYTES,
 ) -> list[Scenario]:
     """Scenarios from a LongMemEval-style JSON file you downloaded: one per question (see the module's text).
@@ -86,7 +104,11 @@ def load_longmemeval(
         Sort each history's sessions by ``haystack_dates`` (the dates are
         ``YYYY/MM/DD (Day) HH:MM`` and sort as text).
     strict : bool
-        ``False``: skip an entry whose evidence cannot be found instead of raising.
+        ``False`` (default): skip an entry without an answer or evidence, an
+        empty session and an ``answer_session_ids`` id that is no session,
+        list each anomaly in ``meta["anomalies"]`` (a skipped entry's in the
+        warning only) and warn once (:class:`BenchmarkFileWarning`).
+        ``True``: raise :class:`ScenarioFormatError` at the first of them.
     max_bytes : int
         Refuse larger files (default 1 GiB; ``longmemeval_m.json`` is larger).
 
@@ -98,8 +120,10 @@ def load_longmemeval(
         for a bad ``limit``, or ``question_ids`` that name no entry.
     """
     data, source = read_json_file(path, max_bytes=max_bytes, expected=_EXPECTED)
-    return from_longmemeval(data, source=source, limit=limit, question_ids=question_ids, sort_sessions=sort_sessions,
-                            strict=strict)
+    anomalies: list[dict[str, str]] = []
+    out = _from_longmemeval(data, source, limit, question_ids, sort_sessions, strict, anomalies)
+    warn_anomalies(source, anomalies, _KINDS)
+    return out
 
 
 def from_longmemeval(
@@ -109,7 +133,7 @@ def from_longmemeval(
     limit: int | None = None,
     question_ids: Collection[str] | None = None,
     sort_sessions: bool = False,
-    strict: bool = True,
+    strict: bool = False,
 ) -> list[Scenario]:
     """Scenarios from a decoded LongMemEval document (a list of entries, or one entry); see :func:`load_longmemeval`.
 
@@ -124,6 +148,16 @@ def from_longmemeval(
     >>> s.probes[0].t, s.probes[0].evidence_steps, s.meta["evidence_from"]
     (2, (0,), 'has_answer')
     """
+    anomalies: list[dict[str, str]] = []
+    out = _from_longmemeval(data, source, limit, question_ids, sort_sessions, strict, anomalies)
+    warn_anomalies(source, anomalies, _KINDS)
+    return out
+
+
+def _from_longmemeval(
+    data: Any, source: str, limit: int | None, question_ids: Collection[str] | None, sort_sessions: bool, strict: bool,
+    anomalies: list[dict[str, str]],
+) -> list[Scenario]:
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
         raise InvalidArgumentError(f"limit must be a whole number ≥ 0 or None, got {limit!r}")
     if question_ids is not None and (isinstance(question_ids, (str, bytes)) or not isinstance(question_ids, Collection)):
@@ -148,14 +182,17 @@ def from_longmemeval(
         chosen = chosen[:limit]
     out = []
     for k in chosen:
-        scenario = _entry(entries[k], source, "" if single else f"[{k}]", sort_sessions, strict)
+        scenario = _entry(entries[k], source, "" if single else f"[{k}]", sort_sessions, strict, anomalies)
         if scenario is not None:
             out.append(scenario)
     return out
 
 
-def _entry(record: Any, source: str, where: str, sort_sessions: bool, strict: bool) -> Scenario | None:
+def _entry(
+    record: Any, source: str, where: str, sort_sessions: bool, strict: bool, anomalies: list[dict[str, str]],
+) -> Scenario | None:
     record = need_object(record, source, where, _EXPECTED)
+    found: list[dict[str, str]] = []
 
     def at(key: str) -> str:
         return f"{where}.{key}".lstrip(".")
@@ -166,6 +203,9 @@ def _entry(record: Any, source: str, where: str, sort_sessions: bool, strict: bo
     question_id = text("question_id", "give the entry its question id").strip()
     question_type = text("question_type", "give the question's type, e.g. 'single-session-user'", empty_ok=True).strip()
     question = text("question", "give the question").strip()
+    if "answer" not in record and not strict:
+        anomaly(anomalies, where or "top level", f"question {shorten(question_id, 40)!r} has no answer (skipped)")
+        return None
     reference = answer_text(field(record, "answer", source, where, "give the reference answer"), source, at("answer"))
     question_date = need_text(record.get("question_date", ""), source, at("question_date"),
                               "give the question's date as text", empty_ok=True).strip()
@@ -189,8 +229,12 @@ def _entry(record: Any, source: str, where: str, sort_sessions: bool, strict: bo
     for j, value in enumerate(answer_sessions):
         value = need_text(value, source, f"{at('answer_session_ids')}[{j}]", "a session id is text")
         if value not in ids:
-            raise fail(source, f"{at('answer_session_ids')}[{j}]",
-                       f"{shorten(value)!r} is not one of haystack_session_ids; fix the id or remove it")
+            if strict:
+                raise fail(source, f"{at('answer_session_ids')}[{j}]",
+                           f"{shorten(value)!r} is not one of haystack_session_ids; fix the id or remove it, or load "
+                           f"with strict=False to drop such ids")
+            anomaly(found, f"{at('answer_session_ids')}[{j}]", f"{shorten(value, 30)!r} is not one of haystack_session_ids (dropped)")
+    answer_sessions = [value for value in answer_sessions if value in ids]
 
     order = list(range(len(sessions)))
     if sort_sessions:
@@ -201,7 +245,13 @@ def _entry(record: Any, source: str, where: str, sort_sessions: bool, strict: bo
     marked: list[int] = []  # messages with has_answer
     for j in order:
         session_at = f"{at('haystack_sessions')}[{j}]"
-        turns = need_list(sessions[j], source, session_at, "a session is a non-empty list of turns; remove empty sessions")
+        turns = need_list(sessions[j], source, session_at, "a session is a list of turns", empty_ok=True)
+        if not turns:
+            if strict:
+                raise fail(source, session_at, "the list is empty; a session is a non-empty list of turns; remove empty "
+                           "sessions, or load with strict=False to skip them")
+            anomaly(found, session_at, "the session holds no turn (skipped)")
+            continue
         first = True
         for m, turn in enumerate(turns):
             turn_at = f"{session_at}[{m}]"
@@ -216,7 +266,10 @@ def _entry(record: Any, source: str, where: str, sort_sessions: bool, strict: bo
                 raise fail(source, f"{turn_at}.has_answer", f"expected true or false, got {kind(has_answer)}")
             if not content:
                 if has_answer:
-                    raise fail(source, f"{turn_at}.content", "an evidence turn (has_answer) is empty; give its text")
+                    if strict:
+                        raise fail(source, f"{turn_at}.content", "an evidence turn (has_answer) is empty; give its text, "
+                                   "or load with strict=False to skip it")
+                    anomaly(found, f"{turn_at}.content", "an evidence turn (has_answer) is empty (skipped)")
                 continue  # an empty turn holds nothing to remember
             if first and dates[j].strip():
                 content = f"[{dates[j].strip()}] {content}"
@@ -227,7 +280,10 @@ def _entry(record: Any, source: str, where: str, sort_sessions: bool, strict: bo
             labels.append(turn_at)
             session_of.append(j)
         if first:
-            raise fail(source, session_at, "every turn of the session is empty; remove the session or give it text")
+            if strict:
+                raise fail(source, session_at, "every turn of the session is empty; remove the session or give it text, "
+                           "or load with strict=False to skip it")
+            anomaly(found, session_at, "every turn of the session is empty (skipped)")
     asked_at = len(messages)
     messages.append({"role": "user", "content": f"[{question_date}] {question}" if question_date else question})
     labels.append(at("question"))
@@ -259,14 +315,17 @@ def _entry(record: Any, source: str, where: str, sort_sessions: bool, strict: bo
         if strict:
             raise fail(source, where, "no turn is marked has_answer and answer_session_ids names no session: the "
                        "question has no evidence; mark the evidence turns, or load with strict=False to skip it")
+        anomalies.extend(found)
+        anomaly(anomalies, where or "top level", f"question {shorten(question_id, 40)!r} has no evidence turn (skipped)")
         return None
+    anomalies.extend(found)
     ordered = sorted(evidence)
     probe = Probe(t=t, question=question, answer=reference, evidence_step=ordered[0], evidence_steps=tuple(ordered),
                   reference=reference)
     meta = {
         "benchmark": "LongMemEval", "question_id": question_id, "question_type": question_type, "source": source,
         "question_date": question_date, "abstention": question_id.endswith("_abs"), "evidence_from": evidence_from,
-        "sessions": len(sessions),
+        "sessions": len(sessions), "anomalies": found,
     }
     kind_ = f" ({question_type})" if question_type else ""
     return Scenario(

@@ -7,6 +7,8 @@ anything itself. Every string that comes from agent content is escaped.
 
 - :func:`occupancy_figure` — Σμ(ω_t) over t by element type against V_max,
   removals, and |π(ω_t)|; one run or several compared.
+- :func:`mark_recorded_compactions` — where a transcript's own system compacted,
+  as dashed lines on a figure over t.
 - :func:`state_figure` — ω_t as blocks of width μ(e) in a bar of length V_max.
 - :func:`tokens_html` — the model input π(ω_t) with every token coloured.
 - :func:`loop_figure` — the loop of the paper's Figure 1 at step t.
@@ -27,6 +29,7 @@ from .export import export_html, trace_animation, trace_html
 from .hierarchy import hierarchy_figure, hierarchy_graph, hierarchy_kind, hierarchy_title, node_arrays, node_marker
 from .loop import loop_figure
 from .occupancy import OccupancyData, occupancy_data, occupancy_figure
+from .recorded import mark_recorded_compactions
 from .state import StateBar, state_bar, state_figure
 from .sweep import pareto_figure, pareto_front, recall_figure
 from .tokens import TokensHTML, token_pieces, tokens_html
@@ -50,6 +53,7 @@ __all__ = [
     "occupancy_figure",
     "occupancy_data",
     "OccupancyData",
+    "mark_recorded_compactions",
     "state_figure",
     "state_bar",
     "StateBar",

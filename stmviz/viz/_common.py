@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 # without plotly (tests/test_imports.py checks it)
 from stmviz.core.arguments import describe
 from stmviz.core.errors import InvalidArgumentError
+from stmviz.core.files import html_text
 from stmviz.core.formatting import format_number
 from stmviz.core.formatting import shorten as _shorten
 from stmviz.core.protocol import ElementType, declared_types
@@ -193,7 +194,9 @@ def escape(text: object) -> str:
     >>> escape('<img src=x onerror="alert(1)">')
     '&lt;img src=x onerror=&#34;alert(1)&#34;&gt;'
     """
-    return html.escape(_as_text(text, "escape", "text"), quote=True).replace("&quot;", "&#34;")
+    # a lone surrogate (half an emoji) shows as U+FFFD, the HTML half of the encoding policy: plotly
+    # serializes with orjson when it is installed, and orjson refuses lone surrogates
+    return html.escape(html_text(_as_text(text, "escape", "text")), quote=True).replace("&quot;", "&#34;")
 
 
 def shorten(text: object, n: int = 60) -> str:

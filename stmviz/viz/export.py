@@ -276,7 +276,7 @@ def trace_html(trace: Trace, *, title: str | None = None, max_frames: int = DEFA
     else:
         sampling = f"<p class=\"stmviz-sampling\">The animation shows all {n + 1} states ω_0 … ω_{n}.</p>"
     plot = pio.to_html(
-        figure,
+        _html_strings(figure),
         validate=False,
         full_html=False,
         include_plotlyjs=True,
@@ -369,3 +369,18 @@ def export_html(
         raise InvalidArgumentError(f"export_html: the folder {target.parent} does not exist; create it first")
     page = html_text(trace_html(trace, title=title, max_frames=max_frames))  # lone surrogates become U+FFFD
     return write_text(target, page, what="HTML page")  # atomically: a failed export leaves an old page intact
+
+
+def _html_strings(value: Any) -> Any:
+    """``value`` (a figure's plain data) with lone surrogates in its strings shown as U+FFFD.
+
+    plotly serializes with orjson when it is installed, and orjson refuses a lone surrogate
+    (half an emoji cut from agent text); the HTML half of the encoding policy replaces it.
+    """
+    if isinstance(value, str):
+        return html_text(value)
+    if isinstance(value, dict):
+        return {key: _html_strings(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_html_strings(item) for item in value]
+    return value

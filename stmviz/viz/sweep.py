@@ -31,6 +31,7 @@ __all__ = ["recall_figure", "pareto_figure", "pareto_front", "series_of", "usabl
 #: The measures a figure can draw, with their axis titles.
 MEASURES: Mapping[str, str] = {
     "evidence_recall": "evidence recall at question time",
+    "evidence_word_overlap": "evidence word overlap (bag of words)",
     "answer_recall": "answer-token recall at question time",
     "whole_turns": "evidence turns present whole",
     "retention": "key-string retention",
@@ -45,7 +46,7 @@ _MEASURED = frozenset(
     {
         "scenario", "mechanism", "v_max", "steps", "mean_occupancy", "max_occupancy", "total_prompt_tokens",
         "max_prompt_tokens", "evictions", "summarizer_calls", "probes", "retained", "retention",
-        "evidence_recall", "whole_turns", "answer_recall", "cost", "trace", "error",
+        "evidence_recall", "evidence_word_overlap", "whole_turns", "answer_recall", "cost", "trace", "error",
     }
 )
 
@@ -112,7 +113,7 @@ _DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 
 def _hover(row: Mapping[str, Any], several: bool) -> str:
     lines = [series_of(row, several), f"V_max = {format_number(row['v_max'], 6)}"]
-    for key in ("evidence_recall", "answer_recall", "whole_turns", "retention"):
+    for key in ("evidence_recall", "evidence_word_overlap", "answer_recall", "whole_turns", "retention"):
         value = row.get(key)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             lines.append(f"{key.replace('_', ' ')} = {value:.3f}")
@@ -170,7 +171,7 @@ def recall_figure(records: Iterable[Mapping[str, Any]], measure: str = "evidence
                 meta={"role": "series", "mechanism": mechanism},
             )
         )
-    bounded = measure in ("evidence_recall", "answer_recall", "whole_turns", "retention")
+    bounded = measure in ("evidence_recall", "evidence_word_overlap", "answer_recall", "whole_turns", "retention")
     fig.update_layout(
         title={"text": f"{escape(MEASURES[measure]).capitalize()} against V_max"},
         xaxis_title="V_max (capacity of ω)",

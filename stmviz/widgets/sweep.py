@@ -101,7 +101,7 @@ class SweepExplorer(widgets.VBox):
             continuous_update=True,
             layout=widgets.Layout(width="95%"),
         )
-        bounded = measure in ("evidence_recall", "answer_recall", "whole_turns", "retention")
+        bounded = measure in ("evidence_recall", "evidence_word_overlap", "answer_recall", "whole_turns", "retention")
         figure = go.Figure(
             go.Bar(
                 x=[escape(name) for name in self.series],

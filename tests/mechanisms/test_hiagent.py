@@ -30,7 +30,7 @@ QUERY = "Put a clean mug on the desk"
 
 
 def kitchen() -> list[dict]:
-    """Three subgoals with markers; the last step asks to retrieve subgoal 0."""
+    """Three subgoals with markers (numbered 1, 2, 3, as the released agent numbers them); the last step asks to retrieve subgoal 1."""
     return [
         {"subgoal": "find a mug", "thought": "Look around.", "action": "look()", "observation": "A cupboard and a sink."},
         {"action": "open('cupboard')", "observation": "A dirty mug is inside."},
@@ -38,7 +38,7 @@ def kitchen() -> list[dict]:
         {"subgoal": "clean the mug", "action": "go('sink')", "observation": "You are at the sink."},
         {"action": "wash('mug')", "observation": "The mug is clean.", "subgoal_done": True},
         {"subgoal": "put it on the desk", "action": "go('desk')", "observation": "You see the desk."},
-        {"action": "put('mug', 'desk')", "observation": "Done.", "meta": {"retrieve": 0}},
+        {"action": "put('mug', 'desk')", "observation": "Done.", "meta": {"retrieve": 1}},
     ]
 
 
@@ -51,13 +51,13 @@ def make(v_max: int = 1000, mu=None, **kw) -> HiAgent:
 
 def test_E_and_D_types_and_metadata():
     trace = run(make(), kitchen(), query=QUERY)
-    omega = trace.state_at(6)  # before the last step: summaries 0, 1; current subgoal 2 with one pair
+    omega = trace.state_at(6)  # before the last step: summaries 1, 2; current subgoal 3 with one pair
     assert [(e.type, e.meta.get("subgoal"), e.meta.get("current")) for e in omega] == [
         ("task", None, False),
-        ("summary", 0, False),
         ("summary", 1, False),
-        ("subgoal", 2, True),
-        ("pair", 2, True),
+        ("summary", 2, False),
+        ("subgoal", 3, True),
+        ("pair", 3, True),
     ]
     for e in omega:
         assert isinstance(e.t, (int, float))
@@ -65,7 +65,7 @@ def test_E_and_D_types_and_metadata():
     assert pair.text == pair_text(AgentStep(**{k: kitchen()[5][k] for k in ("action", "observation")}))
     assert pair.meta["step"] == 5
     assert omega.where(type="subgoal")[0].text == "put it on the desk"
-    summary = omega.where(type="summary", subgoal=0)[0]
+    summary = omega.where(type="summary", subgoal=1)[0]
     assert summary.meta["range"] == (0, 2) and summary.meta["goal"] == "find a mug"
 
 
@@ -95,7 +95,7 @@ def test_U_summarize_replaces_finished_subgoal_and_records_why():
     removed = {e.type for e in step3.removed}
     assert removed == {"subgoal", "pair"}
     assert [e.type for e in step3.added] == ["summary", "subgoal", "pair"]
-    assert all("subgoal 0 finished" in why for why in step3.reasons)
+    assert all("subgoal 1 finished" in why for why in step3.reasons)
 
 
 def test_C_summary_uses_the_step_history_even_for_dropped_pairs():
@@ -123,9 +123,9 @@ def test_pi_order_task_summaries_subgoal_pairs():
     text = trace.project(6).text()
     lines = text.splitlines()
     assert lines[0] == f"Task: {QUERY}"
-    assert lines[1].startswith("Finished subgoal 0 (steps 0–2): find a mug → ")
-    assert lines[2].startswith("Finished subgoal 1 (steps 3–4): clean the mug → ")
-    assert lines[3] == "Current subgoal 2: put it on the desk"
+    assert lines[1].startswith("Finished subgoal 1 (steps 0–2): find a mug → ")
+    assert lines[2].startswith("Finished subgoal 2 (steps 3–4): clean the mug → ")
+    assert lines[3] == "Current subgoal 3: put it on the desk"
     assert lines[4] == "[step 5] Action: go('desk')"
 
 
@@ -153,7 +153,7 @@ def test_projection_size_and_views_do_not_depend_on_the_states_seen_before():
         assert HiAgent.current_subgoal(omega) == (current[0] if current else None)
         ids = [e.meta["subgoal"] for e in omega if e.type in ("subgoal", "summary")]
         context = Context(t=len(trace))
-        assert HiAgent._next_id(omega, context) == (max(ids) + 1 if ids else context.t)
+        assert HiAgent._next_id(omega, context) == (max(ids) + 1 if ids else 1)  # no history: the first subgoal
 
 
 # --------------------------------------------------------------------------- trajectory retrieval
@@ -165,28 +165,28 @@ def test_retrieval_brings_pairs_back_and_the_next_switch_drops_them():
     after = trace.state_at(7)
     retrieved = after.where(type="retrieved")
     assert [e.meta["step"] for e in retrieved] == [0, 1, 2]
-    assert all(e.meta["subgoal"] == 0 and e.meta["current"] is False for e in retrieved)
+    assert all(e.meta["subgoal"] == 1 and e.meta["current"] is False for e in retrieved)
     assert retrieved[0].text == pair_text(AgentStep.coerce(kitchen()[0]))
-    # π shows them under the summary of subgoal 0
+    # π shows them under the summary of subgoal 1
     lines = trace.project(7).text().splitlines()
-    assert lines[1].startswith("Finished subgoal 0") and lines[2].startswith("  ↳ retrieved [step 0]")
+    assert lines[1].startswith("Finished subgoal 1") and lines[2].startswith("  ↳ retrieved [step 0]")
     last = trace[7]
     assert not trace.final.where(type="retrieved")
     why = last.why
     for e in retrieved:
-        assert why[e] == f"retrieved pair (step {e.meta['step']}) of subgoal 0 dropped at the switch to subgoal 3"
+        assert why[e] == f"retrieved pair (step {e.meta['step']}) of subgoal 1 dropped at the switch to subgoal 4"
 
 
 def test_retrieval_by_text_and_of_current_subgoal():
     steps = kitchen()[:6] + [{"action": "x()", "observation": "y", "meta": {"retrieve": "Clean the MUG"}}]
     final = run(make(), steps, query=QUERY).final
-    assert {e.meta["subgoal"] for e in final.where(type="retrieved")} == {1}
-    steps = kitchen()[:6] + [{"action": "x()", "observation": "y", "meta": {"retrieve": 2}}]
+    assert {e.meta["subgoal"] for e in final.where(type="retrieved")} == {2}
+    steps = kitchen()[:6] + [{"action": "x()", "observation": "y", "meta": {"retrieve": 3}}]
     final = run(make(), steps, query=QUERY).final
     assert not final.where(type="retrieved")  # current subgoal: a documented no-op
 
 
-@pytest.mark.parametrize("target", [7, "no such subgoal", 1.5, True])
+@pytest.mark.parametrize("target", [7, 0, "no such subgoal", 1.5, True])
 def test_retrieval_of_unknown_subgoal_is_a_clear_error(target):
     steps = kitchen()[:6] + [{"action": "x()", "observation": "y", "meta": {"retrieve": target}}]
     with pytest.raises(ScenarioFormatError, match=r"step 6.*retrieve"):
@@ -199,7 +199,7 @@ def test_retrieval_that_overflows_loses_its_oldest_pairs_first():
     steps = [
         {"subgoal": "a", "action": "a1()", "observation": long},
         {"action": "a2()", "observation": long, "subgoal_done": True},
-        {"subgoal": "b", "action": "b1()", "observation": "short", "directives": {"retrieve": [0]}},
+        {"subgoal": "b", "action": "b1()", "observation": "short", "directives": {"retrieve": [1]}},
     ]
     m = make(v_max=100, mu=sizes.words)
     trace = run(m, steps, query=QUERY)
@@ -218,12 +218,10 @@ def test_no_fixed_interval_subgoal_by_default_and_no_subgoal_from_a_thought_line
     m = make()
     assert m.subgoal_every is None and m.params()["subgoal_every"] is None
     trace = run(m, steps)
-    assert not trace.final.where(type="summary")
-    (chunk,) = trace.final.where(type="subgoal")
-    assert chunk.text == "steps from 0 (no subgoal stated)" and chunk.meta["source"] == "rule"
-    assert "Maggie" not in chunk.text
-    ops = [op for step in trace for op in step.operations if op.type in ("subgoal", "summarize")]
-    assert len(ops) == 1 and "no subgoal is stated" in ops[0].reason
+    assert not trace.final.where(type="summary") and not trace.final.where(type="subgoal")
+    # no subgoal stated: the pairs stay verbatim, under no subgoal, as in the released agent
+    assert {e.meta["subgoal"] for e in trace.final.where(type="pair")} == {None}
+    assert not [op for step in trace for op in step.operations if op.type in ("subgoal", "summarize")]
 
 
 def test_chunking_baseline_is_named_as_such():
@@ -243,7 +241,7 @@ def test_rule_subgoal_from_thought_and_every_n_steps():
     assert trace.state_at(1).where(type="subgoal")[0].text == "check the weather"
     assert trace.state_at(1).where(type="subgoal")[0].meta["source"] == "thought"
     # the thought-opened subgoal is not closed by the N-step rule ...
-    assert trace.state_at(5).where(type="subgoal")[0].meta["subgoal"] == 0
+    assert trace.state_at(5).where(type="subgoal")[0].meta["subgoal"] == 1
     # ... but a rule-opened one is: after subgoal_done-free steps with no marker, new ones every 3 steps
     steps2 = [{"thought": f"Plan {i}.", "action": f"step({i})", "observation": f"ok {i}"} for i in range(9)]
     trace2 = run(make(subgoal_every=3), steps2)
@@ -467,9 +465,9 @@ def test_after_subgoal_done_the_model_still_sees_the_last_observation_in_full():
     ]
     trace = run(make(summarize=lambda texts, budget: "done"), steps, query="Leave the room")
     seen = trace.project(2).text()  # what the model saw when it chose the next subgoal and use('key')
-    assert "A key lies under the mat!" in seen and "Current subgoal 0: find the key" in seen
+    assert "A key lies under the mat!" in seen and "Current subgoal 1: find the key" in seen
     assert trace.project(3).text().splitlines()[1] == (
-        "Finished subgoal 0 (steps 0–1): find the key → observed: done Verdict: achieved."
+        "Finished subgoal 1 (steps 0–1): find the key → observed: done Verdict: achieved."
     )
 
 

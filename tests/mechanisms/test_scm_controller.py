@@ -51,8 +51,9 @@ def space(v_max=400):
 
 
 def test_a_joke_does_not_activate_memory():
+    """The paper's memory controller (variant="paper"); the released code retrieves for every message."""
     steps = dialogue_steps(LOCKER)
-    trace = run(SCM(space(), k=2), steps)
+    trace = run(SCM(space(), variant="paper", k=2), steps)
     # step 3 brings "Tell me a joke.": the controller files the previous exchange and activates nothing
     (op,) = trace[3].operations
     assert op.type == "add_interaction" and op.reason.startswith("memory not needed: no recall cue")
@@ -88,7 +89,7 @@ def test_recall_heuristic_says_what_it_found():
 
 def test_long_dialogue_answers_the_joke_without_memory_and_early_questions_with_it():
     scenario = load_scenario("long_dialogue")
-    trace = run(SCM(StateSpace(sizes.tokens(), scenario.v_max)), scenario)
+    trace = run(SCM(StateSpace(sizes.tokens(), scenario.v_max), variant="paper"), scenario)
     joke = next(t for t, s in enumerate(scenario.steps) if "joke" in s.observation)
     assert [o.type for o in trace[joke].operations] == ["add_interaction"]
     assert not trace.state_at(joke + 1).where(type="activation")
@@ -147,7 +148,7 @@ def test_flash_is_full_below_the_threshold_and_the_summary_at_it():
     below = run(SCM(space(1000), flash_threshold=n + 1), steps)
     (flash,) = below.state_at(2).where(type="flash")
     assert flash.meta["form"] == "full" and flash.content == full
-    at = run(SCM(space(1000), flash_threshold=n, summary_budget=16), steps)
+    at = run(SCM(space(1000), flash_threshold=n, summary_budget=16, summary_threshold=0), steps)
     (flash,) = at.state_at(2).where(type="flash")
     assert flash.meta["form"] == "summary" and sizes.count_tokens(flash.content) <= 16
     with pytest.raises(InvalidArgumentError, match="flash_threshold"):
@@ -289,7 +290,7 @@ def test_the_trace_json_holds_scores_and_judgements():
     data = json.loads(trace.to_json())
     text = json.dumps(data)
     assert '"scores"' in text and '"judgements"' in text and "memory not needed" not in text
-    joke = run(SCM(space(), k=2), dialogue_steps(LOCKER)).to_json()
+    joke = run(SCM(space(), variant="paper", k=2), dialogue_steps(LOCKER)).to_json()
     assert "memory not needed: no recall cue" in joke
 
 
@@ -333,3 +334,40 @@ def test_the_plan_shared_by_controller_and_update_equals_a_fresh_mechanism():
             assert op in trace[t].operations
             state = fresh.apply(state, op, context).state
         assert state == trace.state_at(t + 1), t
+
+
+# -- as released (issue 25) -----------------------------------------------------------------------
+
+
+def test_as_released_memory_is_retrieved_for_every_message_once_there_are_older_turns():
+    """Before, the default asked RecallHeuristic and answered "Tell me a joke." without memory; the released
+    chatbot never calls is_history_need and retrieves from its third turn on (cur_turn_index > 2)."""
+    trace = run(SCM(space(), k=2), dialogue_steps(LOCKER))
+    assert SCM(space()).variant == "released" and SCM(space()).ranking == "relevance"
+    ops = [[o.type for o in step.operations] for step in trace]
+    assert ops[1] == ["add_interaction"]  # second turn: only the previous turn, nothing older to retrieve from
+    assert all(o == ["add_interaction", "activate_memory"] for o in ops[2:len(LOCKER)])  # the joke at step 3 too
+    assert "is_history_need is never called" in trace[3].operations[1].reason
+    paper = SCM(space(), variant="paper")
+    assert isinstance(paper.needs_memory, RecallHeuristic) and paper.ranking == "recency+relevance"
+    assert paper.summary_threshold == 0 and paper.params()["variant"] == "paper"
+    with pytest.raises(InvalidArgumentError, match="variant"):
+        SCM(space(), variant="original")
+
+
+def test_as_released_a_short_turns_summary_is_the_turn_itself():
+    """Before, every summary was an extractive cut to summary_budget = 64 tokens (an 80-token turn became 50);
+    the released code keeps the turn itself unless its summarization prompt exceeds 300 tokens."""
+    from stmviz.mechanisms.scm import RELEASED_SUMMARY_THRESHOLD, SUMMARY_PROMPT_TOKENS
+
+    short = dialogue_steps([("Tell me about Lisbon trams " * 6, "They climb the hills. " * 6), ("Thanks!", "Welcome.")])
+    full, _ = interaction_text(short[1], short[0])
+    n = sizes.count_tokens(full)
+    assert 64 < n and n + SUMMARY_PROMPT_TOKENS <= RELEASED_SUMMARY_THRESHOLD
+    flash = run(SCM(space(1000), flash_threshold=n), short).state_at(2).where(type="flash")[0]
+    assert flash.meta["form"] == "summary" and flash.content == full  # its "summary" is itself
+    long = dialogue_steps([("Tell me about Lisbon trams " * 30, "They climb the hills. " * 30), ("Thanks!", "Welcome.")])
+    full, _ = interaction_text(long[1], long[0])
+    assert sizes.count_tokens(full) + SUMMARY_PROMPT_TOKENS > RELEASED_SUMMARY_THRESHOLD
+    flash = run(SCM(space(2000), flash_threshold=300, summary_budget=16), long).state_at(2).where(type="flash")[0]
+    assert flash.meta["form"] == "summary" and sizes.count_tokens(flash.content) <= 16  # a model's summary

@@ -243,3 +243,24 @@ def test_the_memory_stream_follows_a_changed_history():
             expected = reference.apply(expected, op, context).state
         assert state == expected
         reference = SCM(StateSpace(sizes.tokens(), 1500), k=3)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(65, 400),
+    st.integers(1, 9),
+    st.sampled_from(["relevance", "recency+relevance"]),
+    st.integers(0, 10_000),
+)
+def test_the_fast_ranking_equals_the_definition(last, k, ranking, seed):
+    """``_rank`` (a matrix–vector product, newest candidates first) gives ``_rank_by_definition``'s top k."""
+    rng = random.Random(seed)
+    words = ["alpha", "beta", "gamma", "Lisbon", "café", "tool", "RESULT"]
+    steps = [AgentStep(thought="ok", observation=" ".join(rng.sample(words, rng.randint(0, 3)))) for _ in range(last + 1)]
+    scm = SCM(StateSpace(sizes.tokens(), 4000), k=k, ranking=ranking, recency_decay=rng.choice([0.5, 0.9, 0.99, 1.0]))
+    history = History(steps)
+    context = Context(step=steps[last], t=last, history=history)
+    stream = scm._stream(context)
+    query = scm._embedding(steps[last].observation, context) if steps[last].observation else None
+    skip = set(rng.sample(range(last), min(3, last)))
+    assert scm._rank(stream, last, query, last, k, skip) == scm._rank_by_definition(stream, last, query, last, k, skip)

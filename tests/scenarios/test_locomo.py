@@ -2,13 +2,15 @@
 
 import copy
 import json
+import warnings
+import zipfile
 from pathlib import Path
 
 import pytest
 
 from stmviz import FIFOWindow, StateSpace, run
 from stmviz.core.errors import InvalidArgumentError, ScenarioFormatError
-from stmviz.scenarios import Scenario, from_locomo, load_locomo
+from stmviz.scenarios import BenchmarkFileWarning, Scenario, from_locomo, load_locomo
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SMALL = FIXTURES / "locomo_small.json"
@@ -156,7 +158,7 @@ def delete_at(*path):
 )
 def test_each_malformed_field_is_named_with_its_json_path(change, where, what):
     with pytest.raises(ScenarioFormatError) as caught:
-        from_locomo(mutated(change), source="locomo10.json")
+        from_locomo(mutated(change), source="locomo10.json", strict=True)
     message = str(caught.value)
     assert message.startswith(f"locomo10.json: {where}: ") and what in message
 
@@ -168,14 +170,73 @@ def test_a_conversation_without_sessions_and_a_top_level_of_the_wrong_kind_are_r
         from_locomo({"samples": []}, source="x.json")
 
 
-def test_strict_false_drops_unknown_evidence_ids_and_empty_turns():
+def test_strict_true_refuses_what_the_default_drops_and_lists():
     with pytest.raises(ScenarioFormatError, match=r"\[0\]\.qa\[1\]\.evidence\[0\].*strict=False"):
-        load_locomo(FIXTURES / "locomo_bad_evidence.json")
-    [s] = load_locomo(FIXTURES / "locomo_bad_evidence.json", strict=False)
+        load_locomo(FIXTURES / "locomo_bad_evidence.json", strict=True)
+    with pytest.warns(BenchmarkFileWarning):
+        [s] = load_locomo(FIXTURES / "locomo_bad_evidence.json")
     assert len(s.probes) == 1 and [dict(x) for x in s.meta["skipped"]] == [{"qa": 1, "reason": "no evidence turn"}]
     data = mutated(set_at(0, "conversation", "session_1", 2, "text", ""))
-    s = from_locomo(data, sample=0, strict=False)[0]
+    with pytest.warns(BenchmarkFileWarning, match="1 empty turns"):
+        s = from_locomo(data, sample=0)[0]
     assert "D1:3" not in [i for step in s.steps for i in step.meta.get("dia_ids", ())]
+
+
+def test_every_anomaly_is_listed_in_meta_and_summed_up_in_one_warning():
+    data = small()
+    data[0]["qa"][0]["evidence"] = ["D1:1", "D10:19"]  # an id of no turn, beside a good one
+    data[0]["qa"][2]["evidence"] = ["D7:7"]  # the only id names no turn
+    data[0]["qa"][3]["evidence"] = []  # no evidence at all
+    del data[1]["qa"][0]["answer"]  # no answer, and not adversarial
+    with pytest.warns(BenchmarkFileWarning) as caught:
+        a, b = from_locomo(data, source="locomo10.json")
+    assert len(caught) == 1
+    message = str(caught[0].message)
+    assert message.startswith("locomo10.json: read with 5 anomalies")
+    for words in ("2 evidence ids that name no turn", "2 questions without an evidence turn",
+                  "1 questions without an answer", "strict=True"):
+        assert words in message
+    assert [dict(x) for x in a.meta["anomalies"]] == [
+        {"where": "[0].qa[0].evidence[1]", "problem": "'D10:19' is the id of no turn (dropped)"},
+        {"where": "[0].qa[2].evidence[0]", "problem": "'D7:7' is the id of no turn (dropped)"},
+        {"where": "[0].qa[2]", "problem": "the question has no evidence turn: every evidence id names no turn (skipped)"},
+        {"where": "[0].qa[3]", "problem": "the question has no evidence turn: its evidence list is empty (skipped)"},
+    ]
+    assert [dict(x) for x in b.meta["anomalies"]] == [{"where": "[1].qa[0]", "problem": "the question has no answer (skipped)"}]
+    assert a.probes[0].evidence_steps == (0,)  # the good id is kept
+    assert [q for q in a.meta["qa"]] == [0, 1, 4, 5]
+
+
+def test_a_clean_file_loads_without_a_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert len(load_locomo(SMALL)) == 2
+
+
+def test_the_per_conversation_files_of_the_published_archive_are_read(tmp_path):
+    # locomo10.zip holds 26.json, 30.json, …: one conversation each, its keys at the top beside qa
+    folder = tmp_path / "locomo10_v2"
+    folder.mkdir()
+    for number, sample in ((30, small()[1]), (4, small()[0])):
+        flat = {**sample["conversation"], "qa": sample["qa"], "session_1_summary": "not a session"}
+        (folder / f"{number}.json").write_text(json.dumps(flat), encoding="utf-8")
+    archive = tmp_path / "locomo10.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        for path in sorted(folder.iterdir()):
+            z.write(path, f"data/locomo10_v2/{path.name}")
+    expected = load_locomo(SMALL)
+    for source in (folder, archive):
+        found = load_locomo(source)
+        assert [s.name for s in found] == ["locomo_conv-4", "locomo_conv-30"]  # natural order: 4 before 30
+        assert [s.steps for s in found] == [s.steps for s in expected]
+        assert [s.probes for s in found] == [s.probes for s in expected]
+    assert [s.name for s in load_locomo(archive, sample="conv-30")] == ["locomo_conv-30"]
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ScenarioFormatError, match="no .json file"):
+        load_locomo(tmp_path / "empty")
+    (tmp_path / "broken.zip").write_bytes(b"not a zip")
+    with pytest.raises(ScenarioFormatError, match="not a readable .zip"):
+        load_locomo(tmp_path / "broken.zip")
 
 
 def test_files_that_are_missing_truncated_or_too_large_are_refused(tmp_path):
@@ -236,8 +297,11 @@ def test_quirks_of_the_published_file_are_read():
 def test_messages_stay_short_whatever_the_file_holds():
     huge = "D" + "9" * 5000 + ":1"
     with pytest.raises(ScenarioFormatError) as caught:
-        from_locomo(mutated(set_at(0, "qa", 0, "evidence", [huge])), source="x.json")
+        from_locomo(mutated(set_at(0, "qa", 0, "evidence", [huge])), source="x.json", strict=True)
     assert len(str(caught.value)) < 400
+    with pytest.warns(BenchmarkFileWarning) as warned:
+        [s] = from_locomo(mutated(set_at(0, "qa", 0, "evidence", [huge])), source="x.json", sample=0)
+    assert len(str(warned[0].message)) < 400 and all(len(x["problem"]) < 200 for x in s.meta["anomalies"])
     data = mutated(lambda d: d[0]["conversation"].update({"k" * 10_000: 1}))
     data[0]["conversation"].pop("speaker_a")
     with pytest.raises(ScenarioFormatError) as caught:

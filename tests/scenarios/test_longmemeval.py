@@ -1,13 +1,14 @@
 """LongMemEval-style files: one scenario per question, user turns as inputs, assistant turns as outputs."""
 
 import json
+import warnings
 from pathlib import Path
 
 import pytest
 
 from stmviz import FIFOWindow, StateSpace, run
 from stmviz.core.errors import InvalidArgumentError, ScenarioFormatError
-from stmviz.scenarios import Scenario, from_longmemeval, load_longmemeval
+from stmviz.scenarios import BenchmarkFileWarning, Scenario, from_longmemeval, load_longmemeval
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SMALL = FIXTURES / "longmemeval_small.json"
@@ -124,15 +125,39 @@ def test_each_malformed_field_is_named_with_its_json_path(change, where, what):
     data = small()
     change(data)
     with pytest.raises(ScenarioFormatError) as caught:
-        from_longmemeval(data, source="longmemeval_s.json")
+        from_longmemeval(data, source="longmemeval_s.json", strict=True)
     message = str(caught.value)
     assert message.startswith(f"longmemeval_s.json: {where}: ") and what in message
 
 
-def test_strict_false_skips_an_entry_without_evidence():
+def test_by_default_an_entry_without_evidence_is_skipped_with_one_warning():
     data = small()
     data[2]["answer_session_ids"] = []
-    assert [s.meta["question_id"] for s in from_longmemeval(data, strict=False)] == ["a1b2c3d4", "e5f6a7b8"]
+    with pytest.warns(BenchmarkFileWarning, match="1 questions without an evidence turn"):
+        assert [s.meta["question_id"] for s in from_longmemeval(data)] == ["a1b2c3d4", "e5f6a7b8"]
+
+
+def test_every_anomaly_is_listed_in_meta_and_summed_up_in_one_warning():
+    data = small()
+    data[0]["haystack_sessions"][2] = []  # an empty session (not the evidence)
+    data[1]["answer_session_ids"].append("gone")  # an evidence session that does not exist
+    data[2]["haystack_sessions"][1] = [{"role": "user", "content": " "}]  # a session of empty turns
+    del data[2]["answer"]  # a question without an answer: the entry is skipped
+    with pytest.warns(BenchmarkFileWarning) as caught:
+        a, b = from_longmemeval(data, source="longmemeval_s_cleaned.json")
+    assert len(caught) == 1
+    message = str(caught[0].message)
+    assert message.startswith("longmemeval_s_cleaned.json: read with 3 anomalies")
+    for words in ("1 empty sessions", "1 answer_session_ids that name no session", "1 questions without an answer"):
+        assert words in message
+    assert [dict(x) for x in a.meta["anomalies"]] == [
+        {"where": "[0].haystack_sessions[2]", "problem": "the session holds no turn (skipped)"}]
+    assert [dict(x) for x in b.meta["anomalies"]] == [
+        {"where": "[1].answer_session_ids[2]", "problem": "'gone' is not one of haystack_session_ids (dropped)"}]
+    assert a.meta["sessions"] == 3 and len(a.probes) == 1 and len(b.probes[0].evidence_steps) > 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert len(load_longmemeval(SMALL)) == 3  # the clean fixture loads without a warning
 
 
 def test_a_fixture_with_an_unknown_role_is_refused_with_its_place():

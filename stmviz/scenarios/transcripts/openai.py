@@ -1,0 +1,175 @@
+"""Readers of OpenAI transcripts: Chat Completions messages, and Responses API / Agents SDK items.
+
+**Chat Completions** messages are read by :func:`~stmviz.scenarios.from_openai_messages`
+itself (the rules of :mod:`stmviz.scenarios.chatlog`); a reasoning text some
+providers add to an assistant message (``reasoning_content``, ``reasoning``)
+goes into the step's ``meta["thinking"]``.
+
+**Responses items** (the Responses API's ``input`` and ``output``, and what the
+Agents SDK's ``result.to_input_list()`` and its sessions store; ``openai-python``
+``types/responses/``, ``openai-agents-python`` ``items.py``):
+
+- a message — ``{"type": "message", "role", "content"}`` or the short
+  ``{"role", "content"}`` — with ``content`` text or parts (``input_text``,
+  ``output_text``, ``refusal``, ``input_image``, ``input_file``);
+- ``function_call`` (``call_id``, ``name``, ``arguments``) answered by
+  ``function_call_output`` (``call_id``, ``output``); ``custom_tool_call`` /
+  ``custom_tool_call_output`` likewise; the calls that follow one another are
+  one assistant turn;
+- any other ``*_call`` with a ``call_id`` (``computer_call``,
+  ``local_shell_call``, ``shell_call``, ``apply_patch_call``) answered by its
+  ``*_call_output``; a hosted tool's ``*_call`` without one (``web_search_call``,
+  ``file_search_call``, ``code_interpreter_call``, ``image_generation_call``,
+  ``mcp_call``) is a call with its result inside it;
+- ``reasoning`` (``summary`` and ``content`` texts; ``encrypted_content`` is
+  opaque) — the thinking of the assistant turn that follows;
+- ``compaction`` (from ``/responses/compact``: an opaque ``encrypted_content``)
+  — a recorded compaction, with no readable summary;
+- ``item_reference`` — a pointer to a stored item, whose text is not in the file:
+  skipped and counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ...core.arguments import describe
+from ._conversation import Conversation, arguments_text, fail, listed, mapping, result_text, text_of, word, id_of
+
+_MESSAGE_PARTS = {"input_text", "output_text", "text", "refusal", "input_image", "input_file", "input_audio", "summary_text"}
+
+
+def read_chat(items: Sequence[Any], labels: Sequence[str], source: str) -> Conversation:
+    """Chat Completions messages, as they are (``from_openai_messages`` reads and checks them), with their reasoning."""
+    conv = Conversation(source)
+    for k, (item, where) in enumerate(zip(items, labels)):
+        conv.messages.append(item)
+        conv.labels.append(where)
+        if isinstance(item, Mapping) and word(item.get("role")) == "assistant":
+            thought = item.get("reasoning_content", item.get("reasoning"))
+            if isinstance(thought, str) and thought.strip():
+                conv.thinking[k] = [thought]
+    return conv
+
+
+def _part_text(part: Any, source: str, where: str) -> str:
+    if isinstance(part, str):
+        return part
+    part = mapping(part, source, where, "a content part like {'type': 'input_text', 'text': ...}")
+    kind = word(part.get("type"))
+    if kind in ("input_text", "output_text", "text", "summary_text", "reasoning_text"):
+        return text_of(part.get("text"), source, f"{where}.text")
+    if kind == "refusal":
+        return text_of(part.get("refusal"), source, f"{where}.refusal")
+    if kind == "input_image":
+        return "[image]"
+    if kind == "input_file":
+        name = part.get("filename")
+        return f"[file: {name}]" if isinstance(name, str) else "[file]"
+    if kind == "input_audio":
+        return "[audio]"
+    raise fail(source, f"{where}.type", f"unknown content part type {describe(part.get('type'), 40)}; known: {', '.join(sorted(_MESSAGE_PARTS))}")
+
+
+def _content(content: Any, source: str, where: str) -> str:
+    if content is None or isinstance(content, str):
+        return content or ""
+    parts = listed(content, source, f"{where}.content", "text or a list of content parts")
+    return "\n".join(p for p in (_part_text(part, source, f"{where}.content[{k}]") for k, part in enumerate(parts)) if p)
+
+
+def _output(value: Any, source: str, where: str) -> str:
+    """A ``*_call_output``'s ``output``: text, or a list of content parts, or any JSON."""
+    if isinstance(value, list) and all(isinstance(p, Mapping) and "type" in p for p in value):
+        return "\n".join(_part_text(p, source, f"{where}.output[{k}]") for k, p in enumerate(value))
+    return result_text(value, source, f"{where}.output")
+
+
+def read_responses_items(items: Sequence[Any], labels: Sequence[str], source: str, instructions: str = "") -> Conversation:
+    """Responses API / Agents SDK items in order (see the module's text)."""
+    conv = Conversation(source)
+    if instructions.strip():
+        conv.query_parts.append(instructions)
+    thinking: list[str] = []
+    skipped = 0
+    for item, where in zip(items, labels):
+        item = mapping(item, source, where, "an item with a 'type' (or a message with 'role')")
+        kind = word(item.get("type", "message" if "role" in item else None))
+        if kind == "message":
+            role = word(item.get("role"))
+            text = _content(item.get("content"), source, where)
+            if role in ("system", "developer"):
+                conv.system(text, where)
+            elif role == "user":
+                conv.user(text, where)
+            elif role == "assistant":
+                conv.assistant(text, where, thinking=thinking)
+                thinking = []
+            else:
+                raise fail(source, f"{where}.role", f"{describe(item.get('role'), 40)} is not one of user, assistant, system, developer")
+        elif kind == "reasoning":
+            for key in ("summary", "content"):
+                value = item.get(key)
+                if isinstance(value, list):
+                    thinking.extend(t for t in (_part_text(p, source, f"{where}.{key}[{k}]") for k, p in enumerate(value)) if t.strip())
+            if not thinking and isinstance(item.get("encrypted_content"), str):
+                thinking.append("[encrypted reasoning]")
+        elif kind == "compaction":
+            conv.compaction(where, system="OpenAI Responses", trigger="server", summary=None)
+        elif kind == "item_reference":
+            skipped += 1
+        elif isinstance(kind, str) and kind.endswith("_call_output"):
+            call_id = text_of(item.get("call_id"), source, f"{where}.call_id", "the id of the call it answers")
+            conv.tool(call_id, _output(item.get("output"), source, where), where)
+        elif isinstance(kind, str) and kind.endswith("_call"):
+            name = kind[: -len("_call")]
+            if kind in ("function_call", "custom_tool_call"):
+                name = text_of(item.get("name"), source, f"{where}.name", "the tool's name")
+                if not name:
+                    raise fail(source, f"{where}.name", f"a {kind} names its tool")
+            arguments = item.get("arguments", item.get("input", item.get("action")))
+            call_id = id_of(item.get("call_id"), "")
+            if call_id:
+                conv.add_calls([(call_id, name, arguments_text(arguments, source, where))], where, thinking)
+                thinking = []
+            else:  # a hosted tool: the call holds its own result
+                call_id = id_of(item.get("id"), f"{kind}@{where}")
+                conv.add_calls([(call_id, name, arguments_text(arguments, source, where))], where, thinking)
+                thinking = []
+                result = {k: v for k, v in item.items() if k in ("output", "outputs", "results", "result", "status")}
+                conv.tool(call_id, result_text(result, source, where) if result else "(done by the provider)", where)
+        else:
+            raise fail(
+                source, f"{where}.type",
+                f"unknown item type {describe(item.get('type'), 40)}; known: message, function_call, function_call_output, "
+                "reasoning, compaction, and other *_call / *_call_output items",
+            )
+    if thinking:
+        conv.assistant("", labels[-1] if labels else "items", thinking=thinking)
+    if skipped:
+        conv.notes.append(f"{skipped} item_reference item(s) skipped (their text is stored elsewhere)")
+    return conv
+
+
+def responses_document(data: Any, source: str) -> tuple[list[Any], list[str], str]:
+    """The items and instructions of a Responses document: a list, ``{"input", "instructions"}``, a response, ``{"items"}``."""
+    if isinstance(data, list):
+        return data, [f"items[{k}]" for k in range(len(data))], ""
+    data = mapping(data, source, "top level", "a list of items, a request with 'input', or a response with 'output'")
+    instructions = data.get("instructions")
+    instructions = instructions if isinstance(instructions, str) else ""
+    items: list[Any] = []
+    labels: list[str] = []
+    for key in ("input", "items", "output"):
+        value = data.get(key)
+        if isinstance(value, str):
+            items.append({"role": "user", "content": value})
+            labels.append(key)
+        elif value is not None:
+            value = listed(value, source, key, "a list of items")
+            items.extend(value)
+            labels.extend(f"{key}[{k}]" for k in range(len(value)))
+    if not items:
+        raise fail(source, "top level", "no 'input', 'items' or 'output' list of Responses items")
+    return items, labels, instructions

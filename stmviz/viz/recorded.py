@@ -1,0 +1,104 @@
+"""Where the recorded system compacted, marked on a figure whose x-axis is t (the occupancy figure).
+
+A transcript read by :func:`stmviz.scenarios.load_transcript` keeps the
+compactions the real system made (Claude Code's ``compact_boundary``, an API's
+``compaction`` block) as events at step t: the first model output produced
+after it came from ω_t. :func:`mark_recorded_compactions` draws each as a
+dashed vertical line at x = t with its label, so what the real system did sits
+beside what each mechanism does on the same transcript.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+import plotly.graph_objects as go
+
+from ..core.arguments import describe
+from ..core.errors import InvalidArgumentError
+from ..scenarios import RecordedCompaction, Scenario, recorded_compactions
+from ._common import escape, hover_text
+
+__all__ = ["mark_recorded_compactions"]
+
+#: The colour of the markers: apart from the mechanisms' removal markers.
+COLOR = "#444444"
+
+#: At most this many lines of the summary are shown in the hover.
+MAX_SUMMARY_LINES = 8
+
+
+def mark_recorded_compactions(figure: go.Figure, compactions: Scenario | Iterable[RecordedCompaction]) -> go.Figure:
+    """Add a dashed vertical line at x = t, labelled, for each compaction the transcript recorded.
+
+    Parameters
+    ----------
+    figure : plotly.graph_objects.Figure
+        A figure whose x-axis is the step t (e.g. :func:`occupancy_figure`); in
+        a figure of several panels (``layout="side"``) every panel gets the line,
+        the first its label.
+    compactions : Scenario or iterable of RecordedCompaction
+        A scenario read from a transcript, or its :func:`recorded_compactions`.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The same figure (also changed in place), with one shape per compaction
+        (``name`` ``"recorded compaction"``) and its annotation.
+
+    Examples
+    --------
+    >>> import plotly.graph_objects as go
+    >>> from stmviz.scenarios import RecordedCompaction
+    >>> fig = mark_recorded_compactions(go.Figure(), [RecordedCompaction(12, "Claude Code", "auto", 1611)])
+    >>> fig.layout.shapes[0].x0, fig.layout.annotations[0].text
+    (12, 'Claude Code compacted<br>(auto, 1,611 tokens)')
+    """
+    if not isinstance(figure, go.Figure):
+        raise InvalidArgumentError(f"mark_recorded_compactions draws on a plotly Figure, got {describe(figure, 40)}")
+    items = recorded_compactions(compactions) if isinstance(compactions, Scenario) else compactions
+    if isinstance(items, (str, bytes)) or not isinstance(items, Iterable):
+        raise InvalidArgumentError(
+            f"mark_recorded_compactions needs a Scenario or RecordedCompaction items, got {describe(compactions, 40)}"
+        )
+    events = list(items)
+    for event in events:
+        if not isinstance(event, RecordedCompaction):
+            raise InvalidArgumentError(f"mark_recorded_compactions needs RecordedCompaction items, got {describe(event, 40)}")
+    panels = _panels(figure)
+    for event in events:
+        for x_axis, y_axis in panels:
+            figure.add_shape(
+                type="line", x0=event.t, x1=event.t, xref=x_axis, y0=0, y1=1, yref=f"{y_axis} domain",
+                name="recorded compaction", line={"color": COLOR, "width": 2, "dash": "dash"},
+            )
+        x_axis, y_axis = panels[0]
+        figure.add_annotation(  # left of the line, inside the panel's top: plotly widens an axis to fit text beyond it
+            x=event.t, xref=x_axis, y=1, yref=f"{y_axis} domain", xanchor="right", yanchor="top", align="right",
+            showarrow=False, text=_label(event), font={"size": 10, "color": COLOR}, hovertext=_hover(event),
+            name="recorded compaction", bgcolor="rgba(255,255,255,0.7)",
+        )
+    return figure
+
+
+def _panels(figure: go.Figure) -> list[tuple[str, str]]:
+    """The (x-axis, y-axis) pairs the figure's traces are drawn on, in order: one per panel (``("x", "y")`` if none)."""
+    pairs: dict[tuple[str, str], None] = {}
+    for data in figure.data:
+        x_axis, y_axis = getattr(data, "xaxis", None) or "x", getattr(data, "yaxis", None) or "y"
+        pairs.setdefault((x_axis, y_axis), None)
+    by_x: dict[str, str] = {}
+    for x_axis, y_axis in pairs:  # a panel with a second y-axis (|π| in other units) is still one panel
+        by_x.setdefault(x_axis, y_axis)
+    return list(by_x.items()) or [("x", "y")]
+
+
+def _label(event: RecordedCompaction) -> str:
+    """The escaped label on two short lines: who compacted, then the details."""
+    head, _, details = event.label.partition(" (")
+    return escape(head) + (f"<br>({escape(details)}" if details else "")
+
+
+def _hover(event: RecordedCompaction) -> str:
+    """The escaped hover: what, when, and the first lines of the summary."""
+    lines = [line for line in (event.summary or "(the file does not hold the summary)").splitlines() if line.strip()]
+    return hover_text(f"{event.label}, before the output of step {event.t}", *lines[:MAX_SUMMARY_LINES], width=120)

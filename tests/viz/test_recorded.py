@@ -1,0 +1,46 @@
+"""mark_recorded_compactions: the real system's compactions as dashed lines on a figure over t."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import pytest
+
+from stmviz import FIFOWindow, StateSpace, run, sizes
+from stmviz.errors import InvalidArgumentError
+from stmviz.scenarios import RecordedCompaction, example_transcript, load_transcript
+from stmviz.viz import mark_recorded_compactions, occupancy_figure
+
+
+def test_marks_the_bundled_sessions_compaction_on_the_occupancy_figure():
+    scenario = load_transcript(example_transcript("claude_code_session"))
+    trace = run(FIFOWindow(StateSpace(sizes.tokens(), 1200)), scenario)
+    fig = mark_recorded_compactions(occupancy_figure(trace), scenario)
+    lines = [s for s in fig.layout.shapes if s.name == "recorded compaction"]
+    assert [(s.x0, s.x1, s.line.dash) for s in lines] == [(12, 12, "dash")]
+    (note,) = [a for a in fig.layout.annotations if a.name == "recorded compaction"]
+    assert note.text == "Claude Code compacted<br>(auto, 1,611 tokens)" and "Primary Request and Intent" in note.hovertext
+
+
+def test_agent_text_in_the_label_and_hover_is_escaped():
+    event = RecordedCompaction(2, "<b>x</b>", "auto", None, "<script>alert(1)</script>")
+    fig = mark_recorded_compactions(go.Figure(), [event])
+    assert "<b>" not in fig.layout.annotations[0].text and "<script>" not in fig.layout.annotations[0].hovertext
+
+
+def test_bad_arguments():
+    with pytest.raises(InvalidArgumentError, match="draws on a plotly Figure"):
+        mark_recorded_compactions("fig", [])
+    with pytest.raises(InvalidArgumentError, match="needs RecordedCompaction items"):
+        mark_recorded_compactions(go.Figure(), [3])
+    assert mark_recorded_compactions(go.Figure(), []).layout.shapes == ()
+
+
+def test_every_panel_of_a_side_by_side_figure_gets_the_line():
+    scenario = load_transcript(example_transcript("claude_code_session"))
+    space = StateSpace(sizes.tokens(), 2400)
+    traces = {"a": run(FIFOWindow(space), scenario), "b": run(FIFOWindow(StateSpace(sizes.tokens(), 900)), scenario)}
+    fig = mark_recorded_compactions(occupancy_figure(traces, layout="side"), scenario)
+    lines = [s for s in fig.layout.shapes if s.name == "recorded compaction"]
+    panels = {d.xaxis for d in fig.data}
+    assert len(panels) == 2 and {s.xref for s in lines} == panels and all(s.yref.endswith(" domain") for s in lines)
+    assert len([a for a in fig.layout.annotations if a.name == "recorded compaction"]) == 1
