@@ -180,6 +180,21 @@ EXPORT_FRAME = """() => {
 }"""
 
 
+def block_outside(context, allowed: tuple[str, ...]) -> list[str]:
+    """Abort every request of ``context`` whose URL starts with none of ``allowed``; returns the list they are recorded in."""
+    blocked: list[str] = []
+
+    def guard(route):
+        if route.request.url.startswith(allowed):
+            route.continue_()
+        else:
+            blocked.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", guard)
+    return blocked
+
+
 def open_offline(browser, path):
     """Open an exported page from disk with the network blocked (only file:// loads).
 
@@ -187,16 +202,7 @@ def open_offline(browser, path):
     non-file request the page attempted; ``page.dialogs`` / ``page.page_errors`` record dialogs and errors.
     """
     context = browser.new_context(viewport={"width": 1300, "height": 950})
-    blocked: list[str] = []
-
-    def guard(route):
-        if route.request.url.startswith("file://"):
-            route.continue_()
-        else:
-            blocked.append(route.request.url)
-            route.abort()
-
-    context.route("**/*", guard)
+    blocked = block_outside(context, ("file://",))
     page = context.new_page()
     page.dialogs, page.page_errors = [], []
     page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))

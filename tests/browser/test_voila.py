@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, free_port, jupyter_env, served_copy, stop, wait_for
-from jlab import close_all, open_notebook, player_root, player_state, run_all, state_bar_drawn, wait_player_at
+from jlab import block_outside, close_all, open_notebook, player_root, player_state, run_all, state_bar_drawn, wait_player_at
 
 #: A short notebook whose last output is a TracePlayer of an AgentFold run (occupancy, state, hierarchy).
 NOTEBOOK = "00_start_here.ipynb"
@@ -115,17 +115,8 @@ def test_the_readme_app_asks_nothing_from_outside(voila_app, browser):
     """
     url, _notebook = voila_app
     context = browser.new_context(viewport={"width": 1280, "height": 1000})
-    outside: list[str] = []
+    outside = block_outside(context, LOCAL)
     failed: list[str] = []
-
-    def guard(route):
-        if route.request.url.startswith(LOCAL):
-            route.continue_()
-        else:
-            outside.append(route.request.url)
-            route.abort()
-
-    context.route("**/*", guard)
     page = context.new_page()
     page.on("requestfailed", lambda r: failed.append(r.url))
     try:
