@@ -178,6 +178,10 @@ def test_voila_draws_the_state_bar_as_jupyterlab_does(voila_app, jupyter_lab, br
     Voila asks the kernel for the widgets' state once the notebook has run: a figure whose widget state was
     still the one first built drew the first step's update into the wrong traces (a stray "ω_0" row, the
     V_max line moved, legend colours shifted, a reply drawn as free space).
+
+    Known left: on a loaded machine (two app pages loading at once) plotly's FigureWidget view sometimes does not
+    draw the first step's update although it reaches the page (seen on the websocket, no error logged), so one
+    figure stays at ω_0 and this test times out at the ω_1 wait; alone it passes.
     """
     url, notebook = voila_app
     drawn = {}
