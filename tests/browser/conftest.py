@@ -76,8 +76,9 @@ def jupyter_env(tmp: Path) -> dict[str, str]:
         path = tmp / name.lower()
         path.mkdir(parents=True, exist_ok=True)
         env[name] = str(path)
-    # the venv's kernel, the venv's share/jupyter (labextensions of ipywidgets and plotly)
-    env["JUPYTER_PATH"] = str(Path(sys.prefix) / "share" / "jupyter")
+    # this checkout's share/jupyter (the stmviz Voila template, as an install puts it in the prefix), then the
+    # venv's (the kernel, the labextensions of ipywidgets and plotly)
+    env["JUPYTER_PATH"] = os.pathsep.join([str(ROOT / "share" / "jupyter"), str(Path(sys.prefix) / "share" / "jupyter")])
     env.pop("JUPYTER_TOKEN", None)
     return env
 
@@ -144,8 +145,8 @@ def voila_server(tmp_path_factory, chromium_path):
     served = served_copy(tmp)
     port = free_port()
     log = tmp / "voila.log"
-    command = [sys.executable, "-m", "voila", "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
-               "--ServerApp.token=", str(served / "notebooks")]
+    command = [sys.executable, "-m", "voila", "--template=stmviz", "--no-browser", f"--port={port}",
+               "--Voila.ip=127.0.0.1", "--ServerApp.token=", str(served / "notebooks")]
     with open(log, "w") as handle:
         process = subprocess.Popen(command, stdout=handle, stderr=subprocess.STDOUT, env=jupyter_env(tmp), cwd=served)
     try:

@@ -180,6 +180,21 @@ EXPORT_FRAME = """() => {
 }"""
 
 
+def block_outside(context, allowed: tuple[str, ...]) -> list[str]:
+    """Abort every request of ``context`` whose URL starts with none of ``allowed``; returns the list they are recorded in."""
+    blocked: list[str] = []
+
+    def guard(route):
+        if route.request.url.startswith(allowed):
+            route.continue_()
+        else:
+            blocked.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", guard)
+    return blocked
+
+
 def open_offline(browser, path):
     """Open an exported page from disk with the network blocked (only file:// loads).
 
@@ -187,16 +202,7 @@ def open_offline(browser, path):
     non-file request the page attempted; ``page.dialogs`` / ``page.page_errors`` record dialogs and errors.
     """
     context = browser.new_context(viewport={"width": 1300, "height": 950})
-    blocked: list[str] = []
-
-    def guard(route):
-        if route.request.url.startswith("file://"):
-            route.continue_()
-        else:
-            blocked.append(route.request.url)
-            route.abort()
-
-    context.route("**/*", guard)
+    blocked = block_outside(context, ("file://",))
     page = context.new_page()
     page.dialogs, page.page_errors = [], []
     page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
@@ -214,26 +220,37 @@ def open_offline(browser, path):
 
 #: The state bar (the player's second figure) as drawn: every visible block (start, width in Σμ units of its
 #: x axis, row as a share of the y axis, fill colour), the row labels, the legend's names and colours, and the
-#: dashed V_max line's position; read from the SVG plotly drew, not from the figure's data.
+#: dashed V_max line's position; read from the SVG plotly drew, not from the figure's data. A hatched fill is a
+#: url() of a <pattern> whose id plotly draws at random: it is read as the pattern's own colours.
 STATE_BAR_DRAWN = """(root) => {
   const gd = root.querySelectorAll('.js-plotly-plot')[1];
+  const paint = (el) => {
+    const fill = getComputedStyle(el).fill;
+    const id = /^url\\("?#([^")]+)"?\\)$/.exec(fill);
+    if (!id) return fill;
+    const pattern = document.getElementById(id[1]);
+    if (!pattern) return 'pattern (missing)';
+    const colours = Array.from(pattern.querySelectorAll('rect, path'), (p) => {
+      const s = getComputedStyle(p);
+      return p.tagName + ' ' + s.fill + ' ' + s.stroke;
+    });
+    return 'pattern: ' + colours.join('; ');
+  };
   const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
   const span = xa.range[1] - xa.range[0];
   const unit = (px) => Math.round((px / xa._length) * span + xa.range[0]);
   const blocks = Array.from(gd.querySelectorAll('.barlayer .point path')).map((p) => {
     const b = p.getBBox();
     return {start: unit(b.x), width: Math.round((b.width / xa._length) * span),
-            row: Math.round(((b.y + b.height / 2) / ya._length) * 100), fill: getComputedStyle(p).fill};
+            row: Math.round(((b.y + b.height / 2) / ya._length) * 100), fill: paint(p)};
   }).filter((b) => b.width > 0);
   const rows = Array.from(gd.querySelectorAll('.ytick text'), (t) => t.textContent);
   const legend = Array.from(gd.querySelectorAll('.legend .traces'), (t) => {
     const mark = t.querySelector('.legendpoints path');
-    return [t.textContent, mark ? getComputedStyle(mark).fill : null];
+    return [t.textContent, mark ? paint(mark) : null];
   });
-  const line = Array.from(gd.querySelectorAll('.shapelayer path'), (p) => {
-    const b = p.getBBox();
-    return unit(b.x);
-  });
+  // a shape is drawn in the figure's own pixels (the axis starts at xa._offset), a bar in the plot area's
+  const line = Array.from(gd.querySelectorAll('.shapelayer path'), (p) => unit(p.getBBox().x - xa._offset));
   return {blocks, rows, legend, lines: line, title: String(gd.layout.title.text || '')};
 }"""
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, free_port, jupyter_env, served_copy, stop, wait_for
-from jlab import close_all, open_notebook, player_root, player_state, run_all, state_bar_drawn, wait_player_at
+from jlab import block_outside, close_all, open_notebook, player_root, player_state, run_all, state_bar_drawn, wait_player_at
 
 #: A short notebook whose last output is a TracePlayer of an AgentFold run (occupancy, state, hierarchy).
 NOTEBOOK = "00_start_here.ipynb"
@@ -104,6 +104,65 @@ def test_the_readme_command_serves_a_notebook_as_an_app(voila_app, page, screens
     root.screenshot(path=str(screenshots / f"voila_app_{Path(notebook).stem}.png"))
 
 
+#: A request that leaves the machine (the app must need none: it runs offline, and no visitor's browser asks a third party).
+LOCAL = ("http://127.0.0.1", "ws://127.0.0.1", "http://localhost", "ws://localhost", "data:", "blob:", "about:")
+
+
+def test_the_readme_app_asks_nothing_from_outside(voila_app, browser):
+    """With every request off the machine blocked, the README's app loads, draws its player and steps, and tried none.
+
+    Voila's `lab` template links Font Awesome from a CDN; the README's command uses stmviz's template, which drops it.
+    """
+    url, _notebook = voila_app
+    context = browser.new_context(viewport={"width": 1280, "height": 1000})
+    outside = block_outside(context, LOCAL)
+    failed: list[str] = []
+    page = context.new_page()
+    page.on("requestfailed", lambda r: failed.append(r.url))
+    try:
+        page.goto(url + "/", wait_until="domcontentloaded", timeout=180_000)
+        root = player_root(page, timeout=180_000)
+        wait_player_at(root, 0, timeout=120_000)
+        root.get_by_role("button", name="step ▶").click()
+        page.wait_for_function(
+            "root => { const r = root.querySelector('.widget-slider .widget-readout'); return !!r && r.textContent.trim() === '1'; }",
+            arg=root.element_handle(), timeout=120_000, polling=500,
+        )
+        page.wait_for_load_state("networkidle", timeout=60_000)
+    finally:
+        context.close()
+    assert outside == [], f"the app asked hosts outside the machine: {outside}"
+    assert failed == [], f"requests failed: {failed}"
+
+
+#: The plain-text outputs of the page as drawn: white-space, text lines, line boxes, scroll and client width.
+PRE_LINES = """() => Array.from(document.querySelectorAll('.jp-OutputArea-output pre'), (pre) => {
+  const style = getComputedStyle(pre);
+  const range = document.createRange();
+  range.selectNodeContents(pre);
+  const tops = new Set(Array.from(range.getClientRects(), (r) => Math.round(r.top)));
+  return {text: pre.textContent, whiteSpace: style.whiteSpace, overflowX: style.overflowX,
+          lines: pre.textContent.replace(/\\n$/, '').split('\\n').length, boxes: tops.size,
+          scrollWidth: pre.scrollWidth, clientWidth: pre.clientWidth};
+})"""
+
+
+def test_the_trace_table_keeps_its_lines_in_voila(voila_app, page):
+    """A Trace's plain-text table is drawn one line per row and scrolls sideways, as in JupyterLab (no wrapping)."""
+    url, _notebook = voila_app
+    page.set_viewport_size({"width": 1280, "height": 1000})
+    page.goto(url + "/", wait_until="domcontentloaded", timeout=180_000)
+    page.wait_for_selector(".jp-OutputArea-output pre", timeout=180_000)
+    outputs = page.evaluate(PRE_LINES)
+    tables = [o for o in outputs if o["text"].lstrip().startswith("t ") and "operation" in o["text"].splitlines()[0]]
+    assert tables, [o["text"][:80] for o in outputs]
+    table = tables[0]
+    assert table["lines"] >= 10, table["text"][:300]
+    assert table["boxes"] == table["lines"], {k: v for k, v in table.items() if k != "text"}  # no row wraps
+    assert table["whiteSpace"] == "pre" and table["overflowX"] == "auto", table["whiteSpace"]
+    assert table["scrollWidth"] > table["clientWidth"], "the table is wider than the page: it scrolls"
+
+
 def _step_once_and_read(page, root) -> dict:
     """Step once (the step ▶ button), wait until every panel shows ω_1, and read the state bar as drawn."""
     wait_player_at(root, 0, timeout=120_000)
@@ -113,19 +172,16 @@ def _step_once_and_read(page, root) -> dict:
     return state_bar_drawn(root)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 28 item 1, half done: the state bar now reaches Voila with its final traces (no stray ω_0 row at t = 0),"
-    " but in Voila the step's update does not reach the drawn figure: the page holds a detached, purged plotly element"
-    " of a first view of the same FigureWidget (Voila rendered it twice), whose listener seems to stop the drawn"
-    " view's; the figures stay at ω_0. Remove this mark when Voila draws ω_1",
-)
 def test_voila_draws_the_state_bar_as_jupyterlab_does(voila_app, jupyter_lab, browser, screenshots):
     """After one step the README's Voila app draws the state bar block for block as JupyterLab does.
 
     Voila asks the kernel for the widgets' state once the notebook has run: a figure whose widget state was
     still the one first built drew the first step's update into the wrong traces (a stray "ω_0" row, the
     V_max line moved, legend colours shifted, a reply drawn as free space).
+
+    Known left: on a loaded machine (two app pages loading at once) plotly's FigureWidget view sometimes does not
+    draw the first step's update although it reaches the page (seen on the websocket, no error logged), so one
+    figure stays at ω_0 and this test times out at the ω_1 wait; alone it passes.
     """
     url, notebook = voila_app
     drawn = {}
