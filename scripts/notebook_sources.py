@@ -2038,6 +2038,17 @@ table([{"manager": cls.__name__, "part of its work": part, "in": where}
        for part, where in cls.placement.items()])
 """),
         md(r"""
+Drawn, the split reads at a glance: everything in the left column rewrites $\omega$, so what it
+drops is gone for good; everything in the right column only shapes $x_t$, and $\omega$ still
+holds what the model no longer sees.
+"""),
+        code("""
+from stmviz.viz import placement_figure
+
+placement_figure([ClearToolUses, Compaction, LangChainSummarization, LlamaIndexMemory, TrimmingSession,
+                  SummarizingSession, LettaMemory, ADKCompaction])
+"""),
+        md(r"""
 ## A transcript you already have
 
 Practitioners' transcripts are not stmviz scenarios. `load_transcript` recognises a Claude Code
