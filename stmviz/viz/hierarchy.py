@@ -463,8 +463,9 @@ _MIN_PX, _MAX_PX, _ROOT_PX = 9.0, 38.0, 16.0
 
 #: Above this many nodes no label is written by default (only hovers): laying them out would cost more than it shows.
 MAX_LABELLED_NODES = 200
-#: Labels are laid out for a plot area at least this wide (px): narrower, some stay hidden (their hover shows them).
-LABEL_PLOT_PX = 360.0
+#: Labels are laid out for a plot area this wide (px): the plot area of a figure in the narrowest layout
+#: the browser tests measure (a 480 px window, about 300 px between the axes); wider, labels have room to spare.
+LABEL_PLOT_PX = 300.0
 #: The average width of one character of a 10 px label (px), and the room left between two labels.
 _CHAR_PX, _LABEL_GAP_PX = 6.2, 6.0
 

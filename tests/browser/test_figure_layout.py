@@ -18,6 +18,8 @@ import sys
 
 import nbformat
 import pytest
+
+from stmviz.widgets.compare import PANEL_MIN_WIDTH
 from conftest import free_port, jupyter_env, stop, wait_for
 from jlab import close_all, open_notebook, put_notebook, run_all
 
@@ -141,7 +143,7 @@ def check(measured: dict, width: int, where: str, n_panels: int) -> list[str]:
     elif grid is not None:
         tops = [p[1] for p in panels]
         side_by_side = len(set(tops)) < len(tops)
-        room = (grid[2] - grid[0]) // 340
+        room = (grid[2] - grid[0]) // PANEL_MIN_WIDTH
         if room >= 2 and not side_by_side:
             problems.append(f"{where} @ {width}px: panels stacked in a {grid[2] - grid[0]:.0f} px grid: {panels}")
         if room < 2 and side_by_side:
