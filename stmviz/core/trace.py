@@ -24,9 +24,10 @@ from typing import Any
 
 from . import _trace_text, guards
 from ._run_checks import NO_EXTRA, at_step, initial_state, projection_size, read_steps, run_inputs
-from ._trace_text import describe_step, step_halves
+from ._trace_store import Recorder, rebuild
+from ._trace_text import describe_step, step_halves  # step_halves: public, imported from here by the figures
 from .context import AgentStep, Context, History
-from .element import Element, Meta, order_key
+from .element import Element, Meta
 from .errors import InvalidArgumentError, STMError, UpdateFailedError
 from .formatting import format_number, plural
 from .mechanism import Mechanism, Transition
@@ -258,16 +259,7 @@ class Trace(Sequence[Step]):
         n = len(self._steps)
         if t == n:
             return State._trusted(self._current)
-        k = t // self._every
-        elements = self._checkpoints[k]
-        steps = self._steps
-        for i in range(k * self._every, t):
-            step = steps[i]
-            if step.removed:
-                elements = elements.difference(step.removed)
-            if step.added:
-                elements = elements.union(step.added)
-        return State._trusted(elements)
+        return State._trusted(rebuild(self._checkpoints, self._steps, self._every, t))
 
     def states(self) -> Iterator[State]:
         """ω_0, ω_1, …, ω_n in order (incrementally, without checkpoints)."""
@@ -528,14 +520,15 @@ def run(
         meta=frozen_meta,
         checkpoint_every=checkpoint_every,
     )
-    recorder = _Recorder(trace, mechanism.space, mechanism.space.size(state))
+    recorder = Recorder(trace.sizes, mechanism.space, mechanism.space.size(state))
     history: list[AgentStep] = []
     for t, raw in enumerate(read_steps(steps)):
         step = raw if type(raw) is AgentStep else AgentStep.coerce(raw, where=f"step {t}")
         context = Context._trusted(t, step, query, tools, History(history, t), frozen_meta, NO_EXTRA)
         input_size = projection_size(mechanism, state, t, trace)  # |x_t|, x_t = π(ω_t): what the model saw
         operations, new, reasons = _update(mechanism, state, context, trace)
-        recorder.record(t, operations, context, state.elements, new.elements, reasons, input_size)
+        diff = recorder.diff(state.elements, new.elements, reasons)  # added, removed, why, Σμ(ω_t), Σμ(ω_{t+1})
+        trace._append(Step(t, operations, context, *diff, input_size), new.elements)
         state = new
         history.append(step)
     trace.final_input_size = projection_size(mechanism, state, len(trace), trace)
@@ -589,41 +582,3 @@ def _explain(
                 default = mechanism.removal_reason(operation)
             why = default
         reasons[element] = why
-
-
-class _Recorder:
-    """Writes each pass of the loop into a trace: the diff ω_t → ω_{t+1}, μ of new elements, Σμ, reasons."""
-
-    def __init__(self, trace: Trace, space: StateSpace, size: float) -> None:
-        self.trace = trace
-        self.space = space
-        self.size = size  # Σμ(ω_t)
-
-    def record(
-        self,
-        t: int,
-        operations: tuple[Operation, ...],
-        context: Context,
-        before: frozenset[Element],
-        after: frozenset[Element],
-        reasons: dict[Element, str],
-        input_size: int,
-    ) -> None:
-        """Append step t: ω_t = ``before`` → ω_{t+1} = ``after``."""
-        size_before = self.size
-        if after is before:
-            self.trace._append(Step(t, operations, context, (), (), (), size_before, size_before, input_size), after)
-            return
-        added = tuple(sorted(after - before, key=order_key))
-        removed = tuple(sorted(before - after, key=order_key))
-        sizes = self.trace.sizes
-        for element in added:  # in canonical order, so trace.sizes is ordered the same in every process
-            if element not in sizes:
-                sizes[element] = self.space.measure(element)
-        why = tuple([reasons.get(e, "removed") for e in removed])
-        if removed:
-            size_after = size_before - sum(map(sizes.__getitem__, removed)) + sum(map(sizes.__getitem__, added))
-        else:
-            size_after = size_before + sum(map(sizes.__getitem__, added))
-        self.size = size_after
-        self.trace._append(Step(t, operations, context, added, removed, why, size_before, size_after, input_size), after)
