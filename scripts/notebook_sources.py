@@ -1839,8 +1839,8 @@ recall_figure(records)
 """),
         md(r"""
 FIFO's and HiAgent's evidence recall stays near 0 until 2,000 tokens, where the window reaches back
-to some evidence. SCM's is flat from 600 tokens on: it activates the top $k = 3$ memories whatever
-the room, so extra capacity stays empty. Cost tells the other half of the story:
+to some evidence. SCM's is the same at every capacity (0.37): it activates the top $k = 3$ memories
+whatever the room, so extra capacity stays empty. Cost tells the other half of the story:
 """),
         code("""
 pareto_figure(records)
@@ -1927,8 +1927,8 @@ The cells below compute the same on the bundled dialogue, which runs anywhere.
 The FIFO window and HiAgent keep more of the conversation when $V_{max}$ grows; SCM and AgentFold
 keep the same whatever the room:
 
-- **SCM** answers from its flash memory and the $k = 3$ memories its controller activates, ranked by
-  recency and relevance to the question. Its model input holds at most those, so extra capacity stays
+- **SCM** answers from its flash memory and the $k = 3$ memories it activates — as released, for
+  every message once there are older turns, ranked by relevance to the message. Its model input holds at most those, so extra capacity stays
   empty: the evidence reaches the model only when retrieval finds it.
 - **AgentFold** here has no agent writing folding directives, so stmviz's rule controller folds every
   turn into summary blocks as it arrives (blocks grow coarser with age). Its input is the summaries
@@ -1941,8 +1941,9 @@ by_k = sweep([SCM], scenario, v_max=[800, 2000], k=[1, 3, 5, 8], progress=False)
 table(by_k, ["k", "v_max", "evidence_recall", "whole_turns", "cost", "max_prompt_tokens"])
 """),
         md(r"""
-With $k = 1$ SCM keeps less (0.27), with $k = 5$ more (0.40) at a higher cost (10,734 against 8,238
-tokens), and only at $k = 8$ does its largest input grow with $V_{max}$ (773 → 813 tokens): the room
+With $k = 1$ SCM keeps less (0.27<!-- printed: above -->), with $k = 5$ more (0.40<!-- printed: above -->)
+at a higher cost (19,855 against 13,786 tokens), and only at $k = 8$ does its largest input grow with
+$V_{max}$ (786<!-- printed: above --> → 813<!-- printed: above --> tokens): the room
 matters once retrieval brings more than fits. On LoCoMo the same sweep
 (`benchmarks/locomo_table.py --scm-k 3 10 30`) gives evidence recall 0.093 → 0.191 → 0.327 for
 1.2 → 3.0 → 8.1 M tokens, identical at 2,048 and 8,192 tokens: thirty activated turns still fit in
@@ -2035,6 +2036,17 @@ table([{"manager": cls.__name__, "part of its work": part, "in": where}
        for cls in (ClearToolUses, Compaction, LangChainSummarization, LlamaIndexMemory, TrimmingSession,
                    SummarizingSession, LettaMemory, ADKCompaction)
        for part, where in cls.placement.items()])
+"""),
+        md(r"""
+Drawn, the split reads at a glance: everything in the left column rewrites $\omega$, so what it
+drops is gone for good; everything in the right column only shapes $x_t$, and $\omega$ still
+holds what the model no longer sees.
+"""),
+        code("""
+from stmviz.viz import placement_figure
+
+placement_figure([ClearToolUses, Compaction, LangChainSummarization, LlamaIndexMemory, TrimmingSession,
+                  SummarizingSession, LettaMemory, ADKCompaction])
 """),
         md(r"""
 ## A transcript you already have

@@ -2,6 +2,8 @@
 
 import re
 import subprocess
+
+import pytest
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,7 +56,28 @@ def test_the_readme_says_how_to_serve_a_notebook_with_voila():
     section = re.search(r"<!-- voila-command -->\n```bash\n(.*?)\n```\n<!-- /voila-command -->", README, re.S)
     assert section, "README.md has no Voila section between voila-command markers"
     command = shlex.split(section.group(1).strip())
+    while "=" in command[0]:
+        command.pop(0)
     assert command[0] == "voila" and (ROOT / command[-1]).is_file(), command
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
     assert any(d.startswith("voila") for d in extras["lab"]), extras["lab"]
     assert '".[lab]"' in README[:800]  # the start command installs the [lab] extras
+
+
+def test_the_readme_voila_command_finds_its_template_from_an_editable_install(monkeypatch):
+    """Voila's own template search, with the README command's variables as seen from the repository's
+    folder, finds the ``--template`` it names (an editable install does not copy data-files)."""
+    import os
+    import shlex
+
+    pytest.importorskip("voila")
+    from voila.paths import collect_template_paths
+
+    section = re.search(r"<!-- voila-command -->\n```bash\n(.*?)\n```\n<!-- /voila-command -->", README, re.S)
+    command = shlex.split(section.group(1).strip())
+    variables = dict(word.split("=", 1) for word in command if re.fullmatch(r"[A-Z_]+=.*", word))
+    template = next(word.split("=", 1)[1] for word in command if word.startswith("--template="))
+    monkeypatch.setenv("JUPYTER_PATH", os.pathsep.join(str(ROOT / p) for p in variables.get("JUPYTER_PATH", "").split(os.pathsep) if p))
+    monkeypatch.chdir(ROOT)
+    paths = collect_template_paths(["voila", "nbconvert"], template, prune=True)
+    assert any(Path(p, "index.html.j2").is_file() and Path(p).name == template for p in paths), paths

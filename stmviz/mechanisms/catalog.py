@@ -24,7 +24,7 @@ def declared_types() -> Mapping[str, ElementType]:
     """Every element type a mechanism of :mod:`stmviz.mechanisms` declares, by name (the first declaration of a name wins).
 
     >>> declared_types()["block"].summary, declared_types()["user"].meaning
-    (True, 'a user message')
+    (True, 'a message of the user')
     """
     from .. import mechanisms
 

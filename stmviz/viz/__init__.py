@@ -29,6 +29,7 @@ from .export import export_html, trace_animation, trace_html
 from .hierarchy import hierarchy_figure, hierarchy_graph, hierarchy_kind, hierarchy_title, node_arrays, node_marker
 from .loop import loop_figure
 from .occupancy import OccupancyData, occupancy_data, occupancy_figure
+from .placement import placement_figure, placements
 from .recorded import mark_recorded_compactions
 from .state import StateBar, state_bar, state_figure
 from .sweep import pareto_figure, pareto_front, recall_figure
@@ -54,6 +55,8 @@ __all__ = [
     "occupancy_data",
     "OccupancyData",
     "mark_recorded_compactions",
+    "placement_figure",
+    "placements",
     "state_figure",
     "state_bar",
     "StateBar",

@@ -4,6 +4,7 @@ as the single-notebook app the README tells how to start."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 import shlex
 import shutil
@@ -50,15 +51,23 @@ def test_player_renders_and_steps_in_voila(voila_server, page, screenshots):
     root.screenshot(path=str(screenshots / "voila_player.png"))
 
 
-def readme_voila_command() -> list[str]:
-    """The command the README gives for serving one notebook as an app (between its voila-command markers)."""
+def readme_voila_command() -> tuple[dict[str, str], list[str]]:
+    """The command the README gives for serving one notebook as an app (between its voila-command markers).
+
+    Returns the variables it sets (``NAME=value`` before ``voila``; paths as seen from the repository's
+    folder, where the README's commands run) and the command itself.
+    """
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     found = re.search(r"<!-- voila-command -->\n```bash\n(.*?)\n```\n<!-- /voila-command -->", readme, re.S)
     assert found, "README.md lost its Voila section (the voila-command markers)"
     command = shlex.split(found.group(1).strip())
+    variables = {}
+    while command and re.fullmatch(r"[A-Z_]+=.*", command[0]):
+        name, value = command.pop(0).split("=", 1)
+        variables[name] = os.pathsep.join(str(ROOT / part) for part in value.split(os.pathsep))
     assert command[0] == "voila" and command[-1].endswith(".ipynb"), command
     assert (ROOT / command[-1]).is_file(), f"the README serves {command[-1]}, which does not exist"
-    return command
+    return variables, command
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +75,7 @@ def voila_app(tmp_path_factory, chromium_path):
     """The README's `voila notebooks/<name>.ipynb`, run as written (plus a free port and no browser)."""
     if shutil.which("voila") is None and importlib.util.find_spec("voila") is None:
         pytest.skip("voila is not installed: pip install -e '.[lab]'")
-    command = readme_voila_command()
+    variables, command = readme_voila_command()
     tmp = tmp_path_factory.mktemp("voila-app")
     served = served_copy(tmp)
     port = free_port()
@@ -74,7 +83,9 @@ def voila_app(tmp_path_factory, chromium_path):
     argv = [sys.executable, "-m", "voila", *command[1:-1], "--no-browser", f"--port={port}",
             "--Voila.ip=127.0.0.1", command[-1]]
     with open(log, "w") as handle:
-        process = subprocess.Popen(argv, stdout=handle, stderr=subprocess.STDOUT, env=jupyter_env(tmp), cwd=served)
+        # the README's own JUPYTER_PATH, not the suite's: an editable install must find the template by it
+        env = {**jupyter_env(tmp), "JUPYTER_PATH": variables.get("JUPYTER_PATH", "")}
+        process = subprocess.Popen(argv, stdout=handle, stderr=subprocess.STDOUT, env=env, cwd=served)
     try:
         wait_for(f"http://127.0.0.1:{port}/", 120, process, log)
         yield f"http://127.0.0.1:{port}", command[-1]

@@ -1,0 +1,118 @@
+"""Where each mechanism does its work: in the update U (it rewrites ω) or in the projection π.
+
+Definition 2 separates the two: U : Ω × O × C → Ω changes the state; π : Ω → X only builds the
+model's input from it, and changes nothing. The managers practitioners run split along that
+line — tool-result clearing is π's work (the history keeps every result, the model sees a
+placeholder), a summarization middleware is U's (the old messages leave ω), server-side
+compaction is both. A mechanism declares it as ``placement = {part: "U" or "π"}``;
+:func:`placement_figure` draws the declarations of several mechanisms side by side.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import plotly.graph_objects as go
+
+from ..core.errors import InvalidArgumentError
+from ..core.guards import brief
+from ._common import escape
+
+__all__ = ["placement_figure", "placements"]
+
+#: The two places, with what each means in the paper's terms, and their colours.
+PLACES = {
+    "U": ("U — rewrites the state ω", "#d62728"),
+    "π": ("π — builds the model input x from ω, changes nothing", "#1f77b4"),
+}
+
+
+def placements(mechanisms: Iterable[Any]) -> list[tuple[str, list[str], list[str]]]:
+    """Each mechanism's name with the parts of its work it declares in U and in π.
+
+    ``mechanisms`` are classes or instances with a ``placement`` mapping (part → ``"U"`` or ``"π"``).
+
+    >>> from stmviz import ClearToolUses, LangChainSummarization
+    >>> [(name, len(u), len(p)) for name, u, p in placements([ClearToolUses, LangChainSummarization])]
+    [('ClearToolUses', 1, 3), ('LangChainSummarization', 2, 1)]
+    """
+    if isinstance(mechanisms, (str, bytes, Mapping)) or not isinstance(mechanisms, Iterable):
+        raise InvalidArgumentError(f"placement_figure takes a list of mechanisms (classes or instances), got {brief(mechanisms, 60)}")
+    rows = []
+    for mechanism in list(mechanisms):
+        name = mechanism.__name__ if isinstance(mechanism, type) else type(mechanism).__name__
+        declared = getattr(mechanism, "placement", None)
+        if not isinstance(declared, Mapping) or not declared:
+            raise InvalidArgumentError(
+                f"{name} declares no placement: give the class an attribute placement = "
+                "{'part of its work': 'U' or 'π', ...} saying where each part happens"
+            )
+        wrong = {part: where for part, where in declared.items() if where not in PLACES or not isinstance(part, str)}
+        if wrong:
+            raise InvalidArgumentError(f"{name}.placement: every part is a text placed in 'U' or 'π', got {brief(wrong, 80)}")
+        rows.append((name, [p for p, w in declared.items() if w == "U"], [p for p, w in declared.items() if w == "π"]))
+    if not rows:
+        raise InvalidArgumentError("placement_figure needs at least one mechanism")
+    return rows
+
+
+def placement_figure(mechanisms: Iterable[Any], *, title: str = "Where each mechanism works: U or π") -> go.Figure:
+    """The U-or-π placement of each part of each mechanism's work, as two columns of boxes.
+
+    One row per mechanism; in the left column (U) the parts that rewrite ω, in the right (π)
+    those that only shape the model input. A mechanism whose work is all π keeps its whole
+    history in ω — what it "forgets" the model never sees, yet the state still holds it.
+
+    Parameters
+    ----------
+    mechanisms : iterable
+        Mechanism classes or instances with a ``placement`` declaration.
+    title : str
+        The figure's title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        A figure with one bar trace per place (``name`` ``"U"`` and ``"π"``); each bar is one
+        part, labelled with its text, and the hover names the mechanism.
+
+    Examples
+    --------
+    >>> from stmviz import ClearToolUses, Compaction
+    >>> fig = placement_figure([ClearToolUses, Compaction])
+    >>> [trace.name for trace in fig.data]
+    ['U', 'π']
+    >>> list(fig.layout.yaxis.categoryarray)
+    ['Compaction', 'ClearToolUses']
+    """
+    rows = placements(mechanisms)
+    fig = go.Figure()
+    for column, (place, (meaning, color)) in enumerate(PLACES.items()):
+        names, texts, hovers, bases = [], [], [], []
+        for name, in_u, in_pi in rows:
+            parts = in_u if place == "U" else in_pi
+            for k, part in enumerate(parts):
+                names.append(name)
+                texts.append("<br>".join(escape(line) for line in textwrap.wrap(part, 30)))
+                hovers.append(f"<b>{escape(name)}</b><br>{escape(place)}: {escape(part)}")
+                bases.append(column + k / max(1, len(parts)))
+        widths = [1 / max(1, sum(1 for n in names if n == name)) for name in names]
+        fig.add_trace(go.Bar(
+            name=place, y=names, x=widths, base=bases, orientation="h", marker={"color": color, "opacity": 0.75},
+            text=texts, textposition="inside", insidetextanchor="middle", hovertext=hovers, hoverinfo="text",
+            legendgroup=place, showlegend=True, textfont={"color": "white"},
+        ))
+        fig.add_annotation(x=column + 0.5, y=1.02, xref="x", yref="paper", text=escape(meaning),
+                           showarrow=False, yanchor="bottom", font={"size": 12})
+    order = [name for name, _, _ in rows][::-1]
+    fig.update_layout(
+        title={"text": escape(title)}, barmode="overlay", bargap=0.25,
+        xaxis={"range": [0, 2], "showticklabels": False, "showgrid": False, "zeroline": False, "fixedrange": True},
+        yaxis={"categoryorder": "array", "categoryarray": order, "fixedrange": True},
+        shapes=[{"type": "line", "x0": 1, "x1": 1, "y0": 0, "y1": 1, "yref": "paper", "line": {"color": "#888", "dash": "dot"}}],
+        height=140 + 56 * len(rows), margin={"l": 10, "r": 10, "t": 90, "b": 40},
+        legend={"orientation": "h", "y": -0.05, "yanchor": "top"}, uniformtext={"minsize": 8, "mode": "hide"},
+    )
+    return fig
