@@ -8,7 +8,7 @@ the others. A reader of Definition 2 can skip it. It imports nothing from
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from . import guards
@@ -36,11 +36,7 @@ def check_step(step: Any) -> None:
                 f"step field {name!r} must be text, got {type(value).__name__} {brief(value)}"
             )
     for name in ("directives", "meta"):
-        value = getattr(step, name)
-        if not isinstance(value, Meta):
-            if not isinstance(value, Mapping):
-                raise ScenarioFormatError(f"step field {name!r} must be an object, got {brief(value)}")
-            object.__setattr__(step, name, Meta(value))
+        _freeze_mapping(step, name, lambda value: ScenarioFormatError(f"step field {name!r} must be an object, got {brief(value)}"))
 
 
 def step_from_record(cls: Any, item: Any, where: str) -> Any:
@@ -83,11 +79,9 @@ def check_context(context: Any) -> None:
     if not isinstance(context.query, str):
         raise InvalidArgumentError(f"Context: query Q must be text, got {type(context.query).__name__} {brief(context.query)}")
     for name in ("meta", "extra"):
-        value = getattr(context, name)
-        if not isinstance(value, Meta):
-            if not isinstance(value, Mapping):
-                raise InvalidArgumentError(f"Context: {name} must be a mapping, got {type(value).__name__} {brief(value)}")
-            object.__setattr__(context, name, Meta(value))
+        _freeze_mapping(
+            context, name, lambda value: InvalidArgumentError(f"Context: {name} must be a mapping, got {type(value).__name__} {brief(value)}")
+        )
     if not isinstance(context.tools, tuple):
         if isinstance(context.tools, (str, bytes, Mapping)) or not isinstance(context.tools, Iterable):
             raise InvalidArgumentError(
@@ -96,3 +90,12 @@ def check_context(context: Any) -> None:
         object.__setattr__(context, "tools", tuple(context.tools))
     if not all(isinstance(name, str) for name in context.tools):
         raise InvalidArgumentError(f"Context: each tool in T is named by text, got {brief(context.tools)}")
+
+
+def _freeze_mapping(owner: Any, name: str, refusal: Callable[[Any], STMError]) -> None:
+    """``owner.name`` frozen into a Meta, if it is a mapping; else the error ``refusal(value)`` is raised."""
+    value = getattr(owner, name)
+    if not isinstance(value, Meta):
+        if not isinstance(value, Mapping):
+            raise refusal(value)
+        object.__setattr__(owner, name, Meta(value))
