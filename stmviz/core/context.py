@@ -17,25 +17,19 @@ U : Ω_STM × O × C → Ω_STM lets updates depend on external factors.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import guards
-from .guards import brief
+from . import _context_checks as _checks
+from ._context_checks import DIRECTIVE_SHORTHANDS, STEP_FIELDS  # DIRECTIVE_SHORTHANDS: public, documented there
 from .element import Meta, thaw
-from .errors import InvalidArgumentError, InvalidIndexError, ScenarioFormatError, STMError
-from .formatting import shorten
+from .errors import InvalidArgumentError, InvalidIndexError
 
 __all__ = ["AgentStep", "History", "Context", "DIRECTIVE_SHORTHANDS"]
 
-_STEP_FIELDS = ("thought", "action", "observation")
-
 #: The roles an input (an observation) can have: whose message or result it is.
 _INPUT_ROLES = ("user", "tool", "system")
-
-#: Step-record keys read as directives: shorthand for ``{"directives": {...}}`` in scenario files.
-DIRECTIVE_SHORTHANDS = ("subgoal", "subgoal_done", "fold")
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,20 +92,7 @@ class AgentStep:
     meta: Mapping[str, Any] = field(default_factory=Meta)
 
     def __post_init__(self) -> None:
-        for name in _STEP_FIELDS:
-            value = getattr(self, name)
-            if value is None:
-                object.__setattr__(self, name, "")
-            elif not isinstance(value, str):
-                raise ScenarioFormatError(
-                    f"step field {name!r} must be text, got {type(value).__name__} {brief(value)}"
-                )
-        for name in ("directives", "meta"):
-            value = getattr(self, name)
-            if not isinstance(value, Meta):
-                if not isinstance(value, Mapping):
-                    raise ScenarioFormatError(f"step field {name!r} must be an object, got {brief(value)}")
-                object.__setattr__(self, name, Meta(value))
+        _checks.check_step(self)
 
     @property
     def has_output(self) -> bool:
@@ -174,23 +155,12 @@ class AgentStep:
             return item
         if isinstance(item, str):
             return cls(observation=item)
-        if isinstance(item, Mapping):
-            fields = _step_fields(item, where)
-            try:
-                return cls(**fields)
-            except ScenarioFormatError as exc:
-                raise ScenarioFormatError(f"{where}: {exc}") from None
-            except STMError as exc:  # metadata that cannot be frozen
-                raise ScenarioFormatError(f"{where}: {exc}") from None
-        raise ScenarioFormatError(
-            f"{where}: a step record is an AgentStep, a dict with thought/action/observation, or a string; "
-            f"got {type(item).__name__} {brief(item)}"
-        )
+        return _checks.step_from_record(cls, item, where)
 
     def to_json(self) -> dict[str, Any]:
         """The agent step as a JSON-ready dict (empty fields left out)."""
         data: dict[str, Any] = {}
-        for name in _STEP_FIELDS:
+        for name in STEP_FIELDS:
             if getattr(self, name):
                 data[name] = getattr(self, name)
         if self.directives:
@@ -198,27 +168,6 @@ class AgentStep:
         if self.meta:
             data["meta"] = thaw(self.meta)
         return data
-
-
-_KNOWN_FIELDS = frozenset(("thought", "action", "observation", "directives", "meta"))
-
-
-def _step_fields(item: Mapping[str, Any], where: str) -> dict[str, Any]:
-    """The AgentStep fields of a step record; the shorthand keys go into ``directives``."""
-    unknown = sorted(set(item) - _KNOWN_FIELDS - set(DIRECTIVE_SHORTHANDS) - {"t"})
-    if unknown:
-        raise ScenarioFormatError(
-            f"{where}: unknown field(s) {', '.join(map(repr, unknown))}; a step has "
-            f"{', '.join(sorted(_KNOWN_FIELDS | set(DIRECTIVE_SHORTHANDS)))}"
-        )
-    fields = {k: item[k] for k in _KNOWN_FIELDS if k in item}
-    shorthand = {k: item[k] for k in DIRECTIVE_SHORTHANDS if k in item and item[k] is not None}
-    if shorthand:
-        nested = item.get("directives") or {}
-        if not isinstance(nested, Mapping):
-            raise ScenarioFormatError(f"{where}: 'directives' must be an object, got {brief(nested)}")
-        fields["directives"] = {**nested, **shorthand}
-    return fields
 
 
 class History(Sequence[AgentStep]):
@@ -316,23 +265,7 @@ class Context:
     extra: Mapping[str, Any] = field(default_factory=Meta)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "t", guards.whole_number(self.t, "t", 0, where="Context"))
-        if not isinstance(self.query, str):
-            raise InvalidArgumentError(f"Context: query Q must be text, got {type(self.query).__name__} {brief(self.query)}")
-        for name in ("meta", "extra"):
-            value = getattr(self, name)
-            if not isinstance(value, Meta):
-                if not isinstance(value, Mapping):
-                    raise InvalidArgumentError(f"Context: {name} must be a mapping, got {type(value).__name__} {brief(value)}")
-                object.__setattr__(self, name, Meta(value))
-        if not isinstance(self.tools, tuple):
-            if isinstance(self.tools, (str, bytes, Mapping)) or not isinstance(self.tools, Iterable):
-                raise InvalidArgumentError(
-                    f"Context: tools T must be a list of tool names, got {type(self.tools).__name__} {brief(self.tools)}"
-                )
-            object.__setattr__(self, "tools", tuple(self.tools))
-        if not all(isinstance(name, str) for name in self.tools):
-            raise InvalidArgumentError(f"Context: each tool in T is named by text, got {brief(self.tools)}")
+        _checks.check_context(self)
         if not isinstance(self.history, History):
             if isinstance(self.history, (str, bytes, Mapping)) or not isinstance(self.history, Sequence):
                 raise InvalidArgumentError(f"Context: history must be a sequence of AgentStep, got {type(self.history).__name__}")

@@ -25,17 +25,14 @@ result of U against Ω_STM; :func:`check_mechanism` checks the whole contract.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from .guards import brief
-from . import guards
+from . import _mechanism_checks as _checks
 from .element import Element, content_text
 from .context import Context
-from .errors import CapacityError, ControllerError, InvalidArgumentError, InvalidUpdateError, STMError
-from .formatting import format_number, shorten
+from .errors import ControllerError, InvalidArgumentError, InvalidUpdateError, STMError
 from .model_input import ModelInput
 from .operation import Operation, OperationSet
 from .sizes import count_tokens, part_tokens
@@ -173,46 +170,15 @@ class Mechanism:
     # -- checked versions used by run() ---------------------------------------
     def choose(self, state: State, context: Context) -> tuple[Operation, ...]:
         """o_t = controller(ω_t, c_t), checked: a tuple of operations of declared types a ∈ τ."""
-        chosen = self.controller(state, context)
-        if isinstance(chosen, Operation):
-            ops: tuple[Operation, ...] = (chosen,)
-        elif isinstance(chosen, (list, tuple)) and all(isinstance(o, Operation) for o in chosen):
-            ops = tuple(chosen)
-        else:
-            raise ControllerError(
-                f"{self}.controller returned {type(chosen).__name__} {brief(chosen)}; it must return "
-                f"an Operation or a list of Operations"
-            )
-        for op in ops:
-            self.operations.require(op, owner=str(self))
-        return ops
+        return _checks.chosen_operations(self, self.controller(state, context))
 
     def apply(self, state: State, operation: Operation, context: Context) -> Transition:
         """U(ω, o, c), checked: o's type is declared, the result is a State in Ω_STM."""
         if operation not in self.operations:
             self.operations.require(operation, owner=str(self))  # raises, saying what is wrong
         result = self.update(state, operation, context)
-        if isinstance(result, Transition):
-            transition = result
-        elif isinstance(result, State):
-            transition = Transition(result)
-        else:
-            raise InvalidUpdateError(
-                f"{self}.update(ω, {operation}, c) returned {type(result).__name__} "
-                f"{brief(result)}; U must return a State (e.g. `state | {{element}}`) or a Transition"
-            )
-        if not isinstance(transition.state, State):
-            raise InvalidUpdateError(
-                f"{self}.update(ω, {operation}, c) returned a Transition whose state is a "
-                f"{type(transition.state).__name__}; it must be a State"
-            )
-        total = self.space.size(transition.state)
-        if total > self.space.v_max:
-            raise CapacityError(
-                f"{self}.update(ω, {operation}, c) left Ω_STM: Σμ = {format_number(total)} > V_max = "
-                f"{format_number(self.space.v_max)} (over by {format_number(total - self.space.v_max)}); U must evict, "
-                f"summarize or refuse so that its result fits"
-            )
+        transition = result if isinstance(result, Transition) else Transition(_checks.a_state(self, operation, result))
+        _checks.check_in_space(self, operation, transition.state)
         return transition
 
     def input(self, state: State) -> ModelInput:
@@ -280,27 +246,13 @@ class Mechanism:
         trace file never runs foreign code.
         """
         path = spec.get("class") if isinstance(spec, Mapping) else None
-        cls = _stmviz_mechanism_class(path) if isinstance(path, str) else None
+        cls = _checks.mechanism_class(path, Mechanism) if isinstance(path, str) else None
         if cls is None:
             return None
         try:
             return cls(space, **dict(spec.get("params") or {}))
         except Exception:
             return None
-
-
-def _stmviz_mechanism_class(path: str) -> type[Mechanism] | None:
-    """The Mechanism class named ``"module:QualName"``, if the module is stmviz's own; else ``None``."""
-    module_name, _, qualname = path.partition(":")
-    if not qualname or (module_name != "stmviz" and not module_name.startswith("stmviz.")):
-        return None
-    try:
-        obj: Any = importlib.import_module(module_name)
-        for part in qualname.split("."):
-            obj = getattr(obj, part)
-    except Exception:  # any module or name that does not load: the trace is read without its mechanism
-        return None
-    return obj if isinstance(obj, type) and issubclass(obj, Mechanism) else None
 
 
 @lru_cache(maxsize=256)
@@ -380,32 +332,12 @@ def make_mechanism(
     >>> [e.text for e in run(m, ["hello", "hi", "world"]).final]
     ['hello', 'hi']
     """
-
-    if not isinstance(space, StateSpace):
-        raise InvalidArgumentError(
-            f"space must be a StateSpace (Ω_STM), got {type(space).__name__}; e.g. StateSpace(tokens(), v_max=4096)"
-        )
-    if isinstance(operations, (str, bytes)) or not isinstance(operations, (Mapping, Iterable)):
-        raise InvalidArgumentError(
-            f"operations must be a dict {{name: description}} or a list of operation names, got "
-            f"{type(operations).__name__} {shorten(repr(operations), 60)}; e.g. operations={{'add': 'add the step'}}"
-        )
-    try:
-        declared = OperationSet(operations)
-    except STMError as exc:
-        raise InvalidArgumentError(f"operations: {exc}") from None
-    if not declared:
-        raise InvalidArgumentError(
-            "operations declares no operation type: τ needs at least one, e.g. operations={'add': 'add the step'}"
-        )
-    if not callable(update):
-        raise InvalidArgumentError(
-            f"update must be a callable update(m, state, operation, context) -> State, got {type(update).__name__}"
-        )
-    guards.function(project, "project", "project(m, state) -> model input")
-    guards.function(controller, "controller", "controller(m, state, context) -> Operation")
-    guards.function(initial, "initial", "initial(m, context) -> State")
-    guards.text(name, "name", example="greedy")
+    functions = {
+        "project": (project, "project(m, state) -> model input"),
+        "controller": (controller, "controller(m, state, context) -> Operation"),
+        "initial": (initial, "initial(m, context) -> State"),
+    }
+    declared = _checks.declared_operations(space, operations, update, functions, name)
     return _FunctionMechanism(space, name, declared, update, project, controller, initial)
 
 

@@ -15,16 +15,15 @@ size function μ and the capacity V_max and decides membership.
 
 from __future__ import annotations
 
-import numbers
-import warnings
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from ._space_carry import carried_order, carried_size
+from ._space_checks import check_elements, check_v_max, checked_size, deprecated
 from .element import Element, order_key
-from .guards import brief, is_finite
+from .guards import brief
 from .errors import (
     CapacityError,
-    InvalidCapacityError,
     InvalidElementError,
     InvalidSizeError,
     InvalidStateError,
@@ -150,12 +149,12 @@ class State:
 
     def add(self, *elements: Element) -> "State":
         """Deprecated: ``ω | {e, …}`` (ω ∪ {e, …}) is the one way; it warns for one release."""
-        _deprecated("State.add(e)", "state | {e}")
+        deprecated("State.add(e)", "state | {e}")
         return self | elements
 
     def remove(self, *elements: Element) -> "State":
         """Deprecated: ``ω - {e, …}`` (ω ∖ {e, …}) is the one way; it warns for one release."""
-        _deprecated("State.remove(e)", "state - {e}")
+        deprecated("State.remove(e)", "state - {e}")
         return self - elements
 
     def replace(self, old: Iterable[Element], new: Iterable[Element]) -> "State":
@@ -171,8 +170,8 @@ class State:
         arriving = fresh - self._elements
         if not leaving and not arriving:
             return self
-        state = State._trusted((self._elements - leaving) | arriving, _carried_order(self._ordered, leaving, arriving))
-        state._sized = _carried_size(self._sized, leaving, arriving)
+        state = State._trusted((self._elements - leaving) | arriving, carried_order(self._ordered, leaving, arriving))
+        state._sized = carried_size(self._sized, leaving, arriving)
         return state
 
     def filter(self, predicate: Callable[[Element], bool]) -> "State":
@@ -222,77 +221,8 @@ def _element_set(items: Iterable[Element], what: str) -> frozenset[Element]:
         raise InvalidStateError(
             f"{what} is built from an iterable of Element; got {type(items).__name__}: {type(exc).__name__}"
         ) from None
-    _check_elements(frozen)
+    check_elements(frozen)
     return frozen
-
-
-def _carried_order(
-    ordered: tuple[Element, ...] | None, leaving: frozenset[Element], arriving: frozenset[Element]
-) -> tuple[Element, ...] | None:
-    """The canonical order of (ω ∖ leaving) ∪ arriving from ω's order, when that is cheap; else ``None``.
-
-    A speed-up for the usual step of a window (the oldest elements leave,
-    newer ones arrive): keep ω's order and append, instead of sorting again.
-    ``None`` lets :meth:`State.ordered` sort when asked. tests/core check that
-    both give the same order.
-    """
-    if ordered is None:
-        return None
-    cut = len(leaving)
-    if leaving.issuperset(ordered[:cut]):
-        kept = ordered[cut:]  # the oldest leave: a slice
-    else:
-        kept = tuple(e for e in ordered if e not in leaving)
-    added = sorted(arriving, key=order_key)
-    if added and kept and order_key(added[0]) < order_key(kept[-1]):
-        return None  # a new element falls inside the order: sort when asked
-    return kept + tuple(added)
-
-
-def _carried_size(
-    sized: tuple[StateSpace, float] | None, leaving: frozenset[Element], arriving: frozenset[Element]
-) -> tuple[StateSpace, float] | None:
-    """Σμ of (ω ∖ leaving) ∪ arriving from Σμ(ω), when the space knows every μ(e) it needs; else ``None``.
-
-    Σμ is computed once per state and carried from state to state: a step
-    that changes a few elements of ω costs a few additions, not |ω|.
-    """
-    if sized is None:
-        return None
-    space, total = sized
-    try:
-        return (space, total - space._known(leaving) + space._known(arriving))
-    except KeyError:
-        return None  # an element not measured yet: StateSpace.size sums when asked
-
-
-def _check_elements(items: frozenset) -> None:
-    for item in items:
-        if not isinstance(item, Element):
-            raise InvalidStateError(
-                f"a state ω ⊆ E holds only Element objects; got a {type(item).__name__} "
-                f"{brief(item)}: wrap it as Element(...)"
-            )
-
-
-def _check_v_max(v_max: Any) -> float:
-    """V_max as a number in ℝ⁺ (a whole number stays an int), or an :class:`InvalidCapacityError`."""
-    if isinstance(v_max, bool) or not isinstance(v_max, numbers.Real):
-        raise InvalidCapacityError(
-            f"V_max must be a positive finite number, got {type(v_max).__name__} {brief(v_max)}; "
-            f"e.g. StateSpace(tokens(), v_max=4096)"
-        )
-    if not isinstance(v_max, int):
-        v_max = float(v_max)
-    if not is_finite(v_max):
-        raise InvalidCapacityError(
-            f"V_max must be finite, got {brief(v_max)}; the paper bounds Σμ(e) by a real V_max ∈ ℝ⁺ — pick a number such as 4096"
-        )
-    if v_max <= 0:
-        raise InvalidCapacityError(
-            f"V_max must be > 0 (V_max ∈ ℝ⁺), got {v_max}; only the empty state would fit. Use e.g. v_max=4096"
-        )
-    return v_max
 
 
 class StateSpace:
@@ -326,7 +256,7 @@ class StateSpace:
 
     def __init__(self, size: Callable[[Element], float] | str = "tokens", v_max: float = 4096) -> None:
         self._size = resolve(size)
-        self.v_max = _check_v_max(v_max)
+        self.v_max = check_v_max(v_max)
         self._cache: dict[Element, float] = {}
         self.name = size_name(self._size)
 
@@ -360,7 +290,7 @@ class StateSpace:
             )
         value = self._cache.get(element)
         if value is None:
-            value = self._cache[element] = _checked_size(self._call_mu(element), element)
+            value = self._cache[element] = checked_size(self._call_mu(element), element)
         return value
 
     def _call_mu(self, element: Element) -> Any:
@@ -419,7 +349,7 @@ class StateSpace:
 
     def contains(self, state: object) -> bool:
         """Deprecated: ``ω in space`` is the one way (it reads like ω ∈ Ω_STM); it warns for one release."""
-        _deprecated("StateSpace.contains(ω)", "ω in space")
+        deprecated("StateSpace.contains(ω)", "ω in space")
         return state in self
 
     def check(self, state: State) -> State:
@@ -452,27 +382,3 @@ class StateSpace:
             return self.measure(element) <= self.v_max
         except STMError:
             return False
-
-
-def _checked_size(value: Any, element: Element) -> float:
-    """μ(e) as a number in ℝ⁺, or an :class:`InvalidSizeError` saying what μ returned."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InvalidSizeError(
-            f"μ({element.label()}) = {brief(value)} is a {type(value).__name__}, not a number; "
-            f"μ : E → ℝ⁺ must return a positive number"
-        )
-    if not isinstance(value, (int, float)):
-        value = float(value)  # numpy scalars and other real numbers
-    if not is_finite(value) or value <= 0:
-        hint = (
-            "an empty text has no tokens: give the element content, or use tokens(overhead=4)"
-            if value == 0
-            else "μ : E → ℝ⁺ must return a positive finite number"
-        )
-        raise InvalidSizeError(f"μ({element.label()}) = {brief(value)} is not in ℝ⁺ (> 0, finite); {hint}")
-    return value
-
-
-def _deprecated(old: str, new: str) -> None:
-    """Warn that ``old`` is deprecated for one release in favour of ``new`` (issue 24: one way to do a thing)."""
-    warnings.warn(f"{old} is deprecated and will be removed in the next release; use {new}", DeprecationWarning, stacklevel=3)

@@ -22,20 +22,20 @@ import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from . import _trace_text, guards
+from ._run_checks import NO_EXTRA, at_step, initial_state, projection_size, read_steps, run_inputs
+from ._trace_store import Recorder, rebuild
+from ._trace_text import describe_step, step_halves  # step_halves: public, imported from here by the figures
 from .context import AgentStep, Context, History
-from .element import Element, Meta, order_key
-from .guards import brief
-from . import guards
-from .errors import CapacityError, InvalidArgumentError, InvalidIndexError, InvalidStateError, STMError, UpdateFailedError
-from .formatting import format_number, plural, shorten, text_table
+from .element import Element, Meta
+from .errors import InvalidArgumentError, STMError, UpdateFailedError
+from .formatting import format_number, plural
 from .mechanism import Mechanism, Transition
 from .model_input import ModelInput
 from .operation import Operation
 from .space import State, StateSpace
 
 __all__ = ["Step", "Trace", "run", "require_trace", "describe_step", "step_halves"]
-
-_NO_EXTRA = Meta()
 
 
 class Step:
@@ -259,16 +259,7 @@ class Trace(Sequence[Step]):
         n = len(self._steps)
         if t == n:
             return State._trusted(self._current)
-        k = t // self._every
-        elements = self._checkpoints[k]
-        steps = self._steps
-        for i in range(k * self._every, t):
-            step = steps[i]
-            if step.removed:
-                elements = elements.difference(step.removed)
-            if step.added:
-                elements = elements.union(step.added)
-        return State._trusted(elements)
+        return State._trusted(rebuild(self._checkpoints, self._steps, self._every, t))
 
     def states(self) -> Iterator[State]:
         """ω_0, ω_1, …, ω_n in order (incrementally, without checkpoints)."""
@@ -342,29 +333,7 @@ class Trace(Sequence[Step]):
         ``removed`` (labels, each element's text cut to ``width`` characters;
         0 or None: whole) and ``why`` (the reasons, joined; never cut).
         """
-        cut = guards.whole_number(width, "width", 0, where="to_records", none_ok=True) or 0
-        records = []
-        n_elements = len(self._checkpoints[0])
-        for step in self._steps:
-            n_elements += len(step.added) - len(step.removed)
-            records.append(
-                {
-                    "t": step.t,
-                    "operation": step.operation,
-                    "size_before": step.size_before,
-                    "size_after": step.size_after,
-                    "v_max": self.v_max,
-                    "occupancy": step.size_after / self.v_max,
-                    "input_tokens": step.input_size,
-                    "n_elements": n_elements,
-                    "n_added": len(step.added),
-                    "n_removed": len(step.removed),
-                    "added": ", ".join(e.label(cut) for e in step.added),
-                    "removed": ", ".join(e.label(cut) for e in step.removed),
-                    "why": "; ".join(dict.fromkeys(step.reasons)),
-                }
-            )
-        return records
+        return _trace_text.records(self, width)
 
     def table(self, width: int | None = 40, limit: int | None = None) -> str:
         """The trace as a readable plain-text table: t, operation, Σμ / V_max, added, removed, why.
@@ -387,22 +356,7 @@ class Trace(Sequence[Step]):
         0  append     3 / 4       'one two…'  —           —
         1  append     2 / 4       'four fi…'  'one two…'  oldest element; Σμ exceeded V_max
         """
-        cut = guards.whole_number(width, "width", where="Trace.table", none_ok=True, minimum=0, fix="; 0 or None shows whole texts") or 0
-        limit = guards.whole_number(limit, "limit", where="Trace.table", none_ok=True, minimum=0)
-        rows = [("t", "operation", "Σμ / V_max", "added", "removed", "why")]
-        steps = self._steps if limit is None else self._steps[:limit]
-        for step in steps:
-            rows.append(
-                (
-                    str(step.t),
-                    shorten(step.operation, max(cut, 22) if cut else 0),
-                    f"{format_number(step.size_after)} / {format_number(self.v_max)}",
-                    _texts(step.added, cut),
-                    _texts(step.removed, cut),
-                    shorten("; ".join(dict.fromkeys(step.reasons)) or "—", 0),
-                )
-            )
-        return text_table(rows)
+        return _trace_text.table(self, width, limit)
 
     # -- JSON (the format is in stmviz.io.serialize) ---------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -451,49 +405,6 @@ class Trace(Sequence[Step]):
         from ..io.serialize import trace_from_json
 
         return trace_from_json(text, mechanism, source)
-
-
-#: How an input is named in words, by its role (``AgentStep.input_role``).
-_INPUT_NAMES = {"user": "the user message", "tool": "the tool result", "system": "a system message"}
-
-
-def describe_step(t: int, step: AgentStep, input_size: int, width: int = 80) -> str:
-    """Step t of the loop in words, from its agent step and |π(ω_t)| (see :meth:`Step.describe`).
-
-    The output half says what the model saw and answered (or that no model
-    call happened), the input half what arrived after it (or that nothing did).
-    """
-    return "; ".join(step_halves(t, step, input_size, width))
-
-
-def step_halves(t: int, step: AgentStep, input_size: int, width: int = 80) -> tuple[str, str]:
-    """The two halves of :func:`describe_step`: (what the model saw and answered, what arrived then).
-
-    Plain text; agent texts are shortened to ``width`` characters each.
-    """
-    if step.has_output:
-        said = f"“{shorten(step.output, width)}”" if step.output else "without text"
-        directives = ", ".join(step.directives)
-        if directives:
-            said += f" (directives: {shorten(directives, width)})"
-        first = f"step {t}: the model saw π(ω_{t}) ({plural(input_size, 'token')}) and answered {said}"
-    elif t == 0 and step.input_role == "user":
-        first = f"step {t}: no model call at this step: the user spoke first"
-    else:
-        first = f"step {t}: no model call at this step"
-    if step.has_input:
-        name = _INPUT_NAMES[step.input_role]
-        second = f"then arrived {name} “{shorten(step.input, width)}”, seen from π(ω_{t + 1}) on"
-    elif step.has_output:
-        second = "no input arrived after it"
-    else:
-        second = "no input arrived either"
-    return first, second
-
-
-def _texts(elements: Sequence[Element], width: int = 0) -> str:
-    """Elements as a list of their texts, each cut to ``width`` characters (0: whole), for a table cell (``—`` if none)."""
-    return ", ".join(f"'{shorten(e.text, width)}'" for e in elements) or "—"
 
 
 def require_trace(value: object, where: str) -> Trace:
@@ -596,8 +507,8 @@ def run(
             f"run() needs a Mechanism (O, E, Ω_STM, C, U, X, π), got {type(mechanism).__name__}; "
             f"e.g. run(FIFOWindow(StateSpace(tokens(), v_max=4096)), steps)"
         )
-    steps, query, tools, frozen_meta = _inputs(steps, query, tools, meta)
-    state = _initial_state(mechanism, initial, Context(t=0, query=query, tools=tools, meta=frozen_meta))
+    steps, query, tools, frozen_meta = run_inputs(steps, query, tools, meta)
+    state = initial_state(mechanism, initial, Context(t=0, query=query, tools=tools, meta=frozen_meta))
     trace = Trace(
         initial=state,
         sizes={e: mechanism.space.measure(e) for e in state.ordered()},  # canonical, not hash, order
@@ -609,159 +520,19 @@ def run(
         meta=frozen_meta,
         checkpoint_every=checkpoint_every,
     )
-    recorder = _Recorder(trace, mechanism.space, mechanism.space.size(state))
+    recorder = Recorder(trace.sizes, mechanism.space, mechanism.space.size(state))
     history: list[AgentStep] = []
-    for t, raw in enumerate(_read_steps(steps)):
+    for t, raw in enumerate(read_steps(steps)):
         step = raw if type(raw) is AgentStep else AgentStep.coerce(raw, where=f"step {t}")
-        context = Context._trusted(t, step, query, tools, History(history, t), frozen_meta, _NO_EXTRA)
-        input_size = _projection_size(mechanism, state, t, trace)  # |x_t|, x_t = π(ω_t): what the model saw
+        context = Context._trusted(t, step, query, tools, History(history, t), frozen_meta, NO_EXTRA)
+        input_size = projection_size(mechanism, state, t, trace)  # |x_t|, x_t = π(ω_t): what the model saw
         operations, new, reasons = _update(mechanism, state, context, trace)
-        recorder.record(t, operations, context, state.elements, new.elements, reasons, input_size)
+        diff = recorder.diff(state.elements, new.elements, reasons)  # added, removed, why, Σμ(ω_t), Σμ(ω_{t+1})
+        trace._append(Step(t, operations, context, *diff, input_size), new.elements)
         state = new
         history.append(step)
-    trace.final_input_size = _projection_size(mechanism, state, len(trace), trace)
+    trace.final_input_size = projection_size(mechanism, state, len(trace), trace)
     return trace
-
-
-def _read_steps(steps: Iterable[Any]) -> Iterator[Any]:
-    """The steps one by one; an iterable that fails while it is read (a broken generator) gives an STMError."""
-    iterator: Iterator[Any] | None = None
-    t = 0
-    while True:
-        try:
-            if iterator is None:
-                iterator = iter(steps)
-            raw = next(iterator)
-        except StopIteration:
-            return
-        except STMError:
-            raise
-        except Exception as exc:
-            raise InvalidArgumentError(
-                f"run: reading step {t} from steps failed: {type(exc).__name__}: {shorten(str(exc))}; "
-                f"pass a list of steps, or a generator that does not fail"
-            ) from exc
-        yield raw
-        t += 1
-
-
-def _projection_size(mechanism: Mechanism, state: State, t: int, trace: Trace) -> int:
-    """|π(ω_t)|; an error of π names step t and carries the trace, as an error of U does."""
-    try:
-        return mechanism.projection_size(state)
-    except STMError as exc:
-        raise _at_step(exc, t, trace)
-    except Exception as exc:
-        raise UpdateFailedError(
-            f"step {t}: {mechanism} failed in the projection π(ω_{t}): {type(exc).__name__}: {exc}. "
-            f"error.trace holds steps 0…{t - 1}",
-            step=t,
-            trace=trace,
-        ) from exc
-
-
-def _has_steps(value: object) -> bool:
-    """Whether ``value`` is a scenario (it has ``.steps``); an object whose attributes fail is not."""
-    try:
-        return hasattr(value, "steps")
-    except Exception:
-        return False
-
-
-def _inputs(
-    steps: Iterable[Any], query: str | None, tools: Sequence[str] | None, meta: Mapping[str, Any] | None
-) -> tuple[Iterable[Any], str, tuple[str, ...], Meta]:
-    """The steps, Q, T and request metadata of a run, checked; a scenario object gives those not given."""
-    if not isinstance(steps, (str, bytes, Mapping)) and _has_steps(steps):
-        scenario: Any = steps
-        steps = scenario.steps
-        query = _given_or(query, scenario, "query")
-        tools = _given_or(tools, scenario, "tools")
-        meta = _given_or(meta, scenario, "meta")
-    if isinstance(steps, (str, bytes)):
-        raise InvalidArgumentError(
-            "steps must be an iterable of step records, not a single string; wrap it in a list: run(m, [text])"
-        )
-    if isinstance(steps, Mapping) or not isinstance(steps, Iterable):
-        raise InvalidArgumentError(
-            f"run: steps must be an iterable of step records (AgentStep, dict or str), got {type(steps).__name__} "
-            f"{brief(steps)}; e.g. run(m, [{{'thought': '…', 'observation': '…'}}])"
-        )
-    return steps, _query(query), _tools(tools), _request_meta(meta)
-
-
-def _query(query: Any) -> str:
-    """The user's query Q: text (``None`` is no query)."""
-    if query is None:
-        return ""
-    if not isinstance(query, str):
-        raise InvalidArgumentError(
-            f"run: query Q must be text, got {type(query).__name__} {brief(query)}; pass query=str(value)"
-        )
-    return query
-
-
-def _tools(tools: Any) -> tuple[str, ...]:
-    """The tools T: a list or tuple of tool names (``None`` is no tools)."""
-    if tools is None:
-        return ()
-    if isinstance(tools, (str, bytes, Mapping)) or not isinstance(tools, Iterable):
-        example = f"tools=[{brief(tools)}]" if isinstance(tools, str) else "tools=['search', 'open']"
-        raise InvalidArgumentError(
-            f"run: tools T must be a list of tool names, got {type(tools).__name__} {brief(tools)}; e.g. {example}"
-        )
-    names = tuple(tools)
-    for k, name in enumerate(names):
-        if not isinstance(name, str):
-            raise InvalidArgumentError(
-                f"run: tools[{k}] = {brief(name)} is a {type(name).__name__}; each tool is named by text"
-            )
-    return names
-
-
-def _request_meta(meta: Any) -> Meta:
-    """The request metadata shared by every c_t: a mapping (``None`` is none)."""
-    if meta is None:
-        return _NO_EXTRA
-    if not isinstance(meta, Mapping):
-        raise InvalidArgumentError(f"run: meta must be a mapping (e.g. a dict), got {type(meta).__name__} {brief(meta)}")
-    try:
-        return Meta(meta)
-    except STMError as exc:
-        raise InvalidArgumentError(f"run: meta: {exc}") from None
-
-
-def _given_or(value: Any, scenario: Any, name: str) -> Any:
-    """An argument of run() if given, else the scenario's attribute of that name."""
-    return getattr(scenario, name, None) if value is None else value
-
-
-def _initial_state(mechanism: Mechanism, initial: Iterable[Element] | None, context: Context) -> State:
-    """ω_0: ``initial`` or the mechanism's, checked to be in Ω_STM."""
-    state = mechanism.initial_state(context) if initial is None else initial
-    if not isinstance(state, State):
-        state = State(state)
-    if initial is not None:
-        _check_metadata(mechanism, state)
-    try:
-        mechanism.space.check(state)
-    except CapacityError as exc:
-        raise CapacityError(f"the initial state ω_0 of {mechanism} is not in Ω_STM: {exc}") from None
-    return state
-
-
-def _check_metadata(mechanism: Mechanism, state: State) -> None:
-    """Each element of a given ω_0 carries the metadata its type needs (``mechanism.required_meta``), or an error."""
-    required = mechanism.required_meta
-    for element in state:
-        kind = element.meta.get("type")
-        missing = [key for key in required.get(kind, ()) if key not in element.meta] if isinstance(kind, str) else []
-        if missing:
-            raise InvalidStateError(
-                f"run: the initial state ω_0 holds {element.label()} of type {kind!r} without the metadata "
-                f"{', '.join(map(repr, missing))} that {mechanism}'s U and π read for that type; give it those "
-                f"components, or start from a state the mechanism built (e.g. trace.final)"
-            )
 
 
 def _update(
@@ -774,7 +545,7 @@ def _update(
         exc.trace = trace
         raise
     except STMError as exc:
-        raise _at_step(exc, context.t, trace)
+        raise at_step(exc, context.t, trace)
     except Exception as exc:
         t = context.t
         raise UpdateFailedError(
@@ -811,60 +582,3 @@ def _explain(
                 default = mechanism.removal_reason(operation)
             why = default
         reasons[element] = why
-
-
-def _at_step(exc: STMError, t: int, trace: Trace) -> STMError:
-    """The same kind of error, its message starting with ``step t:``, carrying the step and the trace.
-
-    It is caused by ``exc`` (as ``raise … from exc``); an error whose class cannot be
-    made with one message (a subclass whose ``__init__`` takes other arguments) is
-    itself given the step and the trace.
-    """
-    message = str(exc)
-    prefix = f"step {t}: "
-    try:
-        error = type(exc)(message if message.startswith(prefix) else prefix + message)
-        error.__cause__ = exc
-    except Exception:  # a subclass whose __init__ takes other arguments: the error itself, located
-        error = exc
-    error.step = t
-    error.trace = trace
-    return error
-
-
-class _Recorder:
-    """Writes each pass of the loop into a trace: the diff ω_t → ω_{t+1}, μ of new elements, Σμ, reasons."""
-
-    def __init__(self, trace: Trace, space: StateSpace, size: float) -> None:
-        self.trace = trace
-        self.space = space
-        self.size = size  # Σμ(ω_t)
-
-    def record(
-        self,
-        t: int,
-        operations: tuple[Operation, ...],
-        context: Context,
-        before: frozenset[Element],
-        after: frozenset[Element],
-        reasons: dict[Element, str],
-        input_size: int,
-    ) -> None:
-        """Append step t: ω_t = ``before`` → ω_{t+1} = ``after``."""
-        size_before = self.size
-        if after is before:
-            self.trace._append(Step(t, operations, context, (), (), (), size_before, size_before, input_size), after)
-            return
-        added = tuple(sorted(after - before, key=order_key))
-        removed = tuple(sorted(before - after, key=order_key))
-        sizes = self.trace.sizes
-        for element in added:  # in canonical order, so trace.sizes is ordered the same in every process
-            if element not in sizes:
-                sizes[element] = self.space.measure(element)
-        why = tuple([reasons.get(e, "removed") for e in removed])
-        if removed:
-            size_after = size_before - sum(map(sizes.__getitem__, removed)) + sum(map(sizes.__getitem__, added))
-        else:
-            size_after = size_before + sum(map(sizes.__getitem__, added))
-        self.size = size_after
-        self.trace._append(Step(t, operations, context, added, removed, why, size_before, size_after, input_size), after)

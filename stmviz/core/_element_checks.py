@@ -1,0 +1,119 @@
+"""The check that an element's metadata d can be saved: what :class:`~stmviz.core.element.Element` refuses, and why.
+
+Not the paper: Definition 1 puts no condition on d. stmviz promises that every element
+it accepts comes back equal from a trace file (JSON), so ``Element(i, d)`` calls
+:func:`check_saveable` once per new metadata value. A reader of Definition 1 can skip
+this module. It imports nothing from :mod:`stmviz.core.element` (which imports it):
+the element module passes its classes in :class:`Kinds`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple
+
+from .errors import InvalidElementError
+from .guards import brief
+
+#: How deeply metadata values may nest (a list in a dict in a list …): far more than any real record needs.
+MAX_NESTING = 64
+#: The largest whole number an element's metadata may hold, in absolute value: 2**53 − 1, the largest
+#: integer every JSON reader (JavaScript's, in an exported page, too) reads back exactly, and a float
+#: holds exactly, so figures can place it.
+MAX_SAFE_INT = 2**53 - 1
+
+
+def _finite(x: int | float) -> bool:
+    """Whether a real number is finite as a float (a whole number beyond the float range is not)."""
+    if type(x) is int:
+        return -_FLOAT_MAX <= x <= _FLOAT_MAX
+    return math.isfinite(x)
+
+
+_FLOAT_MAX = 1.7976931348623157e308
+
+
+class Kinds(NamedTuple):
+    """The classes of :mod:`stmviz.core.element` the check tells apart: Meta, Element, and the parts of I."""
+
+    meta: type
+    element: type
+    parts: tuple[type, ...]
+
+
+def check_saveable(meta: Any, kinds: Kinds) -> None:
+    """Refuse metadata d (a :class:`~stmviz.core.element.Meta`) that would not come back equal from a trace file; mark it as checked."""
+    t = meta._data.get("t", _ABSENT)
+    if t is not _ABSENT and (type(t) not in (int, float) or not _finite(t) or (type(t) is int and abs(t) > MAX_SAFE_INT)):
+        shown = f"a whole number of {t.bit_length()} bits" if type(t) is int else _shown(t)
+        raise InvalidElementError(
+            f"meta['t'] = {shown}: the time t of an element orders the state, so it must be a finite "
+            f"number (an int or a float); use e.g. the step index, or leave 't' out"
+        )
+    problem = _unsaveable(meta, "meta", 0, kinds)
+    if problem:
+        raise InvalidElementError(problem)
+    object.__setattr__(meta, "_saveable", True)
+
+
+_ABSENT = object()
+
+
+def _shown(value: Any) -> str:
+    """A short repr of a value for a message, even of one that holds a number too long for ``repr``."""
+    try:
+        return brief(value)
+    except ValueError:
+        return f"a {type(value).__name__} holding a number too long to show"
+
+
+def _unsaveable(value: Any, where: str, depth: int, kinds: Kinds) -> str | None:
+    """Why a frozen metadata value would not round-trip through a trace's JSON exactly (``None`` if it does)."""
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return None
+    if kind is int:
+        if -MAX_SAFE_INT <= value <= MAX_SAFE_INT:
+            return None
+        return (
+            f"{where} is a whole number of {value.bit_length()} bits, beyond ±(2**53 − 1), the whole numbers JSON "
+            f"readers and figures hold exactly; store it as text: str(value)"
+        )
+    if kind is float:
+        if math.isfinite(value):
+            return None
+        return (
+            f"{where} = {value!r}: NaN and infinities are not JSON, and NaN is not even equal to itself (two copies "
+            f"of one element would differ); use None, or a finite number"
+        )
+    if depth >= MAX_NESTING:
+        return f"{where} is nested more than {MAX_NESTING} levels deep; flatten it, or store the structure as text"
+    if kind is tuple:
+        if not value:
+            return None
+        try:  # a vector of numbers (an embedding), checked in C: fsum refuses text, is NaN/inf if a float is
+            if math.isfinite(math.fsum(value)) and -MAX_SAFE_INT <= min(value) and max(value) <= MAX_SAFE_INT:
+                return None  # every number finite and JSON-safe (and no str, None or container among them)
+        except (TypeError, OverflowError, ValueError):
+            pass
+        for i, item in enumerate(value):
+            problem = _unsaveable(item, f"{where}[{i}]", depth + 1, kinds)
+            if problem:
+                return problem
+        return None
+    if kind is kinds.meta:
+        for key, item in value._data.items():
+            problem = _unsaveable(item, f"{where}[{key!r}]", depth + 1, kinds)
+            if problem:
+                return problem
+        return None
+    if kind is kinds.element:
+        return (
+            f"{where} is an element ({value.label()}); an element inside metadata cannot be saved in a trace "
+            f"and ties two elements of a state together: store its id instead ({where} = e.id)"
+        )
+    if kind in kinds.parts:
+        return f"{where} is a {kind.__name__}; images and audio belong in the content i: Element((text, part), meta)"
+    if kind is frozenset:
+        return f"{where} is a set; a set has no order, so a trace file cannot give it back as a set: use a sorted list"
+    return f"{where} is a {kind.__name__}, which a trace file cannot hold"

@@ -1,0 +1,113 @@
+"""The checks behind :class:`~stmviz.core.mechanism.Mechanism`: what the controller and U return, and the arguments of ``make_mechanism``.
+
+Not the paper: Definition 2 says what U, π and the controller are; this module says
+what stmviz refuses when a mechanism's code returns something else, and how a
+mechanism class is found again from a trace file. A reader of Definition 2 can skip
+it. It imports nothing from :mod:`stmviz.core.mechanism` (which imports it).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from . import guards
+from .errors import CapacityError, ControllerError, InvalidArgumentError, InvalidUpdateError, STMError
+from .formatting import format_number, shorten
+from .guards import brief
+from .operation import Operation, OperationSet
+from .space import State, StateSpace
+
+
+def chosen_operations(mechanism: Any, chosen: object) -> tuple[Operation, ...]:
+    """The controller's choice as a tuple of operations of declared types a ∈ τ, or a ControllerError."""
+    if isinstance(chosen, Operation):
+        ops: tuple[Operation, ...] = (chosen,)
+    elif isinstance(chosen, (list, tuple)) and all(isinstance(o, Operation) for o in chosen):
+        ops = tuple(chosen)
+    else:
+        raise ControllerError(
+            f"{mechanism}.controller returned {type(chosen).__name__} {brief(chosen)}; it must return "
+            f"an Operation or a list of Operations"
+        )
+    for op in ops:
+        mechanism.operations.require(op, owner=str(mechanism))
+    return ops
+
+
+def a_state(mechanism: Any, operation: Operation, result: object) -> State:
+    """What U returned, if it is a State; else an InvalidUpdateError (a Transition is handled by the caller)."""
+    if isinstance(result, State):
+        return result
+    raise InvalidUpdateError(
+        f"{mechanism}.update(ω, {operation}, c) returned {type(result).__name__} "
+        f"{brief(result)}; U must return a State (e.g. `state | {{element}}`) or a Transition"
+    )
+
+
+def check_in_space(mechanism: Any, operation: Operation, state: object) -> None:
+    """The state U returned is a State in Ω_STM (Σμ ≤ V_max), or an error saying by how much it is not."""
+    if not isinstance(state, State):
+        raise InvalidUpdateError(
+            f"{mechanism}.update(ω, {operation}, c) returned a Transition whose state is a "
+            f"{type(state).__name__}; it must be a State"
+        )
+    space = mechanism.space
+    total = space.size(state)
+    if total > space.v_max:
+        raise CapacityError(
+            f"{mechanism}.update(ω, {operation}, c) left Ω_STM: Σμ = {format_number(total)} > V_max = "
+            f"{format_number(space.v_max)} (over by {format_number(total - space.v_max)}); U must evict, "
+            f"summarize or refuse so that its result fits"
+        )
+
+
+def mechanism_class(path: str, base: type) -> type | None:
+    """The subclass of ``base`` named ``"module:QualName"``, if the module is stmviz's own; else ``None``."""
+    module_name, _, qualname = path.partition(":")
+    if not qualname or (module_name != "stmviz" and not module_name.startswith("stmviz.")):
+        return None
+    try:
+        obj: Any = importlib.import_module(module_name)
+        for part in qualname.split("."):
+            obj = getattr(obj, part)
+    except Exception:  # any module or name that does not load: the trace is read without its mechanism
+        return None
+    return obj if isinstance(obj, type) and issubclass(obj, base) else None
+
+
+def declared_operations(
+    space: object,
+    operations: object,
+    update: object,
+    functions: Mapping[str, tuple[object, str]],
+    name: object,
+) -> OperationSet:
+    """The arguments of ``make_mechanism`` checked, in the order the docstring names them; O as an OperationSet."""
+    if not isinstance(space, StateSpace):
+        raise InvalidArgumentError(
+            f"space must be a StateSpace (Ω_STM), got {type(space).__name__}; e.g. StateSpace(tokens(), v_max=4096)"
+        )
+    if isinstance(operations, (str, bytes)) or not isinstance(operations, (Mapping, Iterable)):
+        raise InvalidArgumentError(
+            f"operations must be a dict {{name: description}} or a list of operation names, got "
+            f"{type(operations).__name__} {shorten(repr(operations), 60)}; e.g. operations={{'add': 'add the step'}}"
+        )
+    try:
+        declared = OperationSet(operations)
+    except STMError as exc:
+        raise InvalidArgumentError(f"operations: {exc}") from None
+    if not declared:
+        raise InvalidArgumentError(
+            "operations declares no operation type: τ needs at least one, e.g. operations={'add': 'add the step'}"
+        )
+    if not callable(update):
+        raise InvalidArgumentError(
+            f"update must be a callable update(m, state, operation, context) -> State, got {type(update).__name__}"
+        )
+    for argument, (function, signature) in functions.items():
+        guards.function(function, argument, signature)
+    guards.text(name, "name", example="greedy")
+    return declared
+
