@@ -11,6 +11,7 @@ summarizer that writes stmviz's offline summary.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import random
 
 import pytest
@@ -27,6 +28,17 @@ from stmviz.text import summarize
 from _peer_recipes import summarizing_recipe, trimming_recipe
 
 _WORDS = "router firmware error reset cable light blinking laptop update version network driver".split()
+
+
+def run_coroutine(coroutine):
+    """``asyncio.run(coroutine)`` in a thread of its own.
+
+    The SDK's sessions are async. In the full suite the browser tests run first, and Playwright's
+    sync API keeps an event loop running in the main thread for the session, where asyncio.run refuses
+    to start another; a fresh thread has no running loop.
+    """
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 def stream(seed: int, n: int) -> list[AgentStep]:
@@ -165,7 +177,7 @@ def _check_session(mine, recipe, steps) -> None:
             seen.append([(item["role"], item["content"]) for item in await recipe.get_items()])
         return seen
 
-    for t, theirs in enumerate(asyncio.run(replay())):
+    for t, theirs in enumerate(run_coroutine(replay())):
         assert dicts(trace.project(t + 1)) == theirs, f"step {t}"
 
 
@@ -236,7 +248,7 @@ def _adk_sliding_window_inputs(steps: list[AgentStep], interval: int, overlap: i
                          for ev in _process_compaction_events(session.events)])
         return seen
 
-    return asyncio.run(replay())
+    return run_coroutine(replay())
 
 
 @pytest.mark.parametrize(("interval", "overlap"), [(2, 1), (3, 0), (1, 2)])
