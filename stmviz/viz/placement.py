@@ -40,7 +40,7 @@ def placements(mechanisms: Iterable[Any]) -> list[tuple[str, list[str], list[str
     """
     if isinstance(mechanisms, (str, bytes, Mapping)) or not isinstance(mechanisms, Iterable):
         raise InvalidArgumentError(f"placement_figure takes a list of mechanisms (classes or instances), got {brief(mechanisms, 60)}")
-    rows = []
+    rows: list[tuple[str, list[str], list[str]]] = []
     for mechanism in list(mechanisms):
         name = mechanism.__name__ if isinstance(mechanism, type) else type(mechanism).__name__
         declared = getattr(mechanism, "placement", None)
@@ -52,7 +52,9 @@ def placements(mechanisms: Iterable[Any]) -> list[tuple[str, list[str], list[str
         wrong = {part: where for part, where in declared.items() if where not in PLACES or not isinstance(part, str)}
         if wrong:
             raise InvalidArgumentError(f"{name}.placement: every part is a text placed in 'U' or 'π', got {brief(wrong, 80)}")
-        rows.append((name, [p for p, w in declared.items() if w == "U"], [p for p, w in declared.items() if w == "π"]))
+        repeats = len([row for row in rows if row[0] == name or row[0].startswith(f"{name} (")])
+        label = f"{name} ({repeats + 1})" if repeats else name  # one row each, even for the same class twice
+        rows.append((label, [p for p, w in declared.items() if w == "U"], [p for p, w in declared.items() if w == "π"]))
     if not rows:
         raise InvalidArgumentError("placement_figure needs at least one mechanism")
     return rows

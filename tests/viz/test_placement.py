@@ -49,3 +49,10 @@ def test_labels_and_hovers_are_escaped():
 def test_what_cannot_be_drawn_gets_a_clear_error(bad, words):
     with pytest.raises(InvalidArgumentError, match=words):
         placement_figure(bad)
+
+
+def test_the_same_mechanism_twice_gets_two_rows():
+    rows = placements([ClearToolUses, ClearToolUses])
+    assert [name for name, _, _ in rows] == ["ClearToolUses", "ClearToolUses (2)"]
+    u = placement_figure([ClearToolUses, ClearToolUses]).data[0]
+    assert all(width == 1 for width in u.x)  # ClearToolUses has one part in U: each row's bar spans its column
