@@ -1,10 +1,28 @@
-"""The check that an element's metadata d can be saved: what :class:`~stmviz.core.element.Element` refuses, and why.
+"""The checks of an element e = (i, d): what :class:`~stmviz.core.element.Element` refuses, and why.
 
-Not the paper: Definition 1 puts no condition on d. stmviz promises that every element
-it accepts comes back equal from a trace file (JSON), so ``Element(i, d)`` calls
-:func:`check_saveable` once per new metadata value. A reader of Definition 1 can skip
-this module. It imports nothing from :mod:`stmviz.core.element` (which imports it):
-the element module passes its classes in :class:`Kinds`.
+Not the paper: Definition 1 puts no condition on i or d. stmviz checks the parts of a
+content i (:func:`checked_content`, :func:`check_image`, :func:`check_audio`) and promises
+that every element it accepts comes back equal from a trace file (JSON), so
+``Element(i, d)`` calls :func:`check_saveable` once per new metadata value:
+
+- ``meta['t']`` must be a finite number (it orders the state);
+- NaN and infinities are refused anywhere (not JSON; NaN is not equal to itself);
+- whole numbers beyond ±(2**53 − 1) (:data:`MAX_SAFE_INT`: what every JSON reader, and a
+  float in a figure, holds exactly) are refused;
+- an element, an image or audio part, or a set inside d is refused (store an id, put parts
+  in the content, use a sorted list);
+- values nested more than :data:`MAX_NESTING` (64) levels deep, and keys that are not
+  strings, are refused.
+
+Lists and tuples are both stored as tuples (and come back as tuples); ``True`` stays a
+boolean; a subclass of str, int or float (an enum member) is stored as its plain value.
+Text may hold any character, lone surrogates included (they are saved as JSON escapes, see
+:mod:`stmviz.io.files`); a surrogate *pair* held as two separate code points is read back,
+as JSON defines, as the one character the pair encodes.
+
+A reader of Definition 1 can skip this module. It imports nothing from
+:mod:`stmviz.core.element` (which imports it): the element module passes its classes in
+:class:`Kinds`.
 """
 
 from __future__ import annotations
@@ -21,6 +39,8 @@ MAX_NESTING = 64
 #: integer every JSON reader (JavaScript's, in an exported page, too) reads back exactly, and a float
 #: holds exactly, so figures can place it.
 MAX_SAFE_INT = 2**53 - 1
+#: The largest width or height of an :class:`~stmviz.core.element.ImagePart`, in pixels.
+MAX_PIXELS = 1_000_000
 
 
 def _finite(x: int | float) -> bool:
@@ -34,11 +54,69 @@ _FLOAT_MAX = 1.7976931348623157e308
 
 
 class Kinds(NamedTuple):
-    """The classes of :mod:`stmviz.core.element` the check tells apart: Meta, Element, and the parts of I."""
+    """The classes of :mod:`stmviz.core.element` the checks tell apart: Meta, Element, and the parts of I."""
 
-    meta: type
-    element: type
-    parts: tuple[type, ...]
+    meta: Any  # the classes themselves, typed Any: this module cannot import them to name their type
+    element: Any
+    image: Any
+    audio: Any
+
+    @property
+    def parts(self) -> tuple[Any, Any]:
+        """The non-text parts of a content i: ImagePart and AudioPart."""
+        return (self.image, self.audio)
+
+
+def check_image(part: Any) -> None:
+    """Refuse an ImagePart without a reference, with a size out of 1 … :data:`MAX_PIXELS`, or an unknown detail."""
+    if not isinstance(part.ref, str) or not part.ref:
+        raise InvalidElementError(f"ImagePart.ref must be a non-empty string, got {part.ref!r}")
+    for name in ("width", "height"):
+        v = getattr(part, name)
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 < v <= MAX_PIXELS:
+            raise InvalidElementError(
+                f"ImagePart.{name} must be a whole number of pixels from 1 to {MAX_PIXELS:,}, got {brief(v)}"
+            )
+        object.__setattr__(part, name, int(v))
+    if part.detail not in ("auto", "low", "high"):
+        raise InvalidElementError(
+            f"ImagePart.detail must be 'auto', 'low' or 'high', got {part.detail!r}"
+        )
+
+
+def check_audio(part: Any) -> None:
+    """Refuse an AudioPart without a reference or a positive finite duration; store the duration as a float."""
+    if not isinstance(part.ref, str) or not part.ref:
+        raise InvalidElementError(f"AudioPart.ref must be a non-empty string, got {part.ref!r}")
+    s = part.seconds
+    if isinstance(s, bool) or not isinstance(s, (int, float)) or not _finite(s) or s <= 0:
+        raise InvalidElementError(f"AudioPart.seconds must be a positive finite number, got {brief(s)}")
+    object.__setattr__(part, "seconds", float(s))  # 2 and 2.0 are the same duration: one form, one id
+
+
+def checked_content(content: Any, kinds: Kinds) -> Any:
+    """A content i checked: a text, a part, or a non-empty tuple of them (a str subclass becomes plain text)."""
+    if isinstance(content, str):
+        return str.__str__(content)  # a str subclass: its plain text, as JSON gives it back
+    if isinstance(content, kinds.parts):
+        return content
+    if isinstance(content, (list, tuple)):
+        parts = tuple(content)
+        if not parts:
+            raise InvalidElementError(
+                "content i is an empty sequence of parts; give at least one text, ImagePart or AudioPart"
+            )
+        for k, part in enumerate(parts):
+            if not isinstance(part, (str, *kinds.parts)):
+                raise InvalidElementError(
+                    f"content part {k} is a {type(part).__name__}; a multimodal content i is a tuple "
+                    f"of str, ImagePart and AudioPart"
+                )
+        return tuple(str.__str__(p) if isinstance(p, str) else p for p in parts)
+    raise InvalidElementError(
+        f"content i = {brief(content)} is a {type(content).__name__}; I holds text (str), "
+        f"ImagePart, AudioPart, or a tuple of them: convert it, e.g. Element(str(value))"
+    )
 
 
 def check_saveable(meta: Any, kinds: Kinds) -> None:

@@ -1,230 +1,68 @@
 """Memory elements e = (i, d) ∈ E = I × D (Definition 1).
 
-The paper: E = I × D is the space of structured memory elements, and an
-element is a pair e = (i, d). I ⊆ A* holds the information carriers, finite
-words over an alphabet A (tokens, sentences, paragraphs, structured records,
-image or audio codes); for multimodal content, A is chosen so that I holds a
-representation of every modality used. D ⊆ D_1 × … × D_k is the metadata
-space: D_i is the set of values of one metadata component, k ∈ ℕ its
-dimension. Metadata carries what the content itself does not — timestamps,
-priorities, source — and is the only place where an order of elements lives.
+The paper: an element is a pair e = (i, d) of an information carrier i ∈ I ⊆ A*
+(a finite word over an alphabet A: text, a record, image or audio codes; A covers
+every modality used) and metadata d ∈ D ⊆ D_1 × … × D_k, one value per component
+D_i. Metadata carries what the content does not (time, priority, source); it is
+the only place where an order of elements lives.
 
-Here, an element pairs an information carrier i ∈ I (its *content*: text, an image
-part, or a tuple of such parts for multimodal content) with metadata
-d ∈ D = D_1 × … × D_k (its *meta*: a frozen mapping of named components such
-as a timestamp ``t``, a ``priority`` or a ``source``).
-
-Elements are immutable and hashable, so a state ω can be a true set of them.
-Two elements with equal content and equal metadata are the same element: to
-keep two identical texts apart, give them different metadata (e.g. ``t``).
+Here i is a text, an :class:`ImagePart`, an :class:`AudioPart` or a tuple of them,
+and d a :class:`Meta`, a frozen mapping of named components (``t``, ``type``,
+``priority``, ...). Elements are immutable and hashable, so a state ω is a true
+set: equal content and metadata make the same element. A reader may skip
+``_element_meta`` (how d is frozen), ``_element_checks`` (what e refuses) and
+``_element_forms`` (its text and JSON forms, its id, the canonical ``order_key``).
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import numbers
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, ClassVar, Union
 
-from ._element_checks import MAX_NESTING, MAX_SAFE_INT, Kinds, _finite, check_saveable
+from ._element_checks import MAX_NESTING, MAX_PIXELS, MAX_SAFE_INT  # re-exported: the limits of e
+from ._element_checks import Kinds, check_audio, check_image, check_saveable, checked_content
+from ._element_forms import content_json, content_text, element_from_json, stable_id
+from ._element_forms import order_key  # re-exported: the canonical order of ω
+from ._element_meta import FrozenMapping, as_meta, frozen, thaw
 from .guards import brief
-from .errors import InvalidElementError, TraceFormatError
 from .formatting import shorten
 
 __all__ = ["Element", "ImagePart", "AudioPart", "Meta", "Content", "Part", "freeze", "thaw", "content_text", "element_id", "order_key"]
 
 
-class Meta(Mapping[str, Any]):
-    """An immutable, hashable mapping: one metadata value d ∈ D = D_1 × … × D_k.
+class Meta(FrozenMapping):
+    """One metadata value d ∈ D = D_1 × … × D_k: an immutable mapping from the names of the components D_i to values.
 
-    Keys are the names of the components D_i (strings); values are frozen
-    recursively (lists become tuples, dicts become ``Meta``).
-
-    >>> d = Meta({"priority": "high", "source": "user"})
-    >>> d["priority"]
-    'high'
-    >>> hash(d) == hash(Meta({"source": "user", "priority": "high"}))
+    >>> Meta({"priority": "high", "source": "user"}) == Meta(source="user", priority="high")
     True
     """
 
-    __slots__ = ("_data", "_hash", "_saveable")
-    _data: dict[str, Any]
-    _hash: int | None
-    _saveable: bool  # checked once by an Element holding it: every value round-trips through JSON
+    __slots__ = ()
 
     def __init__(self, data: Mapping[str, Any] | None = None, /, **kwargs: Any) -> None:
-        self._build(data, kwargs, "meta", 0)
+        self._build(data, kwargs, "meta", 0, _KINDS)
 
-    @classmethod
-    def _frozen(cls, data: Mapping[str, Any], where: str, depth: int) -> "Meta":
-        """A Meta of a mapping nested ``depth`` levels inside another value (see :func:`freeze`)."""
-        self = object.__new__(cls)
-        self._build(data, {}, where, depth)
-        return self
-
-    def _build(self, data: Mapping[str, Any] | None, kwargs: Mapping[str, Any], where: str, depth: int) -> None:
-        object.__setattr__(self, "_saveable", False)
-        if (
-            not kwargs
-            and type(data) is dict
-            and _STR_KEYS.issuperset(map(type, data))
-            and _FAST_SCALARS.issuperset(map(type, data.values()))
-        ):  # fast path, checked in C: string keys and scalar values need no freezing, a copy will do
-            object.__setattr__(self, "_data", data.copy())
-            object.__setattr__(self, "_hash", None)
-            return
-        items: dict[str, Any] = {}
-        for source in (data or {}), kwargs:
-            if not isinstance(source, Mapping):
-                raise InvalidElementError(
-                    f"metadata d must be a mapping of component names to values, got "
-                    f"{type(source).__name__}; pass e.g. meta={{'t': 0, 'source': 'user'}}"
-                )
-            for key, value in source.items():
-                if type(key) is not str:
-                    if not isinstance(key, str):
-                        raise InvalidElementError(
-                            f"metadata key {brief(key)} is a {type(key).__name__}; the components D_i of "
-                            f"d are named by strings: use str({brief(key)}) or a descriptive name"
-                        )
-                    key = str.__str__(key)  # a str subclass (an enum member): its plain text, as JSON gives back
-                items[key] = freeze(value, where=f"{where}[{key!r}]", _depth=depth)
-        object.__setattr__(self, "_data", items)
-        object.__setattr__(self, "_hash", None)
-
-    def __setattr__(self, name: str, value: Any) -> None:  # pragma: no cover - guard
-        raise AttributeError("Meta is immutable")
-
-    def __getitem__(self, key: str) -> Any:
-        return self._data[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._data)
-
-    def get(self, key: str, default: Any = None) -> Any:
-        """d[key] if the component is present, else ``default`` (a direct dict lookup: this is hot)."""
-        return self._data.get(key, default)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._data
-
-    def __len__(self) -> int:
-        return len(self._data)
-
-    def __hash__(self) -> int:
-        h = self._hash
-        if h is None:
-            h = hash(frozenset(self._data.items()))
-            object.__setattr__(self, "_hash", h)
-        return h
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Meta):
-            return self._data == other._data
-        if isinstance(other, Mapping):
-            return self._data == dict(other)
-        return NotImplemented
-
-    def __repr__(self) -> str:
-        return "Meta(" + repr(self._data) + ")"
-
-    def __reduce__(self):  # pickling support
-        return (Meta, (thaw(self),))
-
-    def set(self, **changes: Any) -> "Meta":
+    def set(self, **changes: Any) -> Meta:
         """d with some components D_i changed, as a new Meta (d itself never changes)."""
         merged = dict(self._data)
         merged.update(changes)
         return Meta(merged)
 
-    def drop(self, *keys: str) -> "Meta":
+    def drop(self, *keys: str) -> Meta:
         """d without the given components D_i, as a new Meta."""
         return Meta({k: v for k, v in self._data.items() if k not in keys})
 
 
-_SCALARS = (str, int, float, bool, type(None))
-_FAST_SCALARS = frozenset(_SCALARS)
-_STR_KEYS = frozenset((str,))
-
-
 def freeze(value: Any, where: str = "value", _depth: int = 0) -> Any:
-    """A metadata value of d ∈ D (or an operation parameter), made immutable and hashable.
-
-    Lists and tuples become tuples, dicts become :class:`Meta`, sets become
-    frozensets; strings, numbers, booleans, ``None``, elements and parts stay
-    as they are (a subclass of str, int or float, such as an enum member,
-    becomes the plain value, so that it reads back from JSON the same).
-    Values nested more than :data:`MAX_NESTING` levels deep, and anything
-    else, are refused with :class:`InvalidElementError`.
-    """
-    kind = type(value)
-    if kind in _FAST_SCALARS:
-        return value
-    if _depth >= MAX_NESTING:
-        raise InvalidElementError(
-            f"{shorten(where, 60)} is nested more than {MAX_NESTING} levels deep (a list or dict that holds "
-            f"itself nests forever); metadata is a flat record of components: flatten it, or store the deep "
-            f"structure as text"
-        )
-    if isinstance(value, bool):  # pragma: no cover - bool cannot be subclassed
-        return bool(value)
-    if isinstance(value, str):
-        return str.__str__(value)
-    if isinstance(value, (Meta, ImagePart, AudioPart, Element)):
-        return value
-    if isinstance(value, (list, tuple)):
-        return _frozen_sequence(value, where, _depth + 1)
-    if isinstance(value, Mapping):
-        return Meta._frozen(value, where, _depth + 1)
-    if isinstance(value, (set, frozenset)):
-        return frozenset(freeze(v, where=where, _depth=_depth + 1) for v in value)
-    if isinstance(value, numbers.Integral):  # numpy scalars, enum members and other whole numbers
-        return int(value)
-    if isinstance(value, numbers.Real):
-        return float(value)
-    raise InvalidElementError(
-        f"{where} = {brief(value)} is a {type(value).__name__}, which cannot be frozen; "
-        f"use strings, numbers, booleans, None, lists/tuples or dicts of them"
-    )
-
-
-def _frozen_sequence(value: list[Any] | tuple[Any, ...], where: str, depth: int = 0) -> tuple[Any, ...]:
-    """A list or tuple of metadata values, frozen into a tuple."""
-    if _FAST_SCALARS.issuperset(map(type, value)):  # plain scalars only (an embedding, a range): checked in C
-        return value if type(value) is tuple else tuple(value)
-    return tuple(freeze(v, where=f"{where}[{i}]", _depth=depth) for i, v in enumerate(value))
-
-
-def thaw(value: Any) -> Any:
-    """A frozen value of d ∈ D back in JSON form (inverse of :func:`freeze`): tuples become lists, ``Meta`` dicts."""
-    if isinstance(value, Meta):
-        return {k: thaw(v) for k, v in value.items()}
-    if isinstance(value, tuple):
-        return [thaw(v) for v in value]
-    if isinstance(value, frozenset):
-        return sorted((thaw(v) for v in value), key=repr)
-    return value
-
-
-#: The largest width or height of an :class:`ImagePart`, in pixels.
-MAX_PIXELS = 1_000_000
+    """A value of d (or an operation parameter) made immutable and hashable: lists become tuples, dicts Meta."""
+    return frozen(value, where, _depth, _KINDS)
 
 
 @dataclass(frozen=True, slots=True)
 class ImagePart:
-    """An image carrier in I: a reference (path, URL or id) with its pixel size.
-
-    Following the paper's multimodal remark, I holds representations of every
-    modality; an image is represented here by a reference and its dimensions,
-    from which a size function such as :func:`stmviz.sizes.image_tokens`
-    computes μ.
-
-    >>> ImagePart("chart.png", width=1024, height=768)
-    ImagePart(ref='chart.png', width=1024, height=768, detail='auto')
-    """
+    """An image carrier in I: a reference (path, URL or id) and its size in pixels, from which μ is computed."""
 
     ref: str
     width: int
@@ -232,19 +70,7 @@ class ImagePart:
     detail: str = "auto"
 
     def __post_init__(self) -> None:
-        if not isinstance(self.ref, str) or not self.ref:
-            raise InvalidElementError(f"ImagePart.ref must be a non-empty string, got {self.ref!r}")
-        for name in ("width", "height"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or not 0 < v <= MAX_PIXELS:
-                raise InvalidElementError(
-                    f"ImagePart.{name} must be a whole number of pixels from 1 to {MAX_PIXELS:,}, got {brief(v)}"
-                )
-            object.__setattr__(self, name, int(v))
-        if self.detail not in ("auto", "low", "high"):
-            raise InvalidElementError(
-                f"ImagePart.detail must be 'auto', 'low' or 'high', got {self.detail!r}"
-            )
+        check_image(self)
 
     def __str__(self) -> str:
         return f"[image {self.ref} {self.width}×{self.height}]"
@@ -258,12 +84,7 @@ class AudioPart:
     seconds: float
 
     def __post_init__(self) -> None:
-        if not isinstance(self.ref, str) or not self.ref:
-            raise InvalidElementError(f"AudioPart.ref must be a non-empty string, got {self.ref!r}")
-        s = self.seconds
-        if isinstance(s, bool) or not isinstance(s, (int, float)) or not _finite(s) or s <= 0:
-            raise InvalidElementError(f"AudioPart.seconds must be a positive finite number, got {brief(s)}")
-        object.__setattr__(self, "seconds", float(s))  # 2 and 2.0 are the same duration: one form, one id
+        check_audio(self)
 
     def __str__(self) -> str:
         return f"[audio {self.ref} {self.seconds:g}s]"
@@ -273,119 +94,28 @@ Part = Union[str, ImagePart, AudioPart]
 Content = Union[str, ImagePart, AudioPart, tuple]
 
 
-def _check_content(content: Any) -> Content:
-    if isinstance(content, str):
-        return str.__str__(content)  # a str subclass: its plain text, as JSON gives it back
-    if isinstance(content, (ImagePart, AudioPart)):
-        return content
-    if isinstance(content, (list, tuple)):
-        parts = tuple(content)
-        if not parts:
-            raise InvalidElementError(
-                "content i is an empty sequence of parts; give at least one text, ImagePart or AudioPart"
-            )
-        for k, part in enumerate(parts):
-            if not isinstance(part, (str, ImagePart, AudioPart)):
-                raise InvalidElementError(
-                    f"content part {k} is a {type(part).__name__}; a multimodal content i is a tuple "
-                    f"of str, ImagePart and AudioPart"
-                )
-        return tuple(str.__str__(p) if isinstance(p, str) else p for p in parts)
-    raise InvalidElementError(
-        f"content i = {brief(content)} is a {type(content).__name__}; I holds text (str), "
-        f"ImagePart, AudioPart, or a tuple of them: convert it, e.g. Element(str(value))"
-    )
-
-
-def content_text(content: Content) -> str:
-    """The text of a content i: parts are joined, non-text parts shown as placeholders."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, tuple):
-        return " ".join(str(p) for p in content)
-    return str(content)
-
-
-def _json_content(content: Content) -> Any:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, ImagePart):
-        return {"image": content.ref, "width": content.width, "height": content.height, "detail": content.detail}
-    if isinstance(content, AudioPart):
-        return {"audio": content.ref, "seconds": content.seconds}
-    return [_json_content(p) for p in content]
-
-
-_NO_META = Meta()  # the metadata of an element built without any (immutable, so shared)
-object.__setattr__(_NO_META, "_saveable", True)
-
-
 @dataclass(frozen=True)
 class Element:
-    """A memory element e = (i, d) ∈ E = I × D.
+    """A memory element e = (i, d) ∈ E = I × D: a content i and its metadata d, frozen into a :class:`Meta`.
 
-    Parameters
-    ----------
-    content : str, ImagePart, AudioPart or tuple of them
-        The information carrier i ∈ I ⊆ A*.
-    meta : mapping, optional
-        The metadata d ∈ D, frozen on construction into a :class:`Meta`.
-        Conventional components: ``t`` (time, used for the canonical order),
-        ``type`` (the kind of element, used for colours and stacking),
-        ``role``, ``priority``, ``source``.
-
-    Two elements are equal when their content and metadata are equal, and
-    equal elements have equal hashes: ``hash(e) == hash((e.content, e.meta))``,
-    computed once when e is built (as ``str`` and ``frozenset`` keep theirs).
-    Elements are hashed on every set and dict operation of a run; computing
-    the hash anew each time made ``run`` of the FIFO window 24 % slower and
-    ``Trace.state_at`` 35–70 % slower (benchmarks/mechanisms.py).
-
-    What an element holds, it can save: every element the constructor accepts
-    comes back from a trace file (``to_json`` → ``from_json``) equal, with
-    the same id and the same place in the canonical order. So the metadata d
-    is checked once, when e is built, and :class:`InvalidElementError` refuses:
-
-    - ``meta['t']`` that is not a finite number (it orders the state);
-    - NaN and infinities anywhere (not JSON; NaN is not equal to itself);
-    - whole numbers beyond ±(2**53 − 1) (:data:`MAX_SAFE_INT`: what every JSON
-      reader, and a float in a figure, holds exactly);
-    - an element, an image or audio part, or a set inside d (store an id, put
-      parts in the content, use a sorted list);
-    - values nested more than :data:`MAX_NESTING` (64) levels deep, and keys
-      that are not strings.
-
-    Lists and tuples are both stored as tuples (and come back as tuples);
-    ``True`` stays a boolean; a subclass of str, int or float (an enum member)
-    is stored as its plain value. Text may hold any character, lone surrogates
-    included (they are saved as JSON escapes, see :mod:`stmviz.io.files`);
-    a surrogate *pair* held as two separate code points is read back, as JSON
-    defines, as the one character the pair encodes.
-
-    Examples
-    --------
-    >>> e = Element("The user is allergic to peanuts.", {"t": 3, "priority": "high", "source": "user"})
-    >>> e.meta["priority"]
-    'high'
-    >>> e == Element("The user is allergic to peanuts.", {"source": "user", "t": 3, "priority": "high"})
-    True
-    >>> len({e, e})
-    1
+    >>> e = Element("The user is allergic to peanuts.", {"t": 3, "priority": "high"})
+    >>> e.meta["priority"], e == Element(e.content, {"priority": "high", "t": 3}), len({e, e})
+    ('high', True, 1)
     """
 
     __slots__ = ("content", "meta", "_hash")
     content: Content
     meta: Meta
-    _hash: ClassVar[int]  # a slot, not a field: set in __init__
+    _hash: ClassVar[int]  # a slot, not a field: the hash of (i, d), kept once e is built (benchmarks/mechanisms.py)
 
     def __init__(self, content: Content, meta: Mapping[str, Any] | None = None) -> None:
-        content = content if type(content) is str else _check_content(content)
-        frozen = _frozen_meta(meta)
-        if not frozen._saveable:
-            check_saveable(frozen, _KINDS)
+        content = content if type(content) is str else checked_content(content, _KINDS)
+        frozen_meta = _NO_META if meta is None else as_meta(meta, _KINDS)
+        if not frozen_meta._saveable:
+            check_saveable(frozen_meta, _KINDS)  # e comes back equal from a trace file
         object.__setattr__(self, "content", content)
-        object.__setattr__(self, "meta", frozen)
-        object.__setattr__(self, "_hash", hash((content, frozen)))
+        object.__setattr__(self, "meta", frozen_meta)
+        object.__setattr__(self, "_hash", hash((content, frozen_meta)))
 
     def __hash__(self) -> int:
         return self._hash
@@ -399,14 +129,7 @@ class Element:
 
     @property
     def id(self) -> str:
-        """The stable id of e = (i, d): 12 hex digits of a SHA-1 of i and d.
-
-        It does not depend on the process (unlike ``hash``), so it gives a
-        reproducible order and names elements in traces and error messages.
-
-        >>> Element("hello", {"t": 1}).id == Element("hello", {"t": 1.0}).id
-        True
-        """
+        """The stable id of e: 12 hex digits of a SHA-1 of i and d (unlike ``hash``, the same in every process)."""
         return element_id(self)
 
     @property
@@ -424,121 +147,37 @@ class Element:
     def t(self) -> float | None:
         """The time of e, a component of d: ``meta['t']``, or ``None``."""
         value = self.meta.get("t")
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return value
-        return None
+        return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
     def label(self, width: int = 32) -> str:
         """A short name of e for messages: ``e#<id> '<shortened content>'``."""
         return f"e#{self.id[:8]} '{shorten(self.text, width)}'"
 
-    def with_meta(self, **changes: Any) -> "Element":
+    def with_meta(self, **changes: Any) -> Element:
         """A new element (i, d') with some components of d changed (e itself never changes)."""
         return Element(self.content, self.meta.set(**changes))
 
-    def with_content(self, content: Content) -> "Element":
+    def with_content(self, content: Content) -> Element:
         """A new element (i', d) with the same metadata d and a new content i'."""
         return Element(content, self.meta)
 
     def to_json(self) -> dict[str, Any]:
         """The element e as a JSON-ready dict ``{"content": ..., "meta": {...}}``."""
-        return {"content": _json_content(self.content), "meta": thaw(self.meta)}
+        return {"content": content_json(self.content, _KINDS), "meta": thaw(self.meta)}
 
     @classmethod
-    def from_json(cls, data: Any, where: str = "element") -> "Element":
+    def from_json(cls, data: Any, where: str = "element") -> Element:
         """The element e rebuilt from :meth:`to_json` output."""
-        if not isinstance(data, Mapping) or "content" not in data:
-            raise TraceFormatError(f"{where}: expected an object with 'content' and 'meta', got {brief(data)}")
-        try:
-            return cls(_content_from_json(data["content"], where), data.get("meta") or {})
-        except InvalidElementError as exc:
-            raise TraceFormatError(f"{where}: {exc}") from None
+        return element_from_json(cls, data, where, _KINDS)
 
 
-#: The classes the saveability check tells apart (see :mod:`stmviz.core._element_checks`).
-_KINDS = Kinds(Meta, Element, (ImagePart, AudioPart))
-
-
-def _frozen_meta(meta: Mapping[str, Any] | None) -> Meta:
-    """The metadata d of a new element, frozen into a :class:`Meta`."""
-    if meta is None:
-        return _NO_META
-    if isinstance(meta, Meta):
-        return meta
-    if isinstance(meta, Mapping):
-        return Meta(meta)
-    raise InvalidElementError(
-        f"meta d must be a mapping (e.g. a dict), got {type(meta).__name__} "
-        f"{brief(meta)}; pass meta={{'t': 0}}"
-    )
-
-
-def _content_from_json(data: Any, where: str) -> Content:
-    if isinstance(data, str):
-        return data
-    if isinstance(data, list):
-        return tuple(_content_from_json(p, where) for p in data)
-    if isinstance(data, Mapping):
-        try:
-            if "image" in data:
-                return ImagePart(data["image"], data["width"], data["height"], data.get("detail", "auto"))
-            if "audio" in data:
-                return AudioPart(data["audio"], data["seconds"])
-        except KeyError as exc:
-            raise TraceFormatError(f"{where}: content part is missing field {exc}") from None
-    raise TraceFormatError(f"{where}: unknown content {brief(data)}")
-
-
-def _canonical(value: Any) -> Any:
-    """A process-independent, order-independent form of a frozen value (for ids)."""
-    if isinstance(value, Meta):
-        return tuple(sorted((k, _canonical(v)) for k, v in value._data.items()))
-    if isinstance(value, tuple):
-        return tuple(_canonical(v) for v in value)
-    if isinstance(value, frozenset):
-        return ("frozenset", tuple(sorted(repr(_canonical(v)) for v in value)))
-    if isinstance(value, Element):
-        return ("element", value.id)
-    if isinstance(value, float) and value.is_integer():
-        return int(value)  # 1.0 == 1 and hash(1.0) == hash(1): they must share an id too
-    if value is True or value is False:
-        return int(value)  # True == 1 as well: equal elements share one id, whichever was seen first
-    return value
+#: The classes the side modules tell apart (they cannot import this module, which imports them).
+_KINDS = Kinds(Meta, Element, ImagePart, AudioPart)
+_NO_META = Meta()  # the metadata of an element built without any (immutable, so shared)
+object.__setattr__(_NO_META, "_saveable", True)
 
 
 @lru_cache(maxsize=1 << 16)
 def element_id(element: Element) -> str:
-    """The stable id of an element e = (i, d): 12 hex digits of a SHA-1 of i and d.
-
-    Computed once per element (a bounded cache); :attr:`Element.id` reads it.
-
-    >>> element_id(Element("hello"))
-    '9ca5afd6eb03'
-    """
-    digest = hashlib.sha1()
-    content, meta = element.content, element.meta
-    if isinstance(content, str):
-        digest.update(b"s\0")
-        digest.update(content.encode("utf-8", "surrogatepass"))
-    else:
-        digest.update(b"j\0")
-        digest.update(json.dumps(_json_content(content), sort_keys=True).encode("utf-8"))
-    digest.update(b"\0")
-    if meta:
-        digest.update(repr(_canonical(meta)).encode("utf-8", "surrogatepass"))
-    return digest.hexdigest()[:12]
-
-
-@lru_cache(maxsize=1 << 16)
-def order_key(element: Element) -> tuple[int, float, str]:
-    """The canonical order of elements e ∈ ω: by ``meta['t']`` (elements without one last), then by id.
-
-    The paper puts no order on ω; this one only makes iteration and display
-    reproducible. Computed once per element (a bounded cache).
-
-    >>> a, b, c = Element("a", {"t": 2}), Element("b", {"t": 1}), Element("c")
-    >>> [e.text for e in sorted([a, b, c], key=order_key)]
-    ['b', 'a', 'c']
-    """
-    t = element.t
-    return (0, t, element.id) if t is not None else (1, 0, element.id)
+    """The stable id of an element e = (i, d), computed once per element (a bounded cache)."""
+    return stable_id(element.content, element.meta, _KINDS)
