@@ -35,6 +35,8 @@ __all__ = ["Element", "ImagePart", "AudioPart", "Meta", "Content", "Part", "free
 class Meta(FrozenMapping):
     """One metadata value d ∈ D = D_1 × … × D_k: an immutable mapping from the names of the components D_i to values.
 
+    Values are frozen (:func:`freeze`): lists become tuples, dicts Meta.
+
     >>> Meta({"priority": "high", "source": "user"}) == Meta(source="user", priority="high")
     True
     """
@@ -97,6 +99,9 @@ Content = Union[str, ImagePart, AudioPart, tuple]
 @dataclass(frozen=True)
 class Element:
     """A memory element e = (i, d) ∈ E = I × D: a content i and its metadata d, frozen into a :class:`Meta`.
+
+    Equal i and d make equal elements. A d that a trace file could not give back equal is refused
+    (see ``_element_checks``).
 
     >>> e = Element("The user is allergic to peanuts.", {"t": 3, "priority": "high"})
     >>> e.meta["priority"], e == Element(e.content, {"priority": "high", "t": 3}), len({e, e})
