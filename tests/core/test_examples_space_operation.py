@@ -41,3 +41,18 @@ def test_a_state_space_measures_and_decides_membership():
     with pytest.raises(CapacityError) as info:
         space.check(omega | {Element("six", {"t": 2})})
     assert str(info.value) == "state exceeds capacity: Σμ = 6 > V_max = 5 (over by 1); evict elements or raise v_max"
+
+
+# -- operation.py -------------------------------------------------------------------
+
+
+def test_an_operation_is_a_value():
+    o = Operation("consolidate", {"start": 3, "end": 7}, reason="steps 3–7 finished one sub-task")
+    assert (o.type, o["start"], o.get("missing", 0)) == ("consolidate", 3, 0)
+    assert o == Operation("consolidate", {"end": 7, "start": 3}, reason="steps 3–7 finished one sub-task")
+
+
+def test_an_operation_set_groups_by_type():
+    O = OperationSet({"append": "add the new message", "evict": "drop the oldest message"})
+    assert list(O.types) == ["append", "evict"]
+    assert (Operation("append") in O, Operation("fold") in O) == (True, False)
