@@ -26,7 +26,6 @@ class _OperationViews:
     _hash: int | None
 
     if TYPE_CHECKING:  # defined by Operation
-
         def __init__(self, type: str, params: Mapping[str, Any] | None = None, reason: str = "", **kwargs: Any) -> None: ...
 
     def __setattr__(self, name: str, value: Any) -> None:

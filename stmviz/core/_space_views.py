@@ -32,7 +32,6 @@ class _StateViews:
     _sized: tuple[Any, float] | None
 
     if TYPE_CHECKING:  # defined by State
-
         def __init__(self, elements: Iterable[Element] = ()) -> None: ...
 
         def ordered(self) -> tuple[Element, ...]: ...
@@ -114,7 +113,6 @@ class _StateSpaceViews:
     name: str
 
     if TYPE_CHECKING:  # defined by StateSpace
-
         def __contains__(self, state: object) -> bool: ...
 
         def measure(self, element: Element) -> float: ...

@@ -56,3 +56,18 @@ def test_an_operation_set_groups_by_type():
     O = OperationSet({"append": "add the new message", "evict": "drop the oldest message"})
     assert list(O.types) == ["append", "evict"]
     assert (Operation("append") in O, Operation("fold") in O) == (True, False)
+
+
+# -- model_input.py -------------------------------------------------------------------
+
+
+def test_a_message_in_the_chat_format():
+    assert Message("user", "Hi").to_dict() == {"role": "user", "content": "Hi"}
+
+
+def test_a_model_input_from_what_pi_returned():
+    assert ModelInput.coerce("Hello").text() == "Hello"
+    x = ModelInput.coerce([{"role": "system", "content": "Be brief."}, "Hi"])
+    assert x.to_messages() == [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}]
+    assert x.text() == "Be brief.\n\nHi" and len(x) == 2 and x[1] == Message("user", "Hi")
+    assert hash(x) == hash(ModelInput(list(x))) and x == ModelInput(list(x))
