@@ -8,6 +8,7 @@ definition. A reader of Definition 1 can skip this module.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from .element import Element, order_key
@@ -51,6 +52,11 @@ def carried_size(
         return None
     space, total = sized
     try:
-        return (space, total - space._known(leaving) + space._known(arriving))
+        return (space, total - known_size(space._cache, leaving) + known_size(space._cache, arriving))
     except KeyError:
         return None  # an element not measured yet: StateSpace.size sums when asked
+
+
+def known_size(sizes: Mapping[Element, float], elements: Iterable[Element]) -> float:
+    """Σμ(e) over elements whose μ(e) is already in ``sizes`` (a space's cache of μ); a ``KeyError`` otherwise."""
+    return sum(map(sizes.__getitem__, elements))

@@ -9,11 +9,32 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .element import Element
-from .errors import InvalidCapacityError, InvalidSizeError, InvalidStateError
+from .errors import CapacityError, InvalidCapacityError, InvalidElementError, InvalidSizeError, InvalidStateError, STMError
+from .formatting import format_number
 from .guards import brief, is_finite
+
+
+def element_set(items: Iterable[Element], what: str) -> frozenset[Element]:
+    """``items`` as a frozenset of elements, or an :class:`InvalidStateError` saying what is wrong."""
+    if isinstance(items, Element):
+        return frozenset((items,))
+    if isinstance(items, (str, bytes)):
+        raise InvalidStateError(
+            f"{what} is a set of elements; got a single {type(items).__name__} "
+            f"{brief(items)}: wrap it, State([Element(...)])"
+        )
+    try:
+        frozen = items if isinstance(items, frozenset) else frozenset(items)
+    except Exception as exc:  # not iterable, unhashable items, or an iterable that fails while read
+        raise InvalidStateError(
+            f"{what} is built from an iterable of Element; got {type(items).__name__}: {type(exc).__name__}"
+        ) from None
+    check_elements(frozen)
+    return frozen
 
 
 def check_elements(items: frozenset) -> None:
@@ -46,6 +67,27 @@ def check_v_max(v_max: Any) -> float:
     return v_max
 
 
+def check_measurable(element: Any) -> None:
+    """μ is defined on elements e ∈ E: anything else is an :class:`InvalidElementError`."""
+    if not isinstance(element, Element):
+        raise InvalidElementError(
+            f"μ is defined on elements e ∈ E; got a {type(element).__name__} {brief(element, 40)}"
+        )
+
+
+def call_mu(mu: Callable[[Element], Any], name: str, element: Element) -> Any:
+    """μ(e) as μ returns it; an exception μ raises becomes an :class:`InvalidSizeError` (an STMError passes)."""
+    try:
+        return mu(element)
+    except STMError:
+        raise
+    except Exception as exc:
+        raise InvalidSizeError(
+            f"μ = {name} raised {type(exc).__name__}: {exc} on {element.label()}; "
+            f"make μ accept every element e ∈ E"
+        ) from exc
+
+
 def checked_size(value: Any, element: Element) -> float:
     """μ(e) as a number in ℝ⁺, or an :class:`InvalidSizeError` saying what μ returned."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
@@ -63,6 +105,34 @@ def checked_size(value: Any, element: Element) -> float:
         )
         raise InvalidSizeError(f"μ({element.label()}) = {brief(value)} is not in ℝ⁺ (> 0, finite); {hint}")
     return value
+
+
+def single_element(element: Element) -> InvalidStateError:
+    """The error for ``State(e)``: a state is a set of elements, not one."""
+    return InvalidStateError(
+        f"a state ω is a set of elements; got a single element {element.label()}: wrap it, State([element])"
+    )
+
+
+def not_a_state(value: Any) -> InvalidStateError:
+    """The error for checking something that is not a State."""
+    return InvalidStateError(f"expected a State, got {type(value).__name__} {brief(value)}; build one with State([...])")
+
+
+def over_capacity(total: float, v_max: float) -> CapacityError:
+    """The error for a state ω ∉ Ω_STM: Σμ > V_max."""
+    return CapacityError(
+        f"state exceeds capacity: Σμ = {format_number(total)} > V_max = {format_number(v_max)} "
+        f"(over by {format_number(total - v_max)}); evict elements or raise v_max"
+    )
+
+
+def too_big(element: Element, value: float, v_max: float) -> CapacityError:
+    """The error for an element that alone exceeds V_max: no state holding it is in Ω_STM."""
+    return CapacityError(
+        f"{element.label()} alone has μ = {format_number(value)} > V_max = {format_number(v_max)}; "
+        f"no state containing it is in Ω_STM: split or truncate it, or raise v_max"
+    )
 
 
 def deprecated(old: str, new: str) -> None:
