@@ -1,9 +1,10 @@
-"""The checks behind :class:`~stmviz.core.mechanism.Mechanism`: what the controller and U return, and the arguments of ``make_mechanism``.
+"""The checks behind :class:`~stmviz.core.mechanism.Mechanism`: its space, what the controller, U and π return, the arguments of ``make_mechanism``.
 
 Not the paper: Definition 2 says what U, π and the controller are; this module says
-what stmviz refuses when a mechanism's code returns something else, and how a
-mechanism class is found again from a trace file. A reader of Definition 2 can skip
-it. It imports nothing from :mod:`stmviz.core.mechanism` (which imports it).
+what stmviz refuses when a mechanism's code returns something else, what the default
+controller picks, and how a mechanism class is found again from a trace file. A reader
+of Definition 2 can skip it. It imports nothing from :mod:`stmviz.core.mechanism`
+(which imports it).
 """
 
 from __future__ import annotations

@@ -1,15 +1,17 @@
 """The STM update mechanism (O, E, Ω_STM, C, U, X, π) of Definition 2.
 
-The paper: the update function U : Ω_STM × O × C → Ω_STM takes a state, an
-operation and context, and returns a new state; it holds all transformation
-logic (adding and removing elements, changing metadata, forgetting). The
-projection π : Ω_STM → X turns the whole current state into the model's input
-format: it is not retrieval, it decides the order and form in which the state
-is fed to the model. A controller picks the operation o for each step
-(AgentFold's folding directive, HiAgent's subgoal switch, SCM's controller).
+The paper: U : Ω_STM × O × C → Ω_STM takes a state, an operation and context,
+and returns a new state; it holds all transformation logic (adding and removing
+elements, changing metadata, forgetting strategies). π : Ω_STM → X turns the
+whole current state into the model's input format: it is not retrieval, it
+decides the order and form in which the state is fed to the model.
 
-U and π must be pure. :meth:`Mechanism.apply` checks every result of U against
-Ω_STM. A reader may skip :mod:`._mechanism_checks` (what stmviz refuses) and
+A :class:`Mechanism` bundles O (``operations``), Ω_STM over E (``space``), U
+(``update``), π (``project``) and the ``controller`` that picks o for a step
+(AgentFold's folding directive, HiAgent's subgoal switch, SCM's memory
+controller). U and π must be pure; :meth:`Mechanism.apply` checks every result
+of U against Ω_STM, and ``stmviz.check_mechanism`` the whole contract. A reader
+may skip :mod:`._mechanism_checks` (what stmviz refuses) and
 :mod:`._mechanism_extras` (a mechanism's record, token meter and structure).
 """
 
