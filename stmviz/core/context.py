@@ -78,7 +78,10 @@ class AgentStep(StepViews):
 
     @property
     def input_role(self) -> str:
-        """Whose input it is: ``meta["role"]`` if ``"user"``, ``"tool"`` or ``"system"``; else ``"tool"`` after an action, or ``"user"``."""
+        """Whose input the observation is: ``"user"``, ``"tool"`` or ``"system"``.
+
+        ``meta["role"]`` if it is one of them; else ``"tool"`` after an action, or ``"user"``.
+        """
         role = self.meta.get("role")
         if role in _INPUT_ROLES:
             return str(role)
@@ -104,7 +107,10 @@ class History(HistoryView):
         self._length = len(steps) if length is None else length
 
     def steps(self) -> Sequence[AgentStep]:
-        """The run's record of steps this history is the first ``len(self)`` of: one object, growing, for the whole run."""
+        """The run's record of steps, of which this history is the first ``len(self)``: one object, growing, for the whole run.
+
+        Read it, never change it; its identity tells a mechanism (SCM's memory stream) it still looks at the same run.
+        """
         return self._steps
 
 
