@@ -8,7 +8,7 @@ the others. A reader of Definition 2 can skip it. It imports nothing from
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from . import guards
@@ -90,6 +90,12 @@ def check_context(context: Any) -> None:
         object.__setattr__(context, "tools", tuple(context.tools))
     if not all(isinstance(name, str) for name in context.tools):
         raise InvalidArgumentError(f"Context: each tool in T is named by text, got {brief(context.tools)}")
+
+
+def check_history(history: Any) -> None:
+    """A Context's history given as a sequence of step records (not a text or a mapping), or an InvalidArgumentError."""
+    if isinstance(history, (str, bytes, Mapping)) or not isinstance(history, Sequence):
+        raise InvalidArgumentError(f"Context: history must be a sequence of AgentStep, got {type(history).__name__}")
 
 
 def _freeze_mapping(owner: Any, name: str, refusal: Callable[[Any], STMError]) -> None:

@@ -1,23 +1,53 @@
-"""The checks behind :class:`~stmviz.core.mechanism.Mechanism`: what the controller and U return, and the arguments of ``make_mechanism``.
+"""The checks behind :class:`~stmviz.core.mechanism.Mechanism`: its space, what the controller, U and π return, the arguments of ``make_mechanism``.
 
 Not the paper: Definition 2 says what U, π and the controller are; this module says
-what stmviz refuses when a mechanism's code returns something else, and how a
-mechanism class is found again from a trace file. A reader of Definition 2 can skip
-it. It imports nothing from :mod:`stmviz.core.mechanism` (which imports it).
+what stmviz refuses when a mechanism's code returns something else, what the default
+controller picks, and how a mechanism class is found again from a trace file. A reader
+of Definition 2 can skip it. It imports nothing from :mod:`stmviz.core.mechanism`
+(which imports it).
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
 from . import guards
 from .errors import CapacityError, ControllerError, InvalidArgumentError, InvalidUpdateError, STMError
 from .formatting import format_number, shorten
 from .guards import brief
+from .model_input import ModelInput
 from .operation import Operation, OperationSet
 from .space import State, StateSpace
+
+
+def a_space(mechanism: Any, space: object) -> StateSpace:
+    """The state space Ω_STM a mechanism is built over, or an InvalidArgumentError with an example."""
+    if not isinstance(space, StateSpace):
+        raise InvalidArgumentError(
+            f"space: a mechanism needs a StateSpace (Ω_STM), got {type(space).__name__}; "
+            f"e.g. {type(mechanism).__name__}(StateSpace(tokens(), v_max=4096))"
+        )
+    return space
+
+
+def the_only_operation(mechanism: Any) -> Operation:
+    """The default controller's choice: the one operation type of O, or a ControllerError asking for a controller."""
+    types = mechanism.operations.types
+    if len(types) == 1:
+        return _only_operation(types[0])
+    raise ControllerError(
+        f"{mechanism} declares {len(types)} operation types ({', '.join(types) or 'none'}), so it must "
+        f"define controller(state, context) to choose one per step"
+    )
+
+
+@lru_cache(maxsize=256)
+def _only_operation(type_name: str) -> Operation:
+    """The parameterless operation of a single-type mechanism (operations are immutable, so shared)."""
+    return Operation(type_name)
 
 
 def chosen_operations(mechanism: Any, chosen: object) -> tuple[Operation, ...]:
@@ -61,6 +91,30 @@ def check_in_space(mechanism: Any, operation: Operation, state: object) -> None:
             f"{format_number(space.v_max)} (over by {format_number(total - space.v_max)}); U must evict, "
             f"summarize or refuse so that its result fits"
         )
+
+
+def model_input(mechanism: Any, x: object) -> ModelInput:
+    """What π returned as a ModelInput, or an InvalidUpdateError saying what π must return."""
+    try:
+        return ModelInput.coerce(x)
+    except InvalidArgumentError as exc:
+        raise InvalidUpdateError(
+            f"{mechanism}.project(ω) returned {type(x).__name__}; π must return a ModelInput, a string, "
+            f"or a list of strings or messages ({exc})"
+        ) from None
+
+
+def rebuilt(space: StateSpace, spec: object, base: type) -> Any:
+    """The mechanism (a subclass of ``base``) a trace's spec names, if it is stmviz's own and builds; else ``None``."""
+    if not isinstance(spec, Mapping) or not isinstance(spec.get("class"), str):
+        return None
+    cls = mechanism_class(spec["class"], base)
+    if cls is None:
+        return None
+    try:
+        return cls(space, **dict(spec.get("params") or {}))
+    except Exception:
+        return None
 
 
 def mechanism_class(path: str, base: type) -> type | None:

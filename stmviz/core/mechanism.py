@@ -1,51 +1,38 @@
 """The STM update mechanism (O, E, Ω_STM, C, U, X, π) of Definition 2.
 
-The paper: the mechanism is the seven-tuple (O, E, Ω_STM, C, U, X, π). The
-update function U : Ω_STM × O × C → Ω_STM takes a state, an operation and
-context, and returns a new state; it holds all transformation logic (adding
-and removing elements, changing metadata, forgetting strategies), and having
-C in its signature lets updates depend on external factors. The projection
-π : Ω_STM → X turns the whole current state into the model's input format:
-it is not retrieval, it decides the order and form in which the state is fed
-to the model.
+The paper: U : Ω_STM × O × C → Ω_STM takes a state, an operation and context,
+and returns a new state; it holds all transformation logic (adding and removing
+elements, changing metadata, forgetting strategies). π : Ω_STM → X turns the
+whole current state into the model's input format: it is not retrieval, it
+decides the order and form in which the state is fed to the model.
 
-A :class:`Mechanism` bundles
-
-- ``operations`` — O = ⋃_{a∈τ} O_a, declared as an :class:`OperationSet`;
-- ``space`` — the state space Ω_STM over E (Definition 1);
-- ``update(state, operation, context)`` — U : Ω_STM × O × C → Ω_STM;
-- ``project(state)`` — π : Ω_STM → X;
-- ``controller(state, context)`` — the policy that picks o for a step
-  (AgentFold's folding directive, HiAgent's subgoal switch, SCM's memory
-  controller).
-
-U and π must be pure. The framework (:meth:`Mechanism.apply`) checks every
-result of U against Ω_STM; :func:`check_mechanism` checks the whole contract.
+A :class:`Mechanism` bundles O (``operations``), Ω_STM over E (``space``), U
+(``update``), π (``project``) and the ``controller`` that picks o for a step
+(AgentFold's folding directive, HiAgent's subgoal switch, SCM's memory
+controller). U and π must be pure; :meth:`Mechanism.apply` checks every result
+of U against Ω_STM, and ``stmviz.check_mechanism`` the whole contract. A reader
+may skip :mod:`._mechanism_checks` (what stmviz refuses) and
+:mod:`._mechanism_extras` (a mechanism's record, token meter and structure).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from functools import lru_cache
 from typing import Any
 
 from . import _mechanism_checks as _checks
-from .element import Element, content_text
+from ._mechanism_extras import MechanismExtras
+from .element import Element
 from .context import Context
-from .errors import ControllerError, InvalidArgumentError, InvalidUpdateError, STMError
 from .model_input import ModelInput
 from .operation import Operation, OperationSet
-from .sizes import count_tokens, part_tokens
 from .space import State, StateSpace
 
 __all__ = ["Mechanism", "Transition", "make_mechanism"]
 
 
 class Transition:
-    """What U may return instead of a bare State: the new state and why elements left.
-
-    ``reasons`` maps removed elements to a sentence; the trace records it.
-    """
+    """What U may return instead of a bare State: the new state, and why elements left (``reasons``, recorded in the trace)."""
 
     __slots__ = ("state", "reasons")
 
@@ -58,15 +45,13 @@ class Transition:
         return f"Transition({self.state!r}, {len(self.reasons)} reasons)"
 
 
-class Mechanism:
+class Mechanism(MechanismExtras):
     """An STM mechanism, the seven-tuple (O, E, Ω_STM, C, U, X, π).
 
     Subclass it and define ``operations``, :meth:`update` and :meth:`project`
     (and :meth:`controller` when there is more than one operation type), or
     build one from plain functions with :func:`make_mechanism`.
 
-    Examples
-    --------
     >>> from stmviz import Element, Mechanism, StateSpace, run, sizes
     >>> class KeepNewest(Mechanism):
     ...     '''Append each step's output, then its input; drop the oldest elements while Σμ > V_max.'''
@@ -80,8 +65,7 @@ class Mechanism:
     ...     def project(self, state):
     ...         return " ".join(e.text for e in state)
     >>> m = KeepNewest(StateSpace(sizes.words, v_max=4))
-    >>> trace = run(m, ["a b", "c d", "e"])
-    >>> m.project(trace.final)
+    >>> m.project(run(m, ["a b", "c d", "e"]).final)
     'c d e'
     """
 
@@ -98,62 +82,19 @@ class Mechanism:
     #: checks a given initial state ω_0 against it, so a foreign element is named at the start.
     required_meta: Mapping[str, tuple[str, ...]] = {}
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        ops = cls.__dict__.get("operations")
-        if ops is not None and not isinstance(ops, OperationSet):
-            cls.operations = OperationSet(ops)
-
-    def hierarchy(self, state: State) -> Any:
-        """The hierarchy of ω: its elements as nodes and parent → child edges (``None``: ω is flat).
-
-        Override it when ω has a structure (HiAgent: task → subgoals → pairs);
-        return a :class:`stmviz.protocol.Hierarchy`.
-        """
-        return None
-
-    def folds(self, added: Sequence[Element], removed: Sequence[Element]) -> Mapping[Element, Sequence[Element]]:
-        """For one step: which elements it adds are the parents of which elements it removes (folding).
-
-        A folding mechanism (AgentFold) overrides it so the fold tree, with the
-        folded-away elements, can be drawn from a trace. Default: no folds.
-        """
-        return {}
-
     def __init__(self, space: StateSpace) -> None:
-        if not isinstance(space, StateSpace):
-            raise InvalidArgumentError(
-                f"space: a mechanism needs a StateSpace (Ω_STM), got {type(space).__name__}; "
-                f"e.g. {type(self).__name__}(StateSpace(tokens(), v_max=4096))"
-            )
-        self.space = space
-
-    # -- the seven-tuple ----------------------------------------------------
-    def __str__(self) -> str:
-        return self.name or type(self).__name__
-
-    def __repr__(self) -> str:
-        params = ", ".join(f"{k}={v!r}" for k, v in self.params().items())
-        return f"{self}({self.space!r}{', ' + params if params else ''})"
+        self.space = _checks.a_space(self, space)
 
     def initial_state(self, context: Context) -> State:
         """ω_0, the state before the first step (default ∅). ``context.t`` is 0."""
         return State()
 
     def controller(self, state: State, context: Context) -> Operation | Sequence[Operation]:
-        """Choose the operation(s) o ∈ O for this step from (ω, c).
+        """Choose the operation(s) o ∈ O for this step from (ω, c): one Operation, or several applied in order.
 
         The default works for a mechanism with exactly one operation type.
-        Return one Operation or a sequence applied in order (each result is
-        checked against Ω_STM).
         """
-        types = self.operations.types
-        if len(types) == 1:
-            return _only_operation(types[0])
-        raise ControllerError(
-            f"{self} declares {len(types)} operation types ({', '.join(types) or 'none'}), so it must "
-            f"define controller(state, context) to choose one per step"
-        )
+        return _checks.the_only_operation(self)
 
     def update(self, state: State, operation: Operation, context: Context) -> State | Transition:
         """U : Ω_STM × O × C → Ω_STM. Must be pure and stay in Ω_STM."""
@@ -167,7 +108,7 @@ class Mechanism:
         """The parameters of U and π as JSON-ready values (recorded in traces)."""
         return {}
 
-    # -- checked versions used by run() ---------------------------------------
+    # -- the checked forms run() calls -----------------------------------------
     def choose(self, state: State, context: Context) -> tuple[Operation, ...]:
         """o_t = controller(ω_t, c_t), checked: a tuple of operations of declared types a ∈ τ."""
         return _checks.chosen_operations(self, self.controller(state, context))
@@ -182,83 +123,13 @@ class Mechanism:
         return transition
 
     def input(self, state: State) -> ModelInput:
-        """π(ω) as a :class:`ModelInput`."""
-        x = self.project(state)
-        try:
-            return ModelInput.coerce(x)
-        except InvalidArgumentError as exc:
-            raise InvalidUpdateError(
-                f"{self}.project(ω) returned {type(x).__name__}; π must return a ModelInput, a string, "
-                f"or a list of strings or messages ({exc})"
-            ) from None
-
-    @property
-    def encoding(self) -> str:
-        """The tiktoken encoding used to measure π(ω) (μ's, if μ counts tokens)."""
-        return getattr(self.space.mu, "encoding", None) or "cl100k_base"
-
-    def count_tokens(self, text: str) -> int:
-        """Tokens of a string, with :attr:`encoding`."""
-        return count_tokens(text, self.encoding)
-
-    def projection_size(self, state: State) -> int:
-        """|π(ω)| in tokens: the size of the model input, as a model would be billed for it.
-
-        The default projects ω and counts each message's tokens (text with
-        tiktoken, images by the tile formula). Mechanisms whose π is the
-        identity may return Σμ directly.
-        """
-        count = self.count_tokens
-        total = 0
-        for message in self.input(state):
-            content = message.content
-            if isinstance(content, str):
-                total += count(content)
-            elif isinstance(content, tuple):
-                total += sum(part_tokens(p, count) for p in content)
-            else:
-                try:
-                    total += part_tokens(content, count)
-                except STMError:
-                    total += count(content_text(content))
-        return total
-
-    def removal_reason(self, operation: Operation) -> str:
-        """The default reason recorded for the elements e ∈ ω that an operation o removes."""
-        if operation.reason:
-            return f"{operation.type}: {operation.reason}"
-        declared = self.operations.get(operation.type)
-        if declared is not None and declared.doc:
-            return f"{operation.type}: {declared.doc}"
-        return operation.type
-
-    # -- rebuilding from a trace -------------------------------------------------
-    def spec(self) -> dict[str, Any]:
-        """The mechanism (O, E, Ω_STM, C, U, X, π) described for a trace file: class path, name and parameters."""
-        cls = type(self)
-        return {"class": f"{cls.__module__}:{cls.__qualname__}", "name": str(self), "params": self.params()}
+        """π(ω), checked, as a :class:`ModelInput`."""
+        return _checks.model_input(self, self.project(state))
 
     @staticmethod
     def from_spec(space: StateSpace, spec: Mapping[str, Any]) -> "Mechanism | None":
-        """Rebuild a mechanism of stmviz's own from :meth:`spec`; ``None`` if that is not possible.
-
-        Only classes inside the ``stmviz`` package are imported, so loading a
-        trace file never runs foreign code.
-        """
-        path = spec.get("class") if isinstance(spec, Mapping) else None
-        cls = _checks.mechanism_class(path, Mechanism) if isinstance(path, str) else None
-        if cls is None:
-            return None
-        try:
-            return cls(space, **dict(spec.get("params") or {}))
-        except Exception:
-            return None
-
-
-@lru_cache(maxsize=256)
-def _only_operation(type_name: str) -> Operation:
-    """The parameterless operation of a single-type mechanism (operations are immutable, so shared)."""
-    return Operation(type_name)
+        """Rebuild one of stmviz's own mechanisms from :meth:`spec` (``None`` if it cannot); never runs foreign code."""
+        return _checks.rebuilt(space, spec, Mechanism)
 
 
 class _FunctionMechanism(Mechanism):
@@ -286,19 +157,13 @@ class _FunctionMechanism(Mechanism):
         return self._update(self, state, operation, context)
 
     def project(self, state: State) -> ModelInput | str | Sequence[Any]:
-        if self._project is None:
-            return super().project(state)
-        return self._project(self, state)
+        return super().project(state) if self._project is None else self._project(self, state)
 
     def controller(self, state: State, context: Context) -> Operation | Sequence[Operation]:
-        if self._controller is None:
-            return super().controller(state, context)
-        return self._controller(self, state, context)
+        return super().controller(state, context) if self._controller is None else self._controller(self, state, context)
 
     def initial_state(self, context: Context) -> State:
-        if self._initial is None:
-            return State()
-        return self._initial(self, context)
+        return State() if self._initial is None else self._initial(self, context)
 
 
 def make_mechanism(
@@ -313,24 +178,9 @@ def make_mechanism(
 ) -> Mechanism:
     """A mechanism (O, E, Ω_STM, C, U, X, π) built from plain functions for U, π and the controller.
 
-    Each function receives the mechanism first (so it can reach
-    ``m.space``): ``update(m, state, operation, context)``,
-    ``project(m, state)``, ``controller(m, state, context)``,
-    ``initial(m, context)``.
-
-    Raises :class:`~stmviz.errors.InvalidArgumentError` naming the argument
-    when ``space`` is no StateSpace, ``operations`` declares no operation type
-    (or is a str: ``operations="add"`` would be the types a and d), ``update``
-    is not callable, ``project``/``controller``/``initial`` are neither callable
-    nor None, or ``name`` is not a non-empty text.
-
-    >>> from stmviz import Element, StateSpace, run, sizes
-    >>> def add(m, state, op, c):
-    ...     new = state | {Element(c.observation, {"t": c.t})}
-    ...     return new if new in m.space else state
-    >>> m = make_mechanism(StateSpace(sizes.chars, 10), operations={"add": "add if it fits"}, update=add, name="greedy")
-    >>> [e.text for e in run(m, ["hello", "hi", "world"]).final]
-    ['hello', 'hi']
+    Each receives the mechanism first (so it can reach ``m.space``): ``update(m, state,
+    operation, context)``, ``project(m, state)``, ``controller(m, state, context)``,
+    ``initial(m, context)``. A wrong argument is an InvalidArgumentError naming it.
     """
     functions = {
         "project": (project, "project(m, state) -> model input"),
@@ -342,7 +192,7 @@ def make_mechanism(
 
 
 class _Example(Mechanism):
-    """A small reference mechanism used in docs and tests: append, evict oldest on overflow."""
+    """A small reference mechanism used in docs and tests: append, evict oldest on overflow; π is the identity."""
 
     name = "example"
     operations = OperationSet({"append": "add the step as one element, evicting the oldest on overflow"})
@@ -362,10 +212,6 @@ class _Example(Mechanism):
                 if total <= space.v_max:
                     break
         return Transition(state.replace(reasons, (element,)) if reasons else state | {element}, reasons)
-
-    def project(self, state: State) -> ModelInput:
-        """π(ω): one user message per element, in canonical (time) order — the identity."""
-        return ModelInput.coerce(list(state))
 
     def projection_size(self, state: State) -> int:
         """|π(ω)| = Σμ when μ counts tokens of the content (π is the identity)."""
