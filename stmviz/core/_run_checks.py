@@ -2,15 +2,32 @@
 
 Not the paper: a reader of Figure 1's loop can skip this module (the loop is in
 :mod:`stmviz.core.trace`). Every argument of ``run`` is checked here, at the entry
-point, and every error raised inside the loop is given the step and the trace so far.
+point, and every error raised inside the loop is given the step and the trace so far:
+
+- ``InvalidArgumentError`` when ``mechanism`` is not a Mechanism, ``steps`` is a
+  single string or not iterable, ``query`` is not text, ``tools`` is not a list of
+  texts (a single string is refused, not split into letters), ``meta`` is not a
+  mapping, or ``checkpoint_every`` is not a whole number ≥ 1 (checked by the Trace);
+- ``ScenarioFormatError`` when a step record is not an AgentStep, a dict or a
+  string; it names the step;
+- ``CapacityError``, ``InvalidUpdateError``, ``UnsupportedOperationError`` when U
+  leaves Ω_STM, returns a non-State, or gets an undeclared operation: the same
+  class (a user's STMError subclass too), its message starting with ``step t:``;
+- ``UpdateFailedError`` when U (or a summarizer it calls), the controller or π
+  raises anything else; it names the step, and ``error.trace`` holds the steps before it.
+
+A step record is an :class:`~stmviz.core.context.AgentStep`, a dict with ``thought`` /
+``action`` / ``observation``, or a string (an observation); a scenario object with
+``steps``, ``query`` and ``tools`` attributes is accepted in place of the steps.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from .context import Context
+from .context import AgentStep, Context
 from .element import Element, Meta
 from .errors import CapacityError, InvalidArgumentError, InvalidStateError, STMError, UpdateFailedError
 from .formatting import shorten
@@ -25,8 +42,8 @@ if TYPE_CHECKING:
 NO_EXTRA = Meta()
 
 
-def read_steps(steps: Iterable[Any]) -> Iterator[Any]:
-    """The steps one by one; an iterable that fails while it is read (a broken generator) gives an STMError."""
+def read_steps(steps: Iterable[Any]) -> Iterator[AgentStep]:
+    """The steps one by one, as AgentSteps; an iterable that fails while it is read (a broken generator): an STMError."""
     iterator: Iterator[Any] | None = None
     t = 0
     while True:
@@ -43,7 +60,7 @@ def read_steps(steps: Iterable[Any]) -> Iterator[Any]:
                 f"run: reading step {t} from steps failed: {type(exc).__name__}: {shorten(str(exc))}; "
                 f"pass a list of steps, or a generator that does not fail"
             ) from exc
-        yield raw
+        yield raw if type(raw) is AgentStep else AgentStep.coerce(raw, where=f"step {t}")
         t += 1
 
 
@@ -71,9 +88,18 @@ def _has_steps(value: object) -> bool:
 
 
 def run_inputs(
-    steps: Iterable[Any], query: str | None, tools: Sequence[str] | None, meta: Mapping[str, Any] | None
+    mechanism: object,
+    steps: Iterable[Any],
+    query: str | None,
+    tools: Sequence[str] | None,
+    meta: Mapping[str, Any] | None,
 ) -> tuple[Iterable[Any], str, tuple[str, ...], Meta]:
-    """The steps, Q, T and request metadata of a run, checked; a scenario object gives those not given."""
+    """The mechanism checked; the steps, Q, T and request metadata of a run, checked (a scenario gives those not given)."""
+    if not isinstance(mechanism, Mechanism):
+        raise InvalidArgumentError(
+            f"run() needs a Mechanism (O, E, Ω_STM, C, U, X, π), got {type(mechanism).__name__}; "
+            f"e.g. run(FIFOWindow(StateSpace(tokens(), v_max=4096)), steps)"
+        )
     if not isinstance(steps, (str, bytes, Mapping)) and _has_steps(steps):
         scenario: Any = steps
         steps = scenario.steps
@@ -183,3 +209,37 @@ def at_step(exc: STMError, t: int, trace: Trace) -> STMError:
     error.step = t
     error.trace = trace
     return error
+
+
+class ErrorsAtStep:
+    """Around o_t = controller(ω_t, c_t) and ω_{t+1} = U(ω_t, o_t, c_t): an error names step t and carries the trace.
+
+    An UpdateFailedError passes as it is, given the trace; any other STMError
+    (a user's subclass too) reaches the caller as its own class (:func:`at_step`);
+    any other exception becomes an UpdateFailedError caused by it.
+    """
+
+    __slots__ = ("mechanism", "t", "trace")
+
+    def __init__(self, mechanism: Mechanism, t: int, trace: Trace) -> None:
+        self.mechanism = mechanism
+        self.t = t
+        self.trace = trace
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        t = self.t
+        if isinstance(exc, UpdateFailedError):
+            exc.trace = self.trace
+        elif isinstance(exc, STMError):
+            raise at_step(exc, t, self.trace)
+        elif isinstance(exc, Exception):
+            raise UpdateFailedError(
+                f"step {t}: {self.mechanism} failed in the controller or in U: {type(exc).__name__}: {exc}. "
+                f"ω_{t} was left as it was; error.trace holds steps 0…{t - 1}",
+                step=t,
+                trace=self.trace,
+            ) from exc
+        # no error, or an UpdateFailedError, or a BaseException (Ctrl-C): it propagates as it is

@@ -2,17 +2,19 @@
 
 Not the paper: the loop of Figure 1 yields ω_0, ω_1, …, ω_n. Keeping each of them
 whole would cost |ω| per step, so a trace keeps what each step added and removed
-(with μ of each new element, and Σμ carried from step to step) and a whole state every
-``checkpoint_every`` steps; ω_t is rebuilt from the nearest checkpoint. A reader of the
-loop can skip this module.
+(with μ of each new element, Σμ carried from step to step, and why each element
+left) and a whole state every ``checkpoint_every`` steps; ω_t is rebuilt from the
+nearest checkpoint. A reader of the loop can skip this module.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .element import Element, order_key
+from .mechanism import Mechanism, Transition
+from .operation import Operation
 
 
 class Recorder:
@@ -56,3 +58,21 @@ def rebuild(checkpoints: Sequence[frozenset[Element]], steps: Sequence[Any], eve
         if step.added:
             elements = elements.union(step.added)
     return elements
+
+
+def explain(
+    mechanism: Mechanism,
+    gone: Iterable[Element],
+    transition: Transition,
+    operation: Operation,
+    reasons: dict[Element, str],
+) -> None:
+    """Record why each element in ``gone`` left: the transition's reason, else the operation's."""
+    default = None
+    for element in gone:
+        why = transition.reasons.get(element)
+        if why is None:
+            if default is None:
+                default = mechanism.removal_reason(operation)
+            why = default
+        reasons[element] = why

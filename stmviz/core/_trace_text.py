@@ -15,7 +15,7 @@ from .element import Element
 from .formatting import format_number, plural, shorten, text_table
 
 if TYPE_CHECKING:
-    from .trace import Trace
+    from ._trace_views import _TraceViews
 
 
 #: How an input is named in words, by its role (``AgentStep.input_role``).
@@ -61,7 +61,7 @@ def _texts(elements: Sequence[Element], width: int = 0) -> str:
     return ", ".join(f"'{shorten(e.text, width)}'" for e in elements) or "—"
 
 
-def records(trace: "Trace", width: int | None = 24) -> list[dict[str, Any]]:
+def records(trace: "_TraceViews", width: int | None = 24) -> list[dict[str, Any]]:
     """One flat dict per step ω_t → ω_{t+1} (see :meth:`Trace.to_records`)."""
     cut = guards.whole_number(width, "width", 0, where="to_records", none_ok=True) or 0
     records = []
@@ -88,7 +88,7 @@ def records(trace: "Trace", width: int | None = 24) -> list[dict[str, Any]]:
     return records
 
 
-def table(trace: "Trace", width: int | None = 40, limit: int | None = None) -> str:
+def table(trace: "_TraceViews", width: int | None = 40, limit: int | None = None) -> str:
     """The trace as a plain-text table (see :meth:`Trace.table`)."""
     cut = guards.whole_number(width, "width", where="Trace.table", none_ok=True, minimum=0, fix="; 0 or None shows whole texts") or 0
     limit = guards.whole_number(limit, "limit", where="Trace.table", none_ok=True, minimum=0)

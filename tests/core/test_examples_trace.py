@@ -1,0 +1,50 @@
+"""The examples that the docstrings of :mod:`stmviz.core.trace` used to carry, as tests.
+
+The loop's module keeps one example (``run``); these were moved here when the
+reading helpers of ``Step`` and ``Trace`` moved to ``stmviz.core._trace_views``
+(issue 24), so no example's check is lost.
+"""
+
+from __future__ import annotations
+
+from stmviz import StateSpace, run, sizes
+from stmviz.core.mechanism import _Example
+
+
+def test_step_describe_says_the_output_then_the_input():
+    trace = run(_Example(StateSpace(sizes.words, v_max=50)), [
+        {"observation": "Hi, my code is 7391.", "meta": {"role": "user"}},
+        {"thought": "Noted.", "observation": "What is my code?", "meta": {"role": "user"}},
+        {"thought": "It is 7391."}])
+    assert trace[0].describe() == (
+        "step 0: no model call at this step: the user spoke first; "
+        "then arrived the user message “Hi, my code is 7391.”, seen from π(ω_1) on"
+    )
+    assert trace[1].describe() == (
+        "step 1: the model saw π(ω_1) (9 tokens) and answered “Noted.”; "
+        "then arrived the user message “What is my code?”, seen from π(ω_2) on"
+    )
+    assert trace[2].describe() == (
+        "step 2: the model saw π(ω_2) (17 tokens) and answered “It is 7391.”; no input arrived after it"
+    )
+
+
+def test_trace_describe_at_n_is_the_final_state():
+    trace = run(_Example(StateSpace(sizes.words, v_max=50)), [{"thought": "Hello.", "observation": "Hi!"}])
+    assert trace.describe(1) == "ω_1 is the final state: the next model call would see π(ω_1) (4 tokens)"
+
+
+def test_trace_table_cuts_the_element_texts_to_width():
+    trace = run(_Example(StateSpace(sizes.words, v_max=4)), ["one two three", "four five"])
+    assert trace.table(width=8) == "\n".join([
+        "t  operation  Σμ / V_max  added       removed     why",
+        "─  ─────────  ──────────  ──────────  ──────────  ─────────────────────────────────",
+        "0  append     3 / 4       'one two…'  —           —",
+        "1  append     2 / 4       'four fi…'  'one two…'  oldest element; Σμ exceeded V_max",
+    ])
+
+
+def test_run_keeps_what_fits_and_says_why_the_rest_left():
+    trace = run(_Example(StateSpace(sizes.words, v_max=4)), ["one two", "three", "four five"])
+    assert len(trace) == 3 and [e.text for e in trace.final] == ["three", "four five"]
+    assert trace[2].reasons == ("oldest element; Σμ exceeded V_max",)
