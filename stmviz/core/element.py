@@ -31,7 +31,7 @@ from typing import Any, ClassVar, Union
 
 from ._element_checks import MAX_NESTING, MAX_SAFE_INT, Kinds, _finite, check_saveable
 from .guards import brief
-from .errors import InvalidElementError, TraceFormatError
+from .errors import InvalidArgumentError, FormatError
 from .formatting import shorten
 
 __all__ = ["Element", "ImagePart", "AudioPart", "Meta", "Content", "Part", "freeze", "thaw", "content_text", "element_id", "order_key"]
@@ -79,14 +79,14 @@ class Meta(Mapping[str, Any]):
         items: dict[str, Any] = {}
         for source in (data or {}), kwargs:
             if not isinstance(source, Mapping):
-                raise InvalidElementError(
+                raise InvalidArgumentError(
                     f"metadata d must be a mapping of component names to values, got "
                     f"{type(source).__name__}; pass e.g. meta={{'t': 0, 'source': 'user'}}"
                 )
             for key, value in source.items():
                 if type(key) is not str:
                     if not isinstance(key, str):
-                        raise InvalidElementError(
+                        raise InvalidArgumentError(
                             f"metadata key {brief(key)} is a {type(key).__name__}; the components D_i of "
                             f"d are named by strings: use str({brief(key)}) or a descriptive name"
                         )
@@ -158,13 +158,13 @@ def freeze(value: Any, where: str = "value", _depth: int = 0) -> Any:
     as they are (a subclass of str, int or float, such as an enum member,
     becomes the plain value, so that it reads back from JSON the same).
     Values nested more than :data:`MAX_NESTING` levels deep, and anything
-    else, are refused with :class:`InvalidElementError`.
+    else, are refused with :class:`InvalidArgumentError`.
     """
     kind = type(value)
     if kind in _FAST_SCALARS:
         return value
     if _depth >= MAX_NESTING:
-        raise InvalidElementError(
+        raise InvalidArgumentError(
             f"{shorten(where, 60)} is nested more than {MAX_NESTING} levels deep (a list or dict that holds "
             f"itself nests forever); metadata is a flat record of components: flatten it, or store the deep "
             f"structure as text"
@@ -185,7 +185,7 @@ def freeze(value: Any, where: str = "value", _depth: int = 0) -> Any:
         return int(value)
     if isinstance(value, numbers.Real):
         return float(value)
-    raise InvalidElementError(
+    raise InvalidArgumentError(
         f"{where} = {brief(value)} is a {type(value).__name__}, which cannot be frozen; "
         f"use strings, numbers, booleans, None, lists/tuples or dicts of them"
     )
@@ -233,16 +233,16 @@ class ImagePart:
 
     def __post_init__(self) -> None:
         if not isinstance(self.ref, str) or not self.ref:
-            raise InvalidElementError(f"ImagePart.ref must be a non-empty string, got {self.ref!r}")
+            raise InvalidArgumentError(f"ImagePart.ref must be a non-empty string, got {self.ref!r}")
         for name in ("width", "height"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or not 0 < v <= MAX_PIXELS:
-                raise InvalidElementError(
+                raise InvalidArgumentError(
                     f"ImagePart.{name} must be a whole number of pixels from 1 to {MAX_PIXELS:,}, got {brief(v)}"
                 )
             object.__setattr__(self, name, int(v))
         if self.detail not in ("auto", "low", "high"):
-            raise InvalidElementError(
+            raise InvalidArgumentError(
                 f"ImagePart.detail must be 'auto', 'low' or 'high', got {self.detail!r}"
             )
 
@@ -259,10 +259,10 @@ class AudioPart:
 
     def __post_init__(self) -> None:
         if not isinstance(self.ref, str) or not self.ref:
-            raise InvalidElementError(f"AudioPart.ref must be a non-empty string, got {self.ref!r}")
+            raise InvalidArgumentError(f"AudioPart.ref must be a non-empty string, got {self.ref!r}")
         s = self.seconds
         if isinstance(s, bool) or not isinstance(s, (int, float)) or not _finite(s) or s <= 0:
-            raise InvalidElementError(f"AudioPart.seconds must be a positive finite number, got {brief(s)}")
+            raise InvalidArgumentError(f"AudioPart.seconds must be a positive finite number, got {brief(s)}")
         object.__setattr__(self, "seconds", float(s))  # 2 and 2.0 are the same duration: one form, one id
 
     def __str__(self) -> str:
@@ -281,17 +281,17 @@ def _check_content(content: Any) -> Content:
     if isinstance(content, (list, tuple)):
         parts = tuple(content)
         if not parts:
-            raise InvalidElementError(
+            raise InvalidArgumentError(
                 "content i is an empty sequence of parts; give at least one text, ImagePart or AudioPart"
             )
         for k, part in enumerate(parts):
             if not isinstance(part, (str, ImagePart, AudioPart)):
-                raise InvalidElementError(
+                raise InvalidArgumentError(
                     f"content part {k} is a {type(part).__name__}; a multimodal content i is a tuple "
                     f"of str, ImagePart and AudioPart"
                 )
         return tuple(str.__str__(p) if isinstance(p, str) else p for p in parts)
-    raise InvalidElementError(
+    raise InvalidArgumentError(
         f"content i = {brief(content)} is a {type(content).__name__}; I holds text (str), "
         f"ImagePart, AudioPart, or a tuple of them: convert it, e.g. Element(str(value))"
     )
@@ -344,7 +344,7 @@ class Element:
     What an element holds, it can save: every element the constructor accepts
     comes back from a trace file (``to_json`` → ``from_json``) equal, with
     the same id and the same place in the canonical order. So the metadata d
-    is checked once, when e is built, and :class:`InvalidElementError` refuses:
+    is checked once, when e is built, and :class:`InvalidArgumentError` refuses:
 
     - ``meta['t']`` that is not a finite number (it orders the state);
     - NaN and infinities anywhere (not JSON; NaN is not equal to itself);
@@ -448,11 +448,11 @@ class Element:
     def from_json(cls, data: Any, where: str = "element") -> "Element":
         """The element e rebuilt from :meth:`to_json` output."""
         if not isinstance(data, Mapping) or "content" not in data:
-            raise TraceFormatError(f"{where}: expected an object with 'content' and 'meta', got {brief(data)}")
+            raise FormatError(f"{where}: expected an object with 'content' and 'meta', got {brief(data)}")
         try:
             return cls(_content_from_json(data["content"], where), data.get("meta") or {})
-        except InvalidElementError as exc:
-            raise TraceFormatError(f"{where}: {exc}") from None
+        except InvalidArgumentError as exc:
+            raise FormatError(f"{where}: {exc}") from None
 
 
 #: The classes the saveability check tells apart (see :mod:`stmviz.core._element_checks`).
@@ -467,7 +467,7 @@ def _frozen_meta(meta: Mapping[str, Any] | None) -> Meta:
         return meta
     if isinstance(meta, Mapping):
         return Meta(meta)
-    raise InvalidElementError(
+    raise InvalidArgumentError(
         f"meta d must be a mapping (e.g. a dict), got {type(meta).__name__} "
         f"{brief(meta)}; pass meta={{'t': 0}}"
     )
@@ -485,8 +485,8 @@ def _content_from_json(data: Any, where: str) -> Content:
             if "audio" in data:
                 return AudioPart(data["audio"], data["seconds"])
         except KeyError as exc:
-            raise TraceFormatError(f"{where}: content part is missing field {exc}") from None
-    raise TraceFormatError(f"{where}: unknown content {brief(data)}")
+            raise FormatError(f"{where}: content part is missing field {exc}") from None
+    raise FormatError(f"{where}: unknown content {brief(data)}")
 
 
 def _canonical(value: Any) -> Any:

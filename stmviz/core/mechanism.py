@@ -32,7 +32,7 @@ from typing import Any
 from . import _mechanism_checks as _checks
 from .element import Element, content_text
 from .context import Context
-from .errors import ControllerError, InvalidArgumentError, InvalidUpdateError, STMError
+from .errors import ContractError, InvalidArgumentError, STMError
 from .model_input import ModelInput
 from .operation import Operation, OperationSet
 from .sizes import count_tokens, part_tokens
@@ -150,7 +150,7 @@ class Mechanism:
         types = self.operations.types
         if len(types) == 1:
             return _only_operation(types[0])
-        raise ControllerError(
+        raise ContractError(
             f"{self} declares {len(types)} operation types ({', '.join(types) or 'none'}), so it must "
             f"define controller(state, context) to choose one per step"
         )
@@ -187,7 +187,7 @@ class Mechanism:
         try:
             return ModelInput.coerce(x)
         except InvalidArgumentError as exc:
-            raise InvalidUpdateError(
+            raise ContractError(
                 f"{self}.project(ω) returned {type(x).__name__}; π must return a ModelInput, a string, "
                 f"or a list of strings or messages ({exc})"
             ) from None

@@ -19,7 +19,7 @@ from typing import Any
 
 from .guards import brief
 from .element import Meta, thaw
-from .errors import InvalidOperationError, UnsupportedOperationError
+from .errors import InvalidArgumentError, UnsupportedOperationError
 from .formatting import shorten
 
 __all__ = ["Operation", "OperationType", "OperationSet"]
@@ -55,17 +55,17 @@ class Operation:
 
     def __init__(self, type: str, params: Mapping[str, Any] | None = None, reason: str = "", **kwargs: Any) -> None:
         if not isinstance(type, str) or not _TYPE_NAME.match(type):
-            raise InvalidOperationError(
+            raise InvalidArgumentError(
                 f"an operation type a ∈ τ is a name like 'append' or 'evict_oldest'; got {brief(type)}"
             )
         if params is not None and not isinstance(params, Mapping):
-            raise InvalidOperationError(
+            raise InvalidArgumentError(
                 f"operation parameters must be a mapping like {{'count': 2}}, got {params.__class__.__name__}"
             )
         merged = dict(params or {})
         merged.update(kwargs)
         if not isinstance(reason, str):
-            raise InvalidOperationError(f"an operation's reason is a string, got {reason!r}")
+            raise InvalidArgumentError(f"an operation's reason is a string, got {reason!r}")
         object.__setattr__(self, "type", type)
         object.__setattr__(self, "params", Meta(merged))
         object.__setattr__(self, "reason", reason)
@@ -164,7 +164,7 @@ class OperationSet(Mapping[str, OperationType]):
             if isinstance(item, str):
                 item = OperationType(item)
             if not isinstance(item, OperationType) or not isinstance(item.name, str) or not _TYPE_NAME.match(item.name):
-                raise InvalidOperationError(
+                raise InvalidArgumentError(
                     f"operation types are declared as names or OperationType; got {brief(item)}"
                 )
             found[item.name] = item
@@ -192,7 +192,7 @@ class OperationSet(Mapping[str, OperationType]):
     def require(self, operation: Operation, owner: str = "the mechanism") -> None:
         """Raise :class:`UnsupportedOperationError` unless o's type a ∈ τ."""
         if not isinstance(operation, Operation):
-            raise InvalidOperationError(
+            raise InvalidArgumentError(
                 f"{owner} expected an Operation o ∈ O, got {type(operation).__name__} {brief(operation)}"
             )
         if operation.type not in self._types:

