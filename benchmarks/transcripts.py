@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.append(str(Path(__file__).resolve().parent.parent))
 
 import _common as common  # noqa: E402
-from stmviz.core.errors import ScenarioFormatError  # noqa: E402
+from stmviz.core.errors import FormatError  # noqa: E402
 from stmviz.io.jsonio import decode_json_lines  # noqa: E402
 from stmviz.scenarios import example_transcript, load_transcript  # noqa: E402
 
@@ -59,7 +59,7 @@ def main() -> None:
         path = Path(folder) / "session.jsonl"
         path.write_text(text, encoding="utf-8")
         raw = path.read_bytes()
-        decode = common.timed(lambda: decode_json_lines(raw, path.name, ScenarioFormatError), args.repeat)
+        decode = common.timed(lambda: decode_json_lines(raw, path.name, FormatError), args.repeat)
         load = common.timed(lambda: load_transcript(path), args.repeat)
     scenario = load.result
     row = {"records": text.count("\n"), "MB": len(raw) / 1e6, "steps": len(scenario.steps),

@@ -52,13 +52,14 @@ def __getattr__(name: str) -> _Any:
         value = getattr(_importlib.import_module(_LAZY[name], __name__), name)
         globals()[name] = value
         return value
-    if name in errors.__all__:
+    if name in errors.__all__ or name in errors.RENAMED:
+        current = errors.RENAMED.get(name, name)
         _warnings.warn(
-            f"stmviz.{name} is deprecated and will be removed in the next release; use stmviz.errors.{name}",
+            f"stmviz.{name} is deprecated and will be removed in the next release; use stmviz.errors.{current}",
             DeprecationWarning,
             stacklevel=2,
         )
-        return getattr(errors, name)
+        return getattr(errors, current)
     raise AttributeError(f"module 'stmviz' has no attribute {name!r}")
 
 

@@ -18,14 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .core.context import AgentStep, Context, History
-from .core.errors import (
-    CapacityError,
-    InvalidArgumentError,
-    InvalidUpdateError,
-    MechanismContractError,
-    STMError,
-    UnsupportedOperationError,
-)
+from .core.errors import CapacityError, InvalidArgumentError, ContractError, STMError, UnsupportedOperationError
 from .core.guards import brief
 from .core.formatting import format_number, shorten
 from .core.mechanism import Mechanism
@@ -100,9 +93,9 @@ class CheckReport:
     __repr__ = __str__
 
     def raise_if_failed(self) -> "CheckReport":
-        """The report itself if the contract held, else a :class:`MechanismContractError` with the report."""
+        """The report itself if the contract held, else a :class:`ContractError` with the report."""
         if not self.ok:
-            raise MechanismContractError(str(self))
+            raise ContractError(str(self))
         return self
 
 
@@ -183,7 +176,7 @@ def check_mechanism(
 
     Returns a :class:`CheckReport` (true when everything held); with
     ``raise_on_failure=True`` a failing report raises
-    :class:`~stmviz.errors.MechanismContractError`.
+    :class:`~stmviz.errors.ContractError`.
 
     >>> from stmviz import StateSpace, sizes
     >>> from stmviz.core.mechanism import _Example
@@ -255,7 +248,7 @@ def _initial_state(mechanism: Mechanism, context: Context, results: list[CheckRe
     try:
         state = mechanism.initial_state(context)
         if not isinstance(state, State):
-            raise InvalidUpdateError(f"initial_state returned {type(state).__name__}, not a State")
+            raise ContractError(f"initial_state returned {type(state).__name__}, not a State")
         space.check(state)
     except Exception as exc:
         results.append(CheckResult("initial state", False, f"ω_0 is not a state of Ω_STM: {exc}"))
@@ -330,7 +323,7 @@ def _apply_checked(mechanism: Mechanism, loop: _Loop, operation: Operation, t: i
 
 def _update_failure(exc: Exception, operation: Operation, t: int) -> tuple[str, str]:
     """The clause a failure of U breaks, and what to say."""
-    if isinstance(exc, (CapacityError, InvalidUpdateError)):
+    if isinstance(exc, (CapacityError, ContractError)):
         return "closure", f"step {t}: {exc}"
     if isinstance(exc, UnsupportedOperationError):
         return "declared operations", f"step {t}: {exc}"

@@ -44,7 +44,7 @@ from typing import Any
 
 from .core.element import Element
 from .core.guards import as_int
-from .core.errors import InvalidArgumentError, MechanismContractError
+from .core.errors import InvalidArgumentError, ContractError
 from .core.formatting import shorten
 
 __all__ = [
@@ -205,15 +205,15 @@ class Hierarchy:
         position: dict[Element, int] = {}
         for k, node in enumerate(nodes):
             if not isinstance(node, Element):
-                raise MechanismContractError(
+                raise ContractError(
                     f"Hierarchy: node {k} is a {type(node).__name__}, not an element e of ω; list the elements of ω"
                 )
             if node in position:
-                raise MechanismContractError(f"Hierarchy: element {node.label()} is listed twice among the nodes")
+                raise ContractError(f"Hierarchy: element {node.label()} is listed twice among the nodes")
             position[node] = k
         parent = _parents(edges, position)
         if not isinstance(self.title, str):
-            raise MechanismContractError(f"Hierarchy: title must be a str, got {type(self.title).__name__}")
+            raise ContractError(f"Hierarchy: title must be a str, got {type(self.title).__name__}")
         object.__setattr__(self, "_parent", MappingProxyType(parent))
 
     def parent(self, element: Element) -> Element | None:
@@ -248,7 +248,7 @@ class Hierarchy:
             if e in placed:
                 return
             if e in trail:
-                raise MechanismContractError(f"Hierarchy.from_parents: the parents of {e.label()} form a cycle")
+                raise ContractError(f"Hierarchy.from_parents: the parents of {e.label()} form a cycle")
             p = up.get(e)
             if p is not None:
                 place(p, trail + (e,))
@@ -265,20 +265,20 @@ def _parents(edges: Sequence[Sequence[Element]], position: Mapping[Element, int]
     parent: dict[Element, Element] = {}
     for edge in edges:
         if len(edge) != 2:
-            raise MechanismContractError(f"Hierarchy: an edge is a (parent, child) pair, got {shorten(repr(edge))}")
+            raise ContractError(f"Hierarchy: an edge is a (parent, child) pair, got {shorten(repr(edge))}")
         up, down = edge
         if up not in position or down not in position:
-            raise MechanismContractError(
+            raise ContractError(
                 f"Hierarchy: edge {shorten(repr(edge))} names an element that is not a node; "
                 f"an edge joins two elements of ω listed in nodes"
             )
         if down in parent:
-            raise MechanismContractError(
+            raise ContractError(
                 f"Hierarchy: element {down.label()} has two parents ({parent[down].label()} and {up.label()}); "
                 f"ω's hierarchy is a tree, give each element at most one parent"
             )
         if position[up] >= position[down]:
-            raise MechanismContractError(
+            raise ContractError(
                 f"Hierarchy: parent {up.label()} is listed after its child {down.label()}; "
                 f"list every parent before its children (this also rules out cycles)"
             )

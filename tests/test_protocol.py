@@ -12,7 +12,7 @@ import networkx as nx
 import pytest
 
 from stmviz import Element, Mechanism, State, StateSpace, Trace, run, sizes
-from stmviz.core.errors import InvalidArgumentError, MechanismContractError
+from stmviz.core.errors import InvalidArgumentError, ContractError
 from stmviz.mechanisms.catalog import declared_types
 from stmviz.protocol import ElementType, Hierarchy, directives_declared, directives_of, element_types_of, types_of
 from stmviz.mechanisms import AgentFold, FIFOWindow, HiAgent, SCM
@@ -204,13 +204,13 @@ def test_hierarchy_is_checked():
     a, b, c = (Element(x, {"t": i}) for i, x in enumerate("abc"))
     h = Hierarchy((a, b, c), ((a, b), (b, c)), "chain")
     assert h.parent(c) is b and h.parent(a) is None
-    with pytest.raises(MechanismContractError, match="two parents"):
+    with pytest.raises(ContractError, match="two parents"):
         Hierarchy((a, b, c), ((a, c), (b, c)))
-    with pytest.raises(MechanismContractError, match="before its children"):
+    with pytest.raises(ContractError, match="before its children"):
         Hierarchy((a, b), ((b, a),))
-    with pytest.raises(MechanismContractError, match="not a node"):
+    with pytest.raises(ContractError, match="not a node"):
         Hierarchy((a,), ((a, b),))
-    with pytest.raises(MechanismContractError, match="cycle"):
+    with pytest.raises(ContractError, match="cycle"):
         Hierarchy.from_parents([a, b], lambda e: b if e is a else a)
     # parents come first whatever the input order
     h = Hierarchy.from_parents([c, b, a], lambda e: {c: b, b: a}.get(e))
@@ -223,7 +223,7 @@ def test_a_hierarchy_outside_omega_is_a_contract_error():
             return Hierarchy((Element("not in ω", {"t": 0}),))
 
     trace = run(Liar(StateSpace(sizes.words, v_max=12)), ["one"])
-    with pytest.raises(MechanismContractError, match="not elements of ω"):
+    with pytest.raises(ContractError, match="not elements of ω"):
         hierarchy_graph(trace)
 
 

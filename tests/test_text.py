@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from stmviz.sizes import count_tokens
 from stmviz.text import cosine, embed, split_sentences, summarize, truncate_to_tokens
-from stmviz.errors import InvalidSizeError
+from stmviz.errors import InvalidArgumentError
 
 
 def test_summary_stays_within_budget_and_keeps_order():
@@ -32,7 +32,7 @@ def test_boilerplate_present_in_every_text_loses_to_facts():
 
 
 def test_bad_budget():
-    with pytest.raises(InvalidSizeError):
+    with pytest.raises(InvalidArgumentError):
         summarize(["x"], 0)
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from . import guards
 from .element import Meta
-from .errors import InvalidArgumentError, ScenarioFormatError, STMError
+from .errors import InvalidArgumentError, FormatError, STMError
 from .guards import brief
 
 #: The text fields of a step: the model's output (thought, action), then the input (observation).
@@ -32,24 +32,24 @@ def check_step(step: Any) -> None:
         if value is None:
             object.__setattr__(step, name, "")
         elif not isinstance(value, str):
-            raise ScenarioFormatError(
+            raise FormatError(
                 f"step field {name!r} must be text, got {type(value).__name__} {brief(value)}"
             )
     for name in ("directives", "meta"):
-        _freeze_mapping(step, name, lambda value: ScenarioFormatError(f"step field {name!r} must be an object, got {brief(value)}"))
+        _freeze_mapping(step, name, lambda value: FormatError(f"step field {name!r} must be an object, got {brief(value)}"))
 
 
 def step_from_record(cls: Any, item: Any, where: str) -> Any:
-    """The AgentStep (of class ``cls``) a mapping stands for; anything else is a ScenarioFormatError naming ``where``."""
+    """The AgentStep (of class ``cls``) a mapping stands for; anything else is a FormatError naming ``where``."""
     if isinstance(item, Mapping):
         fields = step_fields(item, where)
         try:
             return cls(**fields)
-        except ScenarioFormatError as exc:
-            raise ScenarioFormatError(f"{where}: {exc}") from None
+        except FormatError as exc:
+            raise FormatError(f"{where}: {exc}") from None
         except STMError as exc:  # metadata that cannot be frozen
-            raise ScenarioFormatError(f"{where}: {exc}") from None
-    raise ScenarioFormatError(
+            raise FormatError(f"{where}: {exc}") from None
+    raise FormatError(
         f"{where}: a step record is an AgentStep, a dict with thought/action/observation, or a string; "
         f"got {type(item).__name__} {brief(item)}"
     )
@@ -59,7 +59,7 @@ def step_fields(item: Mapping[str, Any], where: str) -> dict[str, Any]:
     """The AgentStep fields of a step record; the shorthand keys go into ``directives``."""
     unknown = sorted(set(item) - _KNOWN_FIELDS - set(DIRECTIVE_SHORTHANDS) - {"t"})
     if unknown:
-        raise ScenarioFormatError(
+        raise FormatError(
             f"{where}: unknown field(s) {', '.join(map(repr, unknown))}; a step has "
             f"{', '.join(sorted(_KNOWN_FIELDS | set(DIRECTIVE_SHORTHANDS)))}"
         )
@@ -68,7 +68,7 @@ def step_fields(item: Mapping[str, Any], where: str) -> dict[str, Any]:
     if shorthand:
         nested = item.get("directives") or {}
         if not isinstance(nested, Mapping):
-            raise ScenarioFormatError(f"{where}: 'directives' must be an object, got {brief(nested)}")
+            raise FormatError(f"{where}: 'directives' must be an object, got {brief(nested)}")
         fields["directives"] = {**nested, **shorthand}
     return fields
 

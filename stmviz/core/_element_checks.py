@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 from typing import Any, NamedTuple
 
-from .errors import InvalidElementError
+from .errors import InvalidArgumentError
 from .guards import brief
 
 #: How deeply metadata values may nest (a list in a dict in a list …): far more than any real record needs.
@@ -70,16 +70,16 @@ class Kinds(NamedTuple):
 def check_image(part: Any) -> None:
     """Refuse an ImagePart without a reference, with a size out of 1 … :data:`MAX_PIXELS`, or an unknown detail."""
     if not isinstance(part.ref, str) or not part.ref:
-        raise InvalidElementError(f"ImagePart.ref must be a non-empty string, got {part.ref!r}")
+        raise InvalidArgumentError(f"ImagePart.ref must be a non-empty string, got {part.ref!r}")
     for name in ("width", "height"):
         v = getattr(part, name)
         if isinstance(v, bool) or not isinstance(v, int) or not 0 < v <= MAX_PIXELS:
-            raise InvalidElementError(
+            raise InvalidArgumentError(
                 f"ImagePart.{name} must be a whole number of pixels from 1 to {MAX_PIXELS:,}, got {brief(v)}"
             )
         object.__setattr__(part, name, int(v))
     if part.detail not in ("auto", "low", "high"):
-        raise InvalidElementError(
+        raise InvalidArgumentError(
             f"ImagePart.detail must be 'auto', 'low' or 'high', got {part.detail!r}"
         )
 
@@ -87,10 +87,10 @@ def check_image(part: Any) -> None:
 def check_audio(part: Any) -> None:
     """Refuse an AudioPart without a reference or a positive finite duration; store the duration as a float."""
     if not isinstance(part.ref, str) or not part.ref:
-        raise InvalidElementError(f"AudioPart.ref must be a non-empty string, got {part.ref!r}")
+        raise InvalidArgumentError(f"AudioPart.ref must be a non-empty string, got {part.ref!r}")
     s = part.seconds
     if isinstance(s, bool) or not isinstance(s, (int, float)) or not _finite(s) or s <= 0:
-        raise InvalidElementError(f"AudioPart.seconds must be a positive finite number, got {brief(s)}")
+        raise InvalidArgumentError(f"AudioPart.seconds must be a positive finite number, got {brief(s)}")
     object.__setattr__(part, "seconds", float(s))  # 2 and 2.0 are the same duration: one form, one id
 
 
@@ -103,17 +103,17 @@ def checked_content(content: Any, kinds: Kinds) -> Any:
     if isinstance(content, (list, tuple)):
         parts = tuple(content)
         if not parts:
-            raise InvalidElementError(
+            raise InvalidArgumentError(
                 "content i is an empty sequence of parts; give at least one text, ImagePart or AudioPart"
             )
         for k, part in enumerate(parts):
             if not isinstance(part, (str, *kinds.parts)):
-                raise InvalidElementError(
+                raise InvalidArgumentError(
                     f"content part {k} is a {type(part).__name__}; a multimodal content i is a tuple "
                     f"of str, ImagePart and AudioPart"
                 )
         return tuple(str.__str__(p) if isinstance(p, str) else p for p in parts)
-    raise InvalidElementError(
+    raise InvalidArgumentError(
         f"content i = {brief(content)} is a {type(content).__name__}; I holds text (str), "
         f"ImagePart, AudioPart, or a tuple of them: convert it, e.g. Element(str(value))"
     )
@@ -124,13 +124,13 @@ def check_saveable(meta: Any, kinds: Kinds) -> None:
     t = meta._data.get("t", _ABSENT)
     if t is not _ABSENT and (type(t) not in (int, float) or not _finite(t) or (type(t) is int and abs(t) > MAX_SAFE_INT)):
         shown = f"a whole number of {t.bit_length()} bits" if type(t) is int else _shown(t)
-        raise InvalidElementError(
+        raise InvalidArgumentError(
             f"meta['t'] = {shown}: the time t of an element orders the state, so it must be a finite "
             f"number (an int or a float); use e.g. the step index, or leave 't' out"
         )
     problem = _unsaveable(meta, "meta", 0, kinds)
     if problem:
-        raise InvalidElementError(problem)
+        raise InvalidArgumentError(problem)
     object.__setattr__(meta, "_saveable", True)
 
 

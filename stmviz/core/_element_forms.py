@@ -21,7 +21,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ._element_checks import Kinds
-from .errors import InvalidElementError, TraceFormatError
+from .errors import InvalidArgumentError, FormatError
 from .guards import brief
 
 if TYPE_CHECKING:
@@ -61,18 +61,18 @@ def content_from_json(data: Any, where: str, kinds: Kinds) -> Any:
             if "audio" in data:
                 return kinds.audio(data["audio"], data["seconds"])
         except KeyError as exc:
-            raise TraceFormatError(f"{where}: content part is missing field {exc}") from None
-    raise TraceFormatError(f"{where}: unknown content {brief(data)}")
+            raise FormatError(f"{where}: content part is missing field {exc}") from None
+    raise FormatError(f"{where}: unknown content {brief(data)}")
 
 
 def element_from_json(cls: Any, data: Any, where: str, kinds: Kinds) -> Any:
-    """The element ``cls(i, d)`` rebuilt from ``{"content": ..., "meta": ...}``; a bad form is a TraceFormatError."""
+    """The element ``cls(i, d)`` rebuilt from ``{"content": ..., "meta": ...}``; a bad form is a FormatError."""
     if not isinstance(data, Mapping) or "content" not in data:
-        raise TraceFormatError(f"{where}: expected an object with 'content' and 'meta', got {brief(data)}")
+        raise FormatError(f"{where}: expected an object with 'content' and 'meta', got {brief(data)}")
     try:
         return cls(content_from_json(data["content"], where, kinds), data.get("meta") or {})
-    except InvalidElementError as exc:
-        raise TraceFormatError(f"{where}: {exc}") from None
+    except InvalidArgumentError as exc:
+        raise FormatError(f"{where}: {exc}") from None
 
 
 def _canonical(value: Any, kinds: Kinds) -> Any:

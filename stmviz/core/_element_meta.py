@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ._element_checks import MAX_NESTING, Kinds
-from .errors import InvalidElementError
+from .errors import InvalidArgumentError
 from .formatting import shorten
 from .guards import brief
 
@@ -57,14 +57,14 @@ class FrozenMapping(Mapping[str, Any]):
         items: dict[str, Any] = {}
         for source in (data or {}), kwargs:
             if not isinstance(source, Mapping):
-                raise InvalidElementError(
+                raise InvalidArgumentError(
                     f"metadata d must be a mapping of component names to values, got "
                     f"{type(source).__name__}; pass e.g. meta={{'t': 0, 'source': 'user'}}"
                 )
             for key, value in source.items():
                 if type(key) is not str:
                     if not isinstance(key, str):
-                        raise InvalidElementError(
+                        raise InvalidArgumentError(
                             f"metadata key {brief(key)} is a {type(key).__name__}; the components D_i of "
                             f"d are named by strings: use str({brief(key)}) or a descriptive name"
                         )
@@ -126,7 +126,7 @@ def frozen(value: Any, where: str, depth: int, kinds: Kinds) -> Any:
     if kind in FAST_SCALARS:
         return value
     if depth >= MAX_NESTING:
-        raise InvalidElementError(
+        raise InvalidArgumentError(
             f"{shorten(where, 60)} is nested more than {MAX_NESTING} levels deep (a list or dict that holds "
             f"itself nests forever); metadata is a flat record of components: flatten it, or store the deep "
             f"structure as text"
@@ -147,7 +147,7 @@ def frozen(value: Any, where: str, depth: int, kinds: Kinds) -> Any:
         return int(value)
     if isinstance(value, numbers.Real):
         return float(value)
-    raise InvalidElementError(
+    raise InvalidArgumentError(
         f"{where} = {brief(value)} is a {type(value).__name__}, which cannot be frozen; "
         f"use strings, numbers, booleans, None, lists/tuples or dicts of them"
     )
@@ -177,7 +177,7 @@ def as_meta(meta: Any, kinds: Kinds) -> Any:
         return meta
     if isinstance(meta, Mapping):
         return kinds.meta(meta)
-    raise InvalidElementError(
+    raise InvalidArgumentError(
         f"meta d must be a mapping (e.g. a dict), got {type(meta).__name__} "
         f"{brief(meta)}; pass meta={{'t': 0}}"
     )

@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from . import guards
-from .errors import CapacityError, ControllerError, InvalidArgumentError, InvalidUpdateError, STMError
+from .errors import CapacityError, ContractError, InvalidArgumentError, STMError
 from .formatting import format_number, shorten
 from .guards import brief
 from .model_input import ModelInput
@@ -34,11 +34,11 @@ def a_space(mechanism: Any, space: object) -> StateSpace:
 
 
 def the_only_operation(mechanism: Any) -> Operation:
-    """The default controller's choice: the one operation type of O, or a ControllerError asking for a controller."""
+    """The default controller's choice: the one operation type of O, or a ContractError asking for a controller."""
     types = mechanism.operations.types
     if len(types) == 1:
         return _only_operation(types[0])
-    raise ControllerError(
+    raise ContractError(
         f"{mechanism} declares {len(types)} operation types ({', '.join(types) or 'none'}), so it must "
         f"define controller(state, context) to choose one per step"
     )
@@ -51,13 +51,13 @@ def _only_operation(type_name: str) -> Operation:
 
 
 def chosen_operations(mechanism: Any, chosen: object) -> tuple[Operation, ...]:
-    """The controller's choice as a tuple of operations of declared types a ∈ τ, or a ControllerError."""
+    """The controller's choice as a tuple of operations of declared types a ∈ τ, or a ContractError."""
     if isinstance(chosen, Operation):
         ops: tuple[Operation, ...] = (chosen,)
     elif isinstance(chosen, (list, tuple)) and all(isinstance(o, Operation) for o in chosen):
         ops = tuple(chosen)
     else:
-        raise ControllerError(
+        raise ContractError(
             f"{mechanism}.controller returned {type(chosen).__name__} {brief(chosen)}; it must return "
             f"an Operation or a list of Operations"
         )
@@ -67,10 +67,10 @@ def chosen_operations(mechanism: Any, chosen: object) -> tuple[Operation, ...]:
 
 
 def a_state(mechanism: Any, operation: Operation, result: object) -> State:
-    """What U returned, if it is a State; else an InvalidUpdateError (a Transition is handled by the caller)."""
+    """What U returned, if it is a State; else an ContractError (a Transition is handled by the caller)."""
     if isinstance(result, State):
         return result
-    raise InvalidUpdateError(
+    raise ContractError(
         f"{mechanism}.update(ω, {operation}, c) returned {type(result).__name__} "
         f"{brief(result)}; U must return a State (e.g. `state | {{element}}`) or a Transition"
     )
@@ -79,7 +79,7 @@ def a_state(mechanism: Any, operation: Operation, result: object) -> State:
 def check_in_space(mechanism: Any, operation: Operation, state: object) -> None:
     """The state U returned is a State in Ω_STM (Σμ ≤ V_max), or an error saying by how much it is not."""
     if not isinstance(state, State):
-        raise InvalidUpdateError(
+        raise ContractError(
             f"{mechanism}.update(ω, {operation}, c) returned a Transition whose state is a "
             f"{type(state).__name__}; it must be a State"
         )
@@ -94,11 +94,11 @@ def check_in_space(mechanism: Any, operation: Operation, state: object) -> None:
 
 
 def model_input(mechanism: Any, x: object) -> ModelInput:
-    """What π returned as a ModelInput, or an InvalidUpdateError saying what π must return."""
+    """What π returned as a ModelInput, or an ContractError saying what π must return."""
     try:
         return ModelInput.coerce(x)
     except InvalidArgumentError as exc:
-        raise InvalidUpdateError(
+        raise ContractError(
             f"{mechanism}.project(ω) returned {type(x).__name__}; π must return a ModelInput, a string, "
             f"or a list of strings or messages ({exc})"
         ) from None

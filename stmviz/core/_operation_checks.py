@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .errors import InvalidOperationError, UnsupportedOperationError
+from .errors import InvalidArgumentError, UnsupportedOperationError
 from .guards import brief
 
 _TYPE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
@@ -25,25 +25,25 @@ def is_type_name(name: Any) -> bool:
 def check_operation(type: Any, params: Any, reason: Any) -> None:
     """An operation's type a is a name, its parameters a mapping (or ``None``), its reason a string."""
     if not is_type_name(type):
-        raise InvalidOperationError(
+        raise InvalidArgumentError(
             f"an operation type a ∈ τ is a name like 'append' or 'evict_oldest'; got {brief(type)}"
         )
     if params is not None and not isinstance(params, Mapping):
-        raise InvalidOperationError(
+        raise InvalidArgumentError(
             f"operation parameters must be a mapping like {{'count': 2}}, got {params.__class__.__name__}"
         )
     if not isinstance(reason, str):
-        raise InvalidOperationError(f"an operation's reason is a string, got {reason!r}")
+        raise InvalidArgumentError(f"an operation's reason is a string, got {reason!r}")
 
 
-def not_a_type(item: Any) -> InvalidOperationError:
+def not_a_type(item: Any) -> InvalidArgumentError:
     """The error for declaring something that is neither a type name nor an OperationType."""
-    return InvalidOperationError(f"operation types are declared as names or OperationType; got {brief(item)}")
+    return InvalidArgumentError(f"operation types are declared as names or OperationType; got {brief(item)}")
 
 
-def not_an_operation(operation: Any, owner: str) -> InvalidOperationError:
+def not_an_operation(operation: Any, owner: str) -> InvalidArgumentError:
     """The error for giving a mechanism something that is not an Operation."""
-    return InvalidOperationError(
+    return InvalidArgumentError(
         f"{owner} expected an Operation o ∈ O, got {type(operation).__name__} {brief(operation)}"
     )
 

@@ -8,9 +8,9 @@ point, and every error raised inside the loop is given the step and the trace so
   single string or not iterable, ``query`` is not text, ``tools`` is not a list of
   texts (a single string is refused, not split into letters), ``meta`` is not a
   mapping, or ``checkpoint_every`` is not a whole number ≥ 1 (checked by the Trace);
-- ``ScenarioFormatError`` when a step record is not an AgentStep, a dict or a
+- ``FormatError`` when a step record is not an AgentStep, a dict or a
   string; it names the step;
-- ``CapacityError``, ``InvalidUpdateError``, ``UnsupportedOperationError`` when U
+- ``CapacityError``, ``ContractError``, ``UnsupportedOperationError`` when U
   leaves Ω_STM, returns a non-State, or gets an undeclared operation: the same
   class (a user's STMError subclass too), its message starting with ``step t:``;
 - ``UpdateFailedError`` when U (or a summarizer it calls), the controller or π
@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from .context import AgentStep, Context
 from .element import Element, Meta
-from .errors import CapacityError, InvalidArgumentError, InvalidStateError, STMError, UpdateFailedError
+from .errors import CapacityError, InvalidArgumentError, STMError, UpdateFailedError
 from .formatting import shorten
 from .guards import brief
 from .mechanism import Mechanism
@@ -185,7 +185,7 @@ def _check_metadata(mechanism: Mechanism, state: State) -> None:
         kind = element.meta.get("type")
         missing = [key for key in required.get(kind, ()) if key not in element.meta] if isinstance(kind, str) else []
         if missing:
-            raise InvalidStateError(
+            raise InvalidArgumentError(
                 f"run: the initial state ω_0 holds {element.label()} of type {kind!r} without the metadata "
                 f"{', '.join(map(repr, missing))} that {mechanism}'s U and π read for that type; give it those "
                 f"components, or start from a state the mechanism built (e.g. trace.final)"

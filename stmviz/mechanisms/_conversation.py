@@ -28,7 +28,7 @@ from typing import Any
 
 from ..core.context import AgentStep, Context
 from ..core.element import Element
-from ..core.errors import CapacityError, InvalidOperationError
+from ..core.errors import CapacityError, InvalidArgumentError
 from ..core.formatting import format_number
 from ..core.mechanism import Mechanism, Transition
 from ..core.model_input import Message, ModelInput
@@ -205,7 +205,7 @@ class ChatManager(Mechanism):
         """``summarizer(texts, budget)``, checked to be text, stripped (the managers that summarize call it)."""
         result = self.summarizer(list(texts), budget)
         if not isinstance(result, str):
-            raise InvalidOperationError(
+            raise InvalidArgumentError(
                 f"the summarizer returned {type(result).__name__}; summarize(texts, budget) must return a str"
             )
         return result.strip()

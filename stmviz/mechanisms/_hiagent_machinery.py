@@ -10,7 +10,7 @@ subgoal, the groups by type and the largest subgoal id from the previous ω;
 from __future__ import annotations
 
 from ..core.element import Element
-from ..core.errors import InvalidOperationError
+from ..core.errors import InvalidArgumentError
 from ..core.formatting import shorten
 from ..core.mechanism import Mechanism
 from ..core.space import State
@@ -94,7 +94,7 @@ class HiAgentMachinery(Mechanism):
                 or not isinstance(result[0], str)
                 or result[1] not in (True, False, None)
             ):
-                raise InvalidOperationError(
+                raise InvalidArgumentError(
                     f"summarize_subgoal returned {shorten(repr(result))}; it must return (text, achieved) with "
                     f"achieved True, False or None"
                 )

@@ -8,7 +8,7 @@ from typing import Any, Generic, TypeVar
 
 from ..core.element import Element, order_key
 from ..core.formatting import format_number, shorten
-from ..core.errors import InvalidArgumentError, InvalidOperationError
+from ..core.errors import InvalidArgumentError
 from ..core.space import State, StateSpace
 from ..text import truncate_to_tokens
 from ..core import guards
@@ -31,7 +31,7 @@ def cached_summarizer(summarize: Summarizer, maxsize: int = 4096) -> Summarizer:
         texts, budget = key
         result = summarize(list(texts), budget)
         if not isinstance(result, str):
-            raise InvalidOperationError(
+            raise InvalidArgumentError(
                 f"the summarizer returned {type(result).__name__} {shorten(repr(result))}; "
                 f"summarize(texts, budget) must return a string"
             )

@@ -49,7 +49,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..core import AgentStep, Context, Element, Mechanism, Message, ModelInput
-from ..core.errors import CapacityError, InvalidOperationError
+from ..core.errors import CapacityError, InvalidArgumentError
 from ..core import Operation, OperationSet, State, StateSpace, Transition
 from ..core.formatting import format_number, shorten
 from ..protocol import ElementType, Hierarchy, element_types_of
@@ -138,7 +138,7 @@ class AgentFold(FoldingExtras, Mechanism):
     "consolidate", "from": x}`` are read as [t−1, t−1] and [x, t−1]. A range
     at step 0 is ignored (nothing to fold). A range with x < 0, x > y or
     y > t−1 (steps not taken yet), an empty summary, an unknown op or a
-    missing ``from`` raises :class:`~stmviz.errors.ScenarioFormatError`.
+    missing ``from`` raises :class:`~stmviz.errors.FormatError`.
 
     **Rule-based controller** (no directive). ``"lsm"`` (default), a
     log-structured merge: I_{t−1} is a run of one step; while the newest
@@ -305,7 +305,7 @@ class AgentFold(FoldingExtras, Mechanism):
         if latest is not None:
             new = self._fold(state, operation, latest, reasons)
         elif operation.type == "consolidate":
-            raise InvalidOperationError("consolidate: ω has no latest interaction I_{t−1} to fold")
+            raise InvalidArgumentError("consolidate: ω has no latest interaction I_{t−1} to fold")
         return new | {self._incoming(context)}
 
     def _incoming(self, context: Context) -> Element:
@@ -321,11 +321,11 @@ class AgentFold(FoldingExtras, Mechanism):
         y = operation.get("to", last)
         for name, v in (("from", x), ("to", y)):
             if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= last:
-                raise InvalidOperationError(
+                raise InvalidArgumentError(
                     f"{operation.type}({name}=…) needs a step index 0 ≤ {name} ≤ {last}, got {shorten(repr(v))}"
                 )
         if x > y:
-            raise InvalidOperationError(f"{operation.type}: the range [{x}, {y}] is empty (from > to)")
+            raise InvalidArgumentError(f"{operation.type}: the range [{x}, {y}] is empty (from > to)")
         return x, y
 
     def _fold(self, state: State, operation: Operation, latest: Element, reasons: dict[Element, str]) -> State:

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..core import Context, Element, Operation, State
-from ..core.errors import ScenarioFormatError
+from ..core.errors import FormatError
 from ..core.element import order_key, thaw
 from ..core.formatting import format_number, shorten
 from ..core.guards import as_int
@@ -127,12 +127,12 @@ class FoldingExtras:
     def _directive(self, state: State, fold: Any, t: int, latest: Element | None) -> Operation:
         """The agent's folding directive as an operation, read as the released code reads it."""
         if not isinstance(fold, dict) and not hasattr(fold, "get"):
-            raise ScenarioFormatError(
+            raise FormatError(
                 f"step {t}: a folding directive is a mapping {{'range': [x, {t - 1}], 'summary': '…'}}, got {shorten(repr(thaw(fold)))}"
             )
         summary = fold.get("summary", fold.get("compress_text"))
         if summary is not None and (not isinstance(summary, str) or not summary.strip()):
-            raise ScenarioFormatError(
+            raise FormatError(
                 f"step {t}: the folding directive's summary must be non-empty text (the agent's summary of the range), "
                 f"got {shorten(repr(summary))}; omit it to use stmviz's fallback summarizer"
             )
@@ -143,13 +143,13 @@ class FoldingExtras:
         if latest is None:
             if span is not None or op == "condense":
                 return Operation("condense", reason=f"{where} ignored: nothing to fold at the first step (as in the original)")
-            raise ScenarioFormatError(f"step {t}: deep consolidation needs a latest interaction to fold, and ω has none")
+            raise FormatError(f"step {t}: deep consolidation needs a latest interaction to fold, and ω has none")
         last = latest.meta["step"]
         if span is not None:
             pair = list(span) if isinstance(span, (list, tuple)) else []
             ok = bool(pair) and all(isinstance(v, int) and not isinstance(v, bool) for v in pair)
             if not ok or not 0 <= pair[0] <= pair[-1] <= last:
-                raise ScenarioFormatError(
+                raise FormatError(
                     f"step {t}: the folding directive's range must be step numbers [x, …, y] with 0 ≤ x ≤ y ≤ {last} "
                     f"(the latest interaction I_{last}); got {shorten(repr(thaw(span)))}"
                 )
@@ -159,13 +159,13 @@ class FoldingExtras:
         elif op == "consolidate":
             x, y = fold.get("from"), last
             if isinstance(x, bool) or not isinstance(x, int) or not 0 <= x <= last:
-                raise ScenarioFormatError(
+                raise FormatError(
                     f"step {t}: consolidate 'from' must be a step index x with 0 ≤ x ≤ {last} (the latest interaction), "
                     f"got {shorten(repr(x))}; block starts in ω: "
                     f"{', '.join(str(b.meta['range'][0]) for b in self.blocks(state)) or 'none'}"
                 )
         else:
-            raise ScenarioFormatError(
+            raise FormatError(
                 f"step {t}: unknown folding directive {shorten(repr(thaw(fold)))}; use {{'range': [x, t-1], 'summary': '…'}} "
                 f"(or the older {{'op': 'condense'}} / {{'op': 'consolidate', 'from': x}})"
             )

@@ -60,7 +60,7 @@ from typing import Any
 
 from ..core.context import Context
 from ..core.element import Element
-from ..core.errors import InvalidArgumentError, InvalidOperationError
+from ..core.errors import InvalidArgumentError
 from ..core.formatting import format_number
 from ..core.mechanism import Transition
 from ..core.model_input import ModelInput
@@ -276,7 +276,7 @@ class Compaction(ChatManager):
         if operation.type == "append":
             return self.appended(state, context, self._last_block(state))
         if operation.type != "compact":
-            raise InvalidOperationError(f"Compaction has no update for {operation.type!r}")
+            raise InvalidArgumentError(f"Compaction has no update for {operation.type!r}")
         shown = [e for e in self.visible(state) if not e.meta.get("pinned")]
         if not shown:
             return Transition(state)

@@ -39,7 +39,7 @@ from typing import Any
 
 from ..core.element import Element, order_key
 from ..core.formatting import shorten
-from ..core.errors import InvalidOperationError, ScenarioFormatError
+from ..core.errors import InvalidArgumentError, FormatError
 from ..core.mechanism import Transition
 from ..protocol import ElementType, Hierarchy, element_types_of
 from ..core.context import AgentStep, Context
@@ -188,7 +188,7 @@ class HiAgent(HiAgentMachinery):
        full", "retrieved in part (steps …)" or that none fit. A request for the current subgoal, or for one already
        expanded, is a no-op, and so is one for a finished subgoal whose summary
        overflow dropped earlier (the operation's reason says so); a subgoal
-       that never finished raises :class:`~stmviz.errors.ScenarioFormatError`.
+       that never finished raises :class:`~stmviz.errors.FormatError`.
 
     Subgoal ids count 1, 2, 3, … in the order subgoals start, as the released
     agent numbers them in its prompt and in ``retrieve(…)``; the steps before
@@ -308,7 +308,7 @@ class HiAgent(HiAgentMachinery):
         elif kind == "retrieve":
             new = self._retrieve(state, operation, context, reasons)
         else:  # pragma: no cover - apply() refuses undeclared types
-            raise InvalidOperationError(f"HiAgent has no operation {kind!r}")
+            raise InvalidArgumentError(f"HiAgent has no operation {kind!r}")
         fitted = self._fit(new, reasons, context)
         if kind == "retrieve":
             _record_lost_pairs(state, new, fitted, reasons)
@@ -319,7 +319,7 @@ class HiAgent(HiAgentMachinery):
         if text is None:
             text = _rule_text(context.step, context.t)
         if not isinstance(text, str) or not text.strip():
-            raise InvalidOperationError(f"subgoal(text=…) needs a non-empty subgoal text, got {shorten(repr(text))}")
+            raise InvalidArgumentError(f"subgoal(text=…) needs a non-empty subgoal text, got {shorten(repr(text))}")
         if self.current_subgoal(state) is not None:
             state = self._summarize(state, context, reasons, f"a new subgoal starts at step {context.t}")
         k = self._next_id(state, context)
@@ -416,7 +416,7 @@ class HiAgent(HiAgentMachinery):
 
     def _select(self, state: State, operation: Operation, reasons: dict[Element, str], context: Context) -> State:
         keep = operation.get("keep", self.keep_pairs)
-        keep = guards.whole_number(keep, "keep (pairs)", 1, where="select", error=InvalidOperationError)
+        keep = guards.whole_number(keep, "keep (pairs)", 1, where="select", error=InvalidArgumentError)
         current = self.current_subgoal(state)
         pairs = sorted(
             (
@@ -458,7 +458,7 @@ class HiAgent(HiAgentMachinery):
                 # The controller validated the request against ω_t; an earlier operation of this step may
                 # have dropped the summary on overflow since, so an unknown target here is a no-op.
                 if isinstance(target, bool) or not isinstance(target, (int, str)):
-                    raise InvalidOperationError(f"retrieve(subgoals=…) needs ids or texts, got {shorten(repr(target))}")
+                    raise InvalidArgumentError(f"retrieve(subgoals=…) needs ids or texts, got {shorten(repr(target))}")
                 continue
             if summary is None or summary.meta.get("expanded"):
                 continue  # the current subgoal, or already expanded
@@ -688,8 +688,8 @@ class HiAgent(HiAgentMachinery):
             gone = []
             for target in targets:
                 try:
-                    self._find_summary(state, target, context, error=ScenarioFormatError)  # validate early
-                except ScenarioFormatError:
+                    self._find_summary(state, target, context, error=FormatError)  # validate early
+                except FormatError:
                     if not self._was_evicted(state, target, context):
                         raise
                     gone.append(repr(target))

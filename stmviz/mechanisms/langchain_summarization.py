@@ -54,7 +54,7 @@ from typing import Any
 
 from ..core.context import Context
 from ..core.element import Element
-from ..core.errors import InvalidArgumentError, InvalidOperationError
+from ..core.errors import InvalidArgumentError
 from ..core.formatting import format_number
 from ..core.mechanism import Transition
 from ..core.model_input import ModelInput
@@ -262,7 +262,7 @@ class LangChainSummarization(ChatManager):
         if operation.type == "append":
             return self.appended(state, context)
         if operation.type != "summarize":
-            raise InvalidOperationError(f"LangChainSummarization has no update for {operation.type!r}")
+            raise InvalidArgumentError(f"LangChainSummarization has no update for {operation.type!r}")
         messages = _messages(state)
         cut = self.cutoff(messages)
         if cut <= 0:

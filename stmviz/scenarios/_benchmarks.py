@@ -1,6 +1,6 @@
 """What the benchmark loaders (:mod:`.locomo`, :mod:`.longmemeval`) share: reading a file, and checking its fields.
 
-Every check raises :class:`~stmviz.core.errors.ScenarioFormatError` as
+Every check raises :class:`~stmviz.core.errors.FormatError` as
 ``<file>: <JSON path>: <what is wrong>; <how to fix it>``, the JSON path in
 the form ``[0].qa[12].evidence[1]``.
 """
@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import ScenarioFormatError
+from ..core.errors import FormatError
 from ..core.formatting import shorten
 from ..io.jsonio import decode_json
 
@@ -28,38 +28,38 @@ def read_json_file(path: str | os.PathLike, *, max_bytes: int = MAX_BYTES, expec
     """The decoded JSON document of a downloaded benchmark file, and the file's name for messages.
 
     The one place the loaders touch the file system. Raises
-    :class:`ScenarioFormatError` for a missing file, a file larger than
+    :class:`FormatError` for a missing file, a file larger than
     ``max_bytes``, text that is not UTF-8 JSON, or nesting too deep to decode.
     """
     path = Path(path)
     source = path.name or str(path)
     if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1:
-        raise ScenarioFormatError(f"max_bytes must be a whole number of bytes ≥ 1, got {max_bytes!r}")
+        raise FormatError(f"max_bytes must be a whole number of bytes ≥ 1, got {max_bytes!r}")
     try:
         size = path.stat().st_size
         if path.is_dir():
-            raise ScenarioFormatError(f"{path}: is a folder; give the path of the JSON file in it")
+            raise FormatError(f"{path}: is a folder; give the path of the JSON file in it")
         if size > max_bytes:
-            raise ScenarioFormatError(
+            raise FormatError(
                 f"{source}: the file holds {size:,} bytes, more than max_bytes = {max_bytes:,}; if it is the file you "
                 f"meant, pass a larger max_bytes (reading it needs several times its size in memory)"
             )
         raw = path.read_bytes()
     except FileNotFoundError:
-        raise ScenarioFormatError(f"{path}: no such file; give the path of the downloaded JSON file") from None
+        raise FormatError(f"{path}: no such file; give the path of the downloaded JSON file") from None
     except OSError as exc:
-        raise ScenarioFormatError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+        raise FormatError(f"{path}: cannot be read ({exc.strerror or exc})") from None
     try:
-        return decode_json(raw, source, ScenarioFormatError, expected=expected), source
+        return decode_json(raw, source, FormatError, expected=expected), source
     except RecursionError:
-        raise ScenarioFormatError(f"{source}: the JSON is nested too deeply to read; {expected}") from None
+        raise FormatError(f"{source}: the JSON is nested too deeply to read; {expected}") from None
 
 
 class BenchmarkFileWarning(UserWarning):
     """A benchmark file was read with anomalies (an evidence id that names no turn, a question without an answer, …).
 
     Each anomaly is listed in the scenario's ``meta["anomalies"]``; the
-    loaders' ``strict=True`` raises :class:`ScenarioFormatError` instead.
+    loaders' ``strict=True`` raises :class:`FormatError` instead.
     """
 
 
@@ -69,16 +69,16 @@ def read_json_files(path: str | os.PathLike, *, max_bytes: int = MAX_BYTES, expe
     A folder's or archive's files come in natural order (``2.json`` before
     ``10.json``), each with its name for messages; ``max_bytes`` bounds the
     whole (an archive: its members' uncompressed sizes). A folder or archive
-    without a JSON file raises :class:`ScenarioFormatError`.
+    without a JSON file raises :class:`FormatError`.
     """
     path = Path(path)
     if path.is_dir():
         files = sorted((p for p in path.iterdir() if p.suffix.lower() == ".json" and p.is_file()), key=lambda p: _natural(p.name))
         if not files:
-            raise ScenarioFormatError(f"{path}: the folder holds no .json file; give the path of the downloaded JSON file")
+            raise FormatError(f"{path}: the folder holds no .json file; give the path of the downloaded JSON file")
         total = sum(p.stat().st_size for p in files)
         if total > max_bytes:
-            raise ScenarioFormatError(f"{path}: its .json files hold {total:,} bytes, more than max_bytes = {max_bytes:,}; "
+            raise FormatError(f"{path}: its .json files hold {total:,} bytes, more than max_bytes = {max_bytes:,}; "
                                       f"pass a larger max_bytes")
         return [read_json_file(p, max_bytes=max_bytes, expected=expected) for p in files]
     if path.suffix.lower() == ".zip" and path.is_file():
@@ -92,22 +92,22 @@ def _read_zip(path: Path, max_bytes: int, expected: str) -> list[tuple[Any, str]
             members = sorted((m for m in archive.infolist() if not m.is_dir() and m.filename.lower().endswith(".json")
                               and not Path(m.filename).name.startswith(".")), key=lambda m: _natural(m.filename))
             if not members:
-                raise ScenarioFormatError(f"{path.name}: the archive holds no .json file; give the path of a LoCoMo or "
+                raise FormatError(f"{path.name}: the archive holds no .json file; give the path of a LoCoMo or "
                                           f"LongMemEval JSON file")
             total = sum(m.file_size for m in members)
             if total > max_bytes:
-                raise ScenarioFormatError(f"{path.name}: its .json files hold {total:,} bytes uncompressed, more than "
+                raise FormatError(f"{path.name}: its .json files hold {total:,} bytes uncompressed, more than "
                                           f"max_bytes = {max_bytes:,}; pass a larger max_bytes")
             out = []
             for m in members:
                 source = f"{path.name}:{m.filename}"
                 try:
-                    out.append((decode_json(archive.read(m), source, ScenarioFormatError, expected=expected), source))
+                    out.append((decode_json(archive.read(m), source, FormatError, expected=expected), source))
                 except RecursionError:
-                    raise ScenarioFormatError(f"{source}: the JSON is nested too deeply to read; {expected}") from None
+                    raise FormatError(f"{source}: the JSON is nested too deeply to read; {expected}") from None
             return out
     except (zipfile.BadZipFile, OSError) as exc:
-        raise ScenarioFormatError(f"{path.name}: not a readable .zip archive ({exc}); unpack it and give the JSON file") from None
+        raise FormatError(f"{path.name}: not a readable .zip archive ({exc}); unpack it and give the JSON file") from None
 
 
 def _natural(name: str) -> list[Any]:
@@ -140,9 +140,9 @@ def warn_anomalies(source: str, anomalies: list[dict[str, str]], kinds: Mapping[
     )
 
 
-def fail(source: str, where: str, what: str) -> ScenarioFormatError:
+def fail(source: str, where: str, what: str) -> FormatError:
     """The error for a problem at JSON path ``where`` of file ``source``."""
-    return ScenarioFormatError(f"{source}: {where or 'top level'}: {what}")
+    return FormatError(f"{source}: {where or 'top level'}: {what}")
 
 
 def kind(value: Any) -> str:

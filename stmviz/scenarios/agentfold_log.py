@@ -47,7 +47,7 @@ a ``role``:
 A folding block of response k folds steps [x, y] with 0 ≤ x ≤ y ≤ k − 1
 (``step_base`` = the number the transcript gives its first response); as in
 the released code, one in the first response or the answer turn is ignored
-(``meta["ignored_fold"]``). Errors are :class:`~stmviz.ScenarioFormatError`
+(``meta["ignored_fold"]``). Errors are :class:`~stmviz.FormatError`
 naming the source, the record (``messages[3]``, ``line 4``, ``turn 2``) and
 what is wrong.
 
@@ -74,7 +74,7 @@ from typing import Any
 
 from ..core.context import AgentStep
 from ..core.guards import brief
-from ..core.errors import ScenarioFormatError
+from ..core.errors import FormatError
 from ..core.formatting import shorten
 from ..io.files import as_path, read_bytes
 from ..io.jsonio import decode_json, decode_json_lines
@@ -85,8 +85,8 @@ __all__ = ["from_agentfold_records", "from_infer_trajectory", "is_infer_record",
 _TAG = re.compile(r"<(?P<tag>[A-Za-z_][\w\-]*)>(?P<body>.*?)</(?P=tag)>", re.S)
 
 
-def _fail(source: str, where: str, what: str) -> ScenarioFormatError:
-    return ScenarioFormatError(f"{source + ': ' if source else ''}{where}: {what}")
+def _fail(source: str, where: str, what: str) -> FormatError:
+    return FormatError(f"{source + ': ' if source else ''}{where}: {what}")
 
 
 def _call_text(call: Any, where: str, source: str) -> str:
@@ -257,7 +257,7 @@ def from_agentfold_records(
 
     Raises
     ------
-    ScenarioFormatError
+    FormatError
         On a record that is not an object, an unknown role, a tool response
         before any model response, a malformed folding block or tool call, a
         range that does not end at the previous step, or no model response.
@@ -267,7 +267,7 @@ def from_agentfold_records(
     items = list(_listed(records, source or "AgentFold log", "records", "records (dicts with a role)"))
     labels = list(_labels) if _labels is not None else [f"messages[{k}]" for k in range(len(items))]
     if isinstance(step_base, bool) or not isinstance(step_base, int) or step_base < 0:
-        raise ScenarioFormatError(f"step_base must be a whole number ≥ 0 (0 or 1), got {brief(step_base)}")
+        raise FormatError(f"step_base must be a whole number ≥ 0 (0 or 1), got {brief(step_base)}")
     question: str | None = None
     steps: list[dict[str, Any]] = []
     for record, where in zip(items, labels):
@@ -364,12 +364,12 @@ def load_agentfold_log(path: str | os.PathLike, name: str | None = None, **kwarg
     :func:`from_agentfold_records`.
     """
     path = as_path(path, "transcript file")
-    raw = read_bytes(path, what="transcript file", error=ScenarioFormatError)  # bounded; never blocks on a pipe or device
+    raw = read_bytes(path, what="transcript file", error=FormatError)  # bounded; never blocks on a pipe or device
     source, name = path.name, name or path.stem
     if raw.startswith(_TURN.format(n=0).encode()):  # a bare full_traj of infer.py
         return from_infer_trajectory(raw.decode("utf-8", errors="replace"), name, source=source, **kwargs)
     if path.suffix.lower() in (".jsonl", ".ndjson"):
-        lines = decode_json_lines(raw, source, ScenarioFormatError, expected="a transcript file holds one record per line")
+        lines = decode_json_lines(raw, source, FormatError, expected="a transcript file holds one record per line")
         if lines and is_infer_record(lines[0][1]):  # infer.py's output: one run per line
             run_index = kwargs.pop("run", 0)
             runs = load_agentfold_runs(path, **kwargs)
@@ -379,7 +379,7 @@ def load_agentfold_log(path: str | os.PathLike, name: str | None = None, **kwarg
         return from_agentfold_records(
             [d for _, d in lines], name, source=source, _labels=[f"line {n}" for n, _ in lines], **kwargs
         )
-    data = decode_json(raw, source, ScenarioFormatError, expected="a transcript is a JSON list of records (or .jsonl)")
+    data = decode_json(raw, source, FormatError, expected="a transcript is a JSON list of records (or .jsonl)")
     if isinstance(data, Mapping):
         if not isinstance(data.get("messages"), list):
             raise _fail(source, "top level", "expected a list of records or an object with a 'messages' list")
@@ -471,7 +471,7 @@ def from_infer_trajectory(
 
     Raises
     ------
-    ScenarioFormatError
+    FormatError
         When the text is not infer.py's layout (turn headers, prompts, a reply
         without a tool call or an answer, a ``<compress>`` that is not JSON).
     """
@@ -540,12 +540,12 @@ def from_infer_trajectory(
 def load_agentfold_runs(path: str | os.PathLike, **kwargs: Any) -> list[Scenario]:
     """Every run in a file infer.py wrote (JSONL, one ``{question, answer, final_response, full_traj}`` per line), or a bare ``full_traj``."""
     path = as_path(path, "transcript file")
-    raw = read_bytes(path, what="transcript file", error=ScenarioFormatError)
+    raw = read_bytes(path, what="transcript file", error=FormatError)
     source = path.name
     text = raw.decode("utf-8", errors="replace")
     if text.startswith(_TURN.format(n=0)):
         return [from_infer_trajectory(text, path.stem, source=source, **kwargs)]
-    lines = decode_json_lines(raw, source, ScenarioFormatError, expected="infer.py writes one JSON record per line")
+    lines = decode_json_lines(raw, source, FormatError, expected="infer.py writes one JSON record per line")
     runs = []
     for n, record in lines:
         if not is_infer_record(record):

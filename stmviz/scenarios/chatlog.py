@@ -51,7 +51,7 @@ from typing import Any
 
 from ..core.guards import brief
 from ..core import guards
-from ..core.errors import ScenarioFormatError
+from ..core.errors import FormatError
 from ..core.formatting import shorten
 from ..io.files import as_path, read_bytes
 from ..io.jsonio import decode_json, decode_json_lines
@@ -63,9 +63,9 @@ __all__ = ["from_openai_messages", "load_chat_log", "from_dialogue"]
 _ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 
 
-def _fail(source: str, where: str, what: str) -> ScenarioFormatError:
+def _fail(source: str, where: str, what: str) -> FormatError:
     prefix = f"{source}: " if source else ""
-    return ScenarioFormatError(f"{prefix}{where}: {what}")
+    return FormatError(f"{prefix}{where}: {what}")
 
 
 def _at(label: str, field: str) -> str:
@@ -347,7 +347,7 @@ def from_openai_messages(
 
     Raises
     ------
-    ScenarioFormatError
+    FormatError
         naming the message (``messages[3]``) and the field.
 
     Examples
@@ -418,20 +418,20 @@ def load_chat_log(path: str | os.PathLike, name: str | None = None, **kwargs: An
 
     Raises
     ------
-    ScenarioFormatError
+    FormatError
         naming the file, the message (``messages[3]`` for JSON, ``line 4`` for
         JSONL) and the field.
     """
     path = as_path(path, "chat log file")
-    raw = read_bytes(path, what="chat log file", error=ScenarioFormatError)  # bounded; never blocks on a pipe or device
+    raw = read_bytes(path, what="chat log file", error=FormatError)  # bounded; never blocks on a pipe or device
     source = path.name
     name = guards.text(name, "name", where="load_chat_log", none_ok=True, blank_ok=True) or path.stem
     if path.suffix.lower() in (".jsonl", ".ndjson"):
-        lines = decode_json_lines(raw, source, ScenarioFormatError, expected="a chat log file holds one message per line")
+        lines = decode_json_lines(raw, source, FormatError, expected="a chat log file holds one message per line")
         messages, labels = [document for _, document in lines], [f"line {lineno}" for lineno, _ in lines]
         return from_openai_messages(messages, name, source=source, _labels=labels, **kwargs)
     data = decode_json(
-        raw, source, ScenarioFormatError,
+        raw, source, FormatError,
         expected="a chat log is a JSON list of messages; if it holds one message per line, name it .jsonl",
     )
     if isinstance(data, Mapping):
@@ -478,7 +478,7 @@ def from_dialogue(
 
     Raises
     ------
-    ScenarioFormatError
+    FormatError
         if ``turns`` is not a list of non-empty texts.
 
     >>> s = from_dialogue(["Hi, I am Ada.", "Hello Ada!", "What is my name?", "Ada."])
@@ -488,15 +488,15 @@ def from_dialogue(
     ((1, 2), ('assistant', 'user'))
     """
     if isinstance(turns, (str, bytes)) or not isinstance(turns, Sequence):
-        raise ScenarioFormatError(f"turns: expected a list of texts [user, assistant, ...], got {type(turns).__name__}")
+        raise FormatError(f"turns: expected a list of texts [user, assistant, ...], got {type(turns).__name__}")
     for k, turn in enumerate(turns):
         if not isinstance(turn, str):
-            raise ScenarioFormatError(f"turns[{k}]: expected text, got {type(turn).__name__} {brief(turn, 40)}")
+            raise FormatError(f"turns[{k}]: expected text, got {type(turn).__name__} {brief(turn, 40)}")
         if not turn.strip():
             who = "user" if k % 2 == 0 else "assistant"
-            raise ScenarioFormatError(f"turns[{k}]: the {who} turn is empty")
+            raise FormatError(f"turns[{k}]: the {who} turn is empty")
     if not turns:
-        raise ScenarioFormatError("turns: the dialogue is empty")
+        raise FormatError("turns: the dialogue is empty")
     messages = [{"role": "user" if k % 2 == 0 else "assistant", "content": turn} for k, turn in enumerate(turns)]
     _, steps = _steps_from_messages(messages, [f"turns[{k}]" for k in range(len(turns))], "")
     kwargs.setdefault("mechanism", "SCM")

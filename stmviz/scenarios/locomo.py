@@ -63,7 +63,7 @@ dropped, such a question skipped, an empty turn skipped, and each anomaly is
 listed with its JSON path in the scenario's ``meta["anomalies"]`` (a list of
 ``{"where", "problem"}``) and summed up in one
 :class:`~stmviz.scenarios.BenchmarkFileWarning` per load. ``strict=True``
-raises :class:`~stmviz.core.errors.ScenarioFormatError` at the first of them
+raises :class:`~stmviz.core.errors.FormatError` at the first of them
 instead. Anything malformed — a missing key, a wrong type, an empty session,
 a turn of an unknown speaker, a duplicated dia_id — raises in either mode,
 naming the file, the JSON path and the fix.
@@ -151,7 +151,7 @@ def load_locomo(
         ``False`` (default): drop evidence ids that name no turn, skip empty
         turns and questions without an answer or evidence, list each in
         ``meta["anomalies"]`` and warn once (:class:`BenchmarkFileWarning`).
-        ``True``: raise :class:`ScenarioFormatError` at the first of them.
+        ``True``: raise :class:`FormatError` at the first of them.
     max_bytes : int
         Refuse larger files (default 1 GiB).
 
@@ -162,7 +162,7 @@ def load_locomo(
 
     Raises
     ------
-    ScenarioFormatError
+    FormatError
         naming the file, the JSON path (``[0].qa[12].evidence[1]``) and the fix.
     InvalidArgumentError
         for a bad argument (``sample`` not in the file, an unknown ``questions``).

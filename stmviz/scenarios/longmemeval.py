@@ -45,7 +45,7 @@ one :class:`~stmviz.scenarios.BenchmarkFileWarning` per load. ``strict=True``
 raises at the first of them. The cleaned variants (``longmemeval_s_cleaned.json``
 …) have the same format. Anything malformed — a missing key, a wrong type,
 lists of sessions, ids and dates of different lengths, an unknown role —
-raises :class:`~stmviz.core.errors.ScenarioFormatError` in either mode,
+raises :class:`~stmviz.core.errors.FormatError` in either mode,
 naming the file, the JSON path and the fix.
 """
 
@@ -108,13 +108,13 @@ def load_longmemeval(
         empty session and an ``answer_session_ids`` id that is no session,
         list each anomaly in ``meta["anomalies"]`` (a skipped entry's in the
         warning only) and warn once (:class:`BenchmarkFileWarning`).
-        ``True``: raise :class:`ScenarioFormatError` at the first of them.
+        ``True``: raise :class:`FormatError` at the first of them.
     max_bytes : int
         Refuse larger files (default 1 GiB; ``longmemeval_m.json`` is larger).
 
     Raises
     ------
-    ScenarioFormatError
+    FormatError
         naming the file, the JSON path (``[3].haystack_sessions[2][5].role``) and the fix.
     InvalidArgumentError
         for a bad ``limit``, or ``question_ids`` that name no entry.

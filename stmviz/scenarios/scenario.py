@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 from ..core.guards import brief
 from ..core.element import Meta, thaw
-from ..core.errors import InvalidArgumentError, ScenarioFormatError
+from ..core.errors import InvalidArgumentError, FormatError
 from ..core.formatting import shorten
 from ..io.files import as_path, json_text, read_bytes, write_text
 from ..io.jsonio import decode_json
@@ -34,7 +34,7 @@ DATA_PACKAGE = "stmviz.scenarios"
 DATA_DIR = "data"
 
 
-class UnknownScenarioError(ScenarioFormatError, LookupError):
+class UnknownScenarioError(FormatError, LookupError):
     """No bundled scenario has this name, and it is not a path to an existing file."""
 
 
@@ -94,29 +94,29 @@ class Probe:
         for name in ("t", "evidence_step"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ScenarioFormatError(f"Probe.{name} must be a whole number ≥ 0, got {value!r}")
+                raise FormatError(f"Probe.{name} must be a whole number ≥ 0, got {value!r}")
         for name in ("question", "answer"):
             value = getattr(self, name)
             if not isinstance(value, str) or not value.strip():
-                raise ScenarioFormatError(f"Probe.{name} must be non-empty text, got {brief(value, 40)}")
+                raise FormatError(f"Probe.{name} must be non-empty text, got {brief(value, 40)}")
         if self.evidence_step >= self.t:
-            raise ScenarioFormatError(
+            raise FormatError(
                 f"Probe asked at t = {self.t} has evidence_step = {self.evidence_step}; the evidence must lie "
                 f"at an earlier step (evidence_step < t)"
             )
         steps = self.evidence_steps
         if isinstance(steps, (str, bytes)) or not isinstance(steps, Iterable):
-            raise ScenarioFormatError(f"Probe.evidence_steps must be a list of step numbers, got {brief(steps, 40)}")
+            raise FormatError(f"Probe.evidence_steps must be a list of step numbers, got {brief(steps, 40)}")
         steps = tuple(steps)
         for value in steps:
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < self.t:
-                raise ScenarioFormatError(
+                raise FormatError(
                     f"Probe asked at t = {self.t}: every evidence step must be a whole number in 0 … t−1, "
                     f"got {brief(value, 40)} in evidence_steps"
                 )
         object.__setattr__(self, "evidence_steps", tuple(sorted({self.evidence_step, *steps})))
         if self.reference is not None and (not isinstance(self.reference, str) or not self.reference.strip()):
-            raise ScenarioFormatError(
+            raise FormatError(
                 f"Probe.reference must be non-empty text or None, got {brief(self.reference, 40)}"
             )
 
@@ -203,9 +203,9 @@ class Scenario:
             if getattr(self, key) is None:  # None is "not given", as the JSON form leaves the key out
                 set_(self, key, "")
             if not isinstance(getattr(self, key), str):
-                raise ScenarioFormatError(f"{label}: {key}: expected a text (str), got {brief(getattr(self, key))}")
+                raise FormatError(f"{label}: {key}: expected a text (str), got {brief(getattr(self, key))}")
         if isinstance(self.tools, str):
-            raise ScenarioFormatError(f"{label}: tools: expected a list of texts, got one text {brief(self.tools, 40)}")
+            raise FormatError(f"{label}: tools: expected a list of texts, got one text {brief(self.tools, 40)}")
         set_(self, "tools", _listed(self.tools, label, "tools", "tool names"))
         steps = []
         for t, step in enumerate(_listed(self.steps, label, "steps", "steps (AgentStep or dict)")):
@@ -217,18 +217,18 @@ class Scenario:
                 try:
                     probe = Probe(**probe)
                 except TypeError as exc:
-                    raise ScenarioFormatError(f"{label}: probes[{k}]: {exc}") from None
-                except ScenarioFormatError as exc:
-                    raise ScenarioFormatError(f"{label}: probes[{k}]: {exc}") from None
+                    raise FormatError(f"{label}: probes[{k}]: {exc}") from None
+                except FormatError as exc:
+                    raise FormatError(f"{label}: probes[{k}]: {exc}") from None
             if not isinstance(probe, Probe):
-                raise ScenarioFormatError(f"{label}: probes[{k}]: expected a Probe or a dict, got {type(probe).__name__}")
+                raise FormatError(f"{label}: probes[{k}]: expected a Probe or a dict, got {type(probe).__name__}")
             probes.append(probe)
         set_(self, "probes", tuple(probes))
         if not isinstance(self.meta, Meta):
             try:
                 set_(self, "meta", Meta(self.meta))
             except Exception as exc:
-                raise ScenarioFormatError(f"{label}: meta: {exc}") from None
+                raise FormatError(f"{label}: meta: {exc}") from None
         validate(self.to_dict(), source=label)
 
     # -- reading --------------------------------------------------------------
@@ -255,7 +255,7 @@ class Scenario:
         """Ω_STM at the scenario's documented capacity: ``StateSpace(size, v_max or self.v_max)``."""
         capacity = v_max if v_max is not None else self.v_max
         if capacity is None:
-            raise ScenarioFormatError(f"scenario {self.name!r} documents no v_max; pass one: scenario.space(v_max=4096)")
+            raise FormatError(f"scenario {self.name!r} documents no v_max; pass one: scenario.space(v_max=4096)")
         return StateSpace(size, capacity)
 
     @property
@@ -285,7 +285,7 @@ class Scenario:
 
     def to_json(self, path: str | os.PathLike | None = None, indent: int | None = 2) -> str:
         """The scenario as JSON text; also written to ``path`` if given."""
-        text = json_text(self.to_dict(), indent=indent, error=ScenarioFormatError, what=f"scenario {self.name!r}") + "\n"
+        text = json_text(self.to_dict(), indent=indent, error=FormatError, what=f"scenario {self.name!r}") + "\n"
         if path is not None:  # atomically, with the JSON encoding policy of stmviz.io.files
             write_text(path, text, what="scenario")
         return text
@@ -296,7 +296,7 @@ class Scenario:
 
         Raises
         ------
-        ScenarioFormatError
+        FormatError
             naming ``source``, the place (e.g. ``steps[12].fold.op``) and what is wrong.
         """
         if isinstance(source, os.PathLike):
@@ -306,7 +306,7 @@ class Scenario:
                 f"Scenario.from_dict: source names the file or origin (a str or a path), got {brief(source)}"
             )
         if isinstance(data, list) or (isinstance(data, Mapping) and "messages" in data):
-            raise ScenarioFormatError(
+            raise FormatError(
                 f"{source}: top level: this looks like a chat log (a list of messages), not a scenario; "
                 f"read it with stmviz.scenarios.load_chat_log"
             )
@@ -330,7 +330,7 @@ class Scenario:
     def from_json(cls, text: str | bytes, source: str = "scenario") -> "Scenario":
         """Build a scenario from JSON text (see :meth:`from_dict`)."""
         if not isinstance(text, (str, bytes, bytearray)):
-            raise ScenarioFormatError(f"Scenario.from_json reads JSON text (a str or bytes), got {brief(text)}; "
+            raise FormatError(f"Scenario.from_json reads JSON text (a str or bytes), got {brief(text)}; "
                                       "for a dict use Scenario.from_dict")
         return cls.from_dict(_decode(text, source), source=source)
 
@@ -338,18 +338,18 @@ class Scenario:
     def load(cls, path: str | os.PathLike) -> "Scenario":
         """Read a scenario file."""
         path = as_path(path, "scenario file")
-        raw = read_bytes(path, what="scenario file", error=ScenarioFormatError, missing=UnknownScenarioError)
+        raw = read_bytes(path, what="scenario file", error=FormatError, missing=UnknownScenarioError)
         return cls.from_json(raw, source=path.name)
 
 
 def _listed(value: Any, label: str, field: str, what: str) -> tuple[Any, ...]:
-    """A field that holds a list, as a tuple; anything else (None, a number, a broken iterable) is a ScenarioFormatError."""
+    """A field that holds a list, as a tuple; anything else (None, a number, a broken iterable) is a FormatError."""
     if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
-        raise ScenarioFormatError(f"{label}: {field}: expected a list of {what}, got {brief(value)}")
+        raise FormatError(f"{label}: {field}: expected a list of {what}, got {brief(value)}")
     try:
         return tuple(value)
     except Exception as exc:
-        raise ScenarioFormatError(f"{label}: {field}: could not be read as a list ({type(exc).__name__})") from None
+        raise FormatError(f"{label}: {field}: could not be read as a list ({type(exc).__name__})") from None
 
 
 def _step_record(step: AgentStep) -> dict[str, Any]:
@@ -372,7 +372,7 @@ def _stem(source: str) -> str:
 
 
 def _decode(text: str | bytes, source: str) -> Any:
-    return decode_json(text, source, ScenarioFormatError, expected="a scenario is a JSON object with 'steps'")
+    return decode_json(text, source, FormatError, expected="a scenario is a JSON object with 'steps'")
 
 
 # --------------------------------------------------------------- bundled scenarios
@@ -424,7 +424,7 @@ def load_scenario(name_or_path: str | os.PathLike) -> Scenario:
     ------
     UnknownScenarioError
         if it is neither a bundled name nor an existing file.
-    ScenarioFormatError
+    FormatError
         if the file is malformed (the message names the file, the step and the field).
 
     >>> s = load_scenario("web_research")

@@ -58,7 +58,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, TypeGuard
 
-from ..core.errors import ScenarioFormatError
+from ..core.errors import FormatError
 from ..core.formatting import shorten
 
 __all__ = ["SCHEMA_FILE", "json_schema", "validate", "problems", "FORMAT", "VERSION"]
@@ -342,7 +342,7 @@ def problems(data: Any) -> list[tuple[str, str]]:
 
 
 def validate(data: Any, source: str = "scenario") -> None:
-    """Check a decoded scenario document; raise :class:`ScenarioFormatError` naming file, place and field.
+    """Check a decoded scenario document; raise :class:`FormatError` naming file, place and field.
 
     Parameters
     ----------
@@ -354,7 +354,7 @@ def validate(data: Any, source: str = "scenario") -> None:
     >>> validate({"steps": [{"thought": "x", "fold": {"op": "squash"}}]}, source="fifo_chat.json")
     Traceback (most recent call last):
     ...
-    stmviz.core.errors.ScenarioFormatError: fifo_chat.json: steps[0].fold.op: 'squash' is not one of condense, consolidate
+    stmviz.core.errors.FormatError: fifo_chat.json: steps[0].fold.op: 'squash' is not one of condense, consolidate
     """
     found = problems(data)
     if not found:
@@ -362,4 +362,4 @@ def validate(data: Any, source: str = "scenario") -> None:
     lines = [f"{source}: {where}: {what}" for where, what in found[:6]]
     if len(found) > 6:
         lines.append(f"… and {len(found) - 6} more problem(s)")
-    raise ScenarioFormatError("\n  ".join(lines))
+    raise FormatError("\n  ".join(lines))

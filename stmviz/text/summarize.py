@@ -28,7 +28,7 @@ from functools import lru_cache
 from itertools import chain, filterfalse, repeat
 from operator import mul, neg, truediv
 
-from ..core.errors import InvalidArgumentError, InvalidSizeError
+from ..core.errors import InvalidArgumentError, ContractError
 from ..core.formatting import shorten
 from ..core.sizes import count_tokens, encode_tokens, get_encoding
 from ..core import guards
@@ -300,7 +300,7 @@ class ExtractiveSummarizer:
 
     Raises
     ------
-    InvalidSizeError
+    InvalidArgumentError
         if ``budget`` is not a whole number ≥ 1.
     """
 
@@ -323,7 +323,7 @@ class ExtractiveSummarizer:
                 kinds = sorted({type(t).__name__ for t in texts if not isinstance(t, str)})
                 raise InvalidArgumentError(f"summarize(texts, budget) takes texts (str), got items of type {', '.join(kinds)}")
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
-            raise InvalidSizeError(f"a summary budget is a whole number of tokens ≥ 1, got {budget!r}")
+            raise InvalidArgumentError(f"a summary budget is a whole number of tokens ≥ 1, got {budget!r}")
         encoding = self.encoding
         count = lambda s: count_tokens(s, encoding)  # noqa: E731
         parts = [t.strip() for t in texts if t and t.strip()]

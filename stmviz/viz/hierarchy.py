@@ -37,7 +37,7 @@ import plotly.graph_objects as go
 from ..core.element import Element, order_key
 from ..core import guards
 from ..core.guards import brief, time_index
-from ..core.errors import InvalidArgumentError, MechanismContractError
+from ..core.errors import InvalidArgumentError, ContractError
 from ..core.mechanism import Mechanism
 from ..core.guards import as_int
 from ..mechanisms.catalog import declared_types
@@ -182,14 +182,14 @@ def _declared(mechanism: Mechanism | None, state: State) -> Hierarchy:
     if hierarchy is None:
         return Hierarchy.flat(state)
     if not isinstance(hierarchy, Hierarchy):
-        raise MechanismContractError(
+        raise ContractError(
             f"{mechanism}.hierarchy(ω) returned {type(hierarchy).__name__}; it must return a Hierarchy "
             f"(stmviz.protocol) or None for a flat ω"
         )
     members = state.elements
     strangers = [e for e in hierarchy.nodes if e not in members]
     if strangers:
-        raise MechanismContractError(
+        raise ContractError(
             f"{mechanism}.hierarchy(ω) lists {len(strangers)} node(s) that are not elements of ω, e.g. "
             f"{strangers[0].label()}; a hierarchy of ω has the elements of ω as nodes"
         )

@@ -23,7 +23,7 @@ import plotly.graph_objects as go
 from ..core.element import Element
 from ..core import guards
 from ..core.guards import brief
-from ..core.errors import InvalidArgumentError, InvalidCapacityError, InvalidSizeError, STMError
+from ..core.errors import InvalidArgumentError, ContractError, STMError
 from ..core.formatting import format_number, shorten
 from ..core.space import State, StateSpace
 from ..core.trace import Trace
@@ -152,7 +152,7 @@ def _measured(measure: Callable[[Element], float], element: Element) -> float:
         ) from exc
     ok = isinstance(size, numbers.Real) and not isinstance(size, bool)
     if not ok or not (math.isfinite(size) and size >= 0):
-        raise InvalidSizeError(f"state_figure: μ({element.label()}) must be a finite number ≥ 0, got {brief(size)}")
+        raise ContractError(f"state_figure: μ({element.label()}) must be a finite number ≥ 0, got {brief(size)}")
     return size
 
 
@@ -221,7 +221,7 @@ def state_bar(
             f"pass trace (and t) or a State with space_or_sizes"
         )
     if cap is not None and (isinstance(cap, bool) or not isinstance(cap, (int, float)) or not 0 < cap < math.inf):
-        raise InvalidCapacityError(f"state_figure: V_max must be a finite positive number, got {brief(cap)}")
+        raise InvalidArgumentError(f"state_figure: V_max must be a finite positive number, got {brief(cap)}")
     blocks = []
     offset: float = 0
     for element in state.ordered():

@@ -43,7 +43,7 @@ from plotly.subplots import make_subplots
 import traitlets
 
 from ..core import guards
-from ..core.errors import IndexTypeError
+from ..core.errors import InvalidIndexError
 from ..core.guards import brief, time_index
 from ..core.errors import InvalidArgumentError
 from ..core.formatting import format_number, shorten
@@ -677,7 +677,7 @@ def _clamped(t: object, n: int, where: str) -> int:
     """A time index t of a player, clamped to 0 … n (a slider never leaves its range); t must be a whole number."""
     number = guards.as_int(t)
     if number is None:
-        raise IndexTypeError(f"{where}: t must be a whole number (an int) naming a state ω_t, got {brief(t)}; pass t = 0 … {n}")
+        raise InvalidIndexError(f"{where}: t must be a whole number (an int) naming a state ω_t, got {brief(t)}; pass t = 0 … {n}")
     return max(0, min(number, n))
 
 

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from stmviz import AudioPart, Element, ImagePart, Meta
 from stmviz.core.element import freeze
-from stmviz.errors import InvalidElementError, STMError
+from stmviz.errors import InvalidArgumentError, STMError
 
 
 def test_element_is_content_and_frozen_meta():
@@ -59,7 +59,7 @@ def test_multimodal_content():
     [b"bytes", 42, None, 3.5, {"a": 1}, object(), (), ("ok", 5)],
 )
 def test_unsupported_content_is_refused_clearly(content):
-    with pytest.raises(InvalidElementError) as info:
+    with pytest.raises(InvalidArgumentError) as info:
         Element(content)
     assert isinstance(info.value, TypeError) and isinstance(info.value, STMError)
     assert "content" in str(info.value)
@@ -67,14 +67,14 @@ def test_unsupported_content_is_refused_clearly(content):
 
 @pytest.mark.parametrize("meta", [{1: "x"}, {("a",): 1}, {None: 1}])
 def test_non_string_metadata_keys_are_refused(meta):
-    with pytest.raises(InvalidElementError, match="metadata key"):
+    with pytest.raises(InvalidArgumentError, match="metadata key"):
         Element("x", meta)
 
 
 def test_unhashable_metadata_values_are_refused():
-    with pytest.raises(InvalidElementError, match="cannot be frozen"):
+    with pytest.raises(InvalidArgumentError, match="cannot be frozen"):
         Element("x", {"f": object()})
-    with pytest.raises(InvalidElementError, match="mapping"):
+    with pytest.raises(InvalidArgumentError, match="mapping"):
         Element("x", ["not", "a", "mapping"])  # type: ignore[arg-type]
 
 
@@ -84,7 +84,7 @@ def test_unhashable_metadata_values_are_refused():
      dict(ref="a", width=1.5, height=1), dict(ref="a", width=1, height=1, detail="ultra")],
 )
 def test_bad_image_parts(kwargs):
-    with pytest.raises(InvalidElementError):
+    with pytest.raises(InvalidArgumentError):
         ImagePart(**kwargs)
 
 
@@ -139,7 +139,7 @@ def test_sequences_are_frozen_to_plain_tuples_and_their_bad_items_are_named():
     assert type(freeze([0.5, 1.5])) is tuple
     embedding = (0.1, -0.2, 0.0)
     assert freeze(embedding) is embedding  # already immutable: kept
-    with pytest.raises(InvalidElementError, match=r"meta\['v'\]\[2\]"):
+    with pytest.raises(InvalidArgumentError, match=r"meta\['v'\]\[2\]"):
         Element("x", {"v": [1.0, 2.0, object()]})
 
 

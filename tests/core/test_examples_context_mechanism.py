@@ -8,7 +8,7 @@ import pytest
 from stmviz import AgentStep, Context, Element, Mechanism, StateSpace, make_mechanism, run, sizes
 from stmviz.core.context import History
 from stmviz.core.mechanism import _Example
-from stmviz.errors import ControllerError, InvalidArgumentError
+from stmviz.errors import ContractError, InvalidArgumentError
 
 
 def test_a_step_record_with_a_shorthand_key_becomes_a_directive():
@@ -76,7 +76,7 @@ def test_a_mechanism_needs_a_space_and_a_controller_when_it_has_two_operation_ty
     with pytest.raises(InvalidArgumentError, match=r"space: a mechanism needs a StateSpace .* _Example\(StateSpace"):
         _Example(4096)  # type: ignore[arg-type]
     two = make_mechanism(StateSpace(sizes.words, 3), operations=["a", "b"], update=lambda m, s, o, c: s)
-    with pytest.raises(ControllerError, match=r"declares 2 operation types \(a, b\), so it must define controller"):
+    with pytest.raises(ContractError, match=r"declares 2 operation types \(a, b\), so it must define controller"):
         two.choose(two.initial_state(Context()), Context())
 
 

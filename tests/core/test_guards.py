@@ -14,16 +14,7 @@ import pytest
 
 from stmviz import Context, Element, FIFOWindow, HiAgent, Mechanism, Operation, State, StateSpace, run, sizes
 from stmviz.core import guards
-from stmviz.errors import (
-    IndexTypeError,
-    InvalidArgumentError,
-    InvalidCapacityError,
-    InvalidElementError,
-    InvalidSizeError,
-    InvalidStateError,
-    ScenarioFormatError,
-    STMError,
-)
+from stmviz.errors import InvalidIndexError, InvalidArgumentError, ContractError, FormatError, STMError
 from stmviz.scenarios import load_scenario
 from stmviz.scenarios.chatlog import from_openai_messages
 
@@ -59,9 +50,9 @@ def test_one_time_index_rule_for_the_trace_and_for_the_figures():
     assert trace.state_at(np.int64(1)) == trace.state_at(1)
     assert guards.time_index(trace, np.int64(1)) == 1
     for bad in (True, 1.0, np.float64(1.0), "1"):
-        with pytest.raises(IndexTypeError):
+        with pytest.raises(InvalidIndexError):
             trace.state_at(bad)
-        with pytest.raises(IndexTypeError):
+        with pytest.raises(InvalidIndexError):
             guards.time_index(trace, bad)
 
 
@@ -90,7 +81,7 @@ def test_text_flag_function_choice_items():
 
 
 def test_a_v_max_too_large_for_a_float_is_a_capacity_error():
-    with pytest.raises(InvalidCapacityError, match="V_max must be finite"):
+    with pytest.raises(InvalidArgumentError, match="V_max must be finite"):
         StateSpace("tokens", v_max=HUGE)
 
 
@@ -98,12 +89,12 @@ def test_a_size_too_large_for_a_float_is_a_size_error():
     space = StateSpace(lambda e: HUGE, 10)
     state = State([Element("a")])
     assert (state in space) is False
-    with pytest.raises(InvalidSizeError, match="is not in ℝ⁺"):
+    with pytest.raises(ContractError, match="is not in ℝ⁺"):
         space.check(state)
 
 
 def test_an_image_too_large_for_a_float_is_an_element_error():
-    with pytest.raises(InvalidElementError, match="image width"):
+    with pytest.raises(InvalidArgumentError, match="image width"):
         sizes.image_tokens(HUGE, 10)
 
 
@@ -145,7 +136,7 @@ def test_tool_call_arguments_holding_a_set_are_a_format_error():
         ]},
         {"role": "tool", "tool_call_id": "c1", "content": "done"},
     ]
-    with pytest.raises(ScenarioFormatError, match=r"tool_calls\[0\]\.function\.arguments.*JSON cannot write"):
+    with pytest.raises(FormatError, match=r"tool_calls\[0\]\.function\.arguments.*JSON cannot write"):
         from_openai_messages(messages)
 
 
@@ -160,7 +151,7 @@ def test_evict_oldest_with_a_room_that_is_no_finite_number_is_refused(room):
 def test_cyclic_metadata_is_named_once_not_thirty_times():
     cycle: dict = {}
     cycle["self"] = cycle
-    with pytest.raises(InvalidElementError, match="nested more than 64 levels") as caught:
+    with pytest.raises(InvalidArgumentError, match="nested more than 64 levels") as caught:
         Element("x", {"a": cycle})
     assert str(caught.value).count("'self'") <= 12 and "holds itself" in str(caught.value)
 
@@ -168,7 +159,7 @@ def test_cyclic_metadata_is_named_once_not_thirty_times():
 def test_a_hiagent_run_from_a_foreign_initial_state_is_refused_at_the_start():
     m = HiAgent(StateSpace(sizes.tokens(), 800))
     foreign = State([Element("foreign", {"type": "summary"})])
-    with pytest.raises(InvalidStateError, match=r"initial state ω_0 holds .* of type 'summary' without the metadata"):
+    with pytest.raises(InvalidArgumentError, match=r"initial state ω_0 holds .* of type 'summary' without the metadata"):
         run(m, load_scenario("household"), initial=foreign)
     trace = run(m, load_scenario("household"))
     assert len(run(m, load_scenario("household"), initial=trace.state_at(5))) == len(trace)

@@ -19,14 +19,7 @@ from stmviz import (
     sizes,
 )
 from stmviz.core.mechanism import _Example
-from stmviz.errors import (
-    CapacityError,
-    ControllerError,
-    InvalidOperationError,
-    InvalidUpdateError,
-    MechanismContractError,
-    UnsupportedOperationError,
-)
+from stmviz.errors import CapacityError, ContractError, InvalidArgumentError, UnsupportedOperationError
 
 
 def ctx(text="hello", t=0):
@@ -41,9 +34,9 @@ def test_operation_types_and_sets():
     O = OperationSet({"append": "add", "evict": "drop"})
     assert O.types == ("append", "evict") and o in O and Operation("fold") not in O
     assert "append: add" in O.describe()
-    with pytest.raises(InvalidOperationError):
+    with pytest.raises(InvalidArgumentError):
         Operation("not a name!")
-    with pytest.raises(InvalidOperationError):
+    with pytest.raises(InvalidArgumentError):
         Operation("x", params=[1])  # type: ignore[arg-type]
     with pytest.raises(UnsupportedOperationError, match="τ"):
         O.require(Operation("fold"))
@@ -89,7 +82,7 @@ def test_update_leaving_the_space_names_mechanism_operation_and_sizes():
 
 def test_update_returning_a_non_state():
     m = make_mechanism(StateSpace(sizes.words, 3), operations=["add"], update=lambda m, s, o, c: {Element("x")})
-    with pytest.raises(InvalidUpdateError, match="must return a State"):
+    with pytest.raises(ContractError, match="must return a State"):
         run(m, ["a"])
 
 
@@ -105,10 +98,10 @@ def test_undeclared_operation_type():
 def test_controller_must_return_operations():
     m = make_mechanism(StateSpace(sizes.words, 3), operations=["add"], update=lambda m, s, o, c: s,
                        controller=lambda m, s, c: "add")
-    with pytest.raises(ControllerError):
+    with pytest.raises(ContractError):
         run(m, ["a"])
     two = make_mechanism(StateSpace(sizes.words, 3), operations=["a", "b"], update=lambda m, s, o, c: s)
-    with pytest.raises(ControllerError, match="must\\s+define controller"):
+    with pytest.raises(ContractError, match="must\\s+define controller"):
         run(two, ["a"])
 
 
@@ -150,7 +143,7 @@ def test_check_mechanism_reports_impurity():
     report = check_mechanism(Counter(StateSpace(sizes.words, 10)))
     assert not report.ok
     assert "purity" in str(report) and "seen" in str(report)
-    with pytest.raises(MechanismContractError):
+    with pytest.raises(ContractError):
         report.raise_if_failed()
 
 

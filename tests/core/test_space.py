@@ -6,7 +6,7 @@ import pickle
 import pytest
 
 from stmviz import Element, State, StateSpace, sizes
-from stmviz.errors import CapacityError, InvalidCapacityError, InvalidStateError, STMError
+from stmviz.errors import CapacityError, InvalidArgumentError, STMError
 
 
 def els(*texts):
@@ -51,7 +51,7 @@ def test_state_hash_and_pickle():
 
 @pytest.mark.parametrize("bad", ["text", Element("x"), [1, 2], [Element("x"), "y"], 5])
 def test_bad_states(bad):
-    with pytest.raises(InvalidStateError):
+    with pytest.raises(InvalidArgumentError):
         State(bad)
 
 
@@ -80,7 +80,7 @@ def test_contains_never_raises():
 
 @pytest.mark.parametrize("v_max", [0, -1, math.nan, math.inf, -math.inf, "100", None, True, [4096]])
 def test_bad_v_max(v_max):
-    with pytest.raises(InvalidCapacityError) as info:
+    with pytest.raises(InvalidArgumentError) as info:
         StateSpace(sizes.words, v_max)
     assert "V_max" in str(info.value) and isinstance(info.value, STMError)
 

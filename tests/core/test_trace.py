@@ -7,7 +7,7 @@ import pytest
 from stmviz import AgentStep, Element, State, StateSpace, Trace, run, sizes
 from stmviz.core.mechanism import _Example
 from stmviz.io.serialize import TRACE_VERSION
-from stmviz.errors import CapacityError, ScenarioFormatError, TraceFormatError
+from stmviz.errors import CapacityError, FormatError
 
 
 @pytest.fixture
@@ -67,35 +67,35 @@ def test_json_round_trip_is_exact(trace, tmp_path):
 
 def test_loading_damaged_or_foreign_files(trace, tmp_path):
     text = trace.to_json()
-    with pytest.raises(TraceFormatError, match="truncated"):
+    with pytest.raises(FormatError, match="truncated"):
         Trace.from_json(text[: len(text) // 2])
-    with pytest.raises(TraceFormatError, match="not a stmviz trace"):
+    with pytest.raises(FormatError, match="not a stmviz trace"):
         Trace.from_json(json.dumps({"format": "something-else"}))
     data = json.loads(text)
     data["version"] = TRACE_VERSION + 1
-    with pytest.raises(TraceFormatError, match="version"):
+    with pytest.raises(FormatError, match="version"):
         Trace.from_json(json.dumps(data))
     data = json.loads(text)
     data["steps"][5]["added"] = [10**6]
-    with pytest.raises(TraceFormatError, match=r"steps\[5\]\.added\[0\].*out of range"):
+    with pytest.raises(FormatError, match=r"steps\[5\]\.added\[0\].*out of range"):
         Trace.from_json(json.dumps(data))
     data = json.loads(text)
     data["steps"][7]["size_after"] += 3
-    with pytest.raises(TraceFormatError, match=r"steps\[7\].*damaged"):
+    with pytest.raises(FormatError, match=r"steps\[7\].*damaged"):
         Trace.from_json(json.dumps(data))
     data = json.loads(text)
     del data["steps"][3]
-    with pytest.raises(TraceFormatError, match=r"steps\[3\]\.t"):
+    with pytest.raises(FormatError, match=r"steps\[3\]\.t"):
         Trace.from_json(json.dumps(data))
     data = json.loads(text)
     data["elements"][0]["size"] = -1
-    with pytest.raises(TraceFormatError, match=r"elements\[0\]\.size"):
+    with pytest.raises(FormatError, match=r"elements\[0\]\.size"):
         Trace.from_json(json.dumps(data))
-    with pytest.raises(TraceFormatError, match="JSON object"):
+    with pytest.raises(FormatError, match="JSON object"):
         Trace.from_json("[1, 2]")
     binary = tmp_path / "x.json"
     binary.write_bytes(b"\xff\xfe\x00garbage")
-    with pytest.raises(TraceFormatError):
+    with pytest.raises(FormatError):
         Trace.load(binary)
 
 
@@ -110,9 +110,9 @@ def test_steps_may_be_dicts_strings_or_agent_steps():
     steps = [AgentStep(thought="t", action="a", observation="o"), {"observation": "x"}, "plain"]
     trace = run(_Example(StateSpace(sizes.words, 100)), steps)
     assert len(trace) == 3 and trace[0].context.action == "a"
-    with pytest.raises(ScenarioFormatError, match="step 1.*unknown field"):
+    with pytest.raises(FormatError, match="step 1.*unknown field"):
         run(_Example(StateSpace(sizes.words, 100)), ["ok", {"obsrvation": "typo"}])
-    with pytest.raises(ScenarioFormatError, match="step 0"):
+    with pytest.raises(FormatError, match="step 0"):
         run(_Example(StateSpace(sizes.words, 100)), [42])
     with pytest.raises(TypeError):
         run(_Example(StateSpace(sizes.words, 100)), "a single string")
@@ -172,17 +172,17 @@ def test_an_error_that_already_names_its_step_is_not_prefixed_twice():
 
     def update(m, state, operation, context):
         if context.t == 2:
-            raise ScenarioFormatError(f"step {context.t}: the scenario asks for something impossible")
+            raise FormatError(f"step {context.t}: the scenario asks for something impossible")
         return state
 
     def update_unnamed(m, state, operation, context):
         if context.t == 1:
-            raise ScenarioFormatError("nothing named here")
+            raise FormatError("nothing named here")
         return state
 
     for fn, expected in ((update, "step 2: the scenario"), (update_unnamed, "step 1: nothing named here")):
         mechanism = make_mechanism(StateSpace(sizes.words, 10), operations=["keep"], update=fn)
-        with pytest.raises(ScenarioFormatError) as info:
+        with pytest.raises(FormatError) as info:
             run(mechanism, ["a", "b", "c"])
         assert str(info.value).startswith(expected)
         assert str(info.value).count(expected[:7]) == 1

@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("plotly")
 
 from stmviz import metrics, viz, widgets
-from stmviz.errors import InvalidArgumentError, ScenarioFormatError, STMError
+from stmviz.errors import InvalidArgumentError, FormatError, STMError
 from stmviz.scenarios import Scenario, from_openai_messages  # noqa: E402
 from stmviz.tables import table  # noqa: E402
 
@@ -63,9 +63,9 @@ def test_a_cell_whose_str_fails_does_not_break_the_table():
 
 
 def test_scenario_loaders_name_the_field():
-    with pytest.raises(ScenarioFormatError, match="messages: expected a list of message objects, got 3"):
+    with pytest.raises(FormatError, match="messages: expected a list of message objects, got 3"):
         from_openai_messages(3)
-    with pytest.raises(ScenarioFormatError, match="probes: expected a list of probes"):
+    with pytest.raises(FormatError, match="probes: expected a list of probes"):
         Scenario("s", steps=({"observation": "hi"},), probes=None)
-    with pytest.raises(ScenarioFormatError, match="from_json reads JSON text"):
+    with pytest.raises(FormatError, match="from_json reads JSON text"):
         Scenario.from_json({"steps": []})

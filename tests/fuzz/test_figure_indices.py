@@ -17,7 +17,7 @@ pytest.importorskip("plotly")
 
 from stmviz import viz, widgets
 from stmviz.errors import InvalidArgumentError, InvalidIndexError
-from stmviz.errors import IndexTypeError  # noqa: E402
+from stmviz.errors import InvalidIndexError  # noqa: E402
 
 from _traces import empty_trace, trace  # noqa: E402
 
@@ -58,7 +58,7 @@ def test_not_a_whole_number(name, call, last, t):
         return
     with pytest.raises(InvalidIndexError, match="whole number") as raised:
         call(t)
-    assert isinstance(raised.value, (IndexTypeError, InvalidArgumentError))
+    assert isinstance(raised.value, (InvalidIndexError, InvalidArgumentError))
     assert f"0 … {last}" in str(raised.value)
 
 

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from stmviz import AgentFold, AgentStep, Operation, StateSpace, Trace, check_mechanism, run, sizes
-from stmviz.errors import CapacityError, ScenarioFormatError, UpdateFailedError
+from stmviz.errors import CapacityError, FormatError, UpdateFailedError
 from stmviz.contract import sample_steps
 from stmviz.mechanisms.agentfold import block_label, interaction_text
 
@@ -314,13 +314,13 @@ def test_deterministic_and_json_round_trip():
 def test_bad_directives_are_clear_errors(fold, match):
     steps = web(4)
     steps[3]["fold"] = fold
-    with pytest.raises(ScenarioFormatError, match=match) as info:
+    with pytest.raises(FormatError, match=match) as info:
         run(make(), steps)
     assert "step 3" in str(info.value)
 
 
 def test_consolidate_at_step_0_is_an_error_condense_is_a_no_op():
-    with pytest.raises(ScenarioFormatError, match="no"):
+    with pytest.raises(FormatError, match="no"):
         run(make(), [{"observation": "hi", "fold": {"op": "consolidate", "from": 0}}])
     trace = run(make(), [{"observation": "hi", "fold": {"op": "condense"}}])
     assert [e.type for e in trace.final] == ["latest"]

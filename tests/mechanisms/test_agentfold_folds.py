@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from stmviz import AgentFold, StateSpace, check_mechanism, run, sizes
-from stmviz.errors import ScenarioFormatError
+from stmviz.errors import FormatError
 from stmviz.mechanisms.agentfold import FALLBACK_MARK
 
 QUERY = "Which paper introduced folding of an agent's context?"
@@ -109,7 +109,7 @@ def test_older_op_forms_map_onto_ranges(old, new):
 def test_malformed_range_directives_are_clear_errors(fold, match):
     steps = web(4)
     steps[3]["fold"] = fold
-    with pytest.raises(ScenarioFormatError, match=match) as info:
+    with pytest.raises(FormatError, match=match) as info:
         run(make(), steps)
     assert "step 3" in str(info.value)
 

@@ -21,7 +21,7 @@ from stmviz import (
     run,
     sizes,
 )
-from stmviz.errors import ScenarioFormatError, UpdateFailedError
+from stmviz.errors import FormatError, UpdateFailedError
 from stmviz.contract import sample_steps
 from stmviz.mechanisms.hiagent import pair_text
 
@@ -188,7 +188,7 @@ def test_retrieval_by_text_and_of_current_subgoal():
 @pytest.mark.parametrize("target", [7, 0, "no such subgoal", 1.5, True])
 def test_retrieval_of_unknown_subgoal_is_a_clear_error(target):
     steps = kitchen()[:6] + [{"action": "x()", "observation": "y", "meta": {"retrieve": target}}]
-    with pytest.raises(ScenarioFormatError, match=r"step 6.*retrieve"):
+    with pytest.raises(FormatError, match=r"step 6.*retrieve"):
         run(make(), steps, query=QUERY)
 
 
@@ -331,7 +331,7 @@ def _run_lenient(m: HiAgent, steps: list[dict]) -> Trace:
     for s in steps:
         try:
             run(m, kept + [s], query=QUERY)
-        except ScenarioFormatError:
+        except FormatError:
             s = {k: v for k, v in s.items() if k != "meta"}
         kept.append(s)
     return run(m, kept, query=QUERY)
@@ -448,7 +448,7 @@ def test_retrieval_of_a_subgoal_that_never_existed_still_raises():
         {"subgoal": "a", "action": "x()", "observation": "X", "subgoal_done": True},
         {"subgoal": "b", "action": "y()", "observation": "Y", "meta": {"retrieve": 7}},
     ]
-    with pytest.raises(ScenarioFormatError):
+    with pytest.raises(FormatError):
         run(HiAgent(StateSpace(sizes.tokens(), v_max=500)), steps)
 
 

@@ -1,7 +1,7 @@
 """What an element holds, it can save: any Element the constructor accepts survives a trace file (issue 17).
 
 The property: for any content and metadata, ``Element(content, meta)`` either
-raises :class:`InvalidElementError` at once, or the element comes back from
+raises :class:`InvalidArgumentError` at once, or the element comes back from
 ``to_json`` → JSON text → ``from_json`` equal, with the same id and the same
 canonical order key. Metadata is drawn from everything a careless user
 passes: NaN and infinities, huge whole numbers, elements, parts and sets
@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from stmviz import AudioPart, Element, ImagePart, State, StateSpace, Trace, run, sizes
 from stmviz.core.element import MAX_NESTING, MAX_SAFE_INT, order_key
-from stmviz.core.errors import InvalidElementError
+from stmviz.core.errors import InvalidArgumentError
 from stmviz.io.files import json_text
 from stmviz.mechanisms import FIFOWindow
 
@@ -72,7 +72,7 @@ def _round_trip(element: Element) -> Element:
 def test_an_element_is_refused_at_once_or_survives_its_json(content, meta):
     try:
         element = Element(content, meta)
-    except InvalidElementError:
+    except InvalidArgumentError:
         return
     again = _round_trip(element)
     assert again == element
@@ -86,7 +86,7 @@ def test_an_element_is_refused_at_once_or_survives_its_json(content, meta):
 def test_an_accepted_element_survives_a_whole_trace_file(content, meta):
     try:
         element = Element(content, meta)
-    except InvalidElementError:
+    except InvalidArgumentError:
         return
     space = StateSpace(sizes.tokens(overhead=4), 10**6)  # sizes empty texts and image parts too
     trace = run(FIFOWindow(space), ["x"], initial=State([element]))
@@ -115,7 +115,7 @@ def test_an_accepted_element_survives_a_whole_trace_file(content, meta):
     ],
 )
 def test_what_is_refused_and_where(meta, where):
-    with pytest.raises(InvalidElementError) as info:
+    with pytest.raises(InvalidArgumentError) as info:
         Element("e", meta)
     assert where in str(info.value)
 
@@ -124,17 +124,17 @@ def test_nesting_deeper_than_the_limit_is_refused_not_a_recursion_error():
     value: Any = 1
     for _ in range(MAX_NESTING + 1):
         value = [value]
-    with pytest.raises(InvalidElementError, match="nested more than 64 levels"):
+    with pytest.raises(InvalidArgumentError, match="nested more than 64 levels"):
         Element("e", {"deep": value})
     for _ in range(10_000):
         value = {"k": value}
-    with pytest.raises(InvalidElementError, match="nested more than"):
+    with pytest.raises(InvalidArgumentError, match="nested more than"):
         Element("e", {"deep": value})
 
 
 def test_nan_time_no_longer_makes_two_equal_elements_with_one_id():
     """issue 17: meta['t'] = nan gave two 'equal' elements with the same id in one State."""
-    with pytest.raises(InvalidElementError):
+    with pytest.raises(InvalidArgumentError):
         State([Element("a", {"t": float("nan")}), Element("a", {"t": float("nan")})])
 
 
@@ -173,5 +173,5 @@ def test_an_embedding_of_floats_is_checked_quickly_and_exactly():
     vector = tuple(math.sin(k) for k in range(1536))
     e = Element("text", {"embedding": vector})
     assert _round_trip(e) == e
-    with pytest.raises(InvalidElementError, match=r"meta\['embedding'\]\[700\]"):
+    with pytest.raises(InvalidArgumentError, match=r"meta\['embedding'\]\[700\]"):
         Element("text", {"embedding": vector[:700] + (float("nan"),) + vector[701:]})

@@ -23,7 +23,7 @@ import pytest
 
 from stmviz import AgentStep, Element, FIFOWindow, Scenario, StateSpace, Trace, run, sizes
 from stmviz.io import files
-from stmviz.core.errors import InvalidArgumentError, ScenarioFormatError, STMError, TraceFormatError
+from stmviz.core.errors import InvalidArgumentError, FormatError, STMError
 from stmviz.scenarios import load_agentfold_log, load_chat_log, load_scenario
 
 OLD = b'{"old": "the only copy of a student\'s work"}\n'
@@ -95,8 +95,8 @@ def test_json_text_escapes_only_surrogates_and_refuses_nan():
     assert files.json_text({"a": "é \ud800"}) == '{"a": "é \\ud800"}'
     with pytest.raises(InvalidArgumentError, match=r"x\.y\[1\] = inf is not a finite number"):
         files.json_text({"x": {"y": [0, float("inf")]}})
-    with pytest.raises(TraceFormatError, match="z = <object"):
-        files.json_text({"z": object()}, error=TraceFormatError)
+    with pytest.raises(FormatError, match="z = <object"):
+        files.json_text({"z": object()}, error=FormatError)
 
 
 # -- a failed save leaves the old file -------------------------------------------------
@@ -137,7 +137,7 @@ def test_a_serializer_that_fails_leaves_the_old_file(writer, tmp_path, monkeypat
 def test_a_value_json_cannot_hold_fails_the_save_with_a_clear_error_and_leaves_the_old_file(tmp_path):
     trace = run(FIFOWindow(StateSpace(sizes.words, 50)), [{"observation": "x", "meta": {"score": float("nan")}}])
     target = _old_file(tmp_path)
-    with pytest.raises(TraceFormatError, match=r"steps\[0\]\.step\.meta\.score = nan"):
+    with pytest.raises(FormatError, match=r"steps\[0\]\.step\.meta\.score = nan"):
         trace.save(target)
     _assert_untouched(target)
 
@@ -251,12 +251,12 @@ class _deadline:
 
 
 READERS: dict[str, tuple[Callable[[Any], Any], type[STMError]]] = {
-    "Trace.load": (Trace.load, TraceFormatError),
-    "load_scenario": (load_scenario, ScenarioFormatError),
-    "Scenario.load": (Scenario.load, ScenarioFormatError),
-    "load_chat_log": (load_chat_log, ScenarioFormatError),
-    "load_chat_log .jsonl": (lambda p: load_chat_log(Path(str(p) + "l") if str(p).endswith(".json") else p), ScenarioFormatError),
-    "load_agentfold_log": (load_agentfold_log, ScenarioFormatError),
+    "Trace.load": (Trace.load, FormatError),
+    "load_scenario": (load_scenario, FormatError),
+    "Scenario.load": (Scenario.load, FormatError),
+    "load_chat_log": (load_chat_log, FormatError),
+    "load_chat_log .jsonl": (lambda p: load_chat_log(Path(str(p) + "l") if str(p).endswith(".json") else p), FormatError),
+    "load_agentfold_log": (load_agentfold_log, FormatError),
 }
 
 

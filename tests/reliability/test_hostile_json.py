@@ -4,7 +4,7 @@ Deep nesting (RecursionError inside the decoder), numbers too long for Python's
 int ↔ str conversion (ValueError), NaN and infinity, wrong encodings
 (UTF-16, Latin-1 bytes, a byte-order mark), a cut-off file: each reader of a
 user's file — a trace, a scenario, a chat log, a transcript — either reads it
-or raises its own error (TraceFormatError / ScenarioFormatError) in one line.
+or raises its own error (FormatError / FormatError) in one line.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any, Callable
 import pytest
 
 from stmviz import Scenario, Trace
-from stmviz.core.errors import ScenarioFormatError, STMError, TraceFormatError
+from stmviz.core.errors import FormatError, STMError
 from stmviz.io.jsonio import MAX_DEPTH, decode_json, decode_json_lines
 from stmviz.scenarios import load_agentfold_log, load_chat_log, load_scenario
 
@@ -65,12 +65,12 @@ def _nest(depth: int) -> Any:
 
 
 READERS: dict[str, tuple[str, Callable[[Path], Any], type[STMError]]] = {
-    "Trace.load": (".json", Trace.load, TraceFormatError),
-    "load_scenario": (".json", load_scenario, ScenarioFormatError),
-    "load_chat_log .json": (".json", load_chat_log, ScenarioFormatError),
-    "load_chat_log .jsonl": (".jsonl", load_chat_log, ScenarioFormatError),
-    "load_agentfold_log": (".json", load_agentfold_log, ScenarioFormatError),
-    "load_agentfold_log .jsonl": (".jsonl", load_agentfold_log, ScenarioFormatError),
+    "Trace.load": (".json", Trace.load, FormatError),
+    "load_scenario": (".json", load_scenario, FormatError),
+    "load_chat_log .json": (".json", load_chat_log, FormatError),
+    "load_chat_log .jsonl": (".jsonl", load_chat_log, FormatError),
+    "load_agentfold_log": (".json", load_agentfold_log, FormatError),
+    "load_agentfold_log .jsonl": (".jsonl", load_agentfold_log, FormatError),
 }
 
 
@@ -96,26 +96,26 @@ def test_utf16_and_a_utf8_byte_order_mark_are_read():
 
 
 def test_latin1_bytes_are_named_and_the_fix_given():
-    with pytest.raises(ScenarioFormatError, match=r"^c\.json: not UTF-8 text \(invalid continuation byte at byte \d+\); save the file as UTF-8"):
-        decode_json('["caf\u00e9!"]'.encode("latin-1"), "c.json", ScenarioFormatError)
+    with pytest.raises(FormatError, match=r"^c\.json: not UTF-8 text \(invalid continuation byte at byte \d+\); save the file as UTF-8"):
+        decode_json('["caf\u00e9!"]'.encode("latin-1"), "c.json", FormatError)
 
 
 def test_deep_nesting_and_long_numbers_are_named():
-    with pytest.raises(TraceFormatError, match="nested too deeply|more than 200 levels"):
+    with pytest.raises(FormatError, match="nested too deeply|more than 200 levels"):
         decode_json("[" * 100_000 + "]" * 100_000, "t.json")
-    with pytest.raises(TraceFormatError, match=r"nested more than 200 levels deep"):
+    with pytest.raises(FormatError, match=r"nested more than 200 levels deep"):
         decode_json("[" * 201 + "]" * 201, "t.json")
     assert decode_json("[" * 200 + "]" * 200, "t.json") is not None
-    with pytest.raises(ScenarioFormatError, match=r"c\.jsonl: line 2: .*digits"):
-        decode_json_lines('{"a": 1}\n[1' + "0" * 5000 + "]\n", "c.jsonl", ScenarioFormatError)
+    with pytest.raises(FormatError, match=r"c\.jsonl: line 2: .*digits"):
+        decode_json_lines('{"a": 1}\n[1' + "0" * 5000 + "]\n", "c.jsonl", FormatError)
 
 
 def test_a_trace_refuses_nan_in_its_file_and_in_a_decoded_dict():
     doc = json.loads(saved_trace("FIFOWindow"))
     doc["steps"][0]["size_before"] = float("nan")
-    with pytest.raises(TraceFormatError, match="NaN is not a JSON number"):
+    with pytest.raises(FormatError, match="NaN is not a JSON number"):
         Trace.from_json(json.dumps(doc))
-    with pytest.raises(TraceFormatError, match=r"^trace: the decoded trace cannot be written as JSON: steps\[0\]\.size_before = nan"):
+    with pytest.raises(FormatError, match=r"^trace: the decoded trace cannot be written as JSON: steps\[0\]\.size_before = nan"):
         Trace.from_json(doc)  # a decoded dict is checked as its file would be
 
 

@@ -2,7 +2,7 @@
 
 Each variant below damages one field of a valid saved trace (a wrong type, an
 impossible value, a broken reference, a fold cycle). Loading it must either
-raise :class:`TraceFormatError` naming the field, or give a trace that every
+raise :class:`FormatError` naming the field, or give a trace that every
 figure, the export and the player accept. Nothing else: no raw exception from
 deep inside a figure, no hang.
 """
@@ -16,7 +16,7 @@ from typing import Any, Callable
 import pytest
 
 from stmviz import Trace
-from stmviz.errors import TraceFormatError
+from stmviz.errors import FormatError
 
 from _reliability_traces import saved_dict, use_everywhere
 
@@ -257,7 +257,7 @@ def _load_and_use(mechanism: str, corrupt: Callable[[dict[str, Any]], None], fol
     text = json.dumps(doc)  # NaN and infinity as Python writes them: a hostile file may hold them
     try:
         trace = Trace.from_json(text, source="bad.json")
-    except TraceFormatError as exc:
+    except FormatError as exc:
         assert str(exc).startswith("bad.json: ") and "\n" not in str(exc).strip(), str(exc)
         return "refused"
     use_everywhere(trace, folder)
@@ -297,7 +297,7 @@ def test_a_corrupted_hiagent_trace_is_refused_or_works_everywhere(name, tmp_path
 def test_the_refusal_names_the_field(name, where, tmp_path):
     doc = saved_dict("AgentFold")
     CORRUPTIONS[name](doc)
-    with pytest.raises(TraceFormatError, match=r"^bad\.json: ") as info:
+    with pytest.raises(FormatError, match=r"^bad\.json: ") as info:
         Trace.from_json(json.dumps(doc), source="bad.json")
     assert where in str(info.value)
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from stmviz import AgentStep, Context, Element, Mechanism, State, StateSpace, Trace, run, sizes
-from stmviz.core.errors import InvalidArgumentError, ScenarioFormatError, STMError, UpdateFailedError
+from stmviz.core.errors import InvalidArgumentError, FormatError, STMError, UpdateFailedError
 from stmviz.mechanisms import FIFOWindow
 
 
@@ -64,7 +64,7 @@ def test_steps_that_are_not_iterable_are_refused(steps):
 
 @pytest.mark.parametrize("junk", [5, None, 1.5, ["a"], {"thought": 5}, {"mood": "x"}, object()])
 def test_a_junk_step_names_its_index(junk):
-    with pytest.raises(ScenarioFormatError, match=r"^step 2: "):
+    with pytest.raises(FormatError, match=r"^step 2: "):
         run(_fifo(), ["a", "b", junk, "d"])
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from stmviz import AgentFold, StateSpace, run, sizes
-from stmviz.errors import ScenarioFormatError
+from stmviz.errors import FormatError
 from stmviz.scenarios import load_agentfold_log
 from stmviz.scenarios.agentfold_log import from_infer_trajectory, load_agentfold_runs
 
@@ -152,11 +152,11 @@ def test_jsonl_file_bare_full_traj_and_fixture_load(original, tmp_path):
     ],
 )
 def test_malformed_full_traj_is_a_clear_error(text, match):
-    with pytest.raises(ScenarioFormatError, match=match):
+    with pytest.raises(FormatError, match=match):
         from_infer_trajectory(text)
 
 
 def test_a_compress_that_is_not_json_names_the_turn(original):
     broken = original.full_traj.replace('<compress>{"compress_range": [1, 1]', "<compress>{oops [1, 1]")
-    with pytest.raises(ScenarioFormatError, match="turn 2: the <compress> block is not JSON"):
+    with pytest.raises(FormatError, match="turn 2: the <compress> block is not JSON"):
         from_infer_trajectory(broken)

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from stmviz import AgentFold, StateSpace, run, sizes
-from stmviz.errors import ScenarioFormatError
+from stmviz.errors import FormatError
 from stmviz.scenarios import Scenario, from_agentfold_records, load_agentfold_log, validate
 from stmviz.scenarios.agentfold_log import parse_response
 
@@ -113,24 +113,24 @@ def test_load_json_and_jsonl_files(tmp_path):
     ],
 )
 def test_malformed_transcripts_are_clear_errors(records, match):
-    with pytest.raises(ScenarioFormatError, match=match):
+    with pytest.raises(FormatError, match=match):
         from_agentfold_records(records, source="run.json")
 
 
 def test_malformed_files_name_the_file_and_line(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps(TAGGED[1]) + "\n" + json.dumps({"role": "tool", "content": "x"}) + "\n", encoding="utf-8")
-    with pytest.raises(ScenarioFormatError, match=r"bad\.jsonl: line 2: a tool message before any model response"):
+    with pytest.raises(FormatError, match=r"bad\.jsonl: line 2: a tool message before any model response"):
         load_agentfold_log(bad)
     broken = tmp_path / "broken.json"
     broken.write_text("{", encoding="utf-8")
-    with pytest.raises(ScenarioFormatError, match="broken.json"):
+    with pytest.raises(FormatError, match="broken.json"):
         load_agentfold_log(broken)
-    with pytest.raises(ScenarioFormatError, match="no such transcript file"):
+    with pytest.raises(FormatError, match="no such transcript file"):
         load_agentfold_log(tmp_path / "missing.json")
     obj = tmp_path / "obj.json"
     obj.write_text(json.dumps({"records": []}), encoding="utf-8")
-    with pytest.raises(ScenarioFormatError, match="'messages' list"):
+    with pytest.raises(FormatError, match="'messages' list"):
         load_agentfold_log(obj)
 
 

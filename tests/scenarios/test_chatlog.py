@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from stmviz import AgentStep
-from stmviz.errors import ScenarioFormatError
+from stmviz.errors import FormatError
 from stmviz.scenarios import Scenario, from_dialogue, from_openai_messages, load_chat_log
 
 
@@ -122,7 +122,7 @@ def test_legacy_function_call_and_result():
         {"role": "assistant", "content": "Noon."},
     ])
     assert [(x.thought, x.action, x.observation) for x in s.steps] == [("", "", "Time?"), ("", "clock({})", "12:00"), ("Noon.", "", "")]
-    with pytest.raises(ScenarioFormatError, match=r"^messages\[2\]\.name: 'watch' matches no pending function call of messages\[1\]"):
+    with pytest.raises(FormatError, match=r"^messages\[2\]\.name: 'watch' matches no pending function call of messages\[1\]"):
         from_openai_messages([
             {"role": "user", "content": "Time?"},
             {"role": "assistant", "content": None, "function_call": {"name": "clock", "arguments": "{}"}},
@@ -137,7 +137,7 @@ def test_a_tool_result_after_a_user_message_is_an_error():
         {"role": "user", "content": "Hurry up."},
         {"role": "tool", "tool_call_id": "a", "content": "4 °C"},
     ]
-    with pytest.raises(ScenarioFormatError, match=r"^messages\[3\]\.tool_call_id: a tool result must follow the assistant"):
+    with pytest.raises(FormatError, match=r"^messages\[3\]\.tool_call_id: a tool result must follow the assistant"):
         from_openai_messages(messages)
 
 
@@ -221,16 +221,16 @@ def test_query_and_tools_can_be_given():
 def test_malformed_messages(mutate, where, what):
     messages = conversation()
     mutate(messages)
-    with pytest.raises(ScenarioFormatError) as info:
+    with pytest.raises(FormatError) as info:
         from_openai_messages(messages)
     assert str(info.value).startswith(f"{where}: "), str(info.value)
     assert what in str(info.value)
 
 
 def test_not_a_list_and_empty():
-    with pytest.raises(ScenarioFormatError, match="expected a list"):
+    with pytest.raises(FormatError, match="expected a list"):
         from_openai_messages({"role": "user", "content": "hi"})
-    with pytest.raises(ScenarioFormatError, match="nothing to run"):
+    with pytest.raises(FormatError, match="nothing to run"):
         from_openai_messages([{"role": "system", "content": "only a prompt"}])
 
 
@@ -261,17 +261,17 @@ def test_jsonl_errors_name_the_line(tmp_path):
     bad[4] = bad[4][:-5]
     path = tmp_path / "chat.jsonl"
     path.write_text("\n".join(bad), encoding="utf-8")
-    with pytest.raises(ScenarioFormatError, match=r"^chat\.jsonl: not valid JSON at line 5, column \d+: .*truncated"):
+    with pytest.raises(FormatError, match=r"^chat\.jsonl: not valid JSON at line 5, column \d+: .*truncated"):
         load_chat_log(path)
     bad = list(lines)
     bad[3] = json.dumps({"role": "narrator", "content": "x"})
     path.write_text("\n".join(bad), encoding="utf-8")
-    with pytest.raises(ScenarioFormatError, match=r"^chat\.jsonl: line 4: role: 'narrator' is not one of"):
+    with pytest.raises(FormatError, match=r"^chat\.jsonl: line 4: role: 'narrator' is not one of"):
         load_chat_log(path)
     bad = list(lines)
     bad[6] = json.dumps({"role": "tool", "tool_call_id": "nope", "content": "x"})
     path.write_text("\n".join(bad), encoding="utf-8")
-    with pytest.raises(ScenarioFormatError, match=r"^chat\.jsonl: line 7: tool_call_id: 'nope' matches no pending call of line 6"):
+    with pytest.raises(FormatError, match=r"^chat\.jsonl: line 7: tool_call_id: 'nope' matches no pending call of line 6"):
         load_chat_log(path)
 
 
@@ -279,27 +279,27 @@ def test_json_file_errors(tmp_path):
     path = tmp_path / "chat.json"
     text = json.dumps(conversation(), indent=1)
     path.write_text(text[:-40], encoding="utf-8")
-    with pytest.raises(ScenarioFormatError, match=r"^chat\.json: not valid JSON at line \d+, column \d+: .*truncated"):
+    with pytest.raises(FormatError, match=r"^chat\.json: not valid JSON at line \d+, column \d+: .*truncated"):
         load_chat_log(path)
     path.write_text("\n".join(json.dumps(m) for m in conversation()), encoding="utf-8")
-    with pytest.raises(ScenarioFormatError, match="name it .jsonl"):
+    with pytest.raises(FormatError, match="name it .jsonl"):
         load_chat_log(path)
     path.write_text(json.dumps({"chat": []}), encoding="utf-8")
-    with pytest.raises(ScenarioFormatError, match=r"^chat\.json: top level: expected a list of messages"):
+    with pytest.raises(FormatError, match=r"^chat\.json: top level: expected a list of messages"):
         load_chat_log(path)
     path.write_text(json.dumps({"messages": "hi"}), encoding="utf-8")
-    with pytest.raises(ScenarioFormatError, match=r"^chat\.json: messages: expected a list"):
+    with pytest.raises(FormatError, match=r"^chat\.json: messages: expected a list"):
         load_chat_log(path)
     path.write_text(json.dumps([{"role": "user", "content": "a"}, {"role": "user", "content": 1}]), encoding="utf-8")
-    with pytest.raises(ScenarioFormatError, match=r"^chat\.json: messages\[1\]\.content: expected text"):
+    with pytest.raises(FormatError, match=r"^chat\.json: messages\[1\]\.content: expected text"):
         load_chat_log(path)
     path.write_text("", encoding="utf-8")
-    with pytest.raises(ScenarioFormatError, match="empty"):
+    with pytest.raises(FormatError, match="empty"):
         load_chat_log(path)
     path.write_bytes(b"\xff[]")  # (b"\xff\xfe" starts UTF-16, which is read as such since issue 17)
-    with pytest.raises(ScenarioFormatError, match="not UTF-8"):
+    with pytest.raises(FormatError, match="not UTF-8"):
         load_chat_log(path)
-    with pytest.raises(ScenarioFormatError, match="no such chat log"):
+    with pytest.raises(FormatError, match="no such chat log"):
         load_chat_log(tmp_path / "missing.json")
 
 
@@ -319,7 +319,7 @@ def test_from_dialogue():
     [("hello", "expected a list"), ([], "empty"), (["a", 3], r"turns\[1\]: expected text"), (["a", " "], r"turns\[1\]: the assistant turn is empty")],
 )
 def test_from_dialogue_errors(turns, message):
-    with pytest.raises(ScenarioFormatError, match=message):
+    with pytest.raises(FormatError, match=message):
         from_dialogue(turns)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from stmviz import FIFOWindow, StateSpace, run
-from stmviz.core.errors import InvalidArgumentError, ScenarioFormatError
+from stmviz.core.errors import InvalidArgumentError, FormatError
 from stmviz.scenarios import BenchmarkFileWarning, Scenario, from_locomo, load_locomo
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -157,21 +157,21 @@ def delete_at(*path):
     ],
 )
 def test_each_malformed_field_is_named_with_its_json_path(change, where, what):
-    with pytest.raises(ScenarioFormatError) as caught:
+    with pytest.raises(FormatError) as caught:
         from_locomo(mutated(change), source="locomo10.json", strict=True)
     message = str(caught.value)
     assert message.startswith(f"locomo10.json: {where}: ") and what in message
 
 
 def test_a_conversation_without_sessions_and_a_top_level_of_the_wrong_kind_are_refused():
-    with pytest.raises(ScenarioFormatError, match="no session_N"):
+    with pytest.raises(FormatError, match="no session_N"):
         from_locomo(mutated(lambda d: d[0].update(conversation={"speaker_a": "A", "speaker_b": "B"})), source="x.json")
-    with pytest.raises(ScenarioFormatError, match="x.json: top level: expected a list"):
+    with pytest.raises(FormatError, match="x.json: top level: expected a list"):
         from_locomo({"samples": []}, source="x.json")
 
 
 def test_strict_true_refuses_what_the_default_drops_and_lists():
-    with pytest.raises(ScenarioFormatError, match=r"\[0\]\.qa\[1\]\.evidence\[0\].*strict=False"):
+    with pytest.raises(FormatError, match=r"\[0\]\.qa\[1\]\.evidence\[0\].*strict=False"):
         load_locomo(FIXTURES / "locomo_bad_evidence.json", strict=True)
     with pytest.warns(BenchmarkFileWarning):
         [s] = load_locomo(FIXTURES / "locomo_bad_evidence.json")
@@ -232,29 +232,29 @@ def test_the_per_conversation_files_of_the_published_archive_are_read(tmp_path):
         assert [s.probes for s in found] == [s.probes for s in expected]
     assert [s.name for s in load_locomo(archive, sample="conv-30")] == ["locomo_conv-30"]
     (tmp_path / "empty").mkdir()
-    with pytest.raises(ScenarioFormatError, match="no .json file"):
+    with pytest.raises(FormatError, match="no .json file"):
         load_locomo(tmp_path / "empty")
     (tmp_path / "broken.zip").write_bytes(b"not a zip")
-    with pytest.raises(ScenarioFormatError, match="not a readable .zip"):
+    with pytest.raises(FormatError, match="not a readable .zip"):
         load_locomo(tmp_path / "broken.zip")
 
 
 def test_files_that_are_missing_truncated_or_too_large_are_refused(tmp_path):
-    with pytest.raises(ScenarioFormatError, match="no such file"):
+    with pytest.raises(FormatError, match="no such file"):
         load_locomo(tmp_path / "missing.json")
-    with pytest.raises(ScenarioFormatError, match="truncated"):
+    with pytest.raises(FormatError, match="truncated"):
         load_locomo(FIXTURES / "locomo_truncated.json")
-    with pytest.raises(ScenarioFormatError, match="max_bytes"):
+    with pytest.raises(FormatError, match="max_bytes"):
         load_locomo(SMALL, max_bytes=100)
-    with pytest.raises(ScenarioFormatError, match="folder"):
+    with pytest.raises(FormatError, match="folder"):
         load_locomo(tmp_path)
     deep = tmp_path / "deep.json"
     deep.write_text("[" * 100_000 + "]" * 100_000)
-    with pytest.raises(ScenarioFormatError, match="nested too deeply"):
+    with pytest.raises(FormatError, match="nested too deeply"):
         load_locomo(deep)
     empty = tmp_path / "empty.json"
     empty.write_text("")
-    with pytest.raises(ScenarioFormatError, match="empty"):
+    with pytest.raises(FormatError, match="empty"):
         load_locomo(empty)
 
 
@@ -282,7 +282,7 @@ def test_the_input_file_is_not_changed():
 
 
 def test_a_longmemeval_file_is_recognised_and_named():
-    with pytest.raises(ScenarioFormatError, match="looks like a LongMemEval file.*load_longmemeval"):
+    with pytest.raises(FormatError, match="looks like a LongMemEval file.*load_longmemeval"):
         load_locomo(FIXTURES / "longmemeval_small.json")
 
 
@@ -296,7 +296,7 @@ def test_quirks_of_the_published_file_are_read():
 
 def test_messages_stay_short_whatever_the_file_holds():
     huge = "D" + "9" * 5000 + ":1"
-    with pytest.raises(ScenarioFormatError) as caught:
+    with pytest.raises(FormatError) as caught:
         from_locomo(mutated(set_at(0, "qa", 0, "evidence", [huge])), source="x.json", strict=True)
     assert len(str(caught.value)) < 400
     with pytest.warns(BenchmarkFileWarning) as warned:
@@ -304,10 +304,10 @@ def test_messages_stay_short_whatever_the_file_holds():
     assert len(str(warned[0].message)) < 400 and all(len(x["problem"]) < 200 for x in s.meta["anomalies"])
     data = mutated(lambda d: d[0]["conversation"].update({"k" * 10_000: 1}))
     data[0]["conversation"].pop("speaker_a")
-    with pytest.raises(ScenarioFormatError) as caught:
+    with pytest.raises(FormatError) as caught:
         from_locomo(data, source="x.json")
     assert len(str(caught.value)) < 600
-    with pytest.raises(ScenarioFormatError, match="session number is too large"):
+    with pytest.raises(FormatError, match="session number is too large"):
         from_locomo(mutated(lambda d: d[0]["conversation"].update({"session_" + "1" * 5000: []})), source="x.json")
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from stmviz import FIFOWindow, StateSpace, run
-from stmviz.core.errors import InvalidArgumentError, ScenarioFormatError
+from stmviz.core.errors import InvalidArgumentError, FormatError
 from stmviz.scenarios import BenchmarkFileWarning, Scenario, from_longmemeval, load_longmemeval
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -124,7 +124,7 @@ def delete_at(*path):
 def test_each_malformed_field_is_named_with_its_json_path(change, where, what):
     data = small()
     change(data)
-    with pytest.raises(ScenarioFormatError) as caught:
+    with pytest.raises(FormatError) as caught:
         from_longmemeval(data, source="longmemeval_s.json", strict=True)
     message = str(caught.value)
     assert message.startswith(f"longmemeval_s.json: {where}: ") and what in message
@@ -161,7 +161,7 @@ def test_every_anomaly_is_listed_in_meta_and_summed_up_in_one_warning():
 
 
 def test_a_fixture_with_an_unknown_role_is_refused_with_its_place():
-    with pytest.raises(ScenarioFormatError, match=r"longmemeval_bad_role.json: \[0\]\.haystack_sessions\[0\]\[1\]\.role"):
+    with pytest.raises(FormatError, match=r"longmemeval_bad_role.json: \[0\]\.haystack_sessions\[0\]\[1\]\.role"):
         load_longmemeval(FIXTURES / "longmemeval_bad_role.json")
 
 
@@ -178,14 +178,14 @@ def test_bad_arguments_are_refused(kwargs, match):
 def test_a_file_of_the_wrong_kind_is_refused(tmp_path):
     other = tmp_path / "other.json"
     other.write_text('{"messages": []}')
-    with pytest.raises(ScenarioFormatError, match="other.json: top level: expected a list"):
+    with pytest.raises(FormatError, match="other.json: top level: expected a list"):
         load_longmemeval(other)
-    with pytest.raises(ScenarioFormatError, match="max_bytes"):
+    with pytest.raises(FormatError, match="max_bytes"):
         load_longmemeval(SMALL, max_bytes=10)
 
 
 def test_a_locomo_file_is_recognised_and_named():
-    with pytest.raises(ScenarioFormatError, match="looks like a LoCoMo file.*load_locomo"):
+    with pytest.raises(FormatError, match="looks like a LoCoMo file.*load_locomo"):
         load_longmemeval(FIXTURES / "locomo_small.json")
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from stmviz.core.errors import ScenarioFormatError
+from stmviz.core.errors import FormatError
 from stmviz.scenarios import Probe, Scenario
 
 STEPS = [{"observation": "My name is Ada."}, {"observation": "I live in Oslo."}, {"observation": "Hi."}]
@@ -15,12 +15,12 @@ def test_evidence_steps_default_to_the_evidence_step_and_include_it():
 
 @pytest.mark.parametrize("bad", [(3,), (-1,), ("1",), (True,), "01", 5])
 def test_evidence_steps_outside_0_to_t_minus_1_are_refused(bad):
-    with pytest.raises(ScenarioFormatError, match="evidence"):
+    with pytest.raises(FormatError, match="evidence"):
         Probe(3, "Name?", "Ada", 0, evidence_steps=bad)
 
 
 def test_reference_must_be_text():
-    with pytest.raises(ScenarioFormatError, match="reference"):
+    with pytest.raises(FormatError, match="reference"):
         Probe(3, "Name?", "Ada", 0, reference="  ")
     assert Probe(3, "Name?", "Ada", 0).reference_answer == "Ada"
     assert Probe(3, "Name?", "Ada", 0, reference="Ada Lovelace").reference_answer == "Ada Lovelace"
@@ -42,11 +42,11 @@ def test_a_reference_answer_need_not_occur_verbatim_but_a_key_string_must():
     Scenario.from_dict({"name": "tiny", "steps": STEPS, "probes": [free]})
     key = dict(free)
     del key["reference"]
-    with pytest.raises(ScenarioFormatError, match="does not occur"):
+    with pytest.raises(FormatError, match="does not occur"):
         Scenario.from_dict({"name": "tiny", "steps": STEPS, "probes": [key]})
 
 
 def test_an_evidence_step_after_the_question_is_refused_in_a_file():
     probe = {"t": 2, "question": "Name?", "answer": "Ada", "evidence_step": 0, "evidence_steps": [2]}
-    with pytest.raises(ScenarioFormatError, match="evidence"):
+    with pytest.raises(FormatError, match="evidence"):
         Scenario.from_dict({"name": "tiny", "steps": STEPS, "probes": [probe]})

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import stmviz
 from stmviz import AgentStep, run
-from stmviz.errors import ScenarioFormatError
+from stmviz.errors import FormatError
 from stmviz.scenarios import (
     Probe,
     Scenario,
@@ -222,7 +222,7 @@ def minimal() -> dict:
 
 
 def error_of(tmp_path, data, name="bad.json") -> str:
-    with pytest.raises(ScenarioFormatError) as info:
+    with pytest.raises(FormatError) as info:
         load_scenario(write(tmp_path, name, data))
     return str(info.value)
 
@@ -337,7 +337,7 @@ def test_unknown_name():
     with pytest.raises(UnknownScenarioError) as info:
         load_scenario("no_such_scenario")
     assert "web_research" in str(info.value)
-    assert isinstance(info.value, LookupError) and isinstance(info.value, ScenarioFormatError)
+    assert isinstance(info.value, LookupError) and isinstance(info.value, FormatError)
 
 
 def test_name_defaults_to_file_stem(tmp_path):
@@ -347,18 +347,18 @@ def test_name_defaults_to_file_stem(tmp_path):
 
 
 def test_direct_construction_is_validated():
-    with pytest.raises(ScenarioFormatError, match=r"steps\[0\].fold.op"):
+    with pytest.raises(FormatError, match=r"steps\[0\].fold.op"):
         Scenario("x", steps=({"observation": "a", "fold": {"op": "squash"}},))
-    with pytest.raises(ScenarioFormatError, match="evidence"):
+    with pytest.raises(FormatError, match="evidence"):
         Probe(2, "q?", "a", 2)
-    with pytest.raises(ScenarioFormatError, match="unknown field"):
+    with pytest.raises(FormatError, match="unknown field"):
         Scenario("x", steps=({"observation": "a", "colour": "red"},))
-    with pytest.raises(ScenarioFormatError, match="tools"):
+    with pytest.raises(FormatError, match="tools"):
         Scenario("x", tools="search", steps=("a",))
 
 
 def test_validate_defaults():
-    with pytest.raises(ScenarioFormatError, match="^scenario: top level: expected a JSON object"):
+    with pytest.raises(FormatError, match="^scenario: top level: expected a JSON object"):
         validate([1, 2])
 
 

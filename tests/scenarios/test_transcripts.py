@@ -9,7 +9,7 @@ import pytest
 
 from stmviz import run
 from stmviz.errors import STMError
-from stmviz.errors import InvalidArgumentError, ScenarioFormatError
+from stmviz.errors import InvalidArgumentError, FormatError
 from stmviz.scenarios import (
     FORMATS,
     detect_format,
@@ -98,7 +98,7 @@ def test_claude_code_chain_loop_is_an_error():
         {"type": "user", "uuid": "a", "parentUuid": "b", "message": {"role": "user", "content": "hi"}},
         {"type": "assistant", "uuid": "b", "parentUuid": "a", "message": {"id": "m", "role": "assistant", "content": "yo"}},
     ]
-    with pytest.raises(ScenarioFormatError, match=r"s.jsonl: records\[1\]: the parentUuid chain loops"):
+    with pytest.raises(FormatError, match=r"s.jsonl: records\[1\]: the parentUuid chain loops"):
         from_transcript(records, "claude_code", source="s.jsonl")
 
 
@@ -285,7 +285,7 @@ CC = {"type": "assistant", "uuid": "a", "parentUuid": None, "sessionId": "s"}
 ])
 def test_malformed_files_get_one_line_errors(tmp_path, name, data, lines, fmt, message):
     path = _write(tmp_path, name, data, lines)
-    with pytest.raises(ScenarioFormatError, match=message) as info:
+    with pytest.raises(FormatError, match=message) as info:
         load_transcript(path, fmt)
     assert "\n" not in str(info.value)
 
@@ -295,7 +295,7 @@ def test_bad_arguments(tmp_path):
         load_transcript(FIXTURES / "openai_chat.json", "word")
     with pytest.raises(STMError, match="no bundled transcript 'nope'; bundled: claude_code_session"):
         example_transcript("nope")
-    with pytest.raises(ScenarioFormatError, match="missing.jsonl"):
+    with pytest.raises(FormatError, match="missing.jsonl"):
         load_transcript(tmp_path / "missing.jsonl")
     with pytest.raises(InvalidArgumentError, match="recorded_compactions needs"):
         recorded_compactions(5)
@@ -305,11 +305,11 @@ def test_bad_arguments(tmp_path):
 def test_truncated_and_binary_files(tmp_path):
     path = tmp_path / "cut.jsonl"
     path.write_text('{"type": "user", "uuid": "a", "message": {"role": "user", "content": "hi"}}\n{"type": "assis', encoding="utf-8")
-    with pytest.raises(ScenarioFormatError, match=r"cut.jsonl: not valid JSON at line 2.*truncated"):
+    with pytest.raises(FormatError, match=r"cut.jsonl: not valid JSON at line 2.*truncated"):
         load_transcript(path)
     junk = tmp_path / "junk.json"
     junk.write_bytes(b"\xff\xfe\x00garbage\x00\x81")
-    with pytest.raises(ScenarioFormatError):
+    with pytest.raises(FormatError):
         load_transcript(junk)
 
 
@@ -318,16 +318,16 @@ def test_in_memory_documents_must_be_plain_json():
     assert rows(from_transcript(tuple(chat))) == [("", "", "hi"), ("hello", "", "")]  # tuples read as lists
     looped = {"role": "user", "content": "x"}
     looped["again"] = looped
-    with pytest.raises(ScenarioFormatError, match=r"m: messages\[0\].again: contains itself"):
+    with pytest.raises(FormatError, match=r"m: messages\[0\].again: contains itself"):
         from_transcript({"messages": [looped]}, source="m")
 
     class Loud(str):
         pass
 
-    with pytest.raises(ScenarioFormatError, match=r"messages\[0\].content: 'hi' is not a JSON value"):
+    with pytest.raises(FormatError, match=r"messages\[0\].content: 'hi' is not a JSON value"):
         from_transcript({"messages": [{"role": "user", "content": Loud("hi")}]})
     deep: list = []
     for _ in range(300):
         deep = [deep]
-    with pytest.raises(ScenarioFormatError, match="nested more than 200 levels"):
+    with pytest.raises(FormatError, match="nested more than 200 levels"):
         from_transcript(deep)

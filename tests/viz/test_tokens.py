@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from stmviz import ModelInput, sizes
 from stmviz.core.model_input import Message
-from stmviz.errors import EncodingUnavailableError
+from stmviz.errors import InvalidArgumentError
 from stmviz.viz import TokensHTML, token_pieces, tokens_html
 from stmviz.viz._common import TOKEN_COLORS
 
@@ -150,7 +150,7 @@ def test_repr_html_and_str():
         ("x", {"max_tokens": -1}, ValueError),
         ("x", {"max_tokens": 2.5}, ValueError),
         ("x", {"max_tokens": True}, ValueError),
-        ("x", {"encoding": "no-such-encoding"}, EncodingUnavailableError),
+        ("x", {"encoding": "no-such-encoding"}, InvalidArgumentError),
     ],
 )
 def test_bad_input_is_refused(value, kwargs, error):

@@ -30,7 +30,7 @@ into ``meta["recorded_compaction"]`` of the first step whose output came after
 it; :func:`recorded_compactions` lists them, so a figure can mark where the real
 system compacted beside what each mechanism does on the same transcript.
 
-Malformed files raise :class:`~stmviz.ScenarioFormatError` naming the file, the
+Malformed files raise :class:`~stmviz.FormatError` naming the file, the
 record (``line 12``, ``messages[3].content[1]``) and what to fix.
 """
 
@@ -47,7 +47,7 @@ from typing import Any
 from ...core import guards
 from ...core.guards import brief
 from ...core.context import AgentStep
-from ...core.errors import InvalidArgumentError, ScenarioFormatError
+from ...core.errors import InvalidArgumentError, FormatError
 from ...io.files import as_path, read_bytes
 from ...io.jsonio import MAX_DEPTH, decode_json, decode_json_lines
 from ..agentfold_log import load_agentfold_log
@@ -144,13 +144,13 @@ def _kind_of(document: Any) -> str | None:
 def _documents(raw: bytes, source: str, suffix: str) -> tuple[Any, list[tuple[int, Any]] | None]:
     """The decoded file: one JSON document, or (for JSON Lines) the documents of its lines."""
     if suffix in (".jsonl", ".ndjson"):
-        return None, decode_json_lines(raw, source, ScenarioFormatError, expected="a JSON Lines transcript holds one record per line")
+        return None, decode_json_lines(raw, source, FormatError, expected="a JSON Lines transcript holds one record per line")
     try:
-        return decode_json(raw, source, ScenarioFormatError, expected="a transcript is JSON (or JSON Lines: name it .jsonl)"), None
-    except ScenarioFormatError as first:
+        return decode_json(raw, source, FormatError, expected="a transcript is JSON (or JSON Lines: name it .jsonl)"), None
+    except FormatError as first:
         try:
-            lines = decode_json_lines(raw, source, ScenarioFormatError)
-        except ScenarioFormatError:
+            lines = decode_json_lines(raw, source, FormatError)
+        except FormatError:
             raise first from None
         if len(lines) < 2:
             raise first from None
@@ -173,11 +173,11 @@ def detect_format(path: str | os.PathLike) -> str:
 
     Raises
     ------
-    ScenarioFormatError
+    FormatError
         if the file is not JSON or JSON Lines, or no record says which format it is.
     """
     path = as_path(path, "transcript file")
-    raw = read_bytes(path, what="transcript file", error=ScenarioFormatError)
+    raw = read_bytes(path, what="transcript file", error=FormatError)
     document, lines = _documents(raw, path.name, path.suffix.lower())
     return _detect(document, lines, path.name)
 
@@ -235,7 +235,7 @@ def _plain_json(data: Any, source: str) -> Any:
     The guard of :func:`from_transcript` (a decoded file is plain JSON already):
     a tuple becomes a list, a mapping a dict; anything else — a str or dict
     subclass, an object whose methods raise, a structure that contains itself or
-    nests deeper than JSON files may — is a :class:`ScenarioFormatError` naming
+    nests deeper than JSON files may — is a :class:`FormatError` naming
     where it is. Walked without recursion.
     """
     def convert(value: Any, where: str) -> Any:
@@ -252,7 +252,7 @@ def _plain_json(data: Any, source: str) -> Any:
                 return dict(items)
             if type(value) in (list, tuple):
                 return list(value)
-        except ScenarioFormatError:
+        except FormatError:
             raise
         except Exception as exc:  # a hostile object: its own methods fail
             raise fail(source, where, f"could not be read as JSON ({type(exc).__name__}); give plain JSON values") from None
@@ -350,13 +350,13 @@ def load_transcript(
 
     Raises
     ------
-    ScenarioFormatError
+    FormatError
         naming the file, the record and what is wrong.
     """
     kind = _check_format(format)
     path = as_path(path, "transcript file")
     name = guards.text(name, "name", where="load_transcript", none_ok=True, blank_ok=True) or path.stem
-    raw = read_bytes(path, what="transcript file", error=ScenarioFormatError)  # bounded; never blocks on a pipe or device
+    raw = read_bytes(path, what="transcript file", error=FormatError)  # bounded; never blocks on a pipe or device
     source = path.name
     document, lines = _documents(raw, source, path.suffix.lower())
     kind = kind or _detect(document, lines, source)

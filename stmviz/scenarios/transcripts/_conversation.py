@@ -27,7 +27,7 @@ from typing import Any
 
 from ...core.guards import brief
 from ...core.context import AgentStep
-from ...core.errors import ScenarioFormatError
+from ...core.errors import FormatError
 from ..chatlog import from_openai_messages
 from ..scenario import Scenario
 
@@ -35,9 +35,9 @@ from ..scenario import Scenario
 COMPACTION_KEY = "recorded_compaction"
 
 
-def fail(source: str, where: str, what: str) -> ScenarioFormatError:
+def fail(source: str, where: str, what: str) -> FormatError:
     """The one-line error of a malformed transcript: ``file: where: what (and how to fix it)``."""
-    return ScenarioFormatError(f"{source + ': ' if source else ''}{where}: {what}")
+    return FormatError(f"{source + ': ' if source else ''}{where}: {what}")
 
 
 def word(value: Any) -> str | None:
