@@ -137,7 +137,7 @@ class StateSpace(_StateSpaceViews):
     def size(self, state: State | Iterable[Element]) -> float:
         """Σ_{e ∈ ω} μ(e). A State remembers it for the space that measured it last: ω never changes."""
         if not isinstance(state, State):
-            return self._sum(state)
+            return self._sum(tuple(state))  # an iterator is read once, by the fast sum or the plain one
         known = state._sized
         if known is None or known[0] is not self:
             known = state._sized = (self, self._sum(state.elements))

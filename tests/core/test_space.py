@@ -109,3 +109,12 @@ def test_where_and_by_id():
     assert s.by_id(b.id[:6]) == b
     with pytest.raises(KeyError):
         s.by_id("zzzz")
+
+
+def test_size_of_a_one_shot_iterator_counts_every_element():
+    """Σμ over an iterator whose later element μ has not measured yet: the fast sum used to consume it, leaving the plain sum too little."""
+    space = StateSpace(sizes.chars, v_max=100)
+    first, second = Element("abc"), Element("defgh")
+    space.measure(first)
+    assert space.size(iter([first, second])) == 8
+    assert space.size(e for e in [second, first]) == 8
