@@ -17,6 +17,13 @@ argument checks          :mod:`~stmviz.core.guards` (one vocabulary, used by eve
 errors                   :mod:`~stmviz.core.errors` (also ``stmviz.errors``)
 =======================  ==============================================================
 
+Each paper module names the side modules a reader may skip (an underscore name:
+``_space_checks``, ``_space_views``, ``_space_carry``, ``_trace_views``, …): the
+checks at its entry points, what its classes offer beyond the paper (repr, JSON,
+tables), the speed-ups (Σμ carried from state to state, token counts cached,
+each held equal to the plain definition by a test) and a trace's storage
+(diffs and checkpoints). The paper's eight modules are about 1,240 lines.
+
 Beside the core, not in it: :mod:`stmviz.contract` (``check_mechanism``),
 :mod:`stmviz.io` (files and the trace's JSON form), :mod:`stmviz.protocol`
 (the element types and hierarchy a mechanism declares for the figures).
