@@ -179,8 +179,8 @@ def check_mechanism(
     :class:`~stmviz.errors.ContractError`.
 
     >>> from stmviz import StateSpace, sizes
-    >>> from stmviz.core.mechanism import _Example
-    >>> print(check_mechanism(_Example(StateSpace(sizes.words, 50))))  # doctest: +ELLIPSIS
+    >>> from stmviz.core.mechanism import ExampleMechanism
+    >>> print(check_mechanism(ExampleMechanism(StateSpace(sizes.words, 50))))  # doctest: +ELLIPSIS
     example: contract of Definition 2 holds on 40 steps
       ✓ operations: τ = {append}
       ✓ initial state: ω_0 ∈ Ω_STM (Σμ = 0 ≤ V_max = 50)

@@ -638,8 +638,8 @@ def check_priority_memory(make: Callable[[StateSpace], Mechanism] | type, v_max:
     6. π lists every element of ω, the high priorities first, then medium, then low;
     7. both high-priority user facts are still in ω at the end.
 
-    >>> from stmviz.core.mechanism import _Example
-    >>> check_priority_memory(_Example).ok
+    >>> from stmviz.core.mechanism import ExampleMechanism
+    >>> check_priority_memory(ExampleMechanism).ok
     False
     """
     c = _Checks("08 · priority memory", {

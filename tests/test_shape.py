@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+import re
 from pathlib import Path
 
 import pytest
@@ -140,3 +141,27 @@ def test_a_newcomers_first_import_builds_nothing(name):
     code = f"import sys, {name}; print(sorted(m for m in sys.modules if m.startswith('stmviz.')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert all(m.startswith(("stmviz.core", "stmviz.errors", "stmviz.sizes")) for m in eval(out)), out
+
+
+def test_no_example_in_a_docstring_teaches_a_private_name():
+    """A docstring's example is what a student copies: it imports public names only (no ``_Example``, no ``_checks``)."""
+    import doctest
+
+    finder = doctest.DocTestParser()
+    wrong = []
+    for name, path in modules().items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for example in finder.get_examples(ast.get_docstring(node, clean=True) or ""):
+                for line in example.source.splitlines():
+                    found = re.match(r"\s*from\s+(stmviz[\w.]*)\s+import\s+(.*)", line) or re.match(
+                        r"\s*import\s+(stmviz[\w.]*)()", line
+                    )
+                    if found and any(
+                        part.startswith("_") and not part.startswith("__")
+                        for part in found.group(1).split(".") + re.split(r"[\s,()]+", found.group(2))
+                    ):
+                        wrong.append(f"{name}: {line.strip()}")
+    assert not wrong, wrong

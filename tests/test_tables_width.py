@@ -7,7 +7,7 @@ import pytest
 from stmviz import StateSpace, run, sizes
 from stmviz.core.errors import CapacityError, InvalidArgumentError
 from stmviz.core.formatting import plural
-from stmviz.core.mechanism import _Example
+from stmviz.core.mechanism import ExampleMechanism
 from stmviz.mechanisms.fifo import FIFOWindow
 from stmviz.tables import Table, table
 
@@ -17,7 +17,7 @@ LONG = "Observation: the parcel BH-58213-K left the depot at 06:05 and reached P
 @pytest.fixture()
 def trace():
     steps = [LONG, "Observation: a short one", "Observation: another long text that pushes the first one out of ω"]
-    return run(_Example(StateSpace(sizes.words, v_max=20)), steps)
+    return run(ExampleMechanism(StateSpace(sizes.words, v_max=20)), steps)
 
 
 def test_width_zero_or_none_shows_whole_texts(trace):
@@ -75,10 +75,10 @@ def test_table_cells_are_one_line_in_text_and_escaped_in_html():
 
 def test_plural_and_singular_in_text_outputs():
     assert plural(1, "element") == "1 element" and plural(2, "element") == "2 elements"
-    one = run(_Example(StateSpace(sizes.words, v_max=20)), ["hello"])
+    one = run(ExampleMechanism(StateSpace(sizes.words, v_max=20)), ["hello"])
     assert "1 step," in repr(one) and "1 steps" not in repr(one)
     assert "(1 token)" in one.describe(1)
-    two = run(_Example(StateSpace(sizes.words, v_max=20)), ["hello", {"thought": "hi", "observation": "you"}])
+    two = run(ExampleMechanism(StateSpace(sizes.words, v_max=20)), ["hello", {"thought": "hi", "observation": "you"}])
     assert "(1 token)" in two[1].describe()
 
 

@@ -28,7 +28,7 @@ from .model_input import ModelInput
 from .operation import Operation, OperationSet
 from .space import State, StateSpace
 
-__all__ = ["Mechanism", "Transition", "make_mechanism"]
+__all__ = ["Mechanism", "Transition", "make_mechanism", "ExampleMechanism"]
 
 
 class Transition:
@@ -191,8 +191,9 @@ def make_mechanism(
     return _FunctionMechanism(space, name, declared, update, project, controller, initial)
 
 
-class _Example(Mechanism):
-    """A small reference mechanism used in docs and tests: append, evict oldest on overflow; π is the identity."""
+class ExampleMechanism(Mechanism):
+    """The smallest useful mechanism, for examples and tests: U appends each step as one element and
+    evicts the oldest while Σμ > V_max; π is the identity. ``from stmviz.core.mechanism import ExampleMechanism``."""
 
     name = "example"
     operations = OperationSet({"append": "add the step as one element, evicting the oldest on overflow"})

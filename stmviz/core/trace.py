@@ -146,8 +146,8 @@ def run(
     ``initial``, else ``mechanism.initial_state(c_0)``. Checks and errors: :mod:`._run_checks`.
 
     >>> from stmviz import StateSpace, sizes
-    >>> from stmviz.core.mechanism import _Example
-    >>> trace = run(_Example(StateSpace(sizes.words, v_max=4)), ["one two", "three", "four five"])
+    >>> from stmviz.core.mechanism import ExampleMechanism
+    >>> trace = run(ExampleMechanism(StateSpace(sizes.words, v_max=4)), ["one two", "three", "four five"])
     >>> len(trace), [e.text for e in trace.final], trace[2].reasons
     (3, ['three', 'four five'], ('oldest element; Σμ exceeded V_max',))
     """

@@ -86,8 +86,8 @@ def words_html(trace: Trace, indices: list[int], width: int = 120) -> str:
     """The loop step by step in words, as an escaped HTML list over the states ω_t in ``indices``.
 
     >>> from stmviz import StateSpace, run, sizes
-    >>> from stmviz.core.mechanism import _Example
-    >>> trace = run(_Example(StateSpace(sizes.words, v_max=9)), [{"thought": "<i>hi</i>", "observation": "ok"}])
+    >>> from stmviz.core.mechanism import ExampleMechanism
+    >>> trace = run(ExampleMechanism(StateSpace(sizes.words, v_max=9)), [{"thought": "<i>hi</i>", "observation": "ok"}])
     >>> print(words_html(trace, [0]))  # doctest: +NORMALIZE_WHITESPACE
     <details class="stmviz-words" open><summary><b>The loop step by step</b>: what the model saw, what it answered, what arrived then</summary>
     <ol start="0" style="padding-left:2.5em"><li value="0">step 0: the model saw π(ω_0) (0 tokens) and answered “&lt;i&gt;hi&lt;/i&gt;”; then arrived the user message “ok”, seen from π(ω_1) on</li></ol></details>
@@ -234,8 +234,8 @@ def trace_animation(trace: Trace, *, max_frames: int = DEFAULT_MAX_FRAMES) -> go
     Examples
     --------
     >>> from stmviz import StateSpace, run, sizes
-    >>> from stmviz.core.mechanism import _Example
-    >>> trace = run(_Example(StateSpace(sizes.words, v_max=4)), ["one two", "three", "four five"])
+    >>> from stmviz.core.mechanism import ExampleMechanism
+    >>> trace = run(ExampleMechanism(StateSpace(sizes.words, v_max=4)), ["one two", "three", "four five"])
     >>> fig = trace_animation(trace)
     >>> [f.name for f in fig.frames], len(fig.layout.sliders[0].steps)
     (['0', '1', '2', '3'], 4)
@@ -353,8 +353,8 @@ def export_html(
     --------
     >>> import tempfile, os
     >>> from stmviz import StateSpace, run, sizes
-    >>> from stmviz.core.mechanism import _Example
-    >>> trace = run(_Example(StateSpace(sizes.words, v_max=4)), ["one two", "<b>three</b>"])
+    >>> from stmviz.core.mechanism import ExampleMechanism
+    >>> trace = run(ExampleMechanism(StateSpace(sizes.words, v_max=4)), ["one two", "<b>three</b>"])
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     page = export_html(trace, os.path.join(folder, "run.html")).read_text(encoding="utf-8")
     >>> "<b>three" in page, "&lt;b&gt;three" in page

@@ -83,8 +83,8 @@ def loop_boxes(trace: Trace, t: int) -> list[LoopBox]:
     Examples
     --------
     >>> from stmviz import StateSpace, run, sizes
-    >>> from stmviz.core.mechanism import _Example
-    >>> trace = run(_Example(StateSpace(sizes.words, v_max=4)), ["one two", "three", "four five"])
+    >>> from stmviz.core.mechanism import ExampleMechanism
+    >>> trace = run(ExampleMechanism(StateSpace(sizes.words, v_max=4)), ["one two", "three", "four five"])
     >>> [box.key for box in loop_boxes(trace, 2)]
     ['state', 'projection', 'model', 'context', 'update', 'next']
     >>> loop_boxes(trace, 2)[4].label
@@ -162,8 +162,8 @@ def loop_sentence(trace: Trace, t: int, width: int = 48) -> str:
     shortened to ``width`` characters and escaped (only ``<br>`` is markup).
 
     >>> from stmviz import StateSpace, run, sizes
-    >>> from stmviz.core.mechanism import _Example
-    >>> trace = run(_Example(StateSpace(sizes.words, v_max=9)), [{"thought": "<b>hi</b>", "observation": "ok"}])
+    >>> from stmviz.core.mechanism import ExampleMechanism
+    >>> trace = run(ExampleMechanism(StateSpace(sizes.words, v_max=9)), [{"thought": "<b>hi</b>", "observation": "ok"}])
     >>> loop_sentence(trace, 0)
     'step 0: the model saw π(ω_0) (0 tokens) and answered “&lt;b&gt;hi&lt;/b&gt;”<br>then arrived the user message “ok”, seen from π(ω_1) on'
     """
@@ -205,8 +205,8 @@ def loop_figure(trace: Trace, t: int) -> go.Figure:
     Examples
     --------
     >>> from stmviz import StateSpace, run, sizes
-    >>> from stmviz.core.mechanism import _Example
-    >>> trace = run(_Example(StateSpace(sizes.words, v_max=4)), ["one two", "three", "four five"])
+    >>> from stmviz.core.mechanism import ExampleMechanism
+    >>> trace = run(ExampleMechanism(StateSpace(sizes.words, v_max=4)), ["one two", "three", "four five"])
     >>> fig = loop_figure(trace, 2)
     >>> [s.name for s in fig.layout.shapes]
     ['state', 'projection', 'model', 'context', 'update', 'next']

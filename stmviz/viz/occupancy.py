@@ -168,8 +168,8 @@ def occupancy_data(trace: Trace) -> OccupancyData:
     Examples
     --------
     >>> from stmviz import StateSpace, run, sizes
-    >>> from stmviz.core.mechanism import _Example
-    >>> trace = run(_Example(StateSpace(sizes.words, v_max=4)), ["one two", "three", "four five"])
+    >>> from stmviz.core.mechanism import ExampleMechanism
+    >>> trace = run(ExampleMechanism(StateSpace(sizes.words, v_max=4)), ["one two", "three", "four five"])
     >>> data = occupancy_data(trace)
     >>> data.total, data.by_type
     ([0, 2, 3, 3], {'step': [0, 2, 3, 3]})
@@ -468,8 +468,8 @@ def occupancy_figure(
     Examples
     --------
     >>> from stmviz import StateSpace, run, sizes
-    >>> from stmviz.core.mechanism import _Example
-    >>> trace = run(_Example(StateSpace(sizes.words, v_max=4)), ["one two", "three", "four five"])
+    >>> from stmviz.core.mechanism import ExampleMechanism
+    >>> trace = run(ExampleMechanism(StateSpace(sizes.words, v_max=4)), ["one two", "three", "four five"])
     >>> fig = occupancy_figure(trace)
     >>> [(d.name, d.meta["role"]) for d in fig.data]
     [('step', 'type'), ('V_max', 'v_max'), ('|π(ω_t)| tokens', 'input'), ('removed by append', 'removals')]

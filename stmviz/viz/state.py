@@ -392,8 +392,8 @@ def state_figure(
     Examples
     --------
     >>> from stmviz import StateSpace, run, sizes
-    >>> from stmviz.core.mechanism import _Example
-    >>> trace = run(_Example(StateSpace(sizes.words, v_max=4)), ["one two", "three", "four five"])
+    >>> from stmviz.core.mechanism import ExampleMechanism
+    >>> trace = run(ExampleMechanism(StateSpace(sizes.words, v_max=4)), ["one two", "three", "four five"])
     >>> fig = state_figure(trace, 2)
     >>> [(d.name, list(d.x)) for d in fig.data if d.meta["role"] != "legend"]
     [('step', [2, 1]), ('free', [1])]

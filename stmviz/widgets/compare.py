@@ -101,10 +101,10 @@ class ComparePlayer(Stepping, widgets.VBox):
     Examples
     --------
     >>> from stmviz import StateSpace, run, sizes
-    >>> from stmviz.core.mechanism import _Example
+    >>> from stmviz.core.mechanism import ExampleMechanism
     >>> steps = ["one two", "three", "four five"]
-    >>> small = run(_Example(StateSpace(sizes.words, v_max=3)), steps)
-    >>> large = run(_Example(StateSpace(sizes.words, v_max=9)), steps)
+    >>> small = run(ExampleMechanism(StateSpace(sizes.words, v_max=3)), steps)
+    >>> large = run(ExampleMechanism(StateSpace(sizes.words, v_max=9)), steps)
     >>> board = compare_player({"V_max = 3": small, "V_max = 9": large})
     >>> board.slider.value = 3
     >>> [v.t for v in board.views], board.names
@@ -192,8 +192,8 @@ def compare_player(traces: Sequence[Trace] | Mapping[str, Trace], t: int = 0, **
     """Step several runs of one scenario together (see :class:`ComparePlayer`).
 
     >>> from stmviz import StateSpace, run, sizes
-    >>> from stmviz.core.mechanism import _Example
-    >>> a = run(_Example(StateSpace(sizes.words, v_max=3)), ["a b", "c"])
+    >>> from stmviz.core.mechanism import ExampleMechanism
+    >>> a = run(ExampleMechanism(StateSpace(sizes.words, v_max=3)), ["a b", "c"])
     >>> compare_player([a, a]).names
     ['example', 'example (2)']
     """

@@ -213,8 +213,8 @@ def step_html(trace: Trace, t: int, *, max_items: int = 8, width: int = 80) -> s
     Examples
     --------
     >>> from stmviz import StateSpace, run, sizes
-    >>> from stmviz.core.mechanism import _Example
-    >>> trace = run(_Example(StateSpace(sizes.words, v_max=4)), ["<b>one</b> two", "three", "four five"])
+    >>> from stmviz.core.mechanism import ExampleMechanism
+    >>> trace = run(ExampleMechanism(StateSpace(sizes.words, v_max=4)), ["<b>one</b> two", "three", "four five"])
     >>> html = step_html(trace, 3)
     >>> "oldest element" in html, "<b>one" in html, "&lt;b&gt;one" in html
     (True, False, True)
@@ -829,8 +829,8 @@ class TracePlayer(Stepping, widgets.VBox):
     Examples
     --------
     >>> from stmviz import StateSpace, run, sizes
-    >>> from stmviz.core.mechanism import _Example
-    >>> trace = run(_Example(StateSpace(sizes.words, v_max=4)), ["one two", "three", "four five"])
+    >>> from stmviz.core.mechanism import ExampleMechanism
+    >>> trace = run(ExampleMechanism(StateSpace(sizes.words, v_max=4)), ["one two", "three", "four five"])
     >>> player = TracePlayer(trace)
     >>> player.next_button.click(); player.t
     1

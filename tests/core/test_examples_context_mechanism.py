@@ -7,7 +7,7 @@ import pytest
 
 from stmviz import AgentStep, Context, Element, Mechanism, StateSpace, make_mechanism, run, sizes
 from stmviz.core.context import History
-from stmviz.core.mechanism import _Example
+from stmviz.core.mechanism import ExampleMechanism
 from stmviz.errors import ContractError, InvalidArgumentError
 
 
@@ -73,17 +73,17 @@ def test_make_mechanism_names_the_wrong_argument(arguments, message):
 
 
 def test_a_mechanism_needs_a_space_and_a_controller_when_it_has_two_operation_types():
-    with pytest.raises(InvalidArgumentError, match=r"space: a mechanism needs a StateSpace .* _Example\(StateSpace"):
-        _Example(4096)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError, match=r"space: a mechanism needs a StateSpace .* ExampleMechanism\(StateSpace"):
+        ExampleMechanism(4096)  # type: ignore[arg-type]
     two = make_mechanism(StateSpace(sizes.words, 3), operations=["a", "b"], update=lambda m, s, o, c: s)
     with pytest.raises(ContractError, match=r"declares 2 operation types \(a, b\), so it must define controller"):
         two.choose(two.initial_state(Context()), Context())
 
 
 def test_a_mechanism_of_stmviz_is_rebuilt_from_its_spec_and_a_foreign_one_is_not():
-    m = _Example(StateSpace(sizes.words, 5))
-    assert m.spec() == {"class": "stmviz.core.mechanism:_Example", "name": "example", "params": {}}
+    m = ExampleMechanism(StateSpace(sizes.words, 5))
+    assert m.spec() == {"class": "stmviz.core.mechanism:ExampleMechanism", "name": "example", "params": {}}
     again = Mechanism.from_spec(m.space, m.spec())
-    assert isinstance(again, _Example) and again.space is m.space
+    assert isinstance(again, ExampleMechanism) and again.space is m.space
     assert Mechanism.from_spec(m.space, {"class": "os:system"}) is None
     assert Mechanism.from_spec(m.space, "not a spec") is None  # type: ignore[arg-type]

@@ -8,11 +8,11 @@ reading helpers of ``Step`` and ``Trace`` moved to ``stmviz.core._trace_views``
 from __future__ import annotations
 
 from stmviz import StateSpace, run, sizes
-from stmviz.core.mechanism import _Example
+from stmviz.core.mechanism import ExampleMechanism
 
 
 def test_step_describe_says_the_output_then_the_input():
-    trace = run(_Example(StateSpace(sizes.words, v_max=50)), [
+    trace = run(ExampleMechanism(StateSpace(sizes.words, v_max=50)), [
         {"observation": "Hi, my code is 7391.", "meta": {"role": "user"}},
         {"thought": "Noted.", "observation": "What is my code?", "meta": {"role": "user"}},
         {"thought": "It is 7391."}])
@@ -30,12 +30,12 @@ def test_step_describe_says_the_output_then_the_input():
 
 
 def test_trace_describe_at_n_is_the_final_state():
-    trace = run(_Example(StateSpace(sizes.words, v_max=50)), [{"thought": "Hello.", "observation": "Hi!"}])
+    trace = run(ExampleMechanism(StateSpace(sizes.words, v_max=50)), [{"thought": "Hello.", "observation": "Hi!"}])
     assert trace.describe(1) == "ω_1 is the final state: the next model call would see π(ω_1) (4 tokens)"
 
 
 def test_trace_table_cuts_the_element_texts_to_width():
-    trace = run(_Example(StateSpace(sizes.words, v_max=4)), ["one two three", "four five"])
+    trace = run(ExampleMechanism(StateSpace(sizes.words, v_max=4)), ["one two three", "four five"])
     assert trace.table(width=8) == "\n".join([
         "t  operation  Σμ / V_max  added       removed     why",
         "─  ─────────  ──────────  ──────────  ──────────  ─────────────────────────────────",
@@ -45,6 +45,6 @@ def test_trace_table_cuts_the_element_texts_to_width():
 
 
 def test_run_keeps_what_fits_and_says_why_the_rest_left():
-    trace = run(_Example(StateSpace(sizes.words, v_max=4)), ["one two", "three", "four five"])
+    trace = run(ExampleMechanism(StateSpace(sizes.words, v_max=4)), ["one two", "three", "four five"])
     assert len(trace) == 3 and [e.text for e in trace.final] == ["three", "four five"]
     assert trace[2].reasons == ("oldest element; Σμ exceeded V_max",)

@@ -142,18 +142,18 @@ def test_history_steps_is_the_shared_record_of_the_run():
 
 def test_bad_arguments_of_the_loop_are_invalid_argument_errors():
     from stmviz import ModelInput, StateSpace, Trace, check_mechanism, run, sizes
-    from stmviz.core.mechanism import _Example
+    from stmviz.core.mechanism import ExampleMechanism
 
     with pytest.raises(InvalidArgumentError, match="StateSpace"):
-        _Example("not a space")  # type: ignore[arg-type]
+        ExampleMechanism("not a space")  # type: ignore[arg-type]
     with pytest.raises(InvalidArgumentError, match="Mechanism"):
         run("not a mechanism", [])  # type: ignore[arg-type]
     with pytest.raises(InvalidArgumentError, match="single string"):
-        run(_Example(StateSpace(sizes.words, 5)), "one step")
+        run(ExampleMechanism(StateSpace(sizes.words, 5)), "one step")
     with pytest.raises(InvalidArgumentError, match="Mechanism"):
         check_mechanism(object())  # type: ignore[arg-type]
     with pytest.raises(InvalidArgumentError, match="model input"):
         ModelInput.coerce(5)
     with pytest.raises(InvalidArgumentError, match="checkpoint_every"):
-        run(_Example(StateSpace(sizes.words, 5)), ["a"], checkpoint_every=0)
+        run(ExampleMechanism(StateSpace(sizes.words, 5)), ["a"], checkpoint_every=0)
     assert issubclass(InvalidArgumentError, TypeError) and not hasattr(Trace, "to_html")

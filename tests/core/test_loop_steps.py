@@ -11,10 +11,10 @@ from __future__ import annotations
 import pytest
 
 from stmviz import AgentFold, AgentStep, FIFOWindow, HiAgent, SCM, StateSpace, Trace, check_mechanism, run, sizes
-from stmviz.core.mechanism import _Example
+from stmviz.core.mechanism import ExampleMechanism
 
 MECHANISMS = {
-    "example": lambda: _Example(StateSpace(sizes.words, 10**6)),
+    "example": lambda: ExampleMechanism(StateSpace(sizes.words, 10**6)),
     "FIFOWindow": lambda: FIFOWindow(StateSpace(sizes.tokens(), 10**6)),
     "SCM": lambda: SCM(StateSpace(sizes.tokens(), 10**6)),
     "HiAgent": lambda: HiAgent(StateSpace(sizes.tokens(), 10**6)),

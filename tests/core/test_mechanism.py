@@ -18,7 +18,7 @@ from stmviz import (
     run,
     sizes,
 )
-from stmviz.core.mechanism import _Example
+from stmviz.core.mechanism import ExampleMechanism
 from stmviz.errors import CapacityError, ContractError, InvalidArgumentError, UnsupportedOperationError
 
 
@@ -106,19 +106,19 @@ def test_controller_must_return_operations():
 
 
 def test_transition_reasons_are_recorded():
-    trace = run(_Example(StateSpace(sizes.words, 3)), ["a b", "c d"])
+    trace = run(ExampleMechanism(StateSpace(sizes.words, 3)), ["a b", "c d"])
     assert trace[1].why == {trace[0].added[0]: "oldest element; Σμ exceeded V_max"}
 
 
 def test_projection_and_its_size():
-    m = _Example(StateSpace(sizes.tokens(), 100))
+    m = ExampleMechanism(StateSpace(sizes.tokens(), 100))
     trace = run(m, ["hello world", "hello again"])
     assert trace[0].input_size == 0  # π(ω_0) of the empty state
     assert trace[1].input_size == sizes.count_tokens("hello world")
     assert trace.final_input_size == sizes.count_tokens("hello world") + sizes.count_tokens("hello again")
     assert isinstance(m.input(trace.final), ModelInput)
 
-    class Joined(_Example):
+    class Joined(ExampleMechanism):
         def project(self, state):
             return "\n".join(e.text for e in state)
 
@@ -192,7 +192,7 @@ def test_check_mechanism_nondeterministic_projection():
 
     counter = itertools.count()
 
-    class Flaky(_Example):
+    class Flaky(ExampleMechanism):
         def project(self, state):
             return str(next(counter))
 
@@ -203,7 +203,7 @@ def test_check_mechanism_nondeterministic_projection():
 def test_summarizer_failure_leaves_state_and_names_the_step():
     from stmviz.errors import UpdateFailedError
 
-    class Summarizing(_Example):
+    class Summarizing(ExampleMechanism):
         def update(self, state, operation, context):
             if context.t == 2:
                 raise RuntimeError("the summarizer is down")
@@ -217,4 +217,4 @@ def test_summarizer_failure_leaves_state_and_names_the_step():
 
 def test_mechanism_needs_a_space():
     with pytest.raises(TypeError, match="StateSpace"):
-        _Example(4096)  # type: ignore[arg-type]
+        ExampleMechanism(4096)  # type: ignore[arg-type]

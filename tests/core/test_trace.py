@@ -5,7 +5,7 @@ import json
 import pytest
 
 from stmviz import AgentStep, Element, State, StateSpace, Trace, run, sizes
-from stmviz.core.mechanism import _Example
+from stmviz.core.mechanism import ExampleMechanism
 from stmviz.io.serialize import TRACE_VERSION
 from stmviz.errors import CapacityError, FormatError
 
@@ -13,7 +13,7 @@ from stmviz.errors import CapacityError, FormatError
 @pytest.fixture
 def trace():
     steps = [f"observation number {i} " + "word " * (i % 7) for i in range(100)]
-    return run(_Example(StateSpace(sizes.words, 30)), steps, query="Q?", tools=["search"], checkpoint_every=8)
+    return run(ExampleMechanism(StateSpace(sizes.words, 30)), steps, query="Q?", tools=["search"], checkpoint_every=8)
 
 
 def test_trace_basics(trace):
@@ -108,20 +108,20 @@ def test_loading_never_imports_foreign_code(trace):
 
 def test_steps_may_be_dicts_strings_or_agent_steps():
     steps = [AgentStep(thought="t", action="a", observation="o"), {"observation": "x"}, "plain"]
-    trace = run(_Example(StateSpace(sizes.words, 100)), steps)
+    trace = run(ExampleMechanism(StateSpace(sizes.words, 100)), steps)
     assert len(trace) == 3 and trace[0].context.action == "a"
     with pytest.raises(FormatError, match="step 1.*unknown field"):
-        run(_Example(StateSpace(sizes.words, 100)), ["ok", {"obsrvation": "typo"}])
+        run(ExampleMechanism(StateSpace(sizes.words, 100)), ["ok", {"obsrvation": "typo"}])
     with pytest.raises(FormatError, match="step 0"):
-        run(_Example(StateSpace(sizes.words, 100)), [42])
+        run(ExampleMechanism(StateSpace(sizes.words, 100)), [42])
     with pytest.raises(TypeError):
-        run(_Example(StateSpace(sizes.words, 100)), "a single string")
+        run(ExampleMechanism(StateSpace(sizes.words, 100)), "a single string")
 
 
 def test_history_is_in_the_context():
     seen = []
 
-    class Recorder(_Example):
+    class Recorder(ExampleMechanism):
         def update(self, state, operation, context):
             seen.append([s.observation for s in context.history])
             return super().update(state, operation, context)
@@ -136,13 +136,13 @@ def test_a_scenario_like_object_is_accepted():
         query = "find x"
         tools = ("search",)
 
-    trace = run(_Example(StateSpace(sizes.words, 100)), Scn())
+    trace = run(ExampleMechanism(StateSpace(sizes.words, 100)), Scn())
     assert trace.query == "find x" and len(trace) == 2
 
 
 def test_initial_state_outside_the_space():
     with pytest.raises(CapacityError, match="initial state"):
-        run(_Example(StateSpace(sizes.words, 1)), ["a"], initial=State([Element("a b c")]))
+        run(ExampleMechanism(StateSpace(sizes.words, 1)), ["a"], initial=State([Element("a b c")]))
 
 
 def test_trace_order_does_not_depend_on_the_hash_seed(tmp_path):
@@ -152,7 +152,7 @@ def test_trace_order_does_not_depend_on_the_hash_seed(tmp_path):
 
     script = (
         "from stmviz import StateSpace, run, sizes, AgentStep\n"
-        "from stmviz.core.mechanism import _Example\n"
+        "from stmviz.core.mechanism import ExampleMechanism\n"
         "from stmviz.mechanisms import FIFOWindow\n"
         "steps = [AgentStep(thought=f'reply {i}', action=f'tool({i})', observation=f'result {i}') for i in range(30)]\n"
         "trace = run(FIFOWindow(StateSpace(sizes.words, 20)), steps)\n"

@@ -39,7 +39,7 @@ from stmviz import (
 )
 from stmviz.errors import STMError
 from stmviz.core.context import History
-from stmviz.core.mechanism import _Example
+from stmviz.core.mechanism import ExampleMechanism
 from stmviz.scenarios import from_dialogue, load_chat_log
 
 from _harness import Entry, inside
@@ -66,11 +66,11 @@ def _export(title):
 def _round_trip(value):
     """An element whose metadata holds ``value``, through a trace's JSON and back."""
     initial = State([Element("pinned fact", {"t": -1, "k": value})])
-    text = run(_Example(StateSpace(sizes.words, v_max=20)), ["a b"], initial=initial).to_json()
+    text = run(ExampleMechanism(StateSpace(sizes.words, v_max=20)), ["a b"], initial=initial).to_json()
     return Trace.from_json(text)
 
 
-class Keeper(_Example):
+class Keeper(ExampleMechanism):
     """A mechanism that holds a defaultdict (the issue: check_mechanism crashed on it)."""
 
     def __init__(self, space):
@@ -128,13 +128,13 @@ ENTRIES = [
         max_examples=30),
     Entry("run", lambda mechanism, steps, query, tools, meta, checkpoint_every: run(
         mechanism, steps, query=query, tools=tools, meta=meta, checkpoint_every=checkpoint_every),
-        {"mechanism": lambda: _Example(words()), "steps": lambda: ["one two", "three"], "query": lambda: "q",
+        {"mechanism": lambda: ExampleMechanism(words()), "steps": lambda: ["one two", "three"], "query": lambda: "q",
          "tools": lambda: ["search"], "meta": lambda: {"k": 1}, "checkpoint_every": lambda: 4}, max_examples=30),
     Entry("run(step)", lambda step: run(FIFOWindow(space()), [AgentStep(observation="a"), step]),
           {"step": lambda: AgentStep(observation="b")}, max_examples=30),
     Entry("check_mechanism", lambda mechanism, steps, query, tools: check_mechanism(
         mechanism, steps, query=query, tools=tools),
-        {"mechanism": lambda: _Example(words()), "steps": lambda: None, "query": lambda: "q",
+        {"mechanism": lambda: ExampleMechanism(words()), "steps": lambda: None, "query": lambda: "q",
          "tools": lambda: ["search"]}, max_examples=30, cases=({"mechanism": lambda: Keeper(words())},)),
     # Trace
     Entry("Trace.to_json", lambda indent: fifo().to_json(indent=indent), {"indent": lambda: 2}, max_examples=20),
@@ -210,7 +210,7 @@ def test_a_failed_save_keeps_the_old_file():
 def test_run_takes_no_bad_argument_silently(kwargs):
     """The issue: tools="search" became six one-letter tools; query=123 saved a trace that could not be read back."""
     try:
-        trace = run(_Example(words()), ["a b", "c"], **kwargs)
+        trace = run(ExampleMechanism(words()), ["a b", "c"], **kwargs)
     except STMError:
         return
     assert trace.tools in ((), ("search",)) and isinstance(trace.query, str)

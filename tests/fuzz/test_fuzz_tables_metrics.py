@@ -7,7 +7,7 @@ from functools import lru_cache
 import pytest
 
 from stmviz import FIFOWindow, Mechanism, metrics
-from stmviz.core.mechanism import _Example
+from stmviz.core.mechanism import ExampleMechanism
 from stmviz.exercises import check_priority_memory
 from stmviz.scenarios import Probe, from_dialogue
 from stmviz.tables import table
@@ -57,11 +57,11 @@ ENTRIES = [
           max_examples=40),
     Entry("metrics.compare", metrics.compare, {"mechanisms": lambda: [FIFOWindow], "scenario": _scenario},
           max_examples=40),
-    Entry("exercises.check_priority_memory", check_priority_memory, {"make": lambda: _Example, "v_max": lambda: 24},
+    Entry("exercises.check_priority_memory", check_priority_memory, {"make": lambda: ExampleMechanism, "v_max": lambda: 24},
           max_examples=25),
 ]
 
-assert issubclass(_Example, Mechanism)
+assert issubclass(ExampleMechanism, Mechanism)
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=ids(ENTRIES))

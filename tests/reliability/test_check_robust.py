@@ -172,7 +172,7 @@ class _ReprFails:
 def test_an_argument_whose_repr_fails_gets_an_invalid_argument_error(argument):
     from stmviz import StateSpace, check_mechanism, sizes
     from stmviz.core.errors import InvalidArgumentError
-    from stmviz.core.mechanism import _Example
+    from stmviz.core.mechanism import ExampleMechanism
 
     with pytest.raises(InvalidArgumentError, match="its repr fails"):
-        check_mechanism(_Example(StateSpace(sizes.words, 50)), **{argument: _ReprFails()})
+        check_mechanism(ExampleMechanism(StateSpace(sizes.words, 50)), **{argument: _ReprFails()})

@@ -185,11 +185,11 @@ def test_bundled_files_are_what_the_generator_writes():
 
 
 def test_run_accepts_a_scenario():
-    from stmviz.core.mechanism import _Example
+    from stmviz.core.mechanism import ExampleMechanism
     from stmviz import StateSpace, sizes
 
     s = load_scenario("tool_chat")
-    trace = run(_Example(StateSpace(sizes.words, 200)), s)
+    trace = run(ExampleMechanism(StateSpace(sizes.words, 200)), s)
     assert len(trace) == len(s.steps) and trace.query == s.query and trace.tools == s.tools
 
 

@@ -139,9 +139,9 @@ def test_top_level_export_html_is_the_viz_one(tmp_path):
     import stmviz.viz
     from stmviz import Trace
     from stmviz import StateSpace, run, sizes
-    from stmviz.core.mechanism import _Example
+    from stmviz.core.mechanism import ExampleMechanism
 
-    trace = run(_Example(StateSpace(sizes.words, 8)), ["<script>alert(1)</script> one", "two three", "four"])
+    trace = run(ExampleMechanism(StateSpace(sizes.words, 8)), ["<script>alert(1)</script> one", "two three", "four"])
     assert stmviz.export_html is stmviz.viz.export_html and not hasattr(Trace, "to_html")
     a = stmviz.export_html(trace, tmp_path / "a.html")
     b = stmviz.viz.export_html(trace, tmp_path / "b.html")

@@ -8,7 +8,7 @@ import ipywidgets as widgets
 import pytest
 
 from stmviz import StateSpace, run, sizes
-from stmviz.core.mechanism import _Example
+from stmviz.core.mechanism import ExampleMechanism
 from stmviz.widgets import ComparePlayer, compare_player
 from stmviz.widgets.compare import PANEL_MIN_WIDTH
 
@@ -18,8 +18,8 @@ PAYLOAD = "<script>alert(1)</script>"
 def traces(n=8, payload=None):
     steps = [payload or f"step {i} " + "w " * (i % 3) for i in range(n)]
     return {
-        "V_max = 6": run(_Example(StateSpace(sizes.words, v_max=6)), steps),
-        "V_max = 20": run(_Example(StateSpace(sizes.words, v_max=20)), steps),
+        "V_max = 6": run(ExampleMechanism(StateSpace(sizes.words, v_max=6)), steps),
+        "V_max = 20": run(ExampleMechanism(StateSpace(sizes.words, v_max=20)), steps),
     }
 
 
@@ -45,8 +45,8 @@ def test_one_slider_moves_every_panel():
 
 
 def test_buttons_and_clamping_with_different_lengths():
-    short = run(_Example(StateSpace(sizes.words, v_max=6)), ["a", "b", "c"])
-    long = run(_Example(StateSpace(sizes.words, v_max=6)), ["a", "b", "c", "d", "e", "f"])
+    short = run(ExampleMechanism(StateSpace(sizes.words, v_max=6)), ["a", "b", "c"])
+    long = run(ExampleMechanism(StateSpace(sizes.words, v_max=6)), ["a", "b", "c", "d", "e", "f"])
     board = ComparePlayer([short, long])
     assert board.names == ["example", "example (2)"] and board.slider.max == 6
     for _ in range(10):
@@ -105,8 +105,8 @@ def test_every_panel_says_the_step_in_words():
         AgentStep(thought="Hello!", observation="Bye.", meta={"role": "user"}),
     ]
     runs = {
-        "small": run(_Example(StateSpace(sizes.words, v_max=3)), steps),
-        "large": run(_Example(StateSpace(sizes.words, v_max=50)), steps),
+        "small": run(ExampleMechanism(StateSpace(sizes.words, v_max=3)), steps),
+        "large": run(ExampleMechanism(StateSpace(sizes.words, v_max=50)), steps),
     }
     board = compare_player(runs)
     for view in board.views:

@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 import pytest
 
 from stmviz import StateSpace, run, sizes
-from stmviz.core.mechanism import _Example
+from stmviz.core.mechanism import ExampleMechanism
 from stmviz.viz._common import escape, shorten
 from stmviz.viz.state import state_figure
 from stmviz.widgets import FitWidth, TracePlayer, TraceView, step_html
@@ -26,7 +26,7 @@ DANGEROUS = ("<script>alert", "<img src=x", 'onerror="alert')
 
 def fifo_trace(n=12, payload=None):
     steps = [payload or f"message {i} " + "word " * (i % 4) for i in range(n)]
-    return run(_Example(StateSpace(sizes.words, v_max=10)), steps)
+    return run(ExampleMechanism(StateSpace(sizes.words, v_max=10)), steps)
 
 
 def marker(player):
@@ -239,7 +239,7 @@ def test_bad_inputs():
     with pytest.raises(TypeError, match="whole number"):
         TracePlayer(fifo_trace(3), t=1.5)
     assert TracePlayer(fifo_trace(3), t=50).t == 3  # clamped
-    empty = run(_Example(StateSpace(sizes.words, v_max=10)), [])
+    empty = run(ExampleMechanism(StateSpace(sizes.words, v_max=10)), [])
     player = TracePlayer(empty)
     assert player.slider.max == 0 and player.next_button.disabled
 
@@ -277,7 +277,7 @@ def dialogue_trace():
         AgentStep(thought="Hello <b>Ada</b>!", action="lookup('Ada')", observation="Ada: a user", meta={"role": "tool"}),
         AgentStep(thought="Nice to meet you."),
     ]
-    return run(_Example(StateSpace(sizes.words, v_max=50)), steps)
+    return run(ExampleMechanism(StateSpace(sizes.words, v_max=50)), steps)
 
 
 def test_the_label_says_what_the_model_saw_and_answered_at_every_t():
