@@ -28,6 +28,7 @@ A reader of Definition 1 can skip this module. It imports nothing from
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from .errors import InvalidArgumentError
@@ -150,41 +151,16 @@ def _unsaveable(value: Any, where: str, depth: int, kinds: Kinds) -> str | None:
     kind = type(value)
     if kind is str or kind is bool or value is None:
         return None
-    if kind is int:
-        if -MAX_SAFE_INT <= value <= MAX_SAFE_INT:
-            return None
-        return (
-            f"{where} is a whole number of {value.bit_length()} bits, beyond ±(2**53 − 1), the whole numbers JSON "
-            f"readers and figures hold exactly; store it as text: str(value)"
-        )
-    if kind is float:
-        if math.isfinite(value):
-            return None
-        return (
-            f"{where} = {value!r}: NaN and infinities are not JSON, and NaN is not even equal to itself (two copies "
-            f"of one element would differ); use None, or a finite number"
-        )
+    if kind is int or kind is float:
+        return _unsaveable_number(value, where)
     if depth >= MAX_NESTING:
         return f"{where} is nested more than {MAX_NESTING} levels deep; flatten it, or store the structure as text"
     if kind is tuple:
-        if not value:
+        if not value or _json_safe_numbers(value):
             return None
-        try:  # a vector of numbers (an embedding), checked in C: fsum refuses text, is NaN/inf if a float is
-            if math.isfinite(math.fsum(value)) and -MAX_SAFE_INT <= min(value) and max(value) <= MAX_SAFE_INT:
-                return None  # every number finite and JSON-safe (and no str, None or container among them)
-        except (TypeError, OverflowError, ValueError):
-            pass
-        for i, item in enumerate(value):
-            problem = _unsaveable(item, f"{where}[{i}]", depth + 1, kinds)
-            if problem:
-                return problem
-        return None
+        return _first_unsaveable(((f"{where}[{i}]", item) for i, item in enumerate(value)), depth, kinds)
     if kind is kinds.meta:
-        for key, item in value._data.items():
-            problem = _unsaveable(item, f"{where}[{key!r}]", depth + 1, kinds)
-            if problem:
-                return problem
-        return None
+        return _first_unsaveable(((f"{where}[{key!r}]", item) for key, item in value._data.items()), depth, kinds)
     if kind is kinds.element:
         return (
             f"{where} is an element ({value.label()}); an element inside metadata cannot be saved in a trace "
@@ -195,3 +171,37 @@ def _unsaveable(value: Any, where: str, depth: int, kinds: Kinds) -> str | None:
     if kind is frozenset:
         return f"{where} is a set; a set has no order, so a trace file cannot give it back as a set: use a sorted list"
     return f"{where} is a {kind.__name__}, which a trace file cannot hold"
+
+
+def _unsaveable_number(value: int | float, where: str) -> str | None:
+    """Why a number would not come back exactly from JSON: a whole number beyond ±(2**53 − 1), NaN or an infinity."""
+    if type(value) is int:
+        if -MAX_SAFE_INT <= value <= MAX_SAFE_INT:
+            return None
+        return (
+            f"{where} is a whole number of {value.bit_length()} bits, beyond ±(2**53 − 1), the whole numbers JSON "
+            f"readers and figures hold exactly; store it as text: str(value)"
+        )
+    if math.isfinite(value):
+        return None
+    return (
+        f"{where} = {value!r}: NaN and infinities are not JSON, and NaN is not even equal to itself (two copies "
+        f"of one element would differ); use None, or a finite number"
+    )
+
+
+def _json_safe_numbers(values: tuple[Any, ...]) -> bool:
+    """Whether a tuple is a vector of finite, JSON-safe numbers (an embedding), checked in C by fsum, min and max."""
+    try:  # fsum refuses text and containers, and is NaN or inf if a float among them is
+        return math.isfinite(math.fsum(values)) and -MAX_SAFE_INT <= min(values) and max(values) <= MAX_SAFE_INT
+    except (TypeError, OverflowError, ValueError):
+        return False
+
+
+def _first_unsaveable(items: Iterable[tuple[str, Any]], depth: int, kinds: Kinds) -> str | None:
+    """The first reason one of the (where, value) items would not round-trip, or ``None``."""
+    for where, item in items:
+        problem = _unsaveable(item, where, depth + 1, kinds)
+        if problem:
+            return problem
+    return None
