@@ -160,7 +160,7 @@ class LiveFigure(go.FigureWidget):
 
     _esm = traitlets.Unicode(_FIGURE_ESM).tag(sync=True)
     # plotly's own synced state and messages: kept Python-side only (this front end reads the JSON below)
-    _widget_data = traitlets.List()
+    _widget_data: traitlets.List[Any] = traitlets.List()
     _widget_layout = traitlets.Dict()
     _data_json = traitlets.Unicode("[]").tag(sync=True)
     _layout_json = traitlets.Unicode("{}").tag(sync=True)

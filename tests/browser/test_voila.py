@@ -190,9 +190,7 @@ def test_voila_draws_the_state_bar_as_jupyterlab_does(voila_app, jupyter_lab, br
     still the one first built drew the first step's update into the wrong traces (a stray "ω_0" row, the
     V_max line moved, legend colours shifted, a reply drawn as free space).
 
-    Known left: on a loaded machine (two app pages loading at once) plotly's FigureWidget view sometimes does not
-    draw the first step's update although it reaches the page (seen on the websocket, no error logged), so one
-    figure stays at ω_0 and this test times out at the ω_1 wait; alone it passes.
+    Under load (two pages at once, a slowed CPU) see test_voila_redraws_every_step_under_load.
     """
     url, notebook = voila_app
     drawn = {}
