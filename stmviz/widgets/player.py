@@ -55,6 +55,7 @@ from ..viz.hierarchy import (
 from ..viz.occupancy import bottom_legend, figure_title, occupancy_data, occupancy_figure
 from ..viz.state import block_marker, block_text, state_bar, state_bar_traces, state_figure, state_legend_dicts, state_title
 from ..viz.tokens import tokens_html
+from .live_figure import LiveFigure
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
@@ -162,11 +163,16 @@ class FitWidth(anywidget.AnyWidget):
 def figure_widget(figure: go.Figure) -> go.FigureWidget:
     """A FigureWidget of ``figure`` that fills its container's width (plotly's autosize and ``responsive`` config).
 
+    It is a :class:`~stmviz.widgets.live_figure.LiveFigure`: a ``go.FigureWidget``
+    whose browser side draws the figure's whole current state and loads in
+    milliseconds (plotly's own view could miss every update in Voila, see
+    that module).
+
     >>> fw = figure_widget(go.Figure())
     >>> fw._config["responsive"], fw.layout.width, fw.layout.autosize
     (True, None, True)
     """
-    widget = go.FigureWidget(figure)
+    widget = LiveFigure(figure)
     widget.layout.width = None  # the container decides
     widget.layout.autosize = True
     widget._config = {**widget._config, "responsive": True, "displaylogo": False}

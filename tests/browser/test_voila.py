@@ -190,9 +190,7 @@ def test_voila_draws_the_state_bar_as_jupyterlab_does(voila_app, jupyter_lab, br
     still the one first built drew the first step's update into the wrong traces (a stray "ω_0" row, the
     V_max line moved, legend colours shifted, a reply drawn as free space).
 
-    Known left: on a loaded machine (two app pages loading at once) plotly's FigureWidget view sometimes does not
-    draw the first step's update although it reaches the page (seen on the websocket, no error logged), so one
-    figure stays at ω_0 and this test times out at the ω_1 wait; alone it passes.
+    Under load (two pages at once, a slowed CPU) see test_voila_redraws_every_step_under_load.
     """
     url, notebook = voila_app
     drawn = {}
@@ -222,3 +220,108 @@ def test_voila_draws_the_state_bar_as_jupyterlab_does(voila_app, jupyter_lab, br
     assert voila["lines"] == lab["lines"], (voila["lines"], lab["lines"])
     assert voila["blocks"] == lab["blocks"], (voila["blocks"], lab["blocks"])
     assert len(lab["blocks"]) >= 3, lab["blocks"]  # system prompt, the user's message, free space
+
+
+def _notebook_trace(notebook: str):
+    """The ``trace`` the notebook builds, built here by running its code cells up to the one that defines it."""
+    import contextlib
+    import io
+    import json
+
+    cells = json.loads((ROOT / notebook).read_text(encoding="utf-8"))["cells"]
+    namespace: dict = {}
+    for cell in cells:
+        if cell["cell_type"] != "code":
+            continue
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec("".join(cell["source"]), namespace)  # noqa: S102 - the repository's own notebook
+        if "trace" in namespace:
+            return namespace["trace"]
+    raise AssertionError(f"{notebook} defines no `trace`")
+
+
+#: The occupancy chart's step marker as drawn: the SVG point of the marker trace, in data units of its axes.
+MARKER_DRAWN = """(root) => {
+  const gd = root.querySelectorAll('.js-plotly-plot')[0];
+  const index = gd.data.findIndex((d) => d.meta && d.meta.role === 'marker');
+  const trace = gd.querySelectorAll('.scatterlayer .trace')[index];
+  const point = trace ? trace.querySelector('.point') : null;
+  if (!point) return null;
+  const move = /translate\\(([-\\d.e]+),\\s*([-\\d.e]+)\\)/.exec(point.getAttribute('transform'));
+  const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
+  return {x: Math.round(xa.p2d(Number(move[1])) * 10) / 10, y: Math.round(ya.p2d(Number(move[2])))};
+}"""
+
+
+def _check_steps(page, root, trace, totals, steps) -> None:
+    """Step the player ``steps`` times; after each step its drawn state bar and occupancy marker must be Python's."""
+    from stmviz.viz.state import state_bar
+    from stmviz.widgets.player import TraceView
+
+    for t in range(1, steps + 1):
+        root.get_by_role("button", name="step ▶").click()
+        # the kernel answered: the slider and the step text show ω_t (they are plain ipywidgets)
+        page.wait_for_function(
+            "([root, t]) => { const r = root.querySelector('.widget-slider .widget-readout');"
+            " const info = root.querySelector('.stmviz-step');"
+            " return !!r && !!info && r.textContent.trim() === String(t) && info.innerText.startsWith('ω' + t + ' '); }",
+            arg=[root.element_handle(), t], timeout=120_000, polling=250,
+        )
+        expected_title = TraceView(trace, t, tokens=False, hierarchy=False).state.layout.title.text
+        bar = state_bar(trace, t)
+        expected = [(round(b.start), round(b.size)) for b in bar.blocks if round(b.size) > 0]
+        if bar.free:
+            expected.append((round(bar.used), round(bar.free)))
+        try:  # the figures follow within seconds: their update rides on the same round of messages
+            page.wait_for_function(
+                "([root, title]) => { const gd = root.querySelectorAll('.js-plotly-plot')[1];"
+                " return !!gd && !!gd.layout && String(gd.layout.title.text || '') === title; }",
+                arg=[root.element_handle(), expected_title], timeout=30_000, polling=250,
+            )
+        except Exception:
+            pass  # the assertions below say what is drawn instead
+        page.wait_for_timeout(1000)  # the SVG settles (a redraw may be under way)
+        drawn = state_bar_drawn(root)
+        marker = root.evaluate(MARKER_DRAWN)
+        assert drawn["title"] == expected_title, (t, drawn["title"], expected_title)
+        blocks = sorted((b["start"], b["width"]) for b in drawn["blocks"])
+        assert len(blocks) == len(expected) and all(
+            abs(a[0] - b[0]) <= 1 and abs(a[1] - b[1]) <= 1 for a, b in zip(blocks, sorted(expected))
+        ), (t, blocks, sorted(expected))
+        assert marker == {"x": t, "y": round(totals[t])}, (t, marker, totals[t])
+
+
+def test_voila_redraws_every_step_under_load(voila_app, browser):
+    """Two app pages load at once with the CPU slowed four times; in each, the figures follow every step: the state
+    bar and the occupancy marker, as drawn (SVG), are what Python holds for that step.
+
+    plotly's own FigureWidget imported a 5 MB module per figure; anywidget 0.11 gives a model 2 s to import and
+    initialize its module, and a model that misses that drops every later message from the kernel: under load a
+    figure kept its first drawing. stmviz's LiveFigure loads a small module and draws the state it holds.
+    """
+    from stmviz.viz.occupancy import occupancy_data
+
+    url, notebook = voila_app
+    trace = _notebook_trace(notebook)
+    totals = occupancy_data(trace).total
+    errors: list[str] = []
+    contexts, pages = [], []
+    try:
+        for _ in range(2):
+            context = browser.new_context(viewport={"width": 1280, "height": 1000})
+            contexts.append(context)
+            page = context.new_page()
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": 4})
+            pages.append(page)
+        for page in pages:  # both load at once: goto returns once the page's HTML has arrived
+            page.goto(url + "/", wait_until="commit", timeout=240_000)
+        roots = [player_root(page, timeout=300_000) for page in pages]
+        for page, root in zip(pages, roots):
+            wait_player_at(root, 0, timeout=120_000)
+        for page, root in zip(pages, roots):
+            _check_steps(page, root, trace, totals, steps=3)
+    finally:
+        for context in contexts:
+            context.close()
+    assert [e for e in errors if "setData" not in e] == [], errors
