@@ -31,6 +31,7 @@ to Python, and the next change redraws it from Python's state.
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -42,7 +43,7 @@ import plotly.graph_objects as go
 from plotly.io.json import to_json_plotly
 import traitlets
 
-__all__ = ["LiveFigure", "PlotlyLibrary", "plotly_library"]
+__all__ = ["LiveFigure", "PlotlyLibrary", "plotly_library", "draw_figures_live_in_voila"]
 
 #: The page-wide slot (a property of ``globalThis``) through which the library hands plotly.js to the figures.
 _SLOT = "__stmvizPlotly"
@@ -200,3 +201,41 @@ class LiveFigure(go.FigureWidget):
 
     def _send_animate_msg(self, styles_data: Any, relayout_data: Any, trace_indexes: Any, animation_opts: Any) -> None:
         self._push()
+
+
+def in_voila() -> bool:
+    """Whether this kernel serves a Voila app (Voila starts its kernels with ``SERVER_SOFTWARE=voila/<version>``)."""
+    return os.environ.get("SERVER_SOFTWARE", "").startswith("voila/")
+
+
+def draw_figures_live_in_voila() -> bool:
+    """In a Voila app's kernel, display every plotly ``go.Figure`` as a :class:`LiveFigure`; elsewhere do nothing.
+
+    A static figure (``occupancy_figure(trace)`` as a cell's value) reaches the
+    page as plotly's mimetype, which the jupyterlab-plotly renderer draws and
+    then tries to cache as a PNG on its output model; Voila 0.5 hands the
+    renderer a plain object without that method, and the page reports
+    ``TypeError: r.setData is not a function``. A LiveFigure draws the same
+    figure without that step. JupyterLab keeps plotly's mimetype (and the
+    saved notebook its static figure). Returns whether it took effect.
+    """
+    if not in_voila():
+        return False
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - Voila always runs IPython kernels
+        return False
+    shell = get_ipython()
+    if shell is None:
+        return False
+    shell.display_formatter.ipython_display_formatter.for_type(go.Figure, _display_live)
+    return True
+
+
+def _display_live(figure: go.Figure) -> None:
+    """Display ``figure`` as a LiveFigure of the same size and config."""
+    from IPython.display import display
+
+    live = LiveFigure(figure)
+    live._config = {**live._config, "responsive": True, "displaylogo": False}
+    display(live)
