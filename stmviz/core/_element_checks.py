@@ -159,8 +159,12 @@ def _unsaveable(value: Any, where: str, depth: int, kinds: Kinds) -> str | None:
         if not value or _json_safe_numbers(value):
             return None
         return _first_unsaveable(((f"{where}[{i}]", item) for i, item in enumerate(value)), depth, kinds)
-    if kind is kinds.meta:
-        return _first_unsaveable(((f"{where}[{key!r}]", item) for key, item in value._data.items()), depth, kinds)
+    if kind is kinds.meta:  # every element's d passes here: a plain loop
+        for key, item in value._data.items():
+            problem = _unsaveable(item, f"{where}[{key!r}]", depth + 1, kinds)
+            if problem:
+                return problem
+        return None
     if kind is kinds.element:
         return (
             f"{where} is an element ({value.label()}); an element inside metadata cannot be saved in a trace "

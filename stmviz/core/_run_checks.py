@@ -230,6 +230,8 @@ class ErrorsAtStep:
         return None
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        if exc is None:
+            return None
         t = self.t
         if isinstance(exc, UpdateFailedError):
             exc.trace = self.trace

@@ -128,7 +128,8 @@ class StateSpace(_StateSpaceViews):
 
     def measure(self, element: Element) -> float:
         """μ(e), computed once per element and checked to be in ℝ⁺."""
-        check_measurable(element)
+        if type(element) is not Element:  # the usual case costs one comparison
+            check_measurable(element)
         value = self._cache.get(element)
         if value is None:
             value = self._cache[element] = checked_size(call_mu(self._size, self.name, element), element)
