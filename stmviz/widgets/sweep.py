@@ -20,6 +20,7 @@ from ..core.errors import InvalidArgumentError
 from ..core.formatting import format_number
 from ..viz import escape
 from ..viz.sweep import MEASURES, mechanism_colors, series_of, usable_records
+from .live_figure import LiveFigure
 
 __all__ = ["SweepExplorer"]
 
@@ -54,7 +55,7 @@ class SweepExplorer(widgets.VBox):
     ----------
     slider : ipywidgets.SelectionSlider
         The V_max values of the sweep, in increasing order.
-    figure : plotly.graph_objects.FigureWidget
+    figure : plotly.graph_objects.FigureWidget (a :class:`~stmviz.widgets.live_figure.LiveFigure`)
         One bar per line (mechanism, parameters, scenario), in the sweep's order.
     table : ipywidgets.HTML
         Every measure of each line at the chosen V_max.
@@ -119,7 +120,7 @@ class SweepExplorer(widgets.VBox):
             template="plotly_white",
             height=360,
         )
-        self.figure = go.FigureWidget(figure)
+        self.figure = LiveFigure(figure)  # drawn from its whole state: steady in Voila (see live_figure)
         self.table = widgets.HTML(self._table(v_max))
         self.slider.observe(self._moved, names="value")
         super().__init__([self.slider, self.figure, self.table])
