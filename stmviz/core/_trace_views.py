@@ -254,37 +254,29 @@ class _TraceViews(Sequence["Step"]):
     # -- JSON (the format is in stmviz.io.serialize) ---------------------------
     def to_dict(self) -> dict[str, Any]:
         """The trace in its versioned JSON form (see :func:`stmviz.io.serialize.trace_to_dict`)."""
-        from ..io.serialize import trace_to_dict
-
-        return trace_to_dict(self._as_trace())
+        return _trace_format().trace_to_dict(self._as_trace())
 
     def to_json(self, path: str | os.PathLike[str] | None = None, indent: int | None = None) -> str:
         """The trace as JSON text (format ``stmviz-trace``, version 1); :meth:`save` writes it to a file.
 
         ``to_json(path)`` is deprecated (it warns, and still writes): one way to save, ``trace.save(path)``.
         """
-        from ..io.serialize import trace_to_json
-
         if path is not None:
             warnings.warn(
                 "Trace.to_json(path) is deprecated and will be removed in the next release; use trace.save(path)",
                 DeprecationWarning,
                 stacklevel=2,
             )
-        return trace_to_json(self._as_trace(), path, indent=indent)
+        return _trace_format().trace_to_json(self._as_trace(), path, indent=indent)
 
     def save(self, path: str | os.PathLike[str], indent: int | None = None) -> None:
         """Write the trace to a JSON file (atomically: a failed save leaves the old file whole)."""
-        from ..io.serialize import trace_to_json
-
-        trace_to_json(self._as_trace(), path, indent=indent)
+        _trace_format().trace_to_json(self._as_trace(), path, indent=indent)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], mechanism: Mechanism | None = None) -> Trace:
         """Read a trace from a JSON file written by :meth:`save` (see :func:`stmviz.io.serialize.load_trace`)."""
-        from ..io.serialize import load_trace
-
-        return load_trace(path, mechanism)
+        return _trace_format().load_trace(path, mechanism)
 
     @classmethod
     def from_json(
@@ -295,10 +287,19 @@ class _TraceViews(Sequence["Step"]):
         A truncated, malformed, foreign or wrong-version input raises
         :class:`~stmviz.errors.FormatError` saying where and what.
         """
-        from ..io.serialize import trace_from_json
-
-        return trace_from_json(text, mechanism, source)
+        return _trace_format().trace_from_json(text, mechanism, source)
 
     def _as_trace(self) -> Trace:
         """This object, typed as the Trace it is (``Trace`` is the only class built on these views)."""
         return cast("Trace", self)
+
+
+def _trace_format() -> Any:
+    """:mod:`stmviz.io.serialize`, the trace's versioned JSON format and its files.
+
+    The core's one call out of itself, made on demand (never at import): the
+    format and the file handling live beside the core, in :mod:`stmviz.io`.
+    """
+    from ..io import serialize
+
+    return serialize
