@@ -43,7 +43,7 @@ import plotly.graph_objects as go
 from plotly.io.json import to_json_plotly
 import traitlets
 
-__all__ = ["LiveFigure", "PlotlyLibrary", "plotly_library", "draw_figures_live_in_voila"]
+__all__ = ["LiveFigure", "PlotlyLibrary", "plotly_library", "figure_widget", "draw_figures_live_in_voila"]
 
 #: The page-wide slot (a property of ``globalThis``) through which the library hands plotly.js to the figures.
 _SLOT = "__stmvizPlotly"
@@ -203,6 +203,23 @@ class LiveFigure(go.FigureWidget):
         self._push()
 
 
+def figure_widget(figure: go.Figure) -> go.FigureWidget:
+    """A FigureWidget of ``figure`` that fills its container's width (plotly's autosize and ``responsive`` config).
+
+    It is a :class:`LiveFigure` (see this module's docstring for why not
+    plotly's own view).
+
+    >>> fw = figure_widget(go.Figure())
+    >>> fw._config["responsive"], fw.layout.width, fw.layout.autosize
+    (True, None, True)
+    """
+    widget = LiveFigure(figure)
+    widget.layout.width = None  # the container decides
+    widget.layout.autosize = True
+    widget._config = {**widget._config, "responsive": True, "displaylogo": False}
+    return widget
+
+
 def in_voila() -> bool:
     """Whether this kernel serves a Voila app (Voila starts its kernels with ``SERVER_SOFTWARE=voila/<version>``)."""
     return os.environ.get("SERVER_SOFTWARE", "").startswith("voila/")
@@ -233,9 +250,7 @@ def draw_figures_live_in_voila() -> bool:
 
 
 def _display_live(figure: go.Figure) -> None:
-    """Display ``figure`` as a LiveFigure of the same size and config."""
+    """Display ``figure`` as the player shows its figures (a LiveFigure as wide as its container)."""
     from IPython.display import display
 
-    live = LiveFigure(figure)
-    live._config = {**live._config, "responsive": True, "displaylogo": False}
-    display(live)
+    display(figure_widget(figure))

@@ -55,7 +55,7 @@ from ..viz.hierarchy import (
 from ..viz.occupancy import bottom_legend, figure_title, occupancy_data, occupancy_figure
 from ..viz.state import block_marker, block_text, state_bar, state_bar_traces, state_figure, state_legend_dicts, state_title
 from ..viz.tokens import tokens_html
-from .live_figure import LiveFigure
+from .live_figure import figure_widget  # public here too: the player's figures are made by it
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
@@ -158,25 +158,6 @@ class FitWidth(anywidget.AnyWidget):
     """
 
     _esm = traitlets.Unicode(_FIT_ESM).tag(sync=True)
-
-
-def figure_widget(figure: go.Figure) -> go.FigureWidget:
-    """A FigureWidget of ``figure`` that fills its container's width (plotly's autosize and ``responsive`` config).
-
-    It is a :class:`~stmviz.widgets.live_figure.LiveFigure`: a ``go.FigureWidget``
-    whose browser side draws the figure's whole current state and loads in
-    milliseconds (plotly's own view could miss every update in Voila, see
-    that module).
-
-    >>> fw = figure_widget(go.Figure())
-    >>> fw._config["responsive"], fw.layout.width, fw.layout.autosize
-    (True, None, True)
-    """
-    widget = LiveFigure(figure)
-    widget.layout.width = None  # the container decides
-    widget.layout.autosize = True
-    widget._config = {**widget._config, "responsive": True, "displaylogo": False}
-    return widget
 
 
 def _mimetype_figure(figure: go.Figure) -> dict[str, Any]:
