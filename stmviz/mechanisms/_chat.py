@@ -25,8 +25,7 @@ from ..core.context import Context
 from ..core.element import Element
 from ..core.errors import InvalidArgumentError
 from ..core.model_input import Message, ModelInput
-from ..core import guards
-from ._shared import Memo, Summarizer, cached_summarizer
+from .._fast.memo import Memo
 
 #: The element types of a chat transcript, with the FIFO window's colours.
 CHAT_TYPES: dict[str, tuple[str, str]] = {
@@ -92,15 +91,3 @@ def check_placement(owner: str, placement: Mapping[str, str]) -> None:
     for part, place in placement.items():
         if place not in PLACES:
             raise InvalidArgumentError(f"{owner}.placement[{part!r}] = {place!r}: a part is done in 'U' or in 'π'")
-
-
-def pluggable_summarizer(summarize: Summarizer | None) -> tuple[Summarizer, Summarizer]:
-    """The summarizer a manager calls where its original calls a model: (as given or the offline default, memoized).
-
-    ``summarize(texts, budget) -> str``, checked; default :func:`stmviz.text.summarize`.
-    """
-    guards.function(summarize, "summarize", "(texts, budget) -> str")
-    from ..text import summarize as default_summarize
-
-    chosen = summarize or default_summarize
-    return chosen, cached_summarizer(chosen)

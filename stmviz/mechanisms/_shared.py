@@ -3,45 +3,14 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 from ..core.element import Element, order_key
-from ..core.formatting import format_number, shorten
-from ..core.errors import InvalidArgumentError
-from ..core.space import State, StateSpace
-from ..text import truncate_to_tokens
+from ..core.formatting import format_number
+from ..core.space import State
 from ..core import guards
-from .fit import ELLIPSIS
 from .._fast.memo import Memo  # the mechanisms' caches (stmviz._fast)
-
-Summarizer = Callable[[Sequence[str], int], str]
-
-
-def cached_summarizer(summarize: Summarizer, maxsize: int = 4096) -> Summarizer:
-    """``summarize(texts, budget)``, checked and memoized per (texts, budget).
-
-    The result is one line; an empty summary falls back to the texts cut to
-    the budget (or "…"). For a deterministic summarizer a cached answer
-    equals a fresh one, so U stays pure.
-    """
-    memo = Memo(maxsize)
-
-    def compute(key: tuple[tuple[str, ...], int]) -> str:
-        texts, budget = key
-        result = summarize(list(texts), budget)
-        if not isinstance(result, str):
-            raise InvalidArgumentError(
-                f"the summarizer returned {type(result).__name__} {shorten(repr(result))}; "
-                f"summarize(texts, budget) must return a string"
-            )
-        return " ".join(result.split()) or truncate_to_tokens(" ".join(" ".join(texts).split()), budget) or ELLIPSIS
-
-    def summarize_cached(texts: Sequence[str], budget: int) -> str:
-        return memo.lookup((tuple(texts), budget), compute)
-
-    return summarize_cached
-
 
 class View:
     """Facts derived from one ω: its elements grouped by ``type``, each group in canonical order.

@@ -55,9 +55,10 @@ from ..core.formatting import format_number, shorten
 from ..protocol import ElementType, Hierarchy, element_types_of
 from ..text import summarize as default_summarize
 from ..core import guards
-from ._shared import LineTokens, Memo, Summarizer, Tally, cached_summarizer, check_budget, range_label
+from ._shared import LineTokens, Memo, Tally, check_budget, range_label
+from ..text.pluggable import Summarizer, cached_summarizer
 from .agentfold_extras import _NONE, _RULES, _VIEWS, FoldingExtras, block_label
-from .fit import ELLIPSIS, fit_text
+from ..text.fit import ELLIPSIS, fit_text
 
 __all__ = ["AgentFold", "block_label", "interaction_text"]
 

@@ -27,7 +27,7 @@ from ..core.formatting import format_number, shorten
 from ..core.guards import as_int
 from ..protocol import step_range
 from ._shared import LineTokens, Memo, Tally, View, ViewIndex, over_limit
-from .fit import ELLIPSIS, fit_text
+from ..text.fit import ELLIPSIS, fit_text
 
 _RULES = ("lsm", "share", "count", "condense")
 _VIEWS = ViewIndex(View)  # ω grouped by type (query, tools, block, latest), derived from the previous ω's grouping

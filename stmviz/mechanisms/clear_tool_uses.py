@@ -63,7 +63,7 @@ stored history is bounded by V_max; token counts are μ's, not the API's.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..core.context import Context

@@ -21,7 +21,7 @@ from ..core import guards
 from ..core import Context, Element, Message, StateSpace
 from ..core.errors import CapacityError, InvalidArgumentError
 from ..core.formatting import format_number, shorten
-from .fit import fit_text
+from ..text.fit import fit_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from .fifo import FIFOWindow

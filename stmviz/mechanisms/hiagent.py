@@ -48,8 +48,9 @@ from ..core.space import State, StateSpace
 from ..text import cosine, embed
 from ..core import guards
 from ..text import summarize as default_summarize
-from .fit import fit_text
-from ._shared import Summarizer, cached_summarizer, check_budget, range_label
+from ..text.fit import fit_text
+from ._shared import check_budget, range_label
+from ..text.pluggable import Summarizer, cached_summarizer
 from ._hiagent_machinery import _VIEWS, HiAgentMachinery
 from .hiagent_summarizer import (
     ObservationSummarizer, SubgoalPair, SubgoalSummarizer, informative_sentences, verdict_of,

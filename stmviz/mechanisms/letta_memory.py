@@ -74,7 +74,8 @@ from ..core.operation import Operation, OperationSet
 from ..protocol import ElementType, element_types_of
 from ..core.space import State, StateSpace
 from ..core import guards
-from ._chat import CHAT_TYPES, message_element, step_messages, pluggable_summarizer
+from ._chat import CHAT_TYPES, message_element, step_messages
+from ..text.pluggable import pluggable_summarizer
 from ._shared import Memo
 
 __all__ = ["LettaMemory", "SUMMARY_PROMPT", "MEMORY_TOOLS", "DEFAULT_PERSONA", "DEFAULT_HUMAN"]

@@ -67,7 +67,8 @@ from ..core.operation import Operation, OperationSet
 from ..protocol import ElementType, element_types_of
 from ..core.space import State, StateSpace
 from ..core import guards
-from ._chat import CHAT_TYPES, as_model_input, step_messages, system_element, pluggable_summarizer
+from ._chat import CHAT_TYPES, as_model_input, step_messages, system_element
+from ..text.pluggable import pluggable_summarizer
 from ._shared import Memo
 
 __all__ = ["LlamaIndexMemory", "MemoryBlock", "FACT_EXTRACT_PROMPT", "DEFAULT_TOKEN_LIMIT", "DEFAULT_FLUSH_SIZE"]

@@ -130,7 +130,7 @@ from ..core.operation import Operation, OperationSet
 from ..core.space import State, StateSpace
 from ..core import guards
 from ..text.embed import cosine
-from .fit import fit_text
+from ..text.fit import fit_text
 from ._scm_machinery import SCMMachinery, _Texts
 from .scm_controller import OverlapJudge, RecallHeuristic, retrieves_as_released
 

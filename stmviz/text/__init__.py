@@ -14,19 +14,30 @@
   answers each probe from the recorded model input π(ω_t), and a judge that
   grades the answer against the probe's reference (records).
 
+- :func:`fit_text` — an element's text cut so that μ(e′) ≤ room, the way μ counts;
+- :func:`cached_summarizer`, :func:`pluggable_summarizer` — a summarizer a user
+  passes to a mechanism, checked and memoized.
+
 Any callable with the same signature can replace the defaults.
 """
 
+from .fit import ELLIPSIS, fit_text
 from .embed import DIMENSIONS, HashingEmbedder, cosine, embed
 from .judge import Judgement, ReadAnswer, judge_answers, read_answers
 from .openai import OpenAIEmbedder, OpenAIMemoryController, OpenAIMemoryJudge, OpenAISubgoalSummarizer, OpenAISummarizer
 from .summarize import ExtractiveSummarizer, split_sentences, summarize, truncate_to_tokens
+from .pluggable import Summarizer, cached_summarizer, pluggable_summarizer
 
 __all__ = [
     "summarize",
     "ExtractiveSummarizer",
     "split_sentences",
     "truncate_to_tokens",
+    "fit_text",
+    "ELLIPSIS",
+    "Summarizer",
+    "cached_summarizer",
+    "pluggable_summarizer",
     "embed",
     "HashingEmbedder",
     "cosine",

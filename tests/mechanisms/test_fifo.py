@@ -22,7 +22,7 @@ from stmviz import (
     sizes,
 )
 from stmviz.errors import CapacityError
-from stmviz.mechanisms.fit import fit_text
+from stmviz.text.fit import fit_text
 
 
 def words(v_max: float) -> StateSpace:

@@ -1,4 +1,4 @@
-"""The one cut-to-fit of the mechanisms (stmviz.mechanisms.fit): μ(e′) ≤ room, cut the way μ counts."""
+"""The one cut-to-fit of the mechanisms (stmviz.text.fit): μ(e′) ≤ room, cut the way μ counts."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from stmviz import Element, StateSpace, sizes
 from stmviz._fast.memo import Memo
-from stmviz.mechanisms.fit import ELLIPSIS, fit_text
+from stmviz.text.fit import ELLIPSIS, fit_text
 
 TEXT = "The quick brown fox jumps over the lazy dog, then naps under an old oak tree until dusk."
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import stmviz
 from stmviz import AgentStep, Element, StateSpace, run, sizes
 from stmviz.core.sizes import _segments, count_tokens, encode_tokens, get_encoding
-from stmviz.mechanisms.fit import ELLIPSIS, fit_text
+from stmviz.text.fit import ELLIPSIS, fit_text
 from stmviz.text import truncate_to_tokens
 
 MB = 1_000_000

@@ -1,0 +1,60 @@
+"""A summarizer a user plugs into a mechanism: its type, the check of what it returns, and its memo.
+
+Where an original system calls a model to summarize (SCM, HiAgent, AgentFold,
+the practitioners' managers), stmviz calls ``summarize(texts, budget) -> str``:
+the offline :func:`~stmviz.text.summarize` by default, or any callable a user
+passes. :func:`cached_summarizer` checks each answer and remembers it per
+(texts, budget), so a deterministic summarizer keeps U pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from .._fast.memo import Memo
+from ..core import guards
+from ..core.errors import InvalidArgumentError
+from ..core.formatting import shorten
+from .fit import ELLIPSIS
+from .summarize import summarize as default_summarize
+from .summarize import truncate_to_tokens
+
+__all__ = ["Summarizer", "cached_summarizer", "pluggable_summarizer"]
+
+#: ``summarize(texts, budget) -> str``: what a mechanism calls where its original calls a model.
+Summarizer = Callable[[Sequence[str], int], str]
+
+
+def cached_summarizer(summarize: Summarizer, maxsize: int = 4096) -> Summarizer:
+    """``summarize(texts, budget)``, checked and memoized per (texts, budget).
+
+    The result is one line; an empty summary falls back to the texts cut to
+    the budget (or "…"). For a deterministic summarizer a cached answer
+    equals a fresh one, so U stays pure.
+    """
+    memo = Memo(maxsize)
+
+    def compute(key: tuple[tuple[str, ...], int]) -> str:
+        texts, budget = key
+        result = summarize(list(texts), budget)
+        if not isinstance(result, str):
+            raise InvalidArgumentError(
+                f"the summarizer returned {type(result).__name__} {shorten(repr(result))}; "
+                f"summarize(texts, budget) must return a string"
+            )
+        return " ".join(result.split()) or truncate_to_tokens(" ".join(" ".join(texts).split()), budget) or ELLIPSIS
+
+    def summarize_cached(texts: Sequence[str], budget: int) -> str:
+        return memo.lookup((tuple(texts), budget), compute)
+
+    return summarize_cached
+
+
+def pluggable_summarizer(summarize: Summarizer | None) -> tuple[Summarizer, Summarizer]:
+    """The summarizer a manager calls where its original calls a model: (as given or the offline default, memoized).
+
+    ``summarize(texts, budget) -> str``, checked; default :func:`stmviz.text.summarize`.
+    """
+    guards.function(summarize, "summarize", "(texts, budget) -> str")
+    chosen = summarize or default_summarize
+    return chosen, cached_summarizer(chosen)
