@@ -187,7 +187,7 @@ class SharedCaches:
         a model, and two calls need not agree.
         """
         from .mechanisms import SCM, AgentFold, FIFOWindow, HiAgent
-        from .mechanisms.scm_controller import OverlapJudge
+        from .text.scm_judges import OverlapJudge
         from .text import embed as default_embed
 
         encoding = mechanism.encoding

@@ -20,13 +20,13 @@ texts then become summaries until they fit.
 first decides whether the message needs memory at all; every memory has a
 summary; memories are ranked by recency and relevance. The rest is the same.
 
-The controller's two decisions are callables
-(:mod:`stmviz.mechanisms.scm_controller`): ``needs_memory`` (released:
-:func:`~stmviz.mechanisms.scm_controller.retrieves_as_released`, always yes;
-paper: the offline :class:`~stmviz.mechanisms.scm_controller.RecallHeuristic`,
-or a model with :class:`~stmviz.text.openai.OpenAIMemoryController`) and
-``judge`` (offline :class:`~stmviz.mechanisms.scm_controller.OverlapJudge`, or
-:class:`~stmviz.text.openai.OpenAIMemoryJudge`).
+The controller's two decisions are callables: ``needs_memory`` (released:
+:func:`retrieves_as_released`, always yes; paper: the offline
+:class:`~stmviz.text.scm_judges.RecallHeuristic`, or a model with
+:class:`~stmviz.text.openai.OpenAIMemoryController`) and ``judge`` (offline
+:class:`~stmviz.text.scm_judges.OverlapJudge`, or
+:class:`~stmviz.text.openai.OpenAIMemoryJudge`). The offline stand-ins for the
+model live in :mod:`stmviz.text.scm_judges`.
 
 Departures from the original, named:
 
@@ -48,9 +48,13 @@ Departures from the original, named:
 - *simplified*: agent steps (a tool call and its result) are interactions
   too; the original is a dialogue system.
 
-Caches, the checked calls of the stand-ins and the fast ranking of a long
-memory stream are in :mod:`stmviz.mechanisms._scm_machinery`; a reader of
-the paper can skip them.
+After the paper's U, π and controller, the class holds what keeps SCM fast
+and safe, none of which changes a result: the memory stream's rows, the
+calls of ``embed``, ``summarize`` and ``judge`` (checked, their errors as
+:class:`~stmviz.errors.UpdateFailedError`, cached per text in a per-thread
+:class:`_Cache`, below the class), and the ranking of a long memory stream by
+matrix–vector products (:class:`stmviz._fast.ranking.StreamMatrix`), which
+tests hold equal to :meth:`SCM._rank_by_definition`.
 
 SCM answers each incoming message from a prompt that fuses three parts, in
 this order: the *related history* (older interactions retrieved for the
@@ -112,29 +116,29 @@ Element by element (Definitions 1 and 2):
 
 from __future__ import annotations
 
-from __future__ import annotations
-
+import math
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import islice
 from typing import Any
 
 from ..core.element import Element
-from ..core.formatting import format_number
-from ..core.errors import InvalidArgumentError, UnsupportedOperationError, UpdateFailedError
-from ..core.mechanism import Transition
+from ..core.formatting import format_number, shorten
+from ..core.errors import InvalidArgumentError, InvalidIndexError, UnsupportedOperationError, UpdateFailedError
+from ..core.mechanism import Mechanism, Transition
 from ..protocol import element_types_of
-from ..core.context import AgentStep, Context
+from ..core.context import AgentStep, Context, History
 from ..core.model_input import Message, ModelInput
 from ..core.operation import Operation, OperationSet
 from ..core.space import State, StateSpace
 from ..core import guards
-from ..text.embed import cosine
+from .._fast.memo import Memo
+from .._fast.ranking import StreamMatrix
+from ..text.embed import cosine, hashing_embedder, joined_frequencies
 from ..text.fit import fit_text
-from ._scm_machinery import SCMMachinery, _Texts
-from .scm_controller import OverlapJudge, RecallHeuristic, retrieves_as_released
+from ..text.scm_judges import VERDICTS, OverlapJudge, RecallHeuristic
 
-__all__ = ["SCM", "interaction_text", "pending_message"]
+__all__ = ["SCM", "interaction_text", "pending_message", "retrieves_as_released"]
 
 _FORMS = ("auto", "full", "summary")
 _RANKINGS = ("relevance", "recency+relevance")
@@ -145,6 +149,17 @@ _VARIANTS = ("released", "paper")
 RELEASED_SUMMARY_THRESHOLD = 300
 #: Tokens of that prompt's own instructions, around the turn (its English prompt, counted with cl100k_base).
 SUMMARY_PROMPT_TOKENS = 59
+
+
+def retrieves_as_released(message: str, memories: Sequence[str]) -> tuple[bool, str]:
+    """The released code's first decision: none — it retrieves for every message once there are earlier turns.
+
+    ``wbbeyourself/SCM4LLMs`` defines ``is_history_need`` (the model's yes/no
+    answer) but never calls it: ``dialogue_demo.py`` retrieves related turns
+    for every message from the third turn on, when the history holds a turn
+    older than the previous one. SCM's default ``needs_memory`` (``variant="released"``).
+    """
+    return True, "as released: the chatbot retrieves for every message (its is_history_need is never called)"
 
 
 def interaction_text(step: AgentStep, previous: AgentStep | None = None) -> tuple[str, str]:
@@ -184,7 +199,7 @@ def pending_message(step: AgentStep) -> str:
 
 def _parts(step: AgentStep, previous: AgentStep | None) -> list[tuple[str, str]]:
     """The labelled, non-empty parts of the interaction filed at ``step``, in the order they happened."""
-    parts = [("Observation", pending_message(previous) if previous is not None else ""), ("Response", step.model_output)]
+    parts = [("Observation", pending_message(previous) if previous is not None else ""), ("Response", step.output)]
     if step.action:
         parts.append(("Observation", step.observation))
     return [(label, text) for label, text in parts if text]
@@ -216,7 +231,7 @@ def _previous(context: Context) -> AgentStep | None:
     return history[t - 1] if 0 < t <= len(history) else None
 
 
-class SCM(SCMMachinery):
+class SCM(Mechanism):
     """The mechanism (O, E, Ω_STM, C, U, X, π) of SCM: a memory controller, flash memory and activation memory.
 
     Parameters
@@ -272,17 +287,17 @@ class SCM(SCMMachinery):
         needed for the input about to be answered? ``memories`` are the raw
         texts of the candidate interactions, oldest first. Default for
         ``variant="released"``:
-        :func:`~stmviz.mechanisms.scm_controller.retrieves_as_released`
+        :func:`retrieves_as_released`
         (always, as the released code, which never asks); for ``"paper"``:
-        :class:`~stmviz.mechanisms.scm_controller.RecallHeuristic` (a recall
+        :class:`~stmviz.text.scm_judges.RecallHeuristic` (a recall
         cue, or an earlier interaction sharing content words);
-        :func:`~stmviz.mechanisms.scm_controller.always_needs_memory` turns
+        :func:`~stmviz.text.scm_judges.always_needs_memory` turns
         the decision off; :class:`~stmviz.text.openai.OpenAIMemoryController`
         asks a model.
     judge : callable, optional
         ``judge(memory_text, summary_text, message) -> ("drop" | "summary" |
         "full", reason)``, asked per activated memory when they exceed their
-        room. Default :class:`~stmviz.mechanisms.scm_controller.OverlapJudge`
+        room. Default :class:`~stmviz.text.scm_judges.OverlapJudge`
         (shared content words); :class:`~stmviz.text.openai.OpenAIMemoryJudge`
         asks a model.
 
@@ -457,32 +472,30 @@ class SCM(SCMMachinery):
             k = operation.get("k", self.k)
             form = operation.get("form", "auto")
             k = guards.whole_number(k, "k", 0, where="activate_memory")
-            if form not in _FORMS:
-                raise InvalidArgumentError(f"activate_memory: form must be one of {', '.join(map(repr, _FORMS))}, got {form!r}")
+            form = guards.choice(form, "form", _FORMS, where="activate_memory")
             return self._activate(state, context, k, form)
         raise UnsupportedOperationError(f"SCM has no update for {operation.type!r}")  # pragma: no cover
 
-    def _message(self, context: Context) -> Element | None:
-        """The current message: the step's input when no interaction holds it (a message without a tool call)."""
-        text = pending_message(context.step)
-        if not text:
-            return None
-        t = context.t
-        elements = self._cache.elements
-        key = (t, "message", text)  # the element is a function of t and the text (its embedding's)
-        element = elements.get(key)
-        if element is None:
-            vector = self._embedding(text, context)  # the query of memory activation, too
-            element = elements.put(
-                key,
-                Element(
-                    f"Observation: {text}",
-                    {"t": t + 0.5, "step": t, "type": "message", "embedding": vector, "form": "full"},
-                ),
-            )
-        return element
+    def _add_interaction(self, state: State, context: Context) -> Transition:
+        """add_interaction; the controller's planning and the update share the result (kept for one step)."""
+        cache = self._cache
+        source = context.history.steps() if isinstance(context.history, History) else None
+        key = (context.t, id(state), id(context.step), id(source), len(context.history), self.flash_size, self.flash_threshold)
+        if source is not None and cache.filed is not None and cache.filed[0] == key and cache.filed[1] is state:
+            return cache.filed[2]
+        transition = self._filed(state, context)
+        if source is not None:
+            cache.filed = (key, state, transition)
+        return transition
 
     def _filed(self, state: State, context: Context) -> Transition:
+        """U for add_interaction: file the step's interaction, keep the current message and flash memory, clear activation memory.
+
+        The current message has the first claim on V_max (cut to fit if it
+        alone is too large), then the newest interaction, then older flash
+        memory — each in full below ``flash_threshold`` tokens, else as its
+        summary, or as its summary when the full text does not fit.
+        """
         space = self.space
         t = context.t
         stream = self._stream(context)
@@ -551,12 +564,64 @@ class SCM(SCMMachinery):
                 reasons[e] = re_ranked = re_ranked or f"activation memory is re-ranked for the input of step {t}"
         return Transition(new, reasons)
 
+    def _message(self, context: Context) -> Element | None:
+        """The current message: the step's input when no interaction holds it (a message without a tool call)."""
+        text = pending_message(context.step)
+        if not text:
+            return None
+        t = context.t
+        elements = self._cache.elements
+        key = (t, "message", text)  # the element is a function of t and the text (its embedding's)
+        element = elements.get(key)
+        if element is None:
+            vector = self._embedding(text, context)  # the query of memory activation, too
+            element = elements.put(
+                key,
+                Element(
+                    f"Observation: {text}",
+                    {"t": t + 0.5, "step": t, "type": "message", "embedding": vector, "form": "full"},
+                ),
+            )
+        return element
+
     def _activate(self, state: State, context: Context, k: int, form: str) -> Transition:
         return Transition(state | self._plan(state, context, k, form)[2])
+
+    def _plan(self, state: State, context: Context, k: int, form: str) -> tuple[list[list[Any]], list[list[Any]], list[Element]]:
+        """(scores, judgements, elements) of memory activation for the latest input, given ω after filing.
+
+        ``scores``: ``[index, score]`` of the top-k candidates, best first.
+        ``judgements``: ``[index, verdict, reason]`` in the order they were
+        made — the judge's verdict on each memory (form ``"auto"``, when the
+        full texts exceed the room), then each full text that became a
+        summary and each memory dropped to fit.
+        """
+        space = self.space
+        t = context.t
+        stream = self._stream(context)
+        in_state = {e.meta.get("index") for e in state.elements}
+        last = min(len(stream), t - self.flash_size + 1)  # candidates: 0 … t − flash_size
+        if k == 0 or last <= 0:
+            return [], [], []
+        query_text = self._query_text(context)
+        cache = self._cache
+        key = None
+        if cache.stream is not None:  # the controller plans, then the update applies the same plan: computed once
+            key = (
+                t, k, form, id(cache.stream), len(stream), id(stream[-1][0]) if stream else None, query_text,
+                frozenset(in_state), space.free(state), self._weights(), id(self.judge), self.summary_budget, self.summary_threshold,
+            )
+            if cache.plan is not None and cache.plan[0] == key:
+                return cache.plan[1]
+        plan = self._planned(state, context, k, form, stream, in_state, last, query_text)
+        if key is not None:
+            cache.plan = (key, plan)
+        return plan
 
     def _planned(
         self, state: State, context: Context, k: int, form: str, stream: list[Any], in_state: set, last: int, query_text: str
     ) -> tuple[list[list[Any]], list[list[Any]], list[Element]]:
+        """Memory activation as released: rank, take the top k; if they exceed the room, judge, summarize, drop."""
         space = self.space
         t = context.t
         query = self._embedding(query_text, context) if query_text else None
@@ -623,6 +688,17 @@ class SCM(SCMMachinery):
             Message("system" if e.type == "activation" else "user", e.content) for e in _fused(state)
         )
 
+    def projection_size(self, state: State) -> int:
+        """|π(ω)| in tokens: the sum of the messages' token counts (cached per text)."""
+        count = self.count_tokens
+        total = 0
+        for e in state.elements:
+            if not isinstance(e.content, str):
+                return super().projection_size(state)
+            total += count(e.content)
+        return total
+
+
     # -- the memory controller ----------------------------------------------------
     def controller(self, state: State, context: Context) -> list[Operation]:
         """The memory controller: file the interaction; then decide whether memory is needed for the latest input.
@@ -678,6 +754,32 @@ class SCM(SCMMachinery):
         latest = _latest_input(context)  # what the model is about to answer or act on
         return latest[1] if latest is not None else interaction_text(context.step, _previous(context))[1]
 
+    # -- the memory stream: one row per interaction, rebuilt from the step history ---------------
+    def _stream(self, context: Context) -> list[Any]:
+        """The memory stream's rows (full text, raw text, embedding) for steps 0 … t−1, computed once per step."""
+        history = context.history
+        n = len(history)
+        cache = self._cache
+        source = history.steps() if isinstance(history, History) else None
+        rows = cache.rows
+        m = len(rows)
+        # the rows hold while the history is the same growing list, with the same step where they end
+        if source is None or source is not cache.stream or m > n or (m and source[m - 1] is not rows[m - 1][0]):
+            cache.stream = source
+            cache.rows = rows = []
+            cache.prefix = []
+            cache.matrix.forget_rows()
+        while len(rows) < n:
+            i = len(rows)
+            step = history[i]
+            previous = history[i - 1] if i else None
+            current = cache.current  # the row of the interaction the previous step added, usually
+            if current is not None and current[1] is step and current[0] is previous:
+                rows.append((step, current[2]))
+            else:
+                rows.append((step, self._row(previous, step, context)))
+        return rows
+
     def _row(
         self, previous: AgentStep | None, step: AgentStep, context: Context
     ) -> tuple[str, str, tuple[float, ...]] | None:
@@ -689,6 +791,21 @@ class SCM(SCMMachinery):
         texts = [text for _, text in parts]
         raw = "\n".join(texts)
         return full, raw, self._embedding(raw, context, texts)
+
+    def _element(self, index: int, row: tuple[str, str, tuple[float, ...]], kind: str, form: str, context: Context) -> Element | None:
+        full, raw, vector = row
+        cache = self._cache
+        key = (index, kind, form, full, self.summary_budget, self.summary_threshold)
+        if key in cache.elements:
+            return cache.elements.get(key)
+        content = full if form == "full" else self._summary_text(row, context, index)
+        element = (
+            Element(content, {"t": index, "step": index, "type": kind, "index": index, "embedding": vector, "form": form})
+            if content
+            else None
+        )
+        cache.elements.put(key, element)
+        return element
 
     def _summary_text(self, row: tuple[str, str, tuple[float, ...]], context: Context, index: int) -> str:
         """An interaction's summary: the interaction itself while the prompt that would summarize it is short, else a summary.
@@ -704,6 +821,59 @@ class SCM(SCMMachinery):
         if self.summary_threshold and self.count_tokens(full) + SUMMARY_PROMPT_TOKENS <= self.summary_threshold:
             return full
         return self._summary(raw, context, index)
+
+    # -- the ranking: the top k of the older interactions --------------------------------------
+    def _ranking(
+        self, stream: list[Any], last: int, query: tuple[float, ...] | None, query_text: str, t: int, k: int, skip: set
+    ) -> list[int]:
+        """:meth:`_rank`'s top-k, read from a ranking of all candidates kept by content.
+
+        The scores of candidates 0 … last−1 depend on their texts, the query's
+        text, t and the weights alone — not on ω, which only says which
+        candidates to skip (those already in ω). So the candidates are ranked
+        without skipping, to the depth k + (the candidates in ω), and kept by
+        (the candidates' texts, the query, t, the weights); the top-k is that
+        ranking without the skipped ones. The order is total (score
+        descending, the newest first on ties), so this is the top-k of the
+        candidates left.
+        """
+        held = {i for i in skip if isinstance(i, int) and 0 <= i < last}
+        depth = k + len(held)
+        memo = self._cache.rankings
+        key = (self._prefix(stream, last), query_text, t, self._weights())
+        found = memo.get(key)
+        if found is None or found[0] < depth:
+            found = memo.put(key, (depth, self._rank(stream, last, query, t, depth, set())))
+        return [i for i in found[1] if i not in held][:k]
+
+    def _prefix(self, stream: list[Any], last: int) -> Any:
+        """A name for the raw texts of interactions 0 … last−1: two runs' names are the same object only if the texts are.
+
+        The name of 0 … i is looked up by (the name of 0 … i−1, the raw text of
+        i) in ``prefixes`` (hash-consing), so runs that share that table — a
+        sweep's runs at several V_max — name the same memory stream alike.
+        """
+        cache = self._cache
+        names, table = cache.prefix, cache.prefixes
+        while len(names) < last:
+            row = stream[len(names)][1]
+            key = (names[-1] if names else None, row[1] if row is not None else None)
+            name = table.get(key)
+            if name is None:
+                name = table.put(key, _Prefix(len(names) + 1))
+            names.append(name)
+        return names[last - 1] if last > 0 else None
+
+    def _rank(self, stream: list[Any], last: int, query: tuple[float, ...] | None, t: int, k: int, skip: set) -> list[int]:
+        """The top k of :meth:`_rank_by_definition`; over more than 64 candidates by matrix–vector products.
+
+        The fast path (:class:`stmviz._fast.ranking.StreamMatrix`, tests hold it
+        equal to the definition) keeps the memory stream's embeddings as a
+        matrix between steps and scores the newest candidates first.
+        """
+        if last > 64:
+            return self._cache.matrix.top(stream, last, query, t, k, skip, self._weights())
+        return self._rank_by_definition(stream, last, query, t, k, skip)
 
     def _rank_by_definition(
         self, stream: list[Any], last: int, query: tuple[float, ...] | None, t: int, k: int, skip: set
@@ -729,6 +899,122 @@ class SCM(SCMMachinery):
         scored.sort()
         return [-i for _, i in scored[:k]]
 
+    # -- the calls of embed, summarize and judge, checked and cached ---------------------------
+    def _embedding(self, raw: str, context: Context, parts: Sequence[str] = ()) -> tuple[float, ...]:
+        """embed(raw), cached per text; ``parts``, if given, are texts whose ``"\\n".join`` is raw."""
+        cache = self._cache
+        hit = cache.embeddings.get(raw)
+        if hit is not None:
+            return hit
+        hashing = self._hashing()
+        try:
+            if hashing is not None:
+                # The built-in embedder: embed(raw) from the term frequencies of raw's parts. The
+                # current observation is a part of the current interaction and then, alone, the
+                # query of memory activation: its words are read once for both.
+                if len(parts) > 1:
+                    tf = joined_frequencies([self._frequencies(hashing, part) for part in parts])
+                else:
+                    tf = self._frequencies(hashing, raw)
+                vector = hashing.from_frequencies(tf)  # floats, of unit length or all 0: nothing to check
+            else:
+                vector = tuple(map(float, self.embed(raw)))
+        except Exception as exc:
+            raise self._fail(context, f"embed {shorten(raw)!r} with {self.embed!r}", exc) from exc
+        if hashing is None and (not vector or not math.isfinite(math.fsum(map(abs, vector)))):
+            raise self._fail(context, "use the embedding", ValueError(f"embed returned {shorten(repr(vector))}"))
+        cache.embeddings.put(raw, vector)
+        return vector
+
+    def _hashing(self) -> Any:
+        """The :class:`~stmviz.text.HashingEmbedder` that ``self.embed`` is (or calls), else None."""
+        cache = self._cache
+        embed = self.embed
+        if cache.embedder is not embed:  # resolved once per embed callable
+            cache.hashing = hashing_embedder(embed)
+            cache.embedder = embed
+            cache.frequencies.clear()
+        return cache.hashing
+
+    def _frequencies(self, hashing: Any, text: str) -> dict[str, int]:
+        """The term frequencies of a text, kept for the few latest texts (the current observation's)."""
+        table = self._cache.frequencies
+        tf = table.get(text)
+        if tf is None:
+            tf = hashing.frequencies(text)
+            table.put(text, tf)
+        return tf
+
+    def _summary(self, raw: str, context: Context, index: int) -> str:
+        cache = self._cache
+        key = (raw, self.summary_budget)
+        hit = cache.summaries.get(key)
+        if hit is not None:
+            return hit
+        try:
+            summary = self.summarize([raw], self.summary_budget)
+        except Exception as exc:
+            raise self._fail(context, f"summarize interaction {index} with {self.summarize!r}", exc) from exc
+        if not isinstance(summary, str):
+            raise self._fail(
+                context, f"summarize interaction {index}", TypeError(f"summarize returned {type(summary).__name__}, not str")
+            )
+        cache.summaries.put(key, summary)
+        return summary
+
+    def _relevance(self, query_text: str, query: tuple[float, ...], row: tuple[str, str, tuple[float, ...]]) -> float:
+        """cosine(embed(query_text), embed(raw)) of a memory's row, cached per pair of texts (both embeddings are)."""
+        memo = self._cache.relevance
+        key = (query_text, row[1])
+        value = memo.get(key)
+        if value is None:
+            value = memo.put(key, cosine(query, row[2]))
+        return value
+
+    def _judge(self, full: str, summary: str, message: str, context: Context) -> tuple[str, str]:
+        """judge(full, summary, message), cached per arguments and checked."""
+        cache = self._cache.judgements
+        key = (full, summary, message)
+        hit = cache.get(key)
+        if hit is not None:
+            return hit
+        try:
+            verdict, why = self.judge(full, summary, message)
+        except Exception as exc:
+            raise self._fail(context, f"judge a memory with {self.judge!r}", exc) from exc
+        if verdict == "raw":
+            verdict = "full"
+        if verdict not in VERDICTS:
+            raise self._fail(
+                context, "use the judgement", ValueError(f"judge returned {verdict!r}; it must be one of {', '.join(VERDICTS)}")
+            )
+        result = (str(verdict), str(why))
+        cache.put(key, result)
+        return result
+
+    def _fail(self, context: Context, what: str, exc: BaseException) -> UpdateFailedError:
+        return UpdateFailedError(
+            f"step {context.t}: {self} could not {what}: {type(exc).__name__}: {shorten(str(exc), 160)}. "
+            f"ω_{context.t} was left as it was",
+            step=context.t,
+        )
+
+    @property
+    def _cache(self) -> _Cache:
+        """This thread's caches.
+
+        Besides memos of pure functions, the caches hold the state of the run in
+        progress (the memory stream's rows and matrix, the latest step's
+        interaction), which a run started by another thread would overwrite
+        between two reads. Each thread that runs this mechanism has its own, so
+        that threads sharing one SCM get the traces of sequential runs.
+        """
+        try:
+            return self._caches.cache
+        except AttributeError:
+            cache = self._caches.cache = _Cache()
+            return cache
+
 
 def _fused(state: State) -> list[Element]:
     """ω in the order of π: activation memory, flash memory (and any other element), the current message."""
@@ -736,3 +1022,96 @@ def _fused(state: State) -> list[Element]:
     messages = [e for e in state if e.type == "message"]
     return activations + [e for e in state if e.type not in ("activation", "message")] + messages
 
+
+
+class _Cache:
+    """Per-text caches of embeddings and summaries, plus the memory stream's embedding matrix.
+
+    Its identity never changes for the mechanism's life (in one thread: each
+    thread has its own, see :attr:`SCM._cache`), and every entry is a function
+    of its key, so results never depend on it.
+    """
+
+    __slots__ = (
+        "embeddings",
+        "summaries",
+        "elements",
+        "stream",
+        "rows",
+        "current",
+        "matrix",
+        "embedder",
+        "hashing",
+        "frequencies",
+        "judgements",
+        "relevance",
+        "prefixes",
+        "prefix",
+        "rankings",
+        "plan",
+        "filed",
+    )
+
+    def __init__(self, limit: int = 1 << 16) -> None:
+        self.embeddings = Memo(limit)  # raw text → embedding
+        self.summaries = Memo(limit)  # (raw text, budget) → summary
+        self.elements = Memo(limit)  # (index, kind, form, full text, budget) → element or None; (t, "message", text) → element
+        self.stream: Any = None  # the step list the rows were computed from
+        self.rows: list[Any] = []  # per interaction: (step, (full, raw, embedding) or None when empty)
+        self.current: Any = None  # (previous step, step, row) of the step whose interaction was added last
+        self.matrix = StreamMatrix()  # the memory stream's embeddings as unit rows, and the recency weights
+        self.embedder: Any = None  # the embed callable ``hashing`` was resolved for
+        self.hashing: Any = None  # the HashingEmbedder that embed is, or None
+        self.frequencies = Memo(8)  # the latest texts' term frequencies
+        self.judgements = Memo(limit)  # (full, summary, message) → (verdict, reason)
+        self.relevance = Memo(limit)  # (query text, memory's raw text) → cosine of their embeddings
+        self.prefixes = Memo(limit)  # (name of interactions 0 … i−1, raw text i or None) → name of 0 … i
+        self.prefix: list[Any] = []  # per row: the name of the memory stream's raw texts up to it
+        self.rankings = Memo(limit)  # (name of the candidates, query text, t, weights) → (depth, top-depth indices)
+        self.plan: Any = None  # (key, the latest plan of memory activation)
+        self.filed: Any = None  # (key, state, the latest add_interaction transition)
+
+    def __repr__(self) -> str:
+        return f"_Cache({len(self.embeddings)} embeddings, {len(self.summaries)} summaries)"
+
+
+class _Prefix:
+    """The name of a memory stream's first ``length`` raw texts (see :meth:`SCM._prefix`); compared by identity."""
+
+    __slots__ = ("length",)
+
+    def __init__(self, length: int) -> None:
+        self.length = length
+
+    def __repr__(self) -> str:
+        return f"<interactions 0 … {self.length - 1}>"
+
+
+class _Texts(Sequence[str]):
+    """The raw texts of the interactions 0 … n − 1 of the memory stream, read lazily ("" for an empty one)."""
+
+    def __init__(self, rows: list[Any], n: int) -> None:
+        self._rows, self._n = rows, n
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __iter__(self) -> Iterator[str]:
+        for step, row in islice(self._rows, self._n):
+            yield row[1] if row is not None else ""
+
+    def __reversed__(self) -> Iterator[str]:
+        rows = self._rows
+        for i in range(self._n - 1, -1, -1):
+            row = rows[i][1]
+            yield row[1] if row is not None else ""
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(self._n))]
+        if i < 0:
+            i += self._n
+        if not 0 <= i < self._n:
+            raise InvalidIndexError(f"memories[{i}] does not exist: there are {self._n} earlier interactions, 0 … {self._n - 1}")
+        row = self._rows[i][1]
+        return row[1] if row is not None else ""

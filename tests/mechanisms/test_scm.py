@@ -27,7 +27,7 @@ from stmviz import (
 from stmviz.errors import UpdateFailedError
 from stmviz.core.context import History
 from stmviz.mechanisms.scm import interaction_text, pending_message
-from stmviz.mechanisms.scm_controller import always_needs_memory
+from stmviz.text.scm_judges import always_needs_memory
 
 RR = {"ranking": "recency+relevance", "needs_memory": always_needs_memory}  # the paper's ranking, at every step
 from stmviz.text import OpenAIEmbedder, OpenAISummarizer, cosine, embed, summarize

@@ -20,7 +20,7 @@ import pytest
 from stmviz import SCM, AgentStep, StateSpace, check_mechanism, run, sizes
 from stmviz.core.errors import InvalidArgumentError, STMError, UpdateFailedError
 from stmviz.mechanisms.scm import interaction_text
-from stmviz.mechanisms.scm_controller import OverlapJudge, RecallHeuristic, always_needs_memory, content_words
+from stmviz.text.scm_judges import OverlapJudge, RecallHeuristic, always_needs_memory, content_words
 from stmviz.metrics import retention
 from stmviz.scenarios import load_scenario
 from stmviz.text.openai import OpenAIMemoryController, OpenAIMemoryJudge

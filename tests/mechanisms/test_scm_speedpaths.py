@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from stmviz import SCM, AgentStep, Context, Operation, StateSpace, run, sizes
 from stmviz.core.context import History
 from stmviz.mechanisms.scm import interaction_text
-from stmviz.mechanisms.scm_controller import always_needs_memory
+from stmviz.text.scm_judges import always_needs_memory
 from stmviz.text import HashingEmbedder, cosine, embed
 from stmviz.text.embed import _default, hashing_embedder, joined_frequencies
 
