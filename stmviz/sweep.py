@@ -230,7 +230,7 @@ def _replace(mechanism: Mechanism, name: str, table: _Table) -> None:
 
 
 def _is_default_subgoal_summarizer(mechanism: Any) -> bool:
-    from .mechanisms.hiagent import ObservationSummarizer
+    from .text.subgoal_summary import ObservationSummarizer
 
     return type(mechanism.summarize_subgoal) is ObservationSummarizer
 

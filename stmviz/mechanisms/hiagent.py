@@ -29,6 +29,14 @@ history. In the paper's terms (Definition 1, Definition 2, Section 4):
   element left.
 - π — the model input: the task, the summarized finished subgoals, the current
   subgoal and its pairs, as one text.
+
+:class:`HiAgent` holds all of it: U with its overflow rule, π, and the
+controller. Two speed-ups stand in for plain definitions and are tested equal
+to them: ω is read through views derived from the previous ω's
+(:mod:`stmviz._fast.views`), and |π(ω)| is summed from per-line token counts
+(:mod:`stmviz._fast.lines`). The offline stand-in for HiAgent's summarizer
+model — a finished subgoal's summarized observation and verdict — is
+:mod:`stmviz.text.subgoal_summary`.
 """
 
 
@@ -38,25 +46,24 @@ import re
 from typing import Any
 
 from ..core.element import Element, order_key
-from ..core.formatting import shorten
-from ..core.errors import InvalidArgumentError, FormatError
-from ..core.mechanism import Transition
+from ..core.formatting import format_number, shorten
+from ..core.errors import InvalidArgumentError, FormatError, UnsupportedOperationError
+from ..core.mechanism import Mechanism, Transition
 from ..protocol import ElementType, Hierarchy, element_types_of
 from ..core.context import AgentStep, Context
 from ..core.operation import Operation, OperationSet
 from ..core.space import State, StateSpace
-from ..text import cosine, embed
 from ..core import guards
+from .._fast.lines import LineTokens, Tally
+from .._fast.memo import Memo
+from .._fast.views import SubgoalView, ViewIndex
+from .._moved import moved_to
+from ..text import cosine, embed, subgoal_summary
 from ..text import summarize as default_summarize
 from ..text.fit import fit_text
-from ._shared import check_budget, range_label
 from ..text.pluggable import Summarizer, cached_summarizer
-from ._hiagent_machinery import _VIEWS, HiAgentMachinery
-from .hiagent_summarizer import (
-    ObservationSummarizer, SubgoalPair, SubgoalSummarizer, informative_sentences, verdict_of,
-)
 
-__all__ = ["HiAgent", "SubgoalPair", "ObservationSummarizer", "verdict_of", "informative_sentences", "pair_text"]
+__all__ = ["HiAgent", "pair_text"]
 
 # Sort keys: within step s, a new subgoal comes first, then the step's pair;
 # a summary takes the place of the subgoal it replaces, retrieved pairs follow it.
@@ -67,6 +74,9 @@ _T_KEPT = 0.15  # a pair kept at a switch because the model still acts on its ob
 _SUBGOAL_LINE = re.compile(r"^\s*subgoal\s*:\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
 _RETRIEVE_CALL = re.compile(r"^\s*retrieve\s*\(\s*([0-9]+(?:\s*,\s*[0-9]+)*)?\s*\)\s*$", re.IGNORECASE)
 _VERDICTS = {True: "achieved", False: "not achieved", None: "not confirmed"}
+#: ω's groups by type, its current subgoal and largest subgoal id, each view derived from the previous ω's
+#: (a speed-up: stmviz._fast.views, held equal to reading ω afresh by tests/test_fast.py)
+_VIEWS = ViewIndex(SubgoalView)
 
 
 # --------------------------------------------------------------------------- HiAgent
@@ -95,7 +105,7 @@ def pair_text(step: AgentStep) -> str:
     return "\n".join(parts)
 
 
-class HiAgent(HiAgentMachinery):
+class HiAgent(Mechanism):
     """The mechanism (O, E, Ω_STM, C, U, X, π) of HiAgent: subgoals as memory chunks.
 
     As the authors built it (Hu et al., ACL 2025, and their AgentBoard agent
@@ -116,10 +126,11 @@ class HiAgent(HiAgentMachinery):
     summarize_subgoal : callable, optional
         ``summarize_subgoal(subgoal, pairs, budget) -> (text, achieved)``: the
         summarized observation of a finished subgoal, conditioned on the
-        subgoal, from its :class:`SubgoalPair` s; ``achieved`` is ``True``,
-        ``False`` or ``None`` (not confirmed). Default
-        :class:`ObservationSummarizer` (offline: the observations, shortened,
-        and the :func:`verdict_of` heuristic); an LLM:
+        subgoal, from its :class:`~stmviz.text.subgoal_summary.SubgoalPair` s;
+        ``achieved`` is ``True``, ``False`` or ``None`` (not confirmed). Default
+        :class:`~stmviz.text.subgoal_summary.ObservationSummarizer` (offline:
+        the observations, shortened, and the
+        :func:`~stmviz.text.subgoal_summary.verdict_of` heuristic); an LLM:
         :class:`stmviz.text.openai.OpenAISubgoalSummarizer`. Results are
         cached. Not recorded in :meth:`params`.
     summarize : callable, optional
@@ -274,19 +285,27 @@ class HiAgent(HiAgentMachinery):
         *,
         summary_budget: int = 64,
         summarize: Summarizer | None = None,
-        summarize_subgoal: SubgoalSummarizer | None = None,
+        summarize_subgoal: subgoal_summary.SubgoalSummarizer | None = None,
         keep_pairs: int | None = None,
         subgoal_every: int | None = None,
     ) -> None:
         super().__init__(space)
-        self.summary_budget = check_budget("summary_budget", summary_budget)
-        self.keep_pairs = check_budget("keep_pairs", keep_pairs, allow_none=True)
-        self.subgoal_every = check_budget("subgoal_every", subgoal_every, allow_none=True)
+        self.summary_budget = guards.whole_number(summary_budget, "summary_budget", 1)
+        self.keep_pairs = guards.whole_number(keep_pairs, "keep_pairs", 1, none_ok=True)
+        self.subgoal_every = guards.whole_number(subgoal_every, "subgoal_every", 1, none_ok=True)
         summarize = guards.function(summarize, "summarize", "(texts, budget) -> str", where="HiAgent", returns=str)
         guards.function(summarize_subgoal, "summarize_subgoal", "(subgoal, pairs, budget) -> (text, achieved)")
         self._summaries = cached_summarizer(summarize or default_summarize)
-        self.summarize_subgoal: SubgoalSummarizer = summarize_subgoal or ObservationSummarizer(self._summaries)
-        self._init_caches()
+        self.summarize_subgoal: subgoal_summary.SubgoalSummarizer = (
+            summarize_subgoal or subgoal_summary.ObservationSummarizer(self._summaries)
+        )
+        # caches (results never depend on them): summaries per (subgoal, pairs), embeddings, tokens per line of π
+        self._subgoal_summaries = Memo(4096)
+        self._embeddings = Memo()
+        self._line_tokens = Memo()
+        self._projection_tokens = Tally()
+        self._broken_lines = Tally()
+        self._pieces = LineTokens(self.encoding)
 
     def params(self) -> dict[str, Any]:
         """The JSON-ready constructor parameters (the summarizer is not recorded)."""
@@ -309,7 +328,7 @@ class HiAgent(HiAgentMachinery):
         elif kind == "retrieve":
             new = self._retrieve(state, operation, context, reasons)
         else:  # pragma: no cover - apply() refuses undeclared types
-            raise InvalidArgumentError(f"HiAgent has no operation {kind!r}")
+            raise UnsupportedOperationError(f"HiAgent has no update for {kind!r}")
         fitted = self._fit(new, reasons, context)
         if kind == "retrieve":
             _record_lost_pairs(state, new, fitted, reasons)
@@ -319,8 +338,7 @@ class HiAgent(HiAgentMachinery):
         text = operation.get("text")
         if text is None:
             text = _rule_text(context.step, context.t)
-        if not isinstance(text, str) or not text.strip():
-            raise InvalidArgumentError(f"subgoal(text=…) needs a non-empty subgoal text, got {shorten(repr(text))}")
+        guards.text(text, "text", where="subgoal", example="find the key")
         if self.current_subgoal(state) is not None:
             state = self._summarize(state, context, reasons, f"a new subgoal starts at step {context.t}")
         k = self._next_id(state, context)
@@ -414,6 +432,26 @@ class HiAgent(HiAgentMachinery):
             self.space.measure(copy)
             new = new | {copy}
         return new
+
+    def _summarize_subgoal(self, goal: str, trajectory: tuple[subgoal_summary.SubgoalPair, ...]) -> tuple[str, bool | None]:
+        """``summarize_subgoal(goal, pairs, summary_budget)``, checked and cached per (goal, pairs)."""
+
+        def compute(key: tuple[str, tuple[subgoal_summary.SubgoalPair, ...]]) -> tuple[str, bool | None]:
+            result = self.summarize_subgoal(key[0], list(key[1]), self.summary_budget)
+            if (
+                not isinstance(result, tuple)
+                or len(result) != 2
+                or not isinstance(result[0], str)
+                or result[1] not in (True, False, None)
+            ):
+                raise InvalidArgumentError(
+                    f"summarize_subgoal returned {shorten(repr(result))}; it must return (text, achieved) with "
+                    f"achieved True, False or None"
+                )
+            text = " ".join(result[0].split()) or "nothing was observed"
+            return text, result[1]
+
+        return self._subgoal_summaries.lookup((goal, trajectory), compute)
 
     def _select(self, state: State, operation: Operation, reasons: dict[Element, str], context: Context) -> State:
         keep = operation.get("keep", self.keep_pairs)
@@ -554,6 +592,27 @@ class HiAgent(HiAgentMachinery):
             current = None if cut is None or cut == current else cut
             over, why = self._over(state)
         return state, over, why
+
+    def _over(self, state: State) -> tuple[float, str]:
+        """How far ω is over V_max, and why: Σμ(ω) − V_max, or, when μ counts tokens, |π(ω)| − V_max if larger.
+
+        V_max is HiAgent's context limit: the model input π(ω), labels and the
+        retrieval hint included, must fit it, not only Σμ (Definition 1).
+        """
+        space = self.space
+        v_max = space.v_max
+        total = space.size(state)
+        over, why = total - v_max, f"Σμ = {format_number(total)} > V_max = {format_number(v_max)}"
+        if space.counts_tokens:
+            size = self.projection_size(state)
+            if size - v_max > over:
+                over = size - v_max
+                why = (
+                    f"|π(ω)| = {format_number(size)} > V_max = {format_number(v_max)} "
+                    f"(Σμ = {format_number(total)} plus π's labels)"
+                )
+        return over, why
+
     # ------------------------------------------------------------------ π
 
     def project(self, state: State) -> str:
@@ -573,8 +632,8 @@ class HiAgent(HiAgentMachinery):
             x, y = e.meta["range"]
             if e.meta.get("expanded"):
                 verdict = _VERDICTS.get(e.meta.get("achieved"), "not confirmed")
-                return f"Finished subgoal {e.meta['subgoal']} ({range_label(x, y)}; {verdict}), {_restored_label(e)}: ", e.text
-            return f"Finished subgoal {e.meta['subgoal']} ({range_label(x, y)}): ", e.text
+                return f"Finished subgoal {e.meta['subgoal']} ({_range_label(x, y)}; {verdict}), {_restored_label(e)}: ", e.text
+            return f"Finished subgoal {e.meta['subgoal']} ({_range_label(x, y)}): ", e.text
         if kind == "retrieved":
             return f"  ↳ retrieved [step {e.meta['step']}] ", e.text
         if kind == "subgoal":
@@ -583,8 +642,47 @@ class HiAgent(HiAgentMachinery):
             return f"[step {e.meta['step']}] ", e.text
         return "", e.text  # pragma: no cover - foreign elements
 
-    def _hint(self, state: State) -> str:
-        return _retrieval_hint(state)
+    def projection_size(self, state: State) -> int:
+        """|π(ω)| in tokens, exactly: the tokens of the projected text.
+
+        π joins one line per element (and the retrieval hint) with line
+        breaks, so the count is summed from each line's cached count with its
+        break (:class:`stmviz._fast.lines.LineTokens`), carried from one
+        ω to the next by the elements that changed; when a sum would not be
+        exact (a line starting with a break, an encoding other than
+        cl100k_base) the whole text is counted.
+        """
+        if not state:
+            return 0
+        elements = state.elements
+        if not self._pieces.splits or self._broken_lines(elements, self._is_broken):
+            return self.count_tokens(self.project(state))
+        total = self._projection_tokens(elements, self._with_break)
+        hint = _retrieval_hint(state)
+        if hint:
+            return total + self.count_tokens(hint)  # the hint is the last line
+        last = state.ordered()[-1]
+        return total - self._with_break(last) + self._alone(last)
+
+    def _line_text(self, e: Element) -> str:
+        label, text = self._line(e)
+        return label + text
+
+    def _with_break(self, e: Element) -> int:
+        """Tokens of e's line(s) in π followed by a line break (cached per element; 0 if they cannot be summed)."""
+        return self._line_tokens.lookup(e, self._count_with_break) or 0
+
+    def _count_with_break(self, e: Element) -> int | None:
+        line = self._line_text(e)
+        return self._pieces.with_break(line) if line or e.type in self.element_types else None
+
+    def _is_broken(self, e: Element) -> int:
+        """1 when e's line cannot be summed (it starts with a line break, or e is foreign), else 0."""
+        return int(self._line_tokens.lookup(e, self._count_with_break) is None)
+
+    def _alone(self, e: Element) -> int:
+        """Tokens of e's line(s) in π without a break after them: the last line's count (cached per element)."""
+        return self._line_tokens.lookup(("alone", e), lambda key: self._pieces.alone(self._line_text(key[1])))
 
     def hierarchy(self, state: State) -> Hierarchy:
         """The hierarchy of ω: task → subgoals and summaries → their pairs (and retrieved pairs).
@@ -810,6 +908,11 @@ def _stated(step: AgentStep) -> str | None:
     return match.group(1) if match else None
 
 
+def _range_label(x: int, y: int) -> str:
+    """The steps x … y in words, as π labels a finished subgoal: ``"step 3"`` or ``"steps 3–7"``."""
+    return f"step {x}" if x == y else f"steps {x}–{y}"
+
+
 def _rule_text(step: AgentStep, t: int) -> str:
     """The text of a chunk opened by rule: it names the steps, never the model's words, since no subgoal was stated."""
     return f"steps from {t} (no subgoal stated)"
@@ -822,8 +925,8 @@ def _age(e: Element) -> tuple[int, float, str]:
     return order_key(e)
 
 
-def _subgoal_pair(step: AgentStep, s: int) -> SubgoalPair:
-    return SubgoalPair(
+def _subgoal_pair(step: AgentStep, s: int) -> subgoal_summary.SubgoalPair:
+    return subgoal_summary.SubgoalPair(
         s, step.action or step.thought, step.observation, step.thought, bool(step.directives.get("subgoal_done"))
     )
 
@@ -900,3 +1003,9 @@ def _record_lost_pairs(before: State, retrieved: State, after: State, reasons: d
         if summary.type == "summary" and summary.meta["subgoal"] in lost and summary in reasons:
             notes = sorted(lost[summary.meta["subgoal"]], key=lambda n: int(n.split()[1]))
             reasons[summary] += "; " + "; ".join(notes)
+
+
+#: The offline subgoal summarizer moved to :mod:`stmviz.text.subgoal_summary` (``SubgoalPair``,
+#: ``ObservationSummarizer``, ``verdict_of``, ``informative_sentences``): importing them from here works for
+#: one release, with a DeprecationWarning.
+__getattr__ = moved_to("stmviz.text.subgoal_summary", __name__)

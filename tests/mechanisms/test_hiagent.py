@@ -422,7 +422,7 @@ def test_direct_operations_are_checked():
     m = make()
     ctx = run(m, kitchen()[:1], query=QUERY)[0].context
     state = m.initial_state(ctx)
-    with pytest.raises(Exception, match="non-empty subgoal text"):
+    with pytest.raises(Exception, match="subgoal: text must be a non-empty text"):
         m.apply(state, Operation("subgoal", {"text": "  "}), ctx)
     with pytest.raises(Exception, match="select"):
         m.apply(state, Operation("select", {"keep": 0}), ctx)

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from stmviz import HiAgent, StateSpace, check_mechanism, run, sizes
-from stmviz.mechanisms.hiagent import ObservationSummarizer, SubgoalPair, informative_sentences, verdict_of
+from stmviz.text.subgoal_summary import ObservationSummarizer, SubgoalPair, informative_sentences, verdict_of
 from stmviz.text.openai import OpenAISubgoalSummarizer
 
 QUERY = "Put a clean mug on the desk"
