@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from stmviz import AgentStep, Element, Mechanism, StateSpace, run, sizes
 from stmviz.core.sizes import count_tokens
-from stmviz.mechanisms._shared import LineTokens
+from stmviz._fast.lines import LineTokens
 from stmviz.mechanisms.agentfold import AgentFold
 from stmviz.mechanisms.fifo import FIFOWindow
 from stmviz.mechanisms.hiagent import HiAgent
