@@ -12,6 +12,22 @@ import pytest
     [
         ("stmviz.mechanisms.fit", "stmviz.text.fit", "fit_text"),
         ("stmviz.mechanisms.fit", "stmviz.text.fit", "ELLIPSIS"),
+        # SCM's offline stand-ins for the model, and its own released rule
+        *[
+            ("stmviz.mechanisms.scm_controller", "stmviz.text.scm_judges", name)
+            for name in ("RecallHeuristic", "OverlapJudge", "always_needs_memory", "content_words", "RECALL_CUES", "VERDICTS")
+        ],
+        ("stmviz.mechanisms.scm_controller", "stmviz.mechanisms.scm", "retrieves_as_released"),
+        # HiAgent's offline subgoal summarizer, from its old module and from hiagent.py, which re-exported it
+        *[
+            (old, "stmviz.text.subgoal_summary", name)
+            for old in ("stmviz.mechanisms.hiagent_summarizer", "stmviz.mechanisms.hiagent")
+            for name in ("SubgoalPair", "ObservationSummarizer", "verdict_of", "informative_sentences", "SubgoalSummarizer")
+        ],
+        # AgentFold whole in its module
+        ("stmviz.mechanisms.agentfold_extras", "stmviz.mechanisms.agentfold", "block_label"),
+        # the mechanisms' private helpers, until no module imports Memo from there
+        ("stmviz.mechanisms._shared", "stmviz._fast.memo", "Memo"),
     ],
 )
 def test_an_old_path_gives_the_new_object_and_warns(old, new, name):

@@ -27,6 +27,8 @@ from .judge import Judgement, ReadAnswer, judge_answers, read_answers
 from .openai import OpenAIEmbedder, OpenAIMemoryController, OpenAIMemoryJudge, OpenAISubgoalSummarizer, OpenAISummarizer
 from .summarize import ExtractiveSummarizer, split_sentences, summarize, truncate_to_tokens
 from .pluggable import Summarizer, cached_summarizer, pluggable_summarizer
+from .scm_judges import OverlapJudge, RecallHeuristic, always_needs_memory
+from .subgoal_summary import ObservationSummarizer, SubgoalPair
 
 __all__ = [
     "summarize",
@@ -51,4 +53,9 @@ __all__ = [
     "judge_answers",
     "ReadAnswer",
     "Judgement",
+    "RecallHeuristic",
+    "OverlapJudge",
+    "always_needs_memory",
+    "ObservationSummarizer",
+    "SubgoalPair",
 ]

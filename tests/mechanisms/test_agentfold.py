@@ -420,3 +420,16 @@ def test_a_dialogue_step_is_one_interaction_reply_then_next_message():
     assert AgentFold.latest(trace.state_at(1)).text == "Observation: Hi, what is AgentFold?"
     assert AgentFold.latest(trace.state_at(2)).text == "Explanation: A folding agent.\nObservation: Who wrote it?"
     assert trace.project(2).text().endswith("Observation: Who wrote it?")  # the reply "A 2025 paper." answers it
+
+
+def test_agentfold_is_whole_in_its_module():
+    """AgentFold takes no method from a helper base in another module: its one base is Mechanism, and every
+    function in its class body was written in stmviz/mechanisms/agentfold.py (none assigned from elsewhere)."""
+    from stmviz import Mechanism
+
+    assert AgentFold.__bases__ == (Mechanism,)
+    assert [c for c in AgentFold.__mro__ if c.__module__.startswith("stmviz.mechanisms")] == [AgentFold]
+    for name, value in vars(AgentFold).items():
+        function = getattr(value, "fget", None) or getattr(value, "__func__", value)
+        if callable(function) and hasattr(function, "__code__"):
+            assert function.__module__ == "stmviz.mechanisms.agentfold", (name, function.__module__)

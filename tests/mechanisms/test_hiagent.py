@@ -503,3 +503,16 @@ def test_a_switch_at_a_step_without_input_keeps_the_latest_observation_in_view()
     ]
     assert "until the next subgoal switch" in trace[1].why[trace.state_at(1).where(type="pair")[0]]
     assert not trace.state_at(5).where(type="retrieved")  # dropped at the next switch (step 4)
+
+
+def test_hiagent_is_whole_in_its_module():
+    """HiAgent takes no method from a helper base in another module: its one base is Mechanism, and every
+    function in its class body was written in stmviz/mechanisms/hiagent.py (none assigned from elsewhere)."""
+    from stmviz import Mechanism
+
+    assert HiAgent.__bases__ == (Mechanism,)
+    assert [c for c in HiAgent.__mro__ if c.__module__.startswith("stmviz.mechanisms")] == [HiAgent]
+    for name, value in vars(HiAgent).items():
+        function = getattr(value, "fget", None) or getattr(value, "__func__", value)
+        if callable(function) and hasattr(function, "__code__"):
+            assert function.__module__ == "stmviz.mechanisms.hiagent", (name, function.__module__)

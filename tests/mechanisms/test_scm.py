@@ -593,3 +593,16 @@ def test_the_interaction_holding_the_latest_input_stays_while_the_model_keeps_ac
     assert "obs7 pear" in trace.project(8).text()
     assert [e.meta["index"] for e in trace.state_at(9).where(type="flash")] == [7, 8]
     assert "left flash memory: interaction 0, older than the newest flash_size = 2, no longer holds the latest input" in trace[7].reasons
+
+
+def test_scm_is_whole_in_its_module():
+    """SCM takes no method from a helper base in another module: its one base is Mechanism, and every
+    function in its class body was written in stmviz/mechanisms/scm.py (none assigned from elsewhere)."""
+    from stmviz import Mechanism
+
+    assert SCM.__bases__ == (Mechanism,)
+    assert [c for c in SCM.__mro__ if c.__module__.startswith("stmviz.mechanisms")] == [SCM]
+    for name, value in vars(SCM).items():
+        function = getattr(value, "fget", None) or getattr(value, "__func__", value)
+        if callable(function) and hasattr(function, "__code__"):
+            assert function.__module__ == "stmviz.mechanisms.scm", (name, function.__module__)
