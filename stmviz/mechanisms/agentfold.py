@@ -48,7 +48,6 @@ and |π(ω)| is summed from per-line token counts (:mod:`stmviz._fast.lines`).
 from __future__ import annotations
 
 import math
-
 from collections.abc import Sequence
 from typing import Any
 
@@ -57,7 +56,6 @@ from ..core.element import order_key, thaw
 from ..core.errors import CapacityError, FormatError, InvalidArgumentError
 from ..core import Operation, OperationSet, State, StateSpace, Transition
 from ..core.formatting import format_number, shorten
-from ..core.guards import as_int
 from ..protocol import ElementType, Hierarchy, element_types_of, step_range
 from ..text import summarize as default_summarize
 from ..core import guards
@@ -439,7 +437,10 @@ class AgentFold(Mechanism):
         if latest is not None:
             new = self._fold(state, operation, latest, reasons)
         elif operation.type == "consolidate":
-            raise InvalidArgumentError("consolidate: ω has no latest interaction I_{t−1} to fold")
+            raise InvalidArgumentError(
+                "consolidate: ω has no latest interaction I_{t−1} to fold; consolidate from the second step on "
+                "(a condense at the first step folds nothing)"
+            )
         return new | {self._incoming(context)}
 
     def _incoming(self, context: Context) -> Element:
@@ -457,7 +458,7 @@ class AgentFold(Mechanism):
         x = guards.whole_number(x, "from", 0, maximum=last, where=operation.type, fix=fix)
         y = guards.whole_number(y, "to", 0, maximum=last, where=operation.type, fix=fix)
         if x > y:
-            raise InvalidArgumentError(f"{operation.type}: the range [{x}, {y}] is empty (from > to)")
+            raise InvalidArgumentError(f"{operation.type}: the range [{x}, {y}] is empty (from > to); give from ≤ to")
         return x, y
 
     def _fold(self, state: State, operation: Operation, latest: Element, reasons: dict[Element, str]) -> State:
@@ -754,7 +755,7 @@ def _span(element: Element) -> tuple[int, int] | None:
     r = step_range(element)
     if r is not None:
         return r
-    s = as_int(element.meta.get("step"), float_ok=True)
+    s = guards.as_int(element.meta.get("step"), float_ok=True)
     return (s, s) if s is not None else None
 
 

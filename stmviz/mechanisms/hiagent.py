@@ -497,7 +497,10 @@ class HiAgent(Mechanism):
                 # The controller validated the request against ω_t; an earlier operation of this step may
                 # have dropped the summary on overflow since, so an unknown target here is a no-op.
                 if isinstance(target, bool) or not isinstance(target, (int, str)):
-                    raise InvalidArgumentError(f"retrieve(subgoals=…) needs ids or texts, got {shorten(repr(target))}")
+                    raise InvalidArgumentError(
+                        f"retrieve(subgoals=…) needs ids or texts, got {shorten(repr(target))}; name each finished "
+                        f"subgoal by its id (an int) or its text (a str)"
+                    )
                 continue
             if summary is None or summary.meta.get("expanded"):
                 continue  # the current subgoal, or already expanded

@@ -585,6 +585,7 @@ class SCM(Mechanism):
         return element
 
     def _activate(self, state: State, context: Context, k: int, form: str) -> Transition:
+        """U for activate_memory: ω with the memories the plan activates for the latest input."""
         return Transition(state | self._plan(state, context, k, form)[2])
 
     def _plan(self, state: State, context: Context, k: int, form: str) -> tuple[list[list[Any]], list[list[Any]], list[Element]]:
@@ -793,6 +794,7 @@ class SCM(Mechanism):
         return full, raw, self._embedding(raw, context, texts)
 
     def _element(self, index: int, row: tuple[str, str, tuple[float, ...]], kind: str, form: str, context: Context) -> Element | None:
+        """Interaction ``index`` as an element of ω: its full text or its summary (``form``), as ``kind``; None if empty."""
         full, raw, vector = row
         cache = self._cache
         key = (index, kind, form, full, self.summary_budget, self.summary_threshold)
@@ -823,6 +825,41 @@ class SCM(Mechanism):
         return self._summary(raw, context, index)
 
     # -- the ranking: the top k of the older interactions --------------------------------------
+    def _rank_by_definition(
+        self, stream: list[Any], last: int, query: tuple[float, ...] | None, t: int, k: int, skip: set
+    ) -> list[int]:
+        """The ranking: the top k of candidates 0 … last−1 by recency_weight·decay^(t−i) + relevance_weight·cosine, newest first on ties.
+
+        With ``ranking="relevance"`` (the released code) the weights are 0 and
+        1: cosine alone. Candidates in ``skip`` (already in ω) and empty
+        interactions are left out.
+        """
+        rw, lw, decay = self._weights()
+        scored = []
+        for i in range(last):
+            row = stream[i][1]
+            if row is None or i in skip:
+                continue
+            if query and len(row[2]) != len(query):
+                raise UpdateFailedError(
+                    f"embed returned vectors of {len(query)} and {len(row[2])} dimensions; they must all match"
+                )
+            relevance = cosine(query, row[2]) if query else 0.0
+            scored.append((-(rw * decay ** (t - i) + lw * relevance), -i))
+        scored.sort()
+        return [-i for _, i in scored[:k]]
+
+    def _rank(self, stream: list[Any], last: int, query: tuple[float, ...] | None, t: int, k: int, skip: set) -> list[int]:
+        """The top k of :meth:`_rank_by_definition`; over more than 64 candidates by matrix–vector products.
+
+        The fast path (:class:`stmviz._fast.ranking.StreamMatrix`, tests hold it
+        equal to the definition) keeps the memory stream's embeddings as a
+        matrix between steps and scores the newest candidates first.
+        """
+        if last > 64:
+            return self._cache.matrix.top(stream, last, query, t, k, skip, self._weights())
+        return self._rank_by_definition(stream, last, query, t, k, skip)
+
     def _ranking(
         self, stream: list[Any], last: int, query: tuple[float, ...] | None, query_text: str, t: int, k: int, skip: set
     ) -> list[int]:
@@ -863,41 +900,6 @@ class SCM(Mechanism):
                 name = table.put(key, _Prefix(len(names) + 1))
             names.append(name)
         return names[last - 1] if last > 0 else None
-
-    def _rank(self, stream: list[Any], last: int, query: tuple[float, ...] | None, t: int, k: int, skip: set) -> list[int]:
-        """The top k of :meth:`_rank_by_definition`; over more than 64 candidates by matrix–vector products.
-
-        The fast path (:class:`stmviz._fast.ranking.StreamMatrix`, tests hold it
-        equal to the definition) keeps the memory stream's embeddings as a
-        matrix between steps and scores the newest candidates first.
-        """
-        if last > 64:
-            return self._cache.matrix.top(stream, last, query, t, k, skip, self._weights())
-        return self._rank_by_definition(stream, last, query, t, k, skip)
-
-    def _rank_by_definition(
-        self, stream: list[Any], last: int, query: tuple[float, ...] | None, t: int, k: int, skip: set
-    ) -> list[int]:
-        """The ranking: the top k of candidates 0 … last−1 by recency_weight·decay^(t−i) + relevance_weight·cosine, newest first on ties.
-
-        With ``ranking="relevance"`` (the released code) the weights are 0 and
-        1: cosine alone. Candidates in ``skip`` (already in ω) and empty
-        interactions are left out.
-        """
-        rw, lw, decay = self._weights()
-        scored = []
-        for i in range(last):
-            row = stream[i][1]
-            if row is None or i in skip:
-                continue
-            if query and len(row[2]) != len(query):
-                raise UpdateFailedError(
-                    f"embed returned vectors of {len(query)} and {len(row[2])} dimensions; they must all match"
-                )
-            relevance = cosine(query, row[2]) if query else 0.0
-            scored.append((-(rw * decay ** (t - i) + lw * relevance), -i))
-        scored.sort()
-        return [-i for _, i in scored[:k]]
 
     # -- the calls of embed, summarize and judge, checked and cached ---------------------------
     def _embedding(self, raw: str, context: Context, parts: Sequence[str] = ()) -> tuple[float, ...]:
