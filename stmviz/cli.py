@@ -133,6 +133,11 @@ def prepare_notebooks(target: Path | None = None, *, dry_run: bool = False) -> P
     copy is written atomically. With ``dry_run`` nothing is created or copied:
     only what would be copied is printed.
     """
+    from .core import guards
+    from .io.files import as_path
+
+    dry_run = guards.flag(dry_run, "dry_run", where="prepare_notebooks")
+    target = None if target is None else as_path(target, "notebooks folder")
     source = notebooks_source()
     if source is None:
         raise SystemExit(
@@ -143,7 +148,7 @@ def prepare_notebooks(target: Path | None = None, *, dry_run: bool = False) -> P
     if target is None and _writable(source) and (source.parent / "pyproject.toml").is_file():
         return source  # a source checkout: work on the notebooks in place
     target = target or Path.home() / "stmviz-notebooks"
-    if target.exists() and not target.is_dir():
+    if target.exists() and not target.is_dir():  # what the disk holds at the path: the file system's rule
         from .core.errors import InvalidArgumentError
 
         raise InvalidArgumentError(f"{target}: is a file, not a folder; pass --dir a folder for the notebooks")

@@ -35,7 +35,8 @@ from typing import Any
 from .contract import check_mechanism
 from .core.context import AgentStep
 from .core.element import Element
-from .core.errors import InvalidArgumentError, STMError
+from .core import guards
+from .core.errors import STMError
 from .core.formatting import shorten
 from .core.mechanism import Mechanism
 from .core.sizes import words
@@ -90,7 +91,7 @@ class ExerciseReport:
     def __init__(self, exercise: str, criteria: list[Criterion], done: bool = True, todo: str = "") -> None:
         self.exercise = exercise
         self.criteria = criteria
-        self.done = done
+        self.done = guards.flag(done, "done", where="ExerciseReport")
         self.todo = todo  # what the untouched exercise said (its NotImplementedError), while not done
 
     @property
@@ -105,12 +106,9 @@ class ExerciseReport:
 
     def failed(self, name: str) -> bool:
         """Whether the criterion ``name`` was not met (an unknown name raises, so a test cannot pass by a typo)."""
-        for c in self.criteria:
-            if c.name == name:
-                return not c.passed
-        raise InvalidArgumentError(
-            f"exercise {self.exercise!r} has no criterion {name!r}; its criteria are {[c.name for c in self.criteria]}"
-        )
+        guards.choice(name, "name", [c.name for c in self.criteria], f"the criteria of exercise {self.exercise!r}",
+                      where="ExerciseReport.failed")
+        return not next(c.passed for c in self.criteria if c.name == name)
 
     def __bool__(self) -> bool:
         return self.ok
@@ -957,6 +955,5 @@ def solution(key: str) -> None:
     """
     from .exercise_solutions import SOLUTIONS  # loaded on request only: the notebooks' import never brings it
 
-    if key not in SOLUTIONS:
-        raise InvalidArgumentError(f"no exercise {key!r}; the exercises are {sorted(SOLUTIONS)}")
+    guards.choice(key, "key", sorted(SOLUTIONS), "the exercises with a reference solution", where="solution")
     print(SOLUTIONS[key].strip("\n"))

@@ -60,9 +60,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .core.element import Element, order_key
-from .core.errors import InvalidArgumentError
 from .core.formatting import shorten
 from .core.operation import Operation
+from .core import guards
 from .core.guards import as_int
 from .protocol import ElementType, step_range, types_of
 from .core.trace import Trace, require_trace
@@ -177,12 +177,9 @@ def why_forgotten(trace: Trace, probe: Any) -> Forgetting:
 def why_forgotten_all(trace: Trace, probes: Iterable[Any]) -> list[Forgetting]:
     """:func:`why_forgotten` for each probe, in order (the trace is read once for all of them)."""
     trace = require_trace(trace, "why_forgotten_all")
-    if isinstance(probes, (str, bytes)) or not isinstance(probes, Iterable):
-        raise InvalidArgumentError(
-            f"why_forgotten_all needs an iterable of probes (e.g. scenario.probes), got {type(probes).__name__}"
-        )
+    given = guards.items(probes, "probes", where="why_forgotten_all", what="probes (e.g. scenario.probes)")
     explainer = _Explainer(trace)
-    return [explainer.explain(p) for p in probes]
+    return [explainer.explain(p, "why_forgotten_all", f"probes[{k}]") for k, p in enumerate(given)]
 
 
 # --------------------------------------------------------------------------- the walk through the trace
@@ -255,8 +252,8 @@ class _Explainer:
         return is_summary(e, self.types)
 
     # -- one probe --------------------------------------------------------------
-    def explain(self, probe: Any) -> Forgetting:
-        t, key, steps = _probe_fields(probe, len(self.trace))
+    def explain(self, probe: Any, where: str = "why_forgotten", name: str = "probe") -> Forgetting:
+        t, key, steps = _probe_fields(probe, self.trace, where, name)
         text = self.projected(t)
         seen = [e for e, spans in self.spans.items() if spans[0][0] <= t]
         carriers = [e for e in seen if key in e.text.casefold()]
@@ -545,24 +542,14 @@ class _Explainer:
 # --------------------------------------------------------------------------- small helpers
 
 
-def _probe_fields(probe: Any, n: int) -> tuple[int, str, tuple[int, ...]]:
+def _probe_fields(probe: Any, trace: Trace, where: str, name: str) -> tuple[int, str, tuple[int, ...]]:
     """(t, casefolded key string, evidence steps) of a probe, checked."""
-    try:
-        t, answer = probe.t, probe.answer
-        steps = tuple(getattr(probe, "evidence_steps", ()) or (probe.evidence_step,))
-    except AttributeError:
-        raise InvalidArgumentError(
-            f"why_forgotten needs a Probe (t, question, answer, evidence_step), got {type(probe).__name__} "
-            f"{shorten(repr(probe))}; e.g. scenario.probes[0]"
-        ) from None
-    if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t <= n:
-        raise InvalidArgumentError(
-            f"probe {shorten(repr(getattr(probe, 'question', probe)))} is asked at t = {t!r}, but the trace has "
-            f"states ω_0 … ω_{n}; run the whole scenario, or drop probes after step {n}"
-        )
-    if not isinstance(answer, str) or not answer.strip():
-        raise InvalidArgumentError(f"the probe's answer must be non-empty text, got {shorten(repr(answer))}")
-    return t, answer.casefold(), steps
+    guards.probe(probe, name, trace, where=where)
+    answer = guards.text(probe.answer, f"{name}.answer", where=where)  # a blank key string is found in every text
+    listed = guards.items(getattr(probe, "evidence_steps", None) or (getattr(probe, "evidence_step", None),),
+                          f"{name}.evidence_steps", where=where, what="step numbers")
+    steps = tuple(guards.whole_number(s, f"{name}.evidence_steps[{k}]", 0, where=where) for k, s in enumerate(listed))
+    return int(probe.t), answer.casefold(), steps
 
 
 def _is_activation(op: Operation) -> bool:

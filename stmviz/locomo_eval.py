@@ -55,7 +55,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ._optional import require
-from .core.guards import brief
+from .core import guards
 from .core.errors import InvalidArgumentError
 from .core.trace import Trace, require_trace
 from .metrics import probe_metrics
@@ -76,8 +76,7 @@ def locomo_normalize(text: str) -> str:
     >>> locomo_normalize("The Grand Canyon, and a lake!")
     'grand canyon lake'
     """
-    if not isinstance(text, str):
-        raise InvalidArgumentError(f"locomo_normalize takes text, got {brief(text)}")
+    text = guards.text(text, "text", where="locomo_normalize", blank_ok=True)
     text = "".join(ch for ch in text.replace(",", "").lower() if ch not in _PUNCTUATION)
     return " ".join(w for w in text.split() if w not in ("a", "an", "the", "and"))
 
@@ -118,11 +117,10 @@ def locomo_f1(prediction: str, reference: str, category: int | None = None) -> f
     >>> locomo_f1("Paris, Rome", "Rome, Paris, Oslo", 1)
     0.6666666666666666
     """
-    for name, value in (("prediction", prediction), ("reference", reference)):
-        if not isinstance(value, str):
-            raise InvalidArgumentError(f"locomo_f1: {name} must be text, got {brief(value)}")
-    if category is not None and (isinstance(category, bool) or not isinstance(category, int)):
-        raise InvalidArgumentError(f"locomo_f1: category must be a whole number 1 … 5 or None, got {brief(category)}")
+    prediction = guards.instance(prediction, "prediction", str, where="locomo_f1", what="text (a str)")
+    reference = guards.instance(reference, "reference", str, where="locomo_f1", what="text (a str)")
+    category = guards.whole_number(category, "category", where="locomo_f1", none_ok=True,
+                                   fix="; LoCoMo's categories are 1 … 5 (see CATEGORIES), or None")
     if category == 5:
         return float(any(phrase in prediction.lower() for phrase in _ABSTAIN))
     if category == 3:
@@ -135,11 +133,12 @@ def locomo_f1(prediction: str, reference: str, category: int | None = None) -> f
 
 
 def _categories(scenario: Any, probes: tuple[Any, ...]) -> list[int | None]:
-    meta = getattr(scenario, "meta", None) or {}
-    found = list(meta.get("categories", ()) or ())
-    if len(found) != len(probes):
+    meta = guards.instance(getattr(scenario, "meta", None) or {}, "scenario.meta", Mapping, where="locomo_records")
+    found = guards.items(meta.get("categories", ()) or (), "scenario.meta['categories']", where="locomo_records",
+                         what="LoCoMo categories, one per probe")
+    if len(found) != len(probes):  # load_locomo's rule: one category per probe
         raise InvalidArgumentError(
-            f"the scenario's meta['categories'] holds {len(found)} value(s) for {len(probes)} probe(s); "
+            f"locomo_records: the scenario's meta['categories'] holds {len(found)} value(s) for {len(probes)} probe(s); "
             f"pass a scenario loaded by stmviz.scenarios.load_locomo"
         )
     return found
@@ -184,7 +183,7 @@ def locomo_records(
     trace = require_trace(trace, "locomo_records")
     probes = tuple(getattr(scenario, "probes", ()) or ())
     categories = _categories(scenario, probes)
-    if judge is not None and reader is None:
+    if judge is not None and reader is None:  # the judge grades the reader's answers: no reader, nothing to grade
         raise InvalidArgumentError("locomo_records: a judge grades the reader's answers; pass reader= and model= too")
     rows = probe_metrics(trace, probes)
     records = []
@@ -199,14 +198,14 @@ def locomo_records(
         return records
     from .text.judge import judge_answers, read_answers
 
-    if model is None:
+    if model is None:  # a reader answers with a model (its name is checked by read_answers)
         raise InvalidArgumentError("locomo_records: reader= needs model=, the chat model that answers (e.g. 'gpt-4o-mini')")
     answers = read_answers(trace, probes, reader, model=model, **options)
     for record, answer in zip(records, answers):
         record["answer"] = answer.answer
         record["f1"] = locomo_f1(answer.answer, record["reference"], record["category_id"])
     if judge is not None:
-        if judge_model is None:
+        if judge_model is None:  # the same rule for the judge
             raise InvalidArgumentError("locomo_records: judge= needs judge_model=, the chat model that grades")
         for record, verdict in zip(records, judge_answers(answers, judge, model=judge_model, **options)):
             record["judge"] = float(verdict.correct)
@@ -229,10 +228,9 @@ def by_category(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     ...              {"category": "temporal", "category_id": 2, "whole_turns": 0.0}])
     [{'category': 'temporal', 'questions': 2, 'whole_turns': 0.5}, {'category': 'all', 'questions': 2, 'whole_turns': 0.5}]
     """
-    rows = list(records)
+    rows = guards.items(records, "records", where="by_category", what="records of locomo_records (dicts)")
     for k, row in enumerate(rows):
-        if not isinstance(row, Mapping):
-            raise InvalidArgumentError(f"by_category: records[{k}] must be a dict (a record of locomo_records), got {brief(row)}")
+        guards.instance(row, f"records[{k}]", Mapping, where="by_category", what="a dict (a record of locomo_records)")
     present = [m for m in MEASURES if any(m in row for row in rows)]
     groups: dict[Any, list[Mapping[str, Any]]] = {}
     for row in sorted(rows, key=lambda r: (r.get("category_id") is None, r.get("category_id") or 0)):

@@ -167,7 +167,7 @@ def occupancy(trace: Trace) -> list[float]:
     store's occupancy before the first step, Σμ(ω_0) / V_max, is
     ``trace.size_at(0) / trace.v_max``.
     """
-    trace = require_trace(trace, "metrics")
+    trace = require_trace(trace, "occupancy")
     return [step.size_after / trace.v_max for step in trace]
 
 
@@ -199,7 +199,7 @@ def prompt_tokens(trace: Trace) -> PromptTokens:
     The sizes are those :func:`stmviz.run` recorded (``Step.input_size``):
     the mechanism's ``projection_size`` of ω_t before step t.
     """
-    trace = require_trace(trace, "metrics")
+    trace = require_trace(trace, "prompt_tokens")
     per_step = tuple(int(step.input_size) for step in trace)
     cumulative, running = [], 0
     for value in per_step:
@@ -232,7 +232,7 @@ class Evictions:
 
 def evictions(trace: Trace) -> Evictions:
     """Removals from ω: the count, the count per recorded reason, and the count per step."""
-    trace = require_trace(trace, "metrics")
+    trace = require_trace(trace, "evictions")
     reasons: Counter[str] = Counter()
     per_step = []
     for step in trace:
@@ -253,12 +253,9 @@ def is_summary(element: Element, types: Mapping[str, ElementType] | Mechanism | 
     >>> is_summary(Element("the user likes tea", {"type": "block"})), is_summary(Element("hi", {"type": "user"}))
     (True, False)
     """
-    if not isinstance(element, Element):
-        raise InvalidArgumentError(f"is_summary needs an Element, got {brief(element)}; pass an element of a state ω")
-    if types is not None and not isinstance(types, (Mapping, Mechanism)):
-        raise InvalidArgumentError(
-            f"is_summary: types must be a Mechanism, its element_types (a dict name → ElementType) or None, got {brief(types)}"
-        )
+    guards.instance(element, "element", Element, where="is_summary", fix="; pass an element of a state ω")
+    guards.instance(types, "types", (Mapping, Mechanism), where="is_summary", none_ok=True,
+                    what="a Mechanism, its element_types (a dict name → ElementType)")
     if element.meta.get("form") == "summary":
         return True
     declared = _declared_type(element.type, types)
@@ -271,12 +268,10 @@ def _declared_type(name: str, types: Mapping[str, ElementType] | Mechanism | Non
     if types is not None:
         try:
             own = types.get(name)
-        except Exception as exc:
+        except Exception as exc:  # a hand-made mapping whose get fails: the guards read only types
             raise InvalidArgumentError(f"is_summary: types could not be read ({type(exc).__name__}); pass a dict name → ElementType") from exc
-        if isinstance(own, ElementType):
-            return own
         if own is not None:
-            raise InvalidArgumentError(f"is_summary: types[{name!r}] must be an ElementType, got {brief(own)}")
+            return guards.instance(own, f"types[{brief(name)}]", ElementType, where="is_summary")
     return declared_types().get(name)
 
 
@@ -304,7 +299,7 @@ def summarizer_calls(trace: Trace) -> SummarizerCalls:
     seen earlier in the run (a summary merely re-added, e.g. with a changed
     flag, or re-activated from the memory stream, needs no new call).
     """
-    trace = require_trace(trace, "metrics")
+    trace = require_trace(trace, "summarizer_calls")
     seen: set[str] = {e.text for e in trace.initial}
     types = trace.mechanism
     steps = []
@@ -349,33 +344,22 @@ def retention(trace: Trace, probes: Iterable[Any]) -> list[ProbeResult]:
     ValueError
         if a probe's t lies beyond the trace's last state ω_n.
     """
-    trace = require_trace(trace, "metrics")
+    trace = require_trace(trace, "retention")
     results = []
     texts: dict[int, str] = {}
-    n = len(trace)
-    for probe in _probes(probes):
+    for probe in _probes(trace, probes, "retention"):
         t = probe.t
-        if not 0 <= t <= n:
-            raise InvalidArgumentError(
-                f"probe {probe.question!r} is asked at t = {t}, but the trace has states ω_0 … ω_{n}; "
-                f"run the whole scenario, or drop probes after step {n}"
-            )
         if t not in texts:
             texts[t] = trace.project(t).text().casefold()
         results.append(ProbeResult(probe, probe.answer.casefold() in texts[t]))
     return results
 
 
-def _probes(probes: object) -> list[Any]:
-    """The probes, each checked to have a whole-number ``t`` and a str ``question`` and ``answer`` (as a Probe has)."""
-    checked = guards.items(probes, "probes", where="retention", what="Probe objects (scenario.probes)")
+def _probes(trace: Trace, probes: object, where: str, needs: tuple[str, ...] = ()) -> list[Any]:
+    """The probes, each with a whole-number t naming a state of the trace and a str ``question`` and ``answer`` (as a Probe has)."""
+    checked = guards.items(probes, "probes", where=where, what="Probe objects (scenario.probes)")
     for i, probe in enumerate(checked):
-        t, question, answer = (getattr(probe, name, None) for name in ("t", "question", "answer"))
-        if isinstance(t, bool) or not isinstance(t, int) or not isinstance(question, str) or not isinstance(answer, str):
-            raise InvalidArgumentError(
-                f"retention: probes[{i}] must be a Probe (with t: int, question and answer: str), got {brief(probe)}; "
-                "pass scenario.probes or Probe(t, question, answer, evidence_step)"
-            )
+        guards.probe(probe, f"probes[{i}]", trace, where=where, needs=needs)
     return checked
 
 
@@ -387,7 +371,7 @@ def summary(trace: Trace, probes: Sequence[Any] = ()) -> dict[str, Any]:
     ``evictions``, ``summarizer_calls``, ``probes``, ``retained`` and
     ``retention`` (retained / probes, ``None`` without probes).
     """
-    trace = require_trace(trace, "metrics")
+    trace = require_trace(trace, "summary")
     occ = occupancy(trace)
     tokens = prompt_tokens(trace)
     results = retention(trace, probes) if probes is not None else []
@@ -408,27 +392,18 @@ def summary(trace: Trace, probes: Sequence[Any] = ()) -> dict[str, Any]:
     }
 
 
-def _instantiate(item: Any, scenario: Any) -> Mechanism:
-    if isinstance(item, Mechanism):
-        return item
+def _instantiate(item: Any, scenario: Any, name: str) -> Mechanism:
     if isinstance(item, type) and issubclass(item, Mechanism):
         v_max = getattr(scenario, "v_max", None)
-        if v_max is None:
+        if v_max is None:  # the scenario's rule: a class is built for the scenario's own V_max
             raise InvalidArgumentError(
-                f"cannot build {item.__name__} for a scenario without v_max; pass an instance, "
+                f"compare: cannot build {item.__name__} for a scenario without v_max; pass an instance, "
                 f"e.g. {item.__name__}(StateSpace(tokens(), v_max=4096))"
             )
         from .core.space import StateSpace
 
         return item(StateSpace("tokens", v_max))
-    raise InvalidArgumentError(f"compare() takes Mechanism instances or subclasses, got {type(item).__name__} {item!r}")
-
-
-def _safe_items(mapping: Mapping[Any, Any]) -> Any:
-    try:
-        return list(mapping.items())
-    except Exception as exc:
-        raise InvalidArgumentError(f"compare: the mapping of mechanisms could not be read ({type(exc).__name__})") from exc
+    return guards.instance(item, name, Mechanism, where="compare", what="a Mechanism instance or subclass")
 
 
 def compare(mechanisms: Iterable[Any] | Mapping[str, Any], scenario: Any) -> list[dict[str, Any]]:
@@ -455,19 +430,13 @@ def compare(mechanisms: Iterable[Any] | Mapping[str, Any], scenario: Any) -> lis
 
     if isinstance(scenario, str):
         scenario = load_scenario(scenario)
-    if not isinstance(scenario, Scenario):
-        raise InvalidArgumentError(
-            f"compare: scenario must be a Scenario or the name of a bundled one, got {brief(scenario)}; "
-            "e.g. load_scenario('tool_chat')"
-        )
-    if isinstance(mechanisms, Mapping):
-        entries = guards.items(_safe_items(mechanisms), "mechanisms", where="compare", what="name → mechanism pairs")
-    else:
-        entries = [(None, m) for m in guards.items(mechanisms, "mechanisms", where="compare", what="Mechanism instances or subclasses")]
+    guards.instance(scenario, "scenario", Scenario, where="compare", what="a Scenario or the name of a bundled one",
+                    fix="; e.g. load_scenario('tool_chat')")
+    entries = guards.labelled(mechanisms, "mechanisms", where="compare", what="Mechanism instances or subclasses")
     probes = tuple(getattr(scenario, "probes", ()) or ())
     records = []
-    for label, item in entries:
-        mechanism = _instantiate(item, scenario)
+    for k, (label, item) in enumerate(entries):
+        mechanism = _instantiate(item, scenario, f"mechanisms[{k if label is None else repr(label)}]")
         trace = run(mechanism, scenario)
         record = summary(trace, [p for p in probes if p.t <= len(trace)])
         record["mechanism"] = label if label is not None else str(mechanism)
@@ -504,8 +473,8 @@ def normalize_answer(text: str) -> str:
     >>> normalize_answer("The  order BH-58213-K, (Kestrel Lane)!")
     'order bh58213k kestrel lane'
     """
-    if not isinstance(text, str):
-        raise InvalidArgumentError(f"normalize_answer takes a string, got {type(text).__name__} {text!r:.60}")
+    if not isinstance(text, str):  # inline: the evidence measures call it per text; the guard says what was wrong
+        guards.text(text, "text", where="normalize_answer", blank_ok=True)
     text = _NOT_WORD.sub("", text.lower())
     text = _ARTICLES.sub(" ", text)
     return " ".join(text.split())
@@ -555,8 +524,7 @@ def ngrams(text: str, n: int = EVIDENCE_N) -> frozenset[tuple[str, ...]]:
     >>> ngrams("Lovely!"), ngrams("...")
     (frozenset({('lovely',)}), frozenset())
     """
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise InvalidArgumentError(f"ngrams: n must be a whole number ≥ 1, got {n!r}")
+    n = guards.whole_number(n, "n", 1, maximum=None, where="ngrams")
     tokens = answer_tokens(text)
     if len(tokens) < n:
         return frozenset([tuple(tokens)]) if tokens else frozenset()
@@ -603,27 +571,19 @@ def token_f1(prediction: str, reference: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-def _check_probe(trace: Trace, probe: Any) -> int:
-    """The probe's t, checked against the trace's states ω_0 … ω_n; evidence steps checked against its steps."""
-    n = len(trace)
-    t = getattr(probe, "t", None)
-    if isinstance(t, bool) or not isinstance(t, int) or not hasattr(probe, "evidence_steps"):
-        raise InvalidArgumentError(
-            f"expected a Probe (stmviz.scenarios.Probe) with t and evidence_steps, got {type(probe).__name__} "
-            f"{probe!r:.80}"
-        )
-    if not 0 <= t <= n:
-        raise InvalidArgumentError(
-            f"probe {getattr(probe, 'question', '')!r:.80} is asked at t = {t}, but the trace has states ω_0 … ω_{n}; "
-            f"run the whole scenario, or drop probes after step {n}"
-        )
-    return t
+#: What the evidence measures read of a probe besides its t.
+_EVIDENCE = ("evidence_steps",)
+
+
+def _asked(trace: Trace, probe: Any, where: str, needs: tuple[str, ...] = _EVIDENCE) -> int:
+    """The probe's t, checked to name a state ω_0 … ω_n of the trace (and the probe to carry ``needs``)."""
+    return int(guards.probe(probe, "probe", trace, where=where, texts=(), needs=needs).t)
 
 
 def evidence_text(trace: Trace, probe: Any) -> str:
     """T(S_p): the texts of the probe's evidence steps (thought, action, observation), joined by newlines."""
-    trace = require_trace(trace, "metrics")
-    _check_probe(trace, probe)
+    trace = require_trace(trace, "evidence_text")
+    _asked(trace, probe, "evidence_text")
     return "\n".join(trace[s].context.step.text for s in probe.evidence_steps)
 
 
@@ -680,7 +640,7 @@ def _evidence_grams(trace: Trace, probe: Any, n: int) -> frozenset[tuple[str, ..
 
 
 def _evidence_recall(trace: Trace, probe: Any, inputs: _Inputs, n: int = EVIDENCE_N) -> float | None:
-    t = _check_probe(trace, probe)
+    t = int(probe.t)
     question = f" {normalize_answer(getattr(probe, 'question', '') or '')} "
     grams = [g for g in _evidence_grams(trace, probe, n) if f" {' '.join(g)} " not in question]
     if not grams:
@@ -689,7 +649,7 @@ def _evidence_recall(trace: Trace, probe: Any, inputs: _Inputs, n: int = EVIDENC
 
 
 def _evidence_word_overlap(trace: Trace, probe: Any, inputs: _Inputs) -> float | None:
-    t = _check_probe(trace, probe)
+    t = int(probe.t)
     wanted = content_tokens("\n".join(trace[s].context.step.text for s in probe.evidence_steps))
     if not wanted:
         return None
@@ -697,7 +657,7 @@ def _evidence_word_overlap(trace: Trace, probe: Any, inputs: _Inputs) -> float |
 
 
 def _whole_turns(trace: Trace, probe: Any, inputs: _Inputs) -> float | None:
-    t = _check_probe(trace, probe)
+    t = int(probe.t)
     present = counted = 0
     for s in probe.evidence_steps:
         step = trace[s].context.step
@@ -711,7 +671,7 @@ def _whole_turns(trace: Trace, probe: Any, inputs: _Inputs) -> float | None:
 
 
 def _answer_recall(trace: Trace, probe: Any, inputs: _Inputs) -> float | None:
-    t = _check_probe(trace, probe)
+    t = int(probe.t)
     wanted = Counter(answer_tokens(probe.reference_answer))
     if not wanted:
         return None
@@ -729,9 +689,9 @@ def evidence_recall(trace: Trace, probe: Any, n: int = EVIDENCE_N) -> float | No
     has no token left. See the module's definitions; the bag of
     words measure it replaced is :func:`evidence_word_overlap`.
     """
-    trace = require_trace(trace, "metrics")
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise InvalidArgumentError(f"evidence_recall: n must be a whole number ≥ 1, got {n!r}")
+    trace = require_trace(trace, "evidence_recall")
+    n = guards.whole_number(n, "n", 1, maximum=None, where="evidence_recall")
+    _asked(trace, probe, "evidence_recall")
     return _evidence_recall(trace, probe, _Inputs(trace), n)
 
 
@@ -744,7 +704,8 @@ def evidence_word_overlap(trace: Trace, probe: Any) -> float | None:
     comparison; :func:`evidence_recall` is the measure to quote. ``None``
     when the evidence has no content word.
     """
-    trace = require_trace(trace, "metrics")
+    trace = require_trace(trace, "evidence_word_overlap")
+    _asked(trace, probe, "evidence_word_overlap")
     return _evidence_word_overlap(trace, probe, _Inputs(trace))
 
 
@@ -753,13 +714,15 @@ def whole_turns(trace: Trace, probe: Any) -> float | None:
 
     ``None`` when no evidence step has text.
     """
-    trace = require_trace(trace, "metrics")
+    trace = require_trace(trace, "whole_turns")
+    _asked(trace, probe, "whole_turns")
     return _whole_turns(trace, probe, _Inputs(trace))
 
 
 def answer_recall(trace: Trace, probe: Any) -> float | None:
     """|N(r) ∩ N(X_t)| / |N(r)| for the reference answer r = ``probe.reference_answer``: :func:`token_recall` against π(ω_t)."""
-    trace = require_trace(trace, "metrics")
+    trace = require_trace(trace, "answer_recall")
+    _asked(trace, probe, "answer_recall", needs=("evidence_steps", "reference_answer"))
     return _answer_recall(trace, probe, _Inputs(trace))
 
 
@@ -768,7 +731,7 @@ def cost_at(trace: Trace, t: int) -> int:
 
     ``cost_at(trace, n)`` counts the final input |π(ω_n)| as well.
     """
-    trace = require_trace(trace, "metrics")
+    trace = require_trace(trace, "cost_at")
     n = len(trace)
     t = guards.whole_number(t, "t", 0, maximum=n, where="cost_at", fix=f"; pass t = 0 … {n} (the states ω_0 … ω_{n})")
     total = sum(int(trace[s].input_size) for s in range(min(t + 1, n)))
@@ -784,7 +747,7 @@ def step_metrics(trace: Trace) -> list[dict[str, Any]]:
     Σ_{s ≤ t} |π(ω_s)|; ``size`` Σμ(ω_{t+1}); ``occupancy`` Σμ(ω_{t+1}) / V_max;
     ``added`` and ``removed``, the number of elements that entered and left ω.
     """
-    trace = require_trace(trace, "metrics")
+    trace = require_trace(trace, "step_metrics")
     records, running = [], 0
     for step in trace:
         running += int(step.input_size)
@@ -815,13 +778,13 @@ def probe_metrics(trace: Trace, probes: Iterable[Any]) -> list[dict[str, Any]]:
     InvalidArgumentError
         if a probe's t lies beyond the trace's last state ω_n.
     """
-    trace = require_trace(trace, "metrics")
+    trace = require_trace(trace, "probe_metrics")
     inputs = _Inputs(trace)
     n = len(trace)
     cumulative = prompt_tokens(trace).cumulative
     records = []
-    for probe in probes:
-        t = _check_probe(trace, probe)
+    for probe in _probes(trace, probes, "probe_metrics", needs=("evidence_steps", "reference_answer")):
+        t = int(probe.t)
         before = cumulative[t - 1] if t > 0 else 0
         size = int(trace[t].input_size) if t < n else int(trace.final_input_size or 0)
         records.append(
@@ -859,7 +822,7 @@ def run_metrics(trace: Trace, probes: Sequence[Any] = ()) -> dict[str, Any]:
     ``cost``, Σ_{t<n} |π(ω_t)|, the input tokens of the run's model calls (the
     same number as ``total_prompt_tokens``).
     """
-    trace = require_trace(trace, "metrics")
+    trace = require_trace(trace, "run_metrics")
     rows = probe_metrics(trace, probes)
     record = summary(trace)  # without probes: their retention is read from the rows (π(ω_t) projected once)
     kept = sum(r["retained"] for r in rows)

@@ -43,7 +43,8 @@ from types import MappingProxyType
 from typing import Any
 
 from .core.element import Element
-from .core.guards import as_int
+from .core import guards
+from .core.guards import as_int, brief
 from .core.errors import InvalidArgumentError, ContractError
 from .core.formatting import shorten
 
@@ -106,26 +107,17 @@ class ElementType:
     label: str = ""
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name:
-            raise InvalidArgumentError(
-                f"an element type's name is the value of meta['type'], a non-empty string; got {self.name!r}"
-            )
-        if not isinstance(self.meaning, str):
-            raise InvalidArgumentError(
-                f"element type {self.name!r}: meaning must be a sentence (str), got {type(self.meaning).__name__}"
-            )
+        guards.text(self.name, "an element type's name (the value of meta['type'])", example="user")
+        where = f"element type {self.name!r}"
+        guards.instance(self.meaning, "meaning", str, where=where, what="a sentence (str)")
+        # a CSS colour is a rule of the figures' colours, not a guard's (and no other module checks one)
         if self.color is not None and not (isinstance(self.color, str) and _COLOR.fullmatch(self.color.strip())):
             raise InvalidArgumentError(
-                f"element type {self.name!r}: color must be a CSS colour such as '#1f77b4', 'rgb(31,119,180)' "
-                f"or 'teal', or None for a colour picked from the name; got {self.color!r}"
+                f"{where}: color must be a CSS colour such as '#1f77b4', 'rgb(31,119,180)' "
+                f"or 'teal', or None for a colour picked from the name; got {brief(self.color)}"
             )
-        if not isinstance(self.summary, bool):
-            raise InvalidArgumentError(f"element type {self.name!r}: summary must be True or False, got {self.summary!r}")
-        if not isinstance(self.label, str):
-            raise InvalidArgumentError(
-                f"element type {self.name!r}: label must be a str.format template such as 'g{{subgoal}}', "
-                f"got {type(self.label).__name__}"
-            )
+        guards.flag(self.summary, "summary", where=where)
+        guards.instance(self.label, "label", str, where=where, what="a str.format template such as 'g{subgoal}'")
 
     def label_of(self, element: Element) -> str:
         """The short label of an element of this type (see ``label``)."""
@@ -312,29 +304,18 @@ def element_types_of(value: Any, owner: str = "a mechanism") -> Mapping[str, Ele
     >>> types["note"].color, types["digest"].meaning
     ('#1b9e77', 'a summary')
     """
-    if isinstance(value, (str, bytes)):
-        raise InvalidArgumentError(
-            f"{owner}.element_types must be a dict {{name: (meaning, colour)}} or a list of ElementType, "
-            f"got the string {shorten(repr(value))}"
-        )
     items: list[tuple[str, Any]]
     if isinstance(value, Mapping):
         items = list(value.items())
     else:
-        try:
-            entries = list(value)
-        except TypeError:
-            raise InvalidArgumentError(
-                f"{owner}.element_types must be a dict {{name: (meaning, colour)}} or a list of ElementType, "
-                f"got {type(value).__name__}"
-            ) from None
+        entries = guards.items(value, f"{owner}.element_types",
+                               what="ElementTypes or names (or a dict {name: (meaning, colour)})")
         items = [(e.name if isinstance(e, ElementType) else e, e) for e in entries]
     out: dict[str, ElementType] = {}
     for name, spec in items:
-        if not isinstance(name, str) or not name:
-            raise InvalidArgumentError(f"{owner}.element_types: a type name must be a non-empty string, got {name!r}")
+        guards.text(name, "a type name", where=f"{owner}.element_types")
         declared = _element_type(name, spec, owner)
-        if declared.name != name:
+        if declared.name != name:  # the declaration's rule: one name per type
             raise InvalidArgumentError(
                 f"{owner}.element_types: the key {name!r} names an ElementType called {declared.name!r}; use one name"
             )
@@ -354,15 +335,16 @@ def _element_type(name: str, spec: Any, owner: str) -> ElementType:
             return ElementType(name, *spec)
         if isinstance(spec, Mapping):
             unknown = set(spec) - {"meaning", "color", "summary", "label"}
-            if unknown:
+            if unknown:  # ElementType's fields: a misspelt one would be lost
                 raise InvalidArgumentError(
                     f"unknown keys {sorted(unknown)}; use meaning, color, summary, label"
                 )
             return ElementType(name, **spec)
-    except InvalidArgumentError as exc:
+    except InvalidArgumentError as exc:  # the same error, said where the declaration is
         raise InvalidArgumentError(f"{owner}.element_types[{name!r}]: {exc}") from None
+    # the forms a declaration may take: several kinds at once, more than guards.instance lists
     raise InvalidArgumentError(
-        f"{owner}.element_types[{name!r}] = {shorten(repr(spec))}: give an ElementType, a meaning, "
+        f"{owner}.element_types[{name!r}] = {brief(spec)}: give an ElementType, a meaning, "
         f"or a tuple (meaning, colour[, summary])"
     )
 
@@ -377,27 +359,15 @@ def directives_of(value: Any, owner: str = "a mechanism") -> Mapping[str, str]:
     >>> dict(directives_of(["fold"]))
     {'fold': ''}
     """
-    if isinstance(value, (str, bytes)):
-        raise InvalidArgumentError(
-            f"{owner}.directives must be a dict {{name: meaning}} or a list of names, got the string {shorten(repr(value))}"
-        )
     if isinstance(value, Mapping):
         items = list(value.items())
     else:
-        try:
-            items = [(name, "") for name in value]
-        except TypeError:
-            raise InvalidArgumentError(
-                f"{owner}.directives must be a dict {{name: meaning}} or a list of names, got {type(value).__name__}"
-            ) from None
+        names = guards.items(value, f"{owner}.directives", what="directive names (or a dict {name: meaning})")
+        items = [(name, "") for name in names]
     out: dict[str, str] = {}
     for name, meaning in items:
-        if not isinstance(name, str) or not name:
-            raise InvalidArgumentError(f"{owner}.directives: a directive's name must be a non-empty string, got {name!r}")
-        if not isinstance(meaning, str):
-            raise InvalidArgumentError(
-                f"{owner}.directives[{name!r}]: the meaning must be a sentence (str), got {type(meaning).__name__}"
-            )
+        guards.text(name, "a directive's name", where=f"{owner}.directives")
+        guards.instance(meaning, "the meaning", str, where=f"{owner}.directives[{name!r}]", what="a sentence (str)")
         out[name] = meaning
     return MappingProxyType(out)
 

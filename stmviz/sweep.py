@@ -76,11 +76,12 @@ import inspect
 import itertools
 import numbers
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from typing import Any
 
 from .core import guards
+from .core.guards import brief
 from ._optional import require
 from .core.errors import InvalidArgumentError, STMError
 from .core.formatting import shorten
@@ -162,6 +163,8 @@ class SharedCaches:
 
     def summarizer(self, summarize: Callable[[Sequence[str], int], str]) -> Callable[[Sequence[str], int], str]:
         """``summarize(texts, budget)`` with its results kept by (texts, budget) for the whole sweep."""
+        summarize = guards.function(summarize, "summarize", "(texts, budget) -> str", where="SharedCaches.summarizer",
+                                    none_ok=False)
         found = self._summarizers.get(summarize)
         if found is None:
             table = self.table("summaries", summarize)
@@ -190,6 +193,8 @@ class SharedCaches:
         from .text.scm_judges import OverlapJudge
         from .text import embed as default_embed
 
+        mechanism = guards.instance(mechanism, "mechanism", Mechanism, where="SharedCaches.share")
+        default_summarizer = guards.flag(default_summarizer, "default_summarizer", where="SharedCaches.share")
         encoding = mechanism.encoding
         if type(mechanism) is SCM:
             cache = getattr(mechanism, "_cache", None)
@@ -262,34 +267,24 @@ def parameter_names(factory: Callable[..., Any]) -> frozenset[str] | None:
 
 
 def _mechanisms(mechanisms: Any) -> list[tuple[str, Callable[..., Mechanism]]]:
-    if isinstance(mechanisms, Mapping):
-        items = [(str(label), factory) for label, factory in mechanisms.items()]
-    elif isinstance(mechanisms, type) or callable(mechanisms):
-        items = [(_label(mechanisms), mechanisms)]
-    elif isinstance(mechanisms, Iterable) and not isinstance(mechanisms, (str, bytes)):
-        items = [(_label(m), m) for m in mechanisms]
+    if not isinstance(mechanisms, Mapping) and (isinstance(mechanisms, (type, Mechanism)) or callable(mechanisms)):
+        given: list[tuple[str | None, Any]] = [(None, mechanisms)]
     else:
-        raise InvalidArgumentError(
-            f"sweep() takes mechanism classes (e.g. [FIFOWindow, SCM]) or a mapping label → class, "
-            f"got {type(mechanisms).__name__} {shorten(repr(mechanisms))}"
-        )
-    if not items:
-        raise InvalidArgumentError("sweep() got no mechanism; pass e.g. [FIFOWindow, SCM, HiAgent, AgentFold]")
+        given = guards.labelled(mechanisms, "mechanisms", where="sweep", empty_ok=False,
+                                what="mechanism classes, e.g. [FIFOWindow, SCM, HiAgent, AgentFold]")
+    items = [(label if label is not None else _label(factory), factory) for label, factory in given]
     for label, factory in items:
-        if isinstance(factory, Mechanism):
+        if isinstance(factory, Mechanism):  # sweep's rule: it builds a fresh mechanism per V_max, from a class
             raise InvalidArgumentError(
-                f"sweep() builds each mechanism for every V_max, so it needs the class, not the instance {factory!r}; "
+                f"sweep() builds each mechanism for every V_max, so it needs the class, not the instance {brief(factory)}; "
                 f"pass {type(factory).__name__}, or functools.partial({type(factory).__name__}, …) for fixed settings"
             )
-        if not callable(factory):
-            raise InvalidArgumentError(
-                f"mechanism {label!r}: expected a Mechanism class or a factory (space, **params) -> Mechanism, "
-                f"got {type(factory).__name__} {shorten(repr(factory))}"
-            )
+        guards.function(factory, f"mechanisms[{label!r}]", "(space, **params) -> Mechanism (a Mechanism class or a factory)",
+                        where="sweep", none_ok=False)
     labels = [label for label, _ in items]
-    if len(set(labels)) != len(labels):
+    if len(set(labels)) != len(labels):  # sweep's rule: each record names its mechanism by label
         raise InvalidArgumentError(
-            f"two mechanisms of the sweep have the same label ({', '.join(labels)}); pass a mapping label → class"
+            f"sweep: two mechanisms of the sweep have the same label ({', '.join(labels)}); pass a mapping label → class"
         )
     return items
 
@@ -304,37 +299,31 @@ def _scenarios(scenarios: Any) -> list[Any]:
 
     if isinstance(scenarios, str) or hasattr(scenarios, "steps"):
         scenarios = [scenarios]
-    if not isinstance(scenarios, Iterable):
-        raise InvalidArgumentError(
-            f"sweep() takes a scenario, a bundled scenario's name, or a list of them; got {type(scenarios).__name__}"
-        )
-    found = [load_scenario(s) if isinstance(s, str) else s for s in scenarios]
-    if not found:
-        raise InvalidArgumentError("sweep() got no scenario; pass e.g. 'long_dialogue' or load_scenario(...)")
-    for s in found:
-        if not hasattr(s, "steps"):
-            raise InvalidArgumentError(f"a scenario has steps; got {type(s).__name__} {shorten(repr(s))}")
+    given = guards.nonempty(scenarios, "scenarios", where="sweep", what="scenarios or bundled scenarios' names",
+                            fix="; e.g. 'long_dialogue' or load_scenario(...)")
+    found = [load_scenario(s) if isinstance(s, str) else s for s in given]
+    for k, s in enumerate(found):
+        if not hasattr(s, "steps"):  # run's rule: a scenario is anything with steps
+            raise InvalidArgumentError(f"sweep: scenarios[{k}] must be a scenario, which has steps; got {type(s).__name__} {brief(s)}")
     return found
 
 
 def _capacities(v_max: Any, scenario: Any) -> list[float]:
     if v_max is None:
         own = getattr(scenario, "v_max", None)
-        if own is None:
+        if own is None:  # the scenario's rule: it may name its own V_max, else the sweep needs one
             raise InvalidArgumentError(
-                f"scenario {getattr(scenario, 'name', '')!r} has no v_max of its own; pass v_max=[…] to sweep()"
+                f"sweep: scenario {getattr(scenario, 'name', '')!r} has no v_max of its own; pass v_max=[…] to sweep()"
             )
         return [own]
-    given = [v_max] if isinstance(v_max, numbers.Real) else v_max
-    if isinstance(given, (str, bytes)) or not isinstance(given, Iterable):
-        raise InvalidArgumentError(f"v_max must be a number or a list of numbers, got {shorten(repr(v_max))}")
+    given = [v_max] if isinstance(v_max, numbers.Real) else guards.nonempty(
+        v_max, "v_max", where="sweep", what="capacities V_max (a number or a list of numbers)",
+        fix="; e.g. v_max=[1024, 4096]",
+    )
     values: list[float] = []
     for value in given:
-        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not float(value) > 0:
-            raise InvalidArgumentError(f"every V_max must be a positive number, got {shorten(repr(value))} in v_max")
+        guards.real_number(value, "every V_max in v_max", 0, low_open=True, where="sweep")
         values.append(value if isinstance(value, (int, float)) else float(value))
-    if not values:
-        raise InvalidArgumentError("v_max=[] leaves nothing to run; give at least one capacity, e.g. v_max=[1024, 4096]")
     return values
 
 
@@ -342,19 +331,13 @@ def _grids(grids: Mapping[str, Any], mechanisms: list[tuple[str, Callable[..., M
     checked: dict[str, list[Any]] = {}
     accepted = {label: parameter_names(factory) for label, factory in mechanisms}
     for key, values in grids.items():
-        if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
-            raise InvalidArgumentError(
-                f"grid {key}= must be a list of values to try, got {shorten(repr(values))}; e.g. {key}=[{values!r}]"
-            )
-        values = list(values)
-        if not values:
-            raise InvalidArgumentError(f"grid {key}=[] leaves nothing to run; give at least one value")
-        if not any(names is None or key in names for names in accepted.values()):
+        values = guards.nonempty(values, key, where="sweep", what="values to try (a grid)", fix=f"; e.g. {key}=[1, 2] runs each")
+        if not any(names is None or key in names for names in accepted.values()):  # a parameter some mechanism takes
             known = "; ".join(
                 f"{label}: {', '.join(sorted(names)) if names else 'none'}" for label, names in accepted.items() if names is not None
             )
             raise InvalidArgumentError(
-                f"no mechanism of the sweep takes a parameter {key!r} (grid {key}={shorten(repr(values))}); "
+                f"sweep: no mechanism of the sweep takes a parameter {key!r} (grid {key}={brief(values)}); "
                 f"parameters they take — {known}"
             )
         checked[key] = values
@@ -379,11 +362,8 @@ def _build(factory: Callable[..., Mechanism], space: StateSpace, params: dict[st
         from .text import summarize as default_summarize
 
         kwargs["summarize"] = caches.summarizer(default_summarize)
-    mechanism = factory(space, **kwargs)
-    if not isinstance(mechanism, Mechanism):
-        raise InvalidArgumentError(
-            f"the factory {shorten(repr(factory))} returned {type(mechanism).__name__}, not a Mechanism"
-        )
+    mechanism = guards.instance(factory(space, **kwargs), f"what the factory {brief(factory)} returned", Mechanism,
+                                where="sweep", what="a Mechanism")
     return caches.share(mechanism, default_summarizer=injected)
 
 
@@ -525,19 +505,21 @@ def sweep(
     items = _mechanisms(mechanisms)
     found = _scenarios(scenarios)
     checked = _grids(grids, items)
-    processes = guards.whole_number(processes, "processes", 1, none_ok=True)
-    if errors not in ("raise", "record"):
-        raise InvalidArgumentError(f"errors must be 'raise' or 'record', got {shorten(repr(errors))}")
-    if executor is not None and not isinstance(executor, Executor):
+    processes = guards.whole_number(processes, "processes", 1, where="sweep", none_ok=True)
+    errors = guards.choice(errors, "errors", ("raise", "record"), where="sweep")
+    progress = guards.flag(progress, "progress", where="sweep")
+    keep_traces = guards.flag(keep_traces, "keep_traces", where="sweep")
+    caches = guards.instance(caches, "caches", SharedCaches, where="sweep", none_ok=True)
+    executor = guards.instance(executor, "executor", Executor, where="sweep", none_ok=True, what=(
+        "a concurrent.futures.Executor (a ThreadPoolExecutor, ProcessPoolExecutor, or a Dask Client.get_executor())"
+    ))
+    if executor is not None and processes is not None:  # two ways to say where the runs go: one at a time
         raise InvalidArgumentError(
-            f"executor must be a concurrent.futures.Executor (a ThreadPoolExecutor, ProcessPoolExecutor, or a Dask "
-            f"Client.get_executor()), got {type(executor).__name__}"
+            "sweep: pass processes=N or executor=…, not both (processes=N is executor=ProcessPoolExecutor(N))"
         )
-    if executor is not None and processes is not None:
-        raise InvalidArgumentError("pass processes=N or executor=…, not both (processes=N is executor=ProcessPoolExecutor(N))")
-    if keep_traces and (processes is not None or executor is not None):
+    if keep_traces and (processes is not None or executor is not None):  # a trace holds its mechanism: it stays here
         raise InvalidArgumentError(
-            "keep_traces=True needs processes=None and no executor: traces hold their mechanism, which does not "
+            "sweep: keep_traces=True needs processes=None and no executor: traces hold their mechanism, which does not "
             "travel between processes"
         )
     resolve(size)  # an unknown μ fails here, before any run
@@ -594,8 +576,6 @@ class _NoBar:
 
 def _progress_bar(runs: int, progress: bool) -> Any:
     """tqdm's auto bar over the sweep's runs (a widget in Jupyter, text on stderr elsewhere), or nothing."""
-    if not isinstance(progress, bool):
-        raise InvalidArgumentError(f"progress must be True or False, got {shorten(repr(progress))}")
     if not progress:
         return _NoBar()
     from tqdm.auto import tqdm
@@ -611,9 +591,9 @@ def _check_picklable(tasks: list[tuple[Any, ...]], how: str) -> None:
         try:
             pickle.dumps(task[2])
             pickle.dumps(task[5])
-        except Exception as exc:  # noqa: BLE001 - any reason a factory cannot be pickled
+        except Exception as exc:  # noqa: BLE001 - any reason a factory cannot be pickled: pickle's rule, no guard's
             raise InvalidArgumentError(
-                f"{how}: mechanism {task[1]!r} or μ cannot be sent to a worker process "
+                f"sweep, {how}: mechanism {task[1]!r} or μ cannot be sent to a worker process "
                 f"({type(exc).__name__}: {shorten(str(exc))}); use classes or functools.partial of classes defined "
                 f"in a module, or run in this process"
             ) from None

@@ -269,11 +269,11 @@ def test_bad_arguments_raise_errors_that_say_what_to_pass():
     trace = run(FIFOWindow(StateSpace(sizes.words, v_max=100)), ["a", "b"])
     with pytest.raises(InvalidArgumentError, match="needs a Trace"):
         why_forgotten("trace", Probe(1, "q", "a", 0))
-    with pytest.raises(InvalidArgumentError, match="needs a Probe"):
+    with pytest.raises(InvalidArgumentError, match=r"why_forgotten: probe must be a Probe .*got str 'a probe'"):
         why_forgotten(trace, "a probe")
     with pytest.raises(InvalidArgumentError, match="ω_0 … ω_2"):
         why_forgotten(trace, Probe(5, "q", "a", 0))
-    with pytest.raises(InvalidArgumentError, match="iterable of probes"):
+    with pytest.raises(InvalidArgumentError, match=r"probes must be a list \(or another iterable\) of probes.*got 3"):
         why_forgotten_all(trace, 3)
 
 
@@ -311,3 +311,14 @@ def test_random_streams_every_lost_probe_gets_a_cause(turns, v_max, data):
         assert f.kind in KINDS and f.explanation
         if f.kind in LOST:
             assert f.step is not None and f.step < t and f.operation and f.rule
+
+
+def test_a_probe_whose_evidence_steps_are_no_list_is_named():
+    trace = run(FIFOWindow(StateSpace(sizes.words, v_max=100)), ["a", "b", "c"])
+    odd = type("Asked", (), {"t": 2, "question": "q", "answer": "a", "evidence_steps": 5})()
+    # tuple(5) raised a raw TypeError
+    with pytest.raises(InvalidArgumentError, match=r"why_forgotten: probe.evidence_steps must be a list \(or another iterable\) of step numbers, got 5"):
+        why_forgotten(trace, odd)
+    blank = type("Asked", (), {"t": 2, "question": "q", "answer": " ", "evidence_steps": (0,)})()
+    with pytest.raises(InvalidArgumentError, match=r"why_forgotten_all: probes\[0\].answer must be a non-empty text"):
+        why_forgotten_all(trace, [blank])

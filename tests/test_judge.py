@@ -108,12 +108,24 @@ def test_bad_arguments_are_refused_before_anything_is_sent():
         read_answers(TRACE, SCENARIO.probes, client, model="")
     with pytest.raises(InvalidArgumentError, match="recorded run"):
         read_answers("not a trace", SCENARIO.probes, client, model="m")
-    with pytest.raises(InvalidArgumentError, match=r"probes\[0\] is not a Probe"):
+    with pytest.raises(InvalidArgumentError, match=r"read_answers: probes\[0\] must be a Probe .*got str 'What\?'"):
         read_answers(TRACE, ["What?"], client, model="m")
-    with pytest.raises(InvalidArgumentError, match="another scenario"):
+    with pytest.raises(InvalidArgumentError, match=r"probes\[0\] 'Name\?' is asked at t = 500, but the trace has states"):
         read_answers(TRACE, [Probe(500, "Name?", "Ada", 0)], client, model="m")
-    with pytest.raises(InvalidArgumentError, match=r"answers\[0\] needs 'reference'"):
+    with pytest.raises(InvalidArgumentError, match=r"answers\[0\]\.reference must be text .*got NoneType None"):
         judge_answers([{"question": "q", "answer": "a"}], client, model="m")
     with pytest.raises(InvalidArgumentError, match="t must be"):
         judge_answers([{"question": "q", "reference": "r", "answer": "a", "t": "3"}], client, model="m")
+    assert client.calls == []
+
+
+def test_a_prompt_that_cannot_be_filled_is_refused_before_anything_is_sent():
+    client = FakeChat(lambda _: "CORRECT")
+    # "{txt}" raised a raw KeyError at the first call
+    with pytest.raises(InvalidArgumentError, match=r"read_answers: prompt is not a prompt template stmviz can fill \(KeyError: 'txt'\)"):
+        read_answers(TRACE, SCENARIO.probes, client, model="m", prompt="Read {txt}")
+    with pytest.raises(InvalidArgumentError, match=r"judge_answers: prompt is not a prompt template .*\{question\}, \{reference\}, \{answer\}"):
+        judge_answers([{"question": "q", "reference": "r", "answer": "a"}], client, model="m", prompt="{0}")
+    with pytest.raises(InvalidArgumentError, match=r"judge_answers: answers must be a list"):
+        judge_answers(7, client, model="m")
     assert client.calls == []

@@ -125,3 +125,11 @@ def test_a_missing_nltk_is_named_with_the_extra_that_installs_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "nltk.stem", None)
     with pytest.raises(ImportError, match=r"needs nltk.*stmviz\[locomo\]"):
         locomo_f1("Lisbon", "Lisbon")
+
+
+def test_records_and_categories_of_the_wrong_kind_are_named():
+    # list(3) raised a raw TypeError
+    with pytest.raises(InvalidArgumentError, match=r"by_category: records must be a list \(or another iterable\)"):
+        by_category(3)
+    with pytest.raises(InvalidArgumentError, match="locomo_f1: category must be a whole number or None, got float 1.0"):
+        locomo_f1("a", "a", 1.0)

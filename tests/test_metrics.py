@@ -229,3 +229,38 @@ def test_every_mechanism_on_every_bundled_scenario(module, name, scenario_name):
     assert record["probes"] == len(scenario.probes) and 0 <= record["retention"] <= 1
     # capacity matters: something had to leave ω
     assert record["evictions"] > 0
+
+
+class _HostileRepr:
+    def __repr__(self) -> str:
+        raise RuntimeError("hostile repr")
+
+
+def test_a_value_whose_repr_fails_is_named_by_its_type():
+    """The messages formatted {probe!r} and {item!r}: a hostile repr escaped as a raw RuntimeError."""
+    from stmviz.errors import InvalidArgumentError
+
+    trace = run(Window(StateSpace(sizes.words, v_max=4)), ["a b", "c d"])
+
+    class Bare(_HostileRepr):
+        t = 1  # no evidence_steps: not a probe the evidence measures can read
+
+    with pytest.raises(InvalidArgumentError, match=r"evidence_text: probe must be a Probe \(t: int, evidence_steps\), got a Bare \(its repr fails\)"):
+        metrics.evidence_text(trace, Bare())
+    with pytest.raises(InvalidArgumentError, match=r"compare: mechanisms\[0\] must be a Mechanism instance or subclass, got a _HostileRepr"):
+        metrics.compare([_HostileRepr()], "tool_chat")
+
+
+def test_every_evidence_measure_checks_its_probe_once_with_its_own_name():
+    from stmviz.errors import InvalidArgumentError
+
+    trace = run(Window(StateSpace(sizes.words, v_max=4)), ["a b", "c d"])
+    late = Probe(1, "q?", "a", 0)
+    object.__setattr__(late, "t", 5)
+    for measure in (metrics.evidence_recall, metrics.evidence_word_overlap, metrics.whole_turns, metrics.answer_recall):
+        with pytest.raises(InvalidArgumentError, match=rf"^{measure.__name__}: probe 'q\?' is asked at t = 5, but the trace has states ω_0 … ω_2"):
+            measure(trace, late)
+    with pytest.raises(InvalidArgumentError, match=r"probe_metrics: probes\[0\] 'q\?' is asked at t = 5"):
+        metrics.probe_metrics(trace, [late])
+    with pytest.raises(InvalidArgumentError, match=r"probe_metrics: probes must be a list"):
+        metrics.probe_metrics(trace, 3)

@@ -71,7 +71,7 @@ def test_normalization_is_squads():
 
 
 def test_normalize_rejects_non_text():
-    with pytest.raises(InvalidArgumentError, match="string"):
+    with pytest.raises(InvalidArgumentError, match="normalize_answer: text must be a str, got NoneType None"):
         metrics.normalize_answer(None)
 
 

@@ -142,14 +142,14 @@ def test_friendly_forms_are_normalized_once():
 @pytest.mark.parametrize(
     "value, message",
     [
-        ("user", "got the string"),
+        ("user", r"must be a list \(or another iterable\) of ElementTypes or names.*got 'user'"),
         ({"x": ("m", "not a colour!")}, "CSS colour"),
         ({"x": ("m", "#123", "yes")}, "True or False"),
         ({"x": 42}, "give an ElementType"),
         ({"x": ElementType("y")}, "use one name"),
         ({"": "m"}, "non-empty"),
         ({"x": {"colour": "#123"}}, "unknown keys"),
-        (17, "got int"),
+        (17, "element_types must be a list.*got 17"),
     ],
 )
 def test_bad_element_types_are_clear_errors(value, message):
@@ -248,3 +248,17 @@ def test_the_traces_own_declaration_wins_over_another_mechanisms():
     player = TracePlayer(trace, hierarchy=True)
     player.slider.value = 1
     assert player.state.data[0].marker.color == "#ff0000"
+
+
+def test_a_declaration_whose_repr_fails_is_still_named():
+    class Hostile:
+        def __repr__(self) -> str:
+            raise RuntimeError("hostile repr")
+
+    # the messages formatted {self.name!r} and {self.color!r}: a raw RuntimeError
+    with pytest.raises(InvalidArgumentError, match=r"an element type's name \(the value of meta\['type'\]\) must be a non-empty text, got a Hostile"):
+        ElementType(Hostile())
+    with pytest.raises(InvalidArgumentError, match=r"element type 'x': color must be a CSS colour .*got a Hostile \(its repr fails\)"):
+        ElementType("x", color=Hostile())
+    with pytest.raises(InvalidArgumentError, match="element type 'x': summary must be True or False, got int 1"):
+        ElementType("x", summary=1)

@@ -103,18 +103,18 @@ def test_grid_key_no_mechanism_takes_is_an_error():
     "kwargs, match",
     [
         (dict(mechanisms=[FIFOWindow(StateSpace("tokens", 100))]), "needs the class"),
-        (dict(mechanisms=[]), "no mechanism"),
+        (dict(mechanisms=[]), "sweep: mechanisms is empty; pass at least one"),
         (dict(mechanisms=[FIFOWindow, FIFOWindow]), "same label"),
-        (dict(v_max=[]), "nothing to run"),
-        (dict(v_max=[100, -1]), "positive"),
+        (dict(v_max=[]), "sweep: v_max is empty; pass at least one of the capacities V_max"),
+        (dict(v_max=[100, -1]), "every V_max in v_max must be a finite number > 0, got int -1"),
         (dict(v_max="100"), "list of numbers"),
-        (dict(k="3"), "list of values"),
-        (dict(k=[]), "nothing to run"),
+        (dict(k="3"), r"k must be a list \(or another iterable\) of values to try"),
+        (dict(k=[]), "sweep: k is empty; pass at least one of the values to try"),
         (dict(processes=0), "processes"),
         (dict(processes=2, keep_traces=True), "keep_traces"),
         (dict(mechanisms={"x": lambda space: FIFOWindow(space)}, processes=2), "worker process"),
-        (dict(mechanisms={"x": lambda space: "no"}), "not a Mechanism"),
-        (dict(scenarios=[]), "no scenario"),
+        (dict(mechanisms={"x": lambda space: "no"}), "returned must be a Mechanism, got str 'no'"),
+        (dict(scenarios=[]), "sweep: scenarios is empty; pass at least one of the scenarios"),
         (dict(size="bytes"), "unknown size"),
     ],
 )
@@ -271,3 +271,20 @@ def test_executor_arguments_are_checked():
             sweep([FIFOWindow], "tool_chat", executor=pool, processes=2)
         with pytest.raises(InvalidArgumentError, match="keep_traces"):
             sweep([FIFOWindow], "tool_chat", executor=pool, keep_traces=True)
+
+
+def test_keep_traces_and_progress_are_flags():
+    """keep_traces="no" was read as true: every record held its trace."""
+    with pytest.raises(InvalidArgumentError, match="sweep: keep_traces must be True or False, got str 'no'"):
+        sweep([FIFOWindow], "tool_chat", v_max=[400], keep_traces="no", progress=False)
+    with pytest.raises(InvalidArgumentError, match="sweep: caches must be a SharedCaches or None, got dict"):
+        sweep([FIFOWindow], "tool_chat", v_max=[400], caches={}, progress=False)
+    with pytest.raises(InvalidArgumentError, match="SharedCaches.share: default_summarizer must be True or False"):
+        SharedCaches().share(FIFOWindow(StateSpace("tokens", 400)), default_summarizer="yes")
+
+
+def test_a_mapping_of_mechanisms_is_read_as_labels_and_a_generator_as_a_list():
+    records = sweep({"window": FIFOWindow}, "tool_chat", v_max=[400], progress=False)
+    assert [r["mechanism"] for r in records] == ["window"]
+    records = sweep((m for m in [FIFOWindow]), "tool_chat", v_max=(v for v in [400]), progress=False)
+    assert [r["v_max"] for r in records] == [400]

@@ -59,3 +59,35 @@ def test_embedding_is_deterministic_unit_and_similar_for_shared_words():
 
 def test_split_sentences():
     assert split_sentences("One. Two!\nThree") == ["One.", "Two!", "Three"]
+
+
+def test_fit_text_checks_its_arguments_and_record_size_is_a_flag():
+    from stmviz import Element, StateSpace, sizes
+    from stmviz.text import fit_text
+
+    space = StateSpace(sizes.chars, 100)
+    # record_size="no" was read as true: the cut element recorded its original size
+    with pytest.raises(InvalidArgumentError, match="fit_text: record_size must be True or False, got str 'no'"):
+        fit_text(space, Element("abcdefghij"), 5, record_size="no")
+    with pytest.raises(InvalidArgumentError, match="fit_text: space must be a StateSpace"):
+        fit_text("chars", Element("abcdefghij"), 5)
+    with pytest.raises(InvalidArgumentError, match="fit_text: room must be a finite number, got str '5'"):
+        fit_text(space, Element("abcdefghij"), "5")
+    assert "original_size" not in fit_text(space, Element("abcdefghij"), 5, record_size=False).meta
+
+
+def test_a_summarizer_that_returns_no_text_is_named_by_the_one_check_of_guards():
+    from stmviz.text.pluggable import cached_summarizer
+
+    silent = cached_summarizer(lambda texts, budget: None)
+    with pytest.raises(InvalidArgumentError, match=r"summarize returned NoneType None; summarize\(texts, budget\) -> str must return a string"):
+        silent(["a"], 3)
+    with pytest.raises(InvalidArgumentError, match=r"summarize must be a callable \(texts, budget\) -> str, got int 3"):
+        cached_summarizer(3)
+
+
+def test_the_default_summarizer_names_a_text_that_is_no_str():
+    with pytest.raises(InvalidArgumentError, match=r"summarize: texts\[1\] must be a str, got int 3"):
+        summarize(["a", 3], 5)
+    with pytest.raises(InvalidArgumentError, match="summarize: budget must be a whole number ≥ 1, got int 0; a summary budget"):
+        summarize(["a"], 0)

@@ -331,3 +331,123 @@ def prompt(value: object, name: str, fields: Mapping[str, Any]) -> str:
             f"it may use {listed}; write literal braces as {{{{ and }}}}"
         ) from None
     return value
+
+
+# ---------------------------------------------------------------- the words the layers above the core share
+
+__all__ += ["instance", "labelled", "nonempty", "probe"]
+
+
+def _a(noun: str) -> str:
+    """``noun`` with its indefinite article: "a Trace", "an Element"."""
+    return f"{'an' if noun[:1] in 'AEIOUaeiou' else 'a'} {noun}"
+
+
+def instance(value: object, name: str, kinds: type | tuple[type, ...], *, where: str = "", what: str = "",
+             none_ok: bool = False, fix: str = "") -> Any:
+    """``value``, if it is an instance of ``kinds`` (a class or a tuple of classes), or None when ``none_ok``.
+
+    ``what`` says what to pass in words (default: the classes' names, "a Trace or
+    a State"); ``fix``, appended to the message, says how to make one.
+
+    >>> instance(3, "trace", (list, tuple), where="occupancy_figure", what="a list of Traces",
+    ...          fix="; pass what run(mechanism, steps) returns")
+    Traceback (most recent call last):
+    ...
+    stmviz.core.errors.InvalidArgumentError: occupancy_figure: trace must be a list of Traces, got int 3; pass what run(mechanism, steps) returns
+    """
+    if isinstance(value, kinds) or (value is None and none_ok):
+        return value
+    classes = kinds if isinstance(kinds, tuple) else (kinds,)
+    wanted = what or " or ".join(_a(kind.__name__) for kind in classes)
+    raise InvalidArgumentError(
+        f"{_prefix(where)}{name} must be {wanted}{' or None' if none_ok else ''}, got {_got(value)}{fix}"
+    )
+
+
+def labelled(value: object, name: str, *, where: str = "", what: str = "items", empty_ok: bool = True,
+             fix: str = "") -> list[tuple[str | None, Any]]:
+    """The items of a list (each labelled None) or of a dict label → item, in order, as (label, item) pairs.
+
+    A label that is not a str is named by :func:`brief` (a hostile ``str`` cannot
+    break it). A mapping whose ``items()`` fails, or an iterable that fails while
+    it is read, is reported as such; with ``empty_ok=False`` an empty one is refused.
+
+    >>> labelled({"fifo": 1, 2: 3}, "mechanisms"), labelled([1], "mechanisms")
+    ([('fifo', 1), ('2', 3)], [(None, 1)])
+    """
+    found: list[tuple[str | None, Any]]
+    if isinstance(value, Mapping):
+        try:
+            found = [(key if isinstance(key, str) else brief(key), item) for key, item in value.items()]
+        except Exception as exc:
+            raise InvalidArgumentError(
+                f"{_prefix(where)}{name} could not be read: its items() raised {type(exc).__name__}; "
+                f"pass a dict that names each of the {what}"
+            ) from exc
+    elif isinstance(value, (str, bytes, bytearray)) or not isinstance(value, Iterable):
+        raise InvalidArgumentError(
+            f"{_prefix(where)}{name} must be a list of {what} (or a dict that names each), got {_got(value)}{fix}"
+        )
+    else:
+        found = [(None, item) for item in items(value, name, where=where, what=what)]
+    if not found and not empty_ok:
+        raise InvalidArgumentError(f"{_prefix(where)}{name} is empty; pass at least one of the {what}")
+    return found
+
+
+def probe(value: object, name: str, trace: Sized, *, where: str = "", texts: Iterable[str] = ("question", "answer"),
+          needs: Iterable[str] = ()) -> Any:
+    """``value``, if it is a probe asked at a state of the trace: a whole-number t with 0 ≤ t ≤ n = ``len(trace)``.
+
+    A probe is read as :class:`stmviz.scenarios.Probe` is built: a time index
+    ``t``, the attributes named in ``texts`` as str, and those in ``needs``
+    present. Unlike :func:`time_index`, t does not count from the end: a probe
+    asked at t = −1 names no state of the run.
+
+    >>> class Asked:
+    ...     t, question, answer = 9, "What is my name?", "Ada"
+    >>> probe(Asked(), "probe", [1, 2, 3], where="why_forgotten")
+    Traceback (most recent call last):
+    ...
+    stmviz.core.errors.InvalidArgumentError: why_forgotten: probe 'What is my name?' is asked at t = 9, but the trace has states ω_0 … ω_3; run the whole scenario, or drop probes after step 3
+    """
+    wanted, present = tuple(texts), tuple(needs)
+    try:
+        t = as_int(getattr(value, "t", None))
+        shaped = all(isinstance(getattr(value, field, None), str) for field in wanted) and all(
+            hasattr(value, field) for field in present
+        )
+        question = getattr(value, "question", None)
+    except Exception:  # an object whose attributes cannot be read is no probe
+        t, shaped, question = None, False, None
+    if t is None or not shaped:
+        fields = ", ".join(["t: int", *(f"{field}: str" for field in wanted), *present])
+        raise InvalidArgumentError(
+            f"{_prefix(where)}{name} must be a Probe ({fields}), got {_got(value)}; "
+            "pass scenario.probes or Probe(t, question, answer, evidence_step)"
+        )
+    n = len(trace)
+    if not 0 <= t <= n:
+        asked = f" {brief(question)}" if isinstance(question, str) else ""
+        raise InvalidArgumentError(
+            f"{_prefix(where)}{name}{asked} is asked at t = {t}, but the trace has states ω_0 … ω_{n}; "
+            f"run the whole scenario, or drop probes after step {n}"
+        )
+    return value
+
+
+def nonempty(value: object, name: str, *, where: str = "", what: str = "items", fix: str = "") -> list[Any]:
+    """The items of an iterable, as :func:`items` reads them, if there is at least one.
+
+    An empty list gives nothing to draw, run or plant; the message says what to pass.
+
+    >>> nonempty([], "v_max", where="sweep", what="capacities V_max", fix="; e.g. v_max=[1024, 4096]")
+    Traceback (most recent call last):
+    ...
+    stmviz.core.errors.InvalidArgumentError: sweep: v_max is empty; pass at least one of the capacities V_max; e.g. v_max=[1024, 4096]
+    """
+    found = items(value, name, where=where, what=what)
+    if not found:
+        raise InvalidArgumentError(f"{_prefix(where)}{name} is empty; pass at least one of the {what}{fix}")
+    return found

@@ -16,25 +16,30 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..core import guards
 from ..core.errors import FormatError
 from ..core.formatting import shorten
+from ..io.files import as_path
 from ..io.jsonio import decode_json
 
 #: The largest file the loaders read unless told otherwise (``max_bytes``): 1 GiB.
 MAX_BYTES = 2**30
 
 
-def read_json_file(path: str | os.PathLike, *, max_bytes: int = MAX_BYTES, expected: str = "") -> tuple[Any, str]:
+def read_json_file(
+    path: str | os.PathLike, *, max_bytes: int = MAX_BYTES, expected: str = "", where: str = ""
+) -> tuple[Any, str]:
     """The decoded JSON document of a downloaded benchmark file, and the file's name for messages.
 
     The one place the loaders touch the file system. Raises
     :class:`FormatError` for a missing file, a file larger than
-    ``max_bytes``, text that is not UTF-8 JSON, or nesting too deep to decode.
+    ``max_bytes``, text that is not UTF-8 JSON, or nesting too deep to decode;
+    :class:`~stmviz.core.errors.InvalidArgumentError` for a ``path`` or
+    ``max_bytes`` of the wrong kind (``where`` names the loader).
     """
-    path = Path(path)
+    path = as_path(path, "benchmark file")
     source = path.name or str(path)
-    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1:
-        raise FormatError(f"max_bytes must be a whole number of bytes ≥ 1, got {max_bytes!r}")
+    max_bytes = guards.whole_number(max_bytes, "max_bytes", 1, where=where, fix="; a number of bytes, e.g. 2**30")
     try:
         size = path.stat().st_size
         if path.is_dir():
@@ -63,7 +68,9 @@ class BenchmarkFileWarning(UserWarning):
     """
 
 
-def read_json_files(path: str | os.PathLike, *, max_bytes: int = MAX_BYTES, expected: str = "") -> list[tuple[Any, str]]:
+def read_json_files(
+    path: str | os.PathLike, *, max_bytes: int = MAX_BYTES, expected: str = "", where: str = ""
+) -> list[tuple[Any, str]]:
     """The decoded JSON documents at ``path``: one file, every ``*.json`` of a folder, or every ``*.json`` of a ``.zip``.
 
     A folder's or archive's files come in natural order (``2.json`` before
@@ -71,7 +78,8 @@ def read_json_files(path: str | os.PathLike, *, max_bytes: int = MAX_BYTES, expe
     whole (an archive: its members' uncompressed sizes). A folder or archive
     without a JSON file raises :class:`FormatError`.
     """
-    path = Path(path)
+    path = as_path(path, "benchmark file")
+    max_bytes = guards.whole_number(max_bytes, "max_bytes", 1, where=where, fix="; a number of bytes, e.g. 2**30")
     if path.is_dir():
         files = sorted((p for p in path.iterdir() if p.suffix.lower() == ".json" and p.is_file()), key=lambda p: _natural(p.name))
         if not files:
@@ -80,10 +88,10 @@ def read_json_files(path: str | os.PathLike, *, max_bytes: int = MAX_BYTES, expe
         if total > max_bytes:
             raise FormatError(f"{path}: its .json files hold {total:,} bytes, more than max_bytes = {max_bytes:,}; "
                                       f"pass a larger max_bytes")
-        return [read_json_file(p, max_bytes=max_bytes, expected=expected) for p in files]
+        return [read_json_file(p, max_bytes=max_bytes, expected=expected, where=where) for p in files]
     if path.suffix.lower() == ".zip" and path.is_file():
         return _read_zip(path, max_bytes, expected)
-    return [read_json_file(path, max_bytes=max_bytes, expected=expected)]
+    return [read_json_file(path, max_bytes=max_bytes, expected=expected, where=where)]
 
 
 def _read_zip(path: Path, max_bytes: int, expected: str) -> list[tuple[Any, str]]:

@@ -73,6 +73,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..core.context import AgentStep
+from ..core import guards
 from ..core.guards import brief
 from ..core.errors import FormatError
 from ..core.formatting import shorten
@@ -266,8 +267,8 @@ def from_agentfold_records(
         raise _fail(source, "records", f"expected a list of records, got {type(records).__name__}")
     items = list(_listed(records, source or "AgentFold log", "records", "records (dicts with a role)"))
     labels = list(_labels) if _labels is not None else [f"messages[{k}]" for k in range(len(items))]
-    if isinstance(step_base, bool) or not isinstance(step_base, int) or step_base < 0:
-        raise FormatError(f"step_base must be a whole number ≥ 0 (0 or 1), got {brief(step_base)}")
+    step_base = guards.whole_number(step_base, "step_base", 0, where="from_agentfold_records",
+                                    fix="; the number the log gives its first step, 0 or 1")
     question: str | None = None
     steps: list[dict[str, Any]] = []
     for record, where in zip(items, labels):
@@ -365,7 +366,8 @@ def load_agentfold_log(path: str | os.PathLike, name: str | None = None, **kwarg
     """
     path = as_path(path, "transcript file")
     raw = read_bytes(path, what="transcript file", error=FormatError)  # bounded; never blocks on a pipe or device
-    source, name = path.name, name or path.stem
+    source = path.name
+    name = guards.text(name, "name", where="load_agentfold_log", none_ok=True, blank_ok=True) or path.stem
     if raw.startswith(_TURN.format(n=0).encode()):  # a bare full_traj of infer.py
         return from_infer_trajectory(raw.decode("utf-8", errors="replace"), name, source=source, **kwargs)
     if path.suffix.lower() in (".jsonl", ".ndjson"):
@@ -373,7 +375,8 @@ def load_agentfold_log(path: str | os.PathLike, name: str | None = None, **kwarg
         if lines and is_infer_record(lines[0][1]):  # infer.py's output: one run per line
             run_index = kwargs.pop("run", 0)
             runs = load_agentfold_runs(path, **kwargs)
-            if not isinstance(run_index, int) or isinstance(run_index, bool) or not 0 <= run_index < len(runs):
+            run_index = guards.whole_number(run_index, "run", 0, where="load_agentfold_log", fix="; the run's line, from 0")
+            if run_index >= len(runs):  # the runs this file holds
                 raise _fail(source, "run", f"the file holds {len(runs)} runs (0 … {len(runs) - 1}); got run={brief(run_index)}")
             return runs[run_index] if name == path.stem else dataclasses.replace(runs[run_index], name=name)
         return from_agentfold_records(

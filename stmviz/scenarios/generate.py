@@ -57,42 +57,35 @@ __all__ = ["generate_dialogue", "generate_agent"]
 
 
 def _plan_parameters(
-    n_steps: Any, facts: Any, distances: Any, distractors: Any, seed: Any
+    n_steps: Any, facts: Any, distances: Any, distractors: Any, seed: Any, where: str
 ) -> tuple[int, list[int], int]:
     """Check the parameters; return n, the distance of each fact, and the distractors per fact."""
-    n = guards.whole_number(n_steps, "n_steps", 2)
-    seed = guards.whole_number(seed, "seed", -(2**63), maximum=None)
-    if distances is None:
-        count = guards.whole_number(facts, "facts", 1) if facts is not None else max(1, min(16, n // 50))
-        wanted = _default_distances(n, count)
-    elif isinstance(distances, int) and not isinstance(distances, bool):
-        count = guards.whole_number(facts, "facts", 1) if facts is not None else max(1, min(16, n // 50))
-        wanted = [distances] * count
-    elif isinstance(distances, Sequence) and not isinstance(distances, (str, bytes)) and len(distances) > 0:
-        wanted = list(distances)
-        if facts is not None and guards.whole_number(facts, "facts", 1) != len(wanted):
-            raise InvalidArgumentError(
-                f"facts = {facts} but {len(wanted)} distances were given; give one distance per fact, or omit facts"
-            )
+    n = guards.whole_number(n_steps, "n_steps", 2, where=where)
+    seed = guards.whole_number(seed, "seed", -(2**63), maximum=None, where=where)
+    count = guards.whole_number(facts, "facts", 1, where=where, none_ok=True)
+    wanted: list[Any]
+    if distances is None or guards.as_int(distances) is not None:
+        count = count if count is not None else max(1, min(16, n // 50))
+        wanted = _default_distances(n, count) if distances is None else [guards.as_int(distances)] * count
     else:
-        raise InvalidArgumentError(
-            f"distances must be a whole number or a non-empty list of them (one per fact), got {distances!r}"
-        )
-    for d in wanted:
-        if guards.as_int(d) is None or not 1 <= d <= n - 1:
+        wanted = guards.nonempty(distances, "distances", where=where, what="whole numbers, one distance per fact",
+                                 fix="; or one number for every fact")
+        if count is not None and count != len(wanted):  # the two ways to say how many facts must agree
             raise InvalidArgumentError(
-                f"every distance (steps from the evidence to the question) must be a whole number in 1 … "
-                f"n_steps − 1 = {n - 1}, got {guards.brief(d)}"
+                f"{where}: facts = {count} but {len(wanted)} distances were given; give one distance per fact, or omit facts"
             )
-    if distractors is None:
-        per_fact = max(0, min(2, n // len(wanted) - 2))
-    else:
-        per_fact = guards.whole_number(distractors, "distractors", 0)
+    wanted = [
+        guards.whole_number(d, "every distance (steps from the evidence to the question)", 1, maximum=n - 1, where=where)
+        for d in wanted
+    ]
+    per_fact = max(0, min(2, n // len(wanted) - 2)) if distractors is None else guards.whole_number(
+        distractors, "distractors", 0, where=where
+    )
     needed = len(wanted) * (2 + per_fact)
-    if needed > n:
+    if needed > n:  # each fact, question and distractor takes a step of its own
         raise InvalidArgumentError(
-            f"{len(wanted)} fact(s) with {per_fact} distractor(s) each need {needed} steps (a fact, its question and "
-            f"its distractors each take one), but n_steps = {n}; ask for fewer facts or distractors, or more steps"
+            f"{where}: {len(wanted)} fact(s) with {per_fact} distractor(s) each need {needed} steps (a fact, its question "
+            f"and its distractors each take one), but n_steps = {n}; ask for fewer facts or distractors, or more steps"
         )
     return n, wanted, per_fact
 
@@ -141,7 +134,7 @@ def _place(rng: random.Random, n: int, distances: list[int], per_fact: int, *, a
             if free[k] and free[k - d] and before[k] - 1 >= per_fact
             and not (apart and (k - 1 in asked or k + 1 in asked))
         ]
-        if not options:
+        if not options:  # the plan's own rule: the steps left cannot hold this fact
             raise InvalidArgumentError(
                 f"no free pair of steps {d} apart, with {per_fact} free step(s) before the question for the "
                 f"distractors, is left for fact {i} in {n} steps; ask for fewer facts or distractors, shorter "
@@ -188,6 +181,7 @@ class _Fresh:
                 continue
             self.used.append(key)
             return value
+        # the generator's own limit (a thousand draws), not an argument's type
         raise InvalidArgumentError("could not make enough distinct values; ask for fewer facts or distractors")
 
 
@@ -342,7 +336,7 @@ def generate_dialogue(
         if a parameter is out of range, or the facts, questions and
         distractors do not fit in ``n_steps`` (each takes a step).
     """
-    n, wanted, per_fact = _plan_parameters(n_steps, facts, distances, distractors, seed)
+    n, wanted, per_fact = _plan_parameters(n_steps, facts, distances, distractors, seed, "generate_dialogue")
     rng = random.Random(seed)
     plan = _place(rng, n, wanted, per_fact)
     planted = _personal_facts(rng, _Fresh(rng, _DIALOGUE_TEXT), len(wanted), per_fact)
@@ -507,8 +501,8 @@ def generate_agent(
     InvalidArgumentError
         if a parameter is out of range or the planted steps do not fit.
     """
-    n, wanted, per_fact = _plan_parameters(n_steps, facts, distances, distractors, seed)
-    phase = guards.whole_number(phase, "phase", 1)
+    n, wanted, per_fact = _plan_parameters(n_steps, facts, distances, distractors, seed, "generate_agent")
+    phase = guards.whole_number(phase, "phase", 1, where="generate_agent")
     rng = random.Random(seed)
     plan = _place(rng, n, wanted, per_fact, apart=True)
     fresh = _Fresh(rng, _AGENT_TEXT)

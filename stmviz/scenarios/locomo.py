@@ -85,7 +85,9 @@ from typing import Any, Literal
 
 from ..core.context import AgentStep
 from ..core.element import Meta
+from ..core import guards
 from ..core.errors import InvalidArgumentError
+from ..core.guards import brief
 from ..core.formatting import shorten
 from ._benchmarks import (
     MAX_BYTES, anomaly, answer_text, fail, field, kind, need_list, need_object, need_text, read_json_files, warn_anomalies,
@@ -169,11 +171,11 @@ def load_locomo(
     """
     out: list[Scenario] = []
     anomalies: list[dict[str, str]] = []
-    documents = read_json_files(path, max_bytes=max_bytes, expected=_EXPECTED)
+    documents = read_json_files(path, max_bytes=max_bytes, expected=_EXPECTED, where="load_locomo")
     if sample is not None and len(documents) > 1:
         documents = [(_flat_documents(documents), os.path.basename(os.fspath(path)) or "locomo")]
     for data, source in documents:
-        out.extend(_from_locomo(data, source, sample, assistant, questions, categories, strict, anomalies))
+        out.extend(_from_locomo(data, source, sample, assistant, questions, categories, strict, anomalies, "load_locomo"))
     source = documents[0][1] if len(documents) == 1 else os.path.basename(os.fspath(path))
     warn_anomalies(source, anomalies, _KINDS)
     return out
@@ -202,8 +204,9 @@ def from_locomo(
     >>> s.probes[0].t, s.probes[0].evidence_steps, s.probes[0].reference
     (3, (0,), 'Miso')
     """
+    source = guards.text(source, "source", where="from_locomo", example="locomo10.json")
     anomalies: list[dict[str, str]] = []
-    out = _from_locomo(data, source, sample, assistant, questions, categories, strict, anomalies)
+    out = _from_locomo(data, source, sample, assistant, questions, categories, strict, anomalies, "from_locomo")
     warn_anomalies(source, anomalies, _KINDS)
     return out
 
@@ -237,22 +240,21 @@ def _as_samples(data: Any, source: str) -> tuple[Any, bool]:
 
 def _from_locomo(
     data: Any, source: str, sample: int | str | None, assistant: str | None, questions: str,
-    categories: Collection[int] | None, strict: bool, anomalies: list[dict[str, str]],
+    categories: Collection[int] | None, strict: bool, anomalies: list[dict[str, str]], caller: str,
 ) -> list[Scenario]:
-    if questions not in _MODES:
-        raise InvalidArgumentError(f"questions must be one of {', '.join(_MODES)}, got {questions!r}")
-    if categories is not None:
-        if isinstance(categories, (str, bytes)) or not isinstance(categories, Collection):
-            raise InvalidArgumentError(f"categories must be a collection of whole numbers such as {{1, 2}}, got {categories!r}")
-        chosen_categories: frozenset[int] | None = frozenset(categories)
-    else:
-        chosen_categories = None
+    guards.choice(questions, "questions", _MODES, where=caller)
+    strict = guards.flag(strict, "strict", where=caller)
+    guards.text(assistant, "assistant", where=caller, none_ok=True, example="speaker_a")
+    chosen_categories = None if categories is None else frozenset(
+        guards.whole_number(c, f"categories[{k}]", where=caller, fix="; LoCoMo's categories are 1 … 5")
+        for k, c in enumerate(guards.items(categories, "categories", where=caller, what="whole numbers such as {1, 2}"))
+    )
     data, single = _as_samples(data, source)
     samples = need_list(data, source, "", _EXPECTED)
     if isinstance(samples[0], Mapping) and "haystack_sessions" in samples[0] and "conversation" not in samples[0]:
         raise fail(source, "[0]", "this looks like a LongMemEval file (haystack_sessions), not LoCoMo; read it with "
                    "stmviz.scenarios.load_longmemeval")
-    chosen = _choose(samples, sample, source)
+    chosen = _choose(samples, sample, source, caller)
     out: list[Scenario] = []
     for i in chosen:
         where = "" if single else f"[{i}]"
@@ -260,20 +262,23 @@ def _from_locomo(
     return out
 
 
-def _choose(samples: list[Any], sample: int | str | None, source: str) -> list[int]:
+def _choose(samples: list[Any], sample: int | str | None, source: str, caller: str) -> list[int]:
     if sample is None:
         return list(range(len(samples)))
-    if isinstance(sample, int) and not isinstance(sample, bool):
-        if not -len(samples) <= sample < len(samples):
-            raise InvalidArgumentError(f"sample = {sample}, but {source} holds {len(samples)} sample(s) (0 … {len(samples) - 1})")
-        return [sample % len(samples)]
     if isinstance(sample, str):
         ids = [s.get("sample_id") if isinstance(s, Mapping) else None for s in samples]
         if sample in ids:
             return [ids.index(sample)]
         known = ", ".join(shorten(repr(x), 30) for x in ids[:10] if x is not None) or "none"
-        raise InvalidArgumentError(f"no sample has sample_id {shorten(repr(sample))} in {source}; sample ids: {known}")
-    raise InvalidArgumentError(f"sample must be a position or a sample_id, got {sample!r}")
+        # the file's own ids: what it holds, no guard's rule
+        raise InvalidArgumentError(f"{caller}: no sample has sample_id {brief(sample)} in {source}; sample ids: {known}")
+    position = guards.whole_number(sample, "sample", where=caller,
+                                   fix="; pass a position or a sample_id (str) such as 'conv-26', or None for every sample")
+    if not -len(samples) <= position < len(samples):  # the positions the file holds
+        raise InvalidArgumentError(
+            f"{caller}: sample = {position}, but {source} holds {len(samples)} sample(s) (0 … {len(samples) - 1})"
+        )
+    return [position % len(samples)]
 
 
 def _sample(
@@ -337,16 +342,9 @@ def _sample(
 def _assistant(assistant: str | None, speakers: list[str]) -> str | None:
     if assistant is None:
         return None
-    if assistant == "speaker_a":
-        return speakers[0]
-    if assistant == "speaker_b":
-        return speakers[1]
-    if assistant in speakers:
-        return assistant
-    raise InvalidArgumentError(
-        f"assistant must be None, 'speaker_a', 'speaker_b' or a speaker's name ({speakers[0]!r} or {speakers[1]!r}), "
-        f"got {assistant!r}"
-    )
+    chosen = guards.choice(assistant, "assistant", ("speaker_a", "speaker_b", *speakers),
+                           "a key of the conversation or a speaker's name; or None, and the model listens")
+    return {"speaker_a": speakers[0], "speaker_b": speakers[1]}.get(chosen, chosen)
 
 
 def _sessions(conversation: Mapping[str, Any], source: str, where: str) -> list[tuple[int, str]]:

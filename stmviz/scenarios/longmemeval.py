@@ -57,6 +57,7 @@ from typing import Any
 
 from ..core.context import AgentStep
 from ..core.element import Meta
+from ..core import guards
 from ..core.errors import InvalidArgumentError
 from ..core.formatting import shorten
 from ._benchmarks import (
@@ -119,9 +120,10 @@ def load_longmemeval(
     InvalidArgumentError
         for a bad ``limit``, or ``question_ids`` that name no entry.
     """
-    data, source = read_json_file(path, max_bytes=max_bytes, expected=_EXPECTED)
+    options = _options(limit, question_ids, sort_sessions, strict, "load_longmemeval")
+    data, source = read_json_file(path, max_bytes=max_bytes, expected=_EXPECTED, where="load_longmemeval")
     anomalies: list[dict[str, str]] = []
-    out = _from_longmemeval(data, source, limit, question_ids, sort_sessions, strict, anomalies)
+    out = _from_longmemeval(data, source, *options, anomalies)
     warn_anomalies(source, anomalies, _KINDS)
     return out
 
@@ -148,20 +150,30 @@ def from_longmemeval(
     >>> s.probes[0].t, s.probes[0].evidence_steps, s.meta["evidence_from"]
     (2, (0,), 'has_answer')
     """
+    options = _options(limit, question_ids, sort_sessions, strict, "from_longmemeval")
+    source = guards.text(source, "source", where="from_longmemeval", example="longmemeval_s.json")
     anomalies: list[dict[str, str]] = []
-    out = _from_longmemeval(data, source, limit, question_ids, sort_sessions, strict, anomalies)
+    out = _from_longmemeval(data, source, *options, anomalies)
     warn_anomalies(source, anomalies, _KINDS)
     return out
+
+
+def _options(
+    limit: Any, question_ids: Any, sort_sessions: Any, strict: Any, where: str
+) -> tuple[int | None, list[str] | None, bool, bool]:
+    """The loaders' options, checked: (limit, question_ids, sort_sessions, strict)."""
+    limit = guards.whole_number(limit, "limit", 0, maximum=None, where=where, none_ok=True)
+    ids = None if question_ids is None else [
+        guards.instance(i, f"question_ids[{k}]", str, where=where, what="a question id (str) such as 'e47becba'")
+        for k, i in enumerate(guards.items(question_ids, "question_ids", where=where, what="ids such as ['e47becba']"))
+    ]
+    return (limit, ids, guards.flag(sort_sessions, "sort_sessions", where=where), guards.flag(strict, "strict", where=where))
 
 
 def _from_longmemeval(
     data: Any, source: str, limit: int | None, question_ids: Collection[str] | None, sort_sessions: bool, strict: bool,
     anomalies: list[dict[str, str]],
 ) -> list[Scenario]:
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
-        raise InvalidArgumentError(f"limit must be a whole number ≥ 0 or None, got {limit!r}")
-    if question_ids is not None and (isinstance(question_ids, (str, bytes)) or not isinstance(question_ids, Collection)):
-        raise InvalidArgumentError(f"question_ids must be a list of ids such as ['e47becba'], got {question_ids!r}")
     single = isinstance(data, Mapping) and "haystack_sessions" in data
     entries = need_list([data] if single else data, source, "", _EXPECTED)
     if isinstance(entries[0], Mapping) and "conversation" in entries[0] and "haystack_sessions" not in entries[0]:
@@ -172,7 +184,7 @@ def _from_longmemeval(
         wanted = set(question_ids)
         ids = [e.get("question_id") if isinstance(e, Mapping) else None for e in entries]
         missing = wanted - set(ids)
-        if missing:
+        if missing:  # the file's own ids: what it holds, no guard's rule
             raise InvalidArgumentError(
                 f"no entry of {source} has the question_id(s) {', '.join(shorten(repr(m), 30) for m in sorted(missing, key=str)[:5])}; "
                 f"ids in the file include {', '.join(shorten(repr(i), 30) for i in ids[:5] if i is not None) or 'none'}"

@@ -26,6 +26,7 @@ from ..io.jsonio import decode_json
 from ..core.context import AgentStep, DIRECTIVE_SHORTHANDS
 from ..core.sizes import count_tokens
 from ..core.space import StateSpace
+from ..core import guards
 from .schema import FORMAT, VERSION, validate
 
 __all__ = ["Probe", "Scenario", "ScenarioInfo", "UnknownScenarioError", "load_scenario", "list_scenarios", "bundled_names"]
@@ -301,10 +302,7 @@ class Scenario:
         """
         if isinstance(source, os.PathLike):
             source = os.fspath(source)
-        if not isinstance(source, str):
-            raise InvalidArgumentError(
-                f"Scenario.from_dict: source names the file or origin (a str or a path), got {brief(source)}"
-            )
+        guards.instance(source, "source", str, where="Scenario.from_dict", what="the file or origin it names (a str or a path)")
         if isinstance(data, list) or (isinstance(data, Mapping) and "messages" in data):
             raise FormatError(
                 f"{source}: top level: this looks like a chat log (a list of messages), not a scenario; "
@@ -434,11 +432,8 @@ def load_scenario(name_or_path: str | os.PathLike) -> Scenario:
     if isinstance(name_or_path, str) and name_or_path in bundled_names():
         resource = _data_dir().joinpath(f"{name_or_path}.json")
         return Scenario.from_json(resource.read_bytes(), source=f"{name_or_path}.json")
-    if not isinstance(name_or_path, (str, os.PathLike)):
-        raise InvalidArgumentError(
-            f"load_scenario needs a bundled name or a path, got {type(name_or_path).__name__}; "
-            f"bundled: {', '.join(bundled_names())}"
-        )
+    guards.instance(name_or_path, "name_or_path", (str, os.PathLike), where="load_scenario",
+                    what="a bundled scenario's name or the path of a scenario file", fix=f"; bundled: {', '.join(bundled_names())}")
     path = Path(name_or_path)
     if os.path.lexists(path):  # a folder, a pipe or an unreadable file gets its own clear error
         return Scenario.load(path)

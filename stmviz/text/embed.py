@@ -17,7 +17,6 @@ from functools import lru_cache
 from typing import Any
 
 from ..core.errors import InvalidArgumentError
-from ..core.formatting import shorten
 from ..core import guards
 from .summarize import STOPWORDS
 
@@ -124,8 +123,8 @@ class HashingEmbedder:
         return stem
 
     def __call__(self, text: str) -> tuple[float, ...]:
-        if not isinstance(text, str):
-            raise InvalidArgumentError(f"embed(text) embeds a str, got {type(text).__name__} {shorten(repr(text), 60)}")
+        if not isinstance(text, str):  # inline on the hot path; the guard says what was wrong
+            guards.instance(text, "text", str, where="embed", what="a str (the text to embed)")
         return self.from_frequencies(self.frequencies(text))
 
     def frequencies(self, text: str) -> dict[str, int]:
@@ -271,7 +270,7 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     >>> round(cosine([1.0, 0.0], [1.0, 1.0]), 4), cosine([0.0, 0.0], [1.0, 0.0])
     (0.7071, 0.0)
     """
-    if len(a) != len(b):
+    if len(a) != len(b):  # the rule of a dot product: no guard compares two arguments
         raise InvalidArgumentError(
             f"cosine needs two vectors of one length, got {len(a)} and {len(b)}; embed both texts with the same embedder"
         )

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..core import guards
 from ..core.element import Element
 from ..core.errors import STMError
 from ..core.sizes import words as _words_mu
@@ -54,6 +55,10 @@ def fit_text(space: StateSpace, element: Element, room: float, *, record_size: b
     >>> fit_text(StateSpace(sizes.words, 100), Element("one two three four", {"t": 0}), 2).content
     'one two…'
     """
+    guards.instance(space, "space", StateSpace, where="fit_text", what="a StateSpace Ω_STM (its μ measures the cut)")
+    guards.instance(element, "element", Element, where="fit_text")
+    room = guards.real_number(room, "room", where="fit_text")
+    record_size = guards.flag(record_size, "record_size", where="fit_text")
     content = element.content
     if not isinstance(content, str) or room < 1:
         return None

@@ -36,7 +36,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from ..core import guards
 from ..core.errors import InvalidArgumentError, STMError
+from ..core.trace import Trace
 from ..core.formatting import shorten
 from .openai import _ask, _check_chat
 
@@ -123,7 +125,7 @@ class Judgement:
 
 
 def _client(client: Any, what: str) -> None:
-    if client is None:
+    if client is None:  # the rule of an optional model call: nothing is sent without a client
         raise InvalidArgumentError(
             f"{what} needs a client: pass an OpenAI-compatible client object, e.g. openai.OpenAI(); "
             f"nothing is sent without one"
@@ -131,10 +133,8 @@ def _client(client: Any, what: str) -> None:
     _check_chat(client)
 
 
-def _model(model: Any) -> str:
-    if not isinstance(model, str) or not model.strip():
-        raise InvalidArgumentError(f"model must be the name of a chat model, e.g. 'gpt-4o-mini', got {model!r}")
-    return model
+def _model(model: Any, where: str) -> str:
+    return guards.text(model, "model (the name of a chat model)", where=where, example="gpt-4o-mini")
 
 
 def read_answers(
@@ -176,19 +176,15 @@ def read_answers(
         when the client's reply has no text.
     """
     _client(client, "read_answers")
-    model = _model(model)
-    if not hasattr(trace, "project") or not hasattr(trace, "__len__"):
-        raise InvalidArgumentError(f"trace must be a recorded run (stmviz.run(...)), got {type(trace).__name__}")
+    model = _model(model, "read_answers")
+    prompt = guards.prompt(prompt, "read_answers: prompt", {"memory": "", "question": ""})
+    guards.instance(trace, "trace", Trace, where="read_answers", what="a Trace, a recorded run (stmviz.run(...))")
+    given = guards.items(probes, "probes", where="read_answers", what="probes (scenario.probes)")
+    for k, probe in enumerate(given):
+        guards.probe(probe, f"probes[{k}]", trace, where="read_answers", texts=("question",),
+                     needs=("reference_answer", "retained_in"))
     records = []
-    for k, probe in enumerate(probes):
-        if not all(hasattr(probe, name) for name in ("t", "question", "reference_answer", "retained_in")):
-            raise InvalidArgumentError(f"probes[{k}] is not a Probe (it needs t, question and a reference answer), "
-                                       f"got {type(probe).__name__}")
-        if not 0 <= probe.t <= len(trace):
-            raise InvalidArgumentError(
-                f"probes[{k}] asks at t = {probe.t}, but the trace has {len(trace)} steps (states 0 … {len(trace)}); "
-                f"was it run on another scenario?"
-            )
+    for probe in given:
         memory = trace.project(probe.t).text()
         answer = _ask(client, model, prompt.format(memory=memory, question=probe.question), options)
         records.append(ReadAnswer(probe.t, probe.question, probe.reference_answer, answer, probe.retained_in(memory), model))
@@ -234,9 +230,10 @@ def judge_answers(
         when the judge's reply has no text or does not start with a verdict.
     """
     _client(client, "judge_answers")
-    model = _model(model)
+    model = _model(model, "judge_answers")
+    prompt = guards.prompt(prompt, "judge_answers: prompt", {"question": "", "reference": "", "answer": ""})
     verdicts = []
-    for k, item in enumerate(answers):
+    for k, item in enumerate(guards.items(answers, "answers", where="judge_answers", what="ReadAnswer records or dicts")):
         question, reference, answer, t = _fields(item, k)
         reply = _ask(client, model, prompt.format(question=question, reference=reference, answer=answer), options)
         match = _VERDICT.match(reply)
@@ -257,16 +254,10 @@ def _fields(item: Any, k: int) -> tuple[str, str, str, int | None]:
         values = {name: item.get(name) for name in ("question", "reference", "answer", "t")}
     else:
         values = {name: getattr(item, name, None) for name in ("question", "reference", "answer", "t")}
-    texts = []
-    for name in ("question", "reference", "answer"):
-        value = values[name]
-        if not isinstance(value, str):
-            raise InvalidArgumentError(
-                f"answers[{k}] needs {name!r} as text (a ReadAnswer, or a dict with question, reference and answer), "
-                f"got {shorten(repr(value))}"
-            )
-        texts.append(value)
-    t = values["t"]
-    if t is not None and (isinstance(t, bool) or not isinstance(t, int)):
-        raise InvalidArgumentError(f"answers[{k}]: t must be a whole number or absent, got {t!r}")
+    texts = [
+        guards.instance(values[name], f"answers[{k}].{name}", str, where="judge_answers",
+                        what="text (a ReadAnswer, or a dict with question, reference and answer)")
+        for name in ("question", "reference", "answer")
+    ]
+    t = guards.whole_number(values["t"], f"answers[{k}].t", where="judge_answers", none_ok=True, fix="; or leave it out")
     return texts[0], texts[1], texts[2], t

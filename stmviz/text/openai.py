@@ -35,9 +35,9 @@ class OpenAISummarizer:
     def __init__(self, client: Any, model: str, *, prompt: str = PROMPT, encoding: str = "cl100k_base", **options: Any):
         _check_chat(client)
         self.client = client
-        self.model = guards.text(model, "model", example="gpt-4o-mini")
-        self.prompt = guards.prompt(prompt, "prompt", {"budget": 1, "text": ""})
-        self.encoding = encoding_name(encoding, "encoding")
+        self.model = guards.text(model, "model", where=type(self).__name__, example="gpt-4o-mini")
+        self.prompt = guards.prompt(prompt, f"{type(self).__name__}: prompt", {"budget": 1, "text": ""})
+        self.encoding = encoding_name(encoding, f"{type(self).__name__}: encoding")
         self.options = options
 
     def __repr__(self) -> str:
@@ -54,13 +54,13 @@ class OpenAIEmbedder:
     """``embed(text) -> tuple[float, ...]`` backed by an embeddings call."""
 
     def __init__(self, client: Any, model: str, **options: Any):
-        if not hasattr(client, "embeddings"):
+        if not hasattr(client, "embeddings"):  # OpenAI's client shape, read by its methods: no guard's type
             raise InvalidArgumentError(
                 "client must be OpenAI-compatible: it needs client.embeddings.create(...); "
                 f"got {type(client).__name__}"
             )
         self.client = client
-        self.model = guards.text(model, "model", example="text-embedding-3-small")
+        self.model = guards.text(model, "model", where=type(self).__name__, example="text-embedding-3-small")
         self.options = options
 
     def __repr__(self) -> str:
@@ -76,7 +76,7 @@ class OpenAIEmbedder:
 
 
 def _check_chat(client: Any) -> None:
-    if not hasattr(client, "chat"):
+    if not hasattr(client, "chat"):  # the same rule for a chat client
         raise InvalidArgumentError(
             "client must be OpenAI-compatible: it needs client.chat.completions.create(...); "
             f"got {type(client).__name__}"
@@ -127,8 +127,8 @@ class OpenAIMemoryController:
     def __init__(self, client: Any, model: str, *, prompt: str = NEED_PROMPT, **options: Any):
         _check_chat(client)
         self.client = client
-        self.model = guards.text(model, "model", example="gpt-4o-mini")
-        self.prompt = guards.prompt(prompt, "prompt", {"message": "", "count": 0})
+        self.model = guards.text(model, "model", where=type(self).__name__, example="gpt-4o-mini")
+        self.prompt = guards.prompt(prompt, f"{type(self).__name__}: prompt", {"message": "", "count": 0})
         self.options = options
 
     def __repr__(self) -> str:
@@ -150,8 +150,8 @@ class OpenAIMemoryJudge:
     def __init__(self, client: Any, model: str, *, prompt: str = ANSWERABLE_PROMPT, **options: Any):
         _check_chat(client)
         self.client = client
-        self.model = guards.text(model, "model", example="gpt-4o-mini")
-        self.prompt = guards.prompt(prompt, "prompt", {"content": "", "message": ""})
+        self.model = guards.text(model, "model", where=type(self).__name__, example="gpt-4o-mini")
+        self.prompt = guards.prompt(prompt, f"{type(self).__name__}: prompt", {"content": "", "message": ""})
         self.options = options
 
     def __repr__(self) -> str:
@@ -196,9 +196,9 @@ class OpenAISubgoalSummarizer:
     ):
         _check_chat(client)
         self.client = client
-        self.model = guards.text(model, "model", example="gpt-4o-mini")
-        self.prompt = guards.prompt(prompt, "prompt", {"budget": 1, "subgoal": "", "trajectory": ""})
-        self.encoding = encoding_name(encoding, "encoding")
+        self.model = guards.text(model, "model", where=type(self).__name__, example="gpt-4o-mini")
+        self.prompt = guards.prompt(prompt, f"{type(self).__name__}: prompt", {"budget": 1, "subgoal": "", "trajectory": ""})
+        self.encoding = encoding_name(encoding, f"{type(self).__name__}: encoding")
         self.options = options
 
     def __repr__(self) -> str:

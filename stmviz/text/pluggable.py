@@ -13,8 +13,6 @@ from collections.abc import Callable, Sequence
 
 from .._fast.memo import Memo
 from ..core import guards
-from ..core.errors import InvalidArgumentError
-from ..core.formatting import shorten
 from .fit import ELLIPSIS
 from .summarize import summarize as default_summarize
 from .summarize import truncate_to_tokens
@@ -32,16 +30,12 @@ def cached_summarizer(summarize: Summarizer, maxsize: int = 4096) -> Summarizer:
     the budget (or "…"). For a deterministic summarizer a cached answer
     equals a fresh one, so U stays pure.
     """
-    memo = Memo(maxsize)
+    checked = guards.function(summarize, "summarize", "(texts, budget) -> str", none_ok=False, returns=str)
+    memo = Memo(guards.whole_number(maxsize, "maxsize", 1, where="cached_summarizer"))
 
     def compute(key: tuple[tuple[str, ...], int]) -> str:
         texts, budget = key
-        result = summarize(list(texts), budget)
-        if not isinstance(result, str):
-            raise InvalidArgumentError(
-                f"the summarizer returned {type(result).__name__} {shorten(repr(result))}; "
-                f"summarize(texts, budget) must return a string"
-            )
+        result = checked(list(texts), budget)
         return " ".join(result.split()) or truncate_to_tokens(" ".join(" ".join(texts).split()), budget) or ELLIPSIS
 
     def summarize_cached(texts: Sequence[str], budget: int) -> str:

@@ -23,13 +23,11 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from itertools import chain, filterfalse, repeat
 from operator import mul, neg, truediv
 
-from ..core.errors import InvalidArgumentError, ContractError
-from ..core.formatting import shorten
 from ..core.sizes import count_tokens, encode_tokens, get_encoding
 from ..core import guards
 from ..core.sizes import encoding_name
@@ -67,9 +65,9 @@ def truncate_to_tokens(text: str, budget: int, encoding: str = "cl100k_base") ->
     >>> truncate_to_tokens("one two three four five", 3)
     'one two…'
     """
-    if not isinstance(text, str):
-        raise InvalidArgumentError(f"truncate_to_tokens cuts a str, got {type(text).__name__} {shorten(repr(text), 60)}")
-    budget = guards.whole_number(budget, "budget (tokens)", None, maximum=None)  # any budget: a larger one keeps the whole text
+    if not isinstance(text, str):  # inline on the hot path (fit_text calls it in a loop); the guard says what was wrong
+        guards.instance(text, "text", str, where="truncate_to_tokens")
+    budget = guards.whole_number(budget, "budget (tokens)", None, maximum=None, where="truncate_to_tokens")  # any budget: a larger one keeps the whole text
     if count_tokens(text, encoding) <= budget:
         return text
     if budget <= 1:
@@ -305,25 +303,17 @@ class ExtractiveSummarizer:
     """
 
     def __init__(self, encoding: str = "cl100k_base") -> None:
-        self.encoding = encoding_name(encoding, "encoding")
+        self.encoding = encoding_name(encoding, "ExtractiveSummarizer: encoding")
 
     def __repr__(self) -> str:
         return f"ExtractiveSummarizer({self.encoding!r})"
 
     def __call__(self, texts: Sequence[str] | str, budget: int) -> str:
-        if isinstance(texts, str):
-            texts = [texts]
-        elif isinstance(texts, (bytes, Mapping)) or not isinstance(texts, Iterable):
-            raise InvalidArgumentError(
-                f"summarize(texts, budget) takes a str or a sequence of str, got {type(texts).__name__} {shorten(repr(texts), 60)}"
-            )
-        else:
-            texts = list(texts)
-            if not all(isinstance(t, str) for t in texts):
-                kinds = sorted({type(t).__name__ for t in texts if not isinstance(t, str)})
-                raise InvalidArgumentError(f"summarize(texts, budget) takes texts (str), got items of type {', '.join(kinds)}")
-        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
-            raise InvalidArgumentError(f"a summary budget is a whole number of tokens ≥ 1, got {budget!r}")
+        texts = [texts] if isinstance(texts, str) else guards.items(texts, "texts", where="summarize", what="texts (str)")
+        for k, text in enumerate(texts):
+            guards.instance(text, f"texts[{k}]", str, where="summarize")
+        budget = guards.whole_number(budget, "budget", 1, maximum=None, where="summarize",  # a larger budget keeps it whole
+                                     fix="; a summary budget is a whole number of tokens")
         encoding = self.encoding
         count = lambda s: count_tokens(s, encoding)  # noqa: E731
         parts = [t.strip() for t in texts if t and t.strip()]

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 # absolute imports of the core (standard library only), so this module also loads on its own,
 # without plotly (tests/test_imports.py checks it)
 from stmviz.core import guards
-from stmviz.core.guards import brief
 from stmviz.core.errors import InvalidArgumentError, STMError
 from stmviz.io.files import html_text
 from stmviz.core.formatting import format_number
@@ -169,7 +168,7 @@ def _as_text(value: object, where: str, name: str) -> str:
         return value
     try:
         return str(value)
-    except Exception as exc:
+    except Exception as exc:  # the rule "any value str() can show" is no guard's: the guards read only types
         raise InvalidArgumentError(
             f"{where}: {name} must be a str (or a value str() can turn into one); str() of a "
             f"{type(value).__name__} raised {type(exc).__name__}"
@@ -209,9 +208,7 @@ def shorten(text: object, n: int = 60) -> str:
     >>> shorten("a  long\\ntext that goes on", 12)
     'a long text…'
     """
-    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-        raise InvalidArgumentError(f"shorten: n must be a positive int, got {brief(n)}")
-    return _shorten(text, n)
+    return _shorten(text, guards.whole_number(n, "n", 1, where="shorten"))
 
 
 def hover_text(*lines: object, width: int = 80) -> str:

@@ -50,6 +50,7 @@ def frame_indices(n_states: int, max_frames: int = DEFAULT_MAX_FRAMES) -> list[i
     >>> frame_indices(10001, 5)
     [0, 2500, 5000, 7500, 10000]
     """
+    n_states = guards.whole_number(n_states, "n_states", 0, where="frame_indices")
     max_frames = guards.whole_number(max_frames, "max_frames", 2)
     if n_states <= max_frames:
         return list(range(n_states))
@@ -92,7 +93,10 @@ def words_html(trace: Trace, indices: list[int], width: int = 120) -> str:
     <details class="stmviz-words" open><summary><b>The loop step by step</b>: what the model saw, what it answered, what arrived then</summary>
     <ol start="0" style="padding-left:2.5em"><li value="0">step 0: the model saw π(ω_0) (0 tokens) and answered “&lt;i&gt;hi&lt;/i&gt;”; then arrived the user message “ok”, seen from π(ω_1) on</li></ol></details>
     """
-    items = "".join(f'<li value="{t}">{escape("; ".join(_words(trace, t, width)))}</li>' for t in indices)
+    trace = require_trace(trace, "words_html")
+    width = guards.whole_number(width, "width", 1, where="words_html")
+    shown = [guards.time_index(trace, t, "words_html") for t in guards.items(indices, "indices", where="words_html", what="time indices t")]
+    items = "".join(f'<li value="{t}">{escape("; ".join(_words(trace, t, width)))}</li>' for t in shown)
     return (
         '<details class="stmviz-words" open><summary><b>The loop step by step</b>: what the model saw, what it answered, '
         f'what arrived then</summary>\n<ol start="0" style="padding-left:2.5em">{items}</ol></details>'
@@ -301,25 +305,23 @@ def trace_html(trace: Trace, *, title: str | None = None, max_frames: int = DEFA
 
 def _target(path: object) -> Path:
     """The path export_html writes to: a str or path-like that the file system can name."""
-    if isinstance(path, bytes) or not isinstance(path, (str, os.PathLike)):
-        raise InvalidArgumentError(
-            f"export_html: path must be a str or a pathlib.Path naming the HTML file, got {brief(path)}; "
-            "e.g. export_html(trace, 'run.html')"
-        )
+    named: str | os.PathLike[str] = guards.instance(
+        path, "path", (str, os.PathLike), where="export_html", what="a str or a pathlib.Path naming the HTML file",
+        fix="; e.g. export_html(trace, 'run.html')",
+    )
     try:
-        text = os.fspath(path)
-    except Exception as exc:
+        text = os.fspath(named)
+    except Exception as exc:  # a path-like whose __fspath__ fails: the guards read only a value's type
         raise InvalidArgumentError(f"export_html: path {brief(path)} gives no file name ({type(exc).__name__})") from exc
-    if not isinstance(text, str) or not text.strip():
-        raise InvalidArgumentError(f"export_html: path must name a file, got {brief(path)}; e.g. 'run.html'")
+    text = guards.text(text, "path", where="export_html", example="run.html")
     try:
         os.fsencode(text)
-    except UnicodeEncodeError:
+    except UnicodeEncodeError:  # a name the file system cannot store: a rule of file names, not of str
         raise InvalidArgumentError(
             f"export_html: the path {brief(text)} holds characters the file system cannot store "
             "(e.g. half of an emoji); choose another file name"
         ) from None
-    if "\x00" in text:
+    if "\x00" in text:  # the same rule: no file name holds NUL
         raise InvalidArgumentError(f"export_html: the path {brief(text)} holds a NUL character; choose another file name")
     return Path(text)
 
@@ -362,9 +364,9 @@ def export_html(
     """
     trace = require_trace(trace, "export_html")
     target = _target(path)
-    if target.is_dir():
+    if target.is_dir():  # what the disk holds at the path: a rule of the file system, no guard's
         raise InvalidArgumentError(f"export_html: {target} is a directory; pass a file path such as {target / 'trace.html'}")
-    if not target.parent.exists():
+    if not target.parent.exists():  # the same: the disk has no such folder
         raise InvalidArgumentError(f"export_html: the folder {target.parent} does not exist; create it first")
     page = html_text(trace_html(trace, title=title, max_frames=max_frames))  # lone surrogates become U+FFFD
     return write_text(target, page, what="HTML page")  # atomically: a failed export leaves an old page intact

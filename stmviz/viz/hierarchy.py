@@ -133,10 +133,8 @@ def hierarchy_kind(trace_or_state: Trace | State, mechanism: Mechanism | None = 
     >>> hierarchy_kind(omega), hierarchy_kind(omega, HiAgent(StateSpace(sizes.chars, 1000)))
     ('flat', 'tree')
     """
-    if not isinstance(trace_or_state, (Trace, State)):
-        raise InvalidArgumentError(f"hierarchy_kind needs a Trace or a State, got {brief(trace_or_state)}")
-    if mechanism is not None and not isinstance(mechanism, Mechanism):
-        raise InvalidArgumentError(f"hierarchy_kind: mechanism must be a Mechanism or None, got {brief(mechanism)}")
+    guards.instance(trace_or_state, "trace_or_state", (Trace, State), where="hierarchy_kind")
+    guards.instance(mechanism, "mechanism", Mechanism, where="hierarchy_kind", none_ok=True)
     if mechanism is None and isinstance(trace_or_state, Trace):
         mechanism = trace_or_state.mechanism
     return "tree" if declares_hierarchy(mechanism) else "flat"
@@ -147,7 +145,7 @@ def _as_state(value: Any) -> State:
         return value
     try:
         return State(value)
-    except Exception:
+    except Exception:  # State's own rule of what ω may hold (and a hostile iterable's error)
         raise InvalidArgumentError(
             f"expected a Trace, a State ω or an iterable of elements, got {type(value).__name__}"
         ) from None
@@ -248,8 +246,7 @@ def hierarchy_graph(
     ('flat', ['user 0', 'assistant 1'])
     """
     max_depth = guards.whole_number(max_depth, "max_depth", 0, where="hierarchy_graph", none_ok=True)
-    if mechanism is not None and not isinstance(mechanism, Mechanism):
-        raise InvalidArgumentError(f"hierarchy_graph: mechanism must be a Mechanism or None, got {type(mechanism).__name__}")
+    guards.instance(mechanism, "mechanism", Mechanism, where="hierarchy_graph", none_ok=True)
     source = _source(trace, t, mechanism)
     hierarchy = _declared(source.mechanism, source.state)
     graph = nx.DiGraph(
@@ -291,7 +288,7 @@ def _source(trace: Trace | State, t: int | None, mechanism: Mechanism | None) ->
         sizes: Mapping[Element, float] = trace.sizes
         source = _Source(state, t, mechanism, types, sizes, trace.v_max, trace.name, index)
     else:
-        if t is not None:
+        if t is not None:  # a bare state has no time: t names a state of a trace
             raise InvalidArgumentError(
                 f"hierarchy_graph: t selects a state of a Trace; with a State, leave t out (got t = {brief(t)})"
             )
@@ -365,16 +362,18 @@ def _types_of(mechanism: Mechanism | None) -> Mapping[str, ElementType]:
 # --------------------------------------------------------------------------- layout
 
 
-def _check_graph(graph: Any) -> nx.DiGraph:
-    if not isinstance(graph, nx.DiGraph):
-        raise InvalidArgumentError(f"expected a networkx.DiGraph from hierarchy_graph, got {type(graph).__name__}")
+def _check_graph(graph: Any, where: str) -> nx.DiGraph:
+    guards.instance(graph, "graph", nx.DiGraph, where=where, what="a networkx.DiGraph from hierarchy_graph")
+    # what a hierarchy graph holds (its root and the nodes' attributes): hierarchy_graph's own rule
     if ROOT not in graph:
-        raise InvalidArgumentError(f"not a hierarchy graph: it has no root node {ROOT!r}; build it with hierarchy_graph(trace, t)")
+        raise InvalidArgumentError(
+            f"{where}: not a hierarchy graph: it has no root node {ROOT!r}; build it with hierarchy_graph(trace, t)"
+        )
     for node, data in graph.nodes(data=True):
         for key in ("type", "depth", "size"):
             if key not in data:
                 raise InvalidArgumentError(
-                    f"not a hierarchy graph: node {brief(node, 30)} has no {key!r} attribute; "
+                    f"{where}: not a hierarchy graph: node {brief(node, 30)} has no {key!r} attribute; "
                     f"build it with hierarchy_graph(trace, t)"
                 )
     return graph
@@ -409,7 +408,7 @@ def hierarchy_layout(graph: nx.DiGraph) -> dict[Any, tuple[float, float]]:
     >>> hierarchy_layout(g)[ROOT]
     (4.0, 0)
     """
-    graph = _check_graph(graph)
+    graph = _check_graph(graph, "hierarchy_layout")
     nodes = graph.nodes
     x: dict[Any, float] = {}
     untimed: list[Any] = []
@@ -620,7 +619,7 @@ def node_arrays(graph: nx.DiGraph, labels: bool | None = None) -> dict[str, Any]
         ``depth`` (the deepest level) and ``types`` (the element types
         present, in order of first appearance).
     """
-    graph = _check_graph(graph)
+    graph = _check_graph(graph, "node_arrays")
     labels = guards.flag(labels, "labels", where="node_arrays", none_ok=True)
     types = graph.graph.get("element_types")
     pos = hierarchy_layout(graph)
@@ -661,7 +660,8 @@ def node_arrays(graph: nx.DiGraph, labels: bool | None = None) -> dict[str, Any]
 
 def node_marker(arrays: Mapping[str, Any]) -> dict[str, Any]:
     """The ``marker`` of the node trace of :func:`hierarchy_figure`, from :func:`node_arrays`."""
-    if not isinstance(arrays, Mapping) or any(key not in arrays for key in ("size", "color", "opacity", "line_color")):
+    guards.instance(arrays, "arrays", Mapping, where="node_marker", what="the dict of node_arrays(graph)")
+    if any(key not in arrays for key in ("size", "color", "opacity", "line_color")):  # what node_arrays gives
         raise InvalidArgumentError(
             f"node_marker needs the dict of node_arrays(graph) (keys size, color, opacity, line_color), got {brief(arrays)}"
         )
@@ -718,15 +718,12 @@ def hierarchy_figure(
     labels = guards.flag(labels, "labels", where="hierarchy_figure", none_ok=True)
     if height is not None:
         height = guards.whole_number(height, "height", where="hierarchy_figure", minimum=10, fix="; a height in pixels")
+    guards.instance(graph_or_trace, "graph_or_trace", (nx.DiGraph, Trace, State), where="hierarchy_figure",
+                    what="a graph from hierarchy_graph, a Trace or a State")
     if isinstance(graph_or_trace, nx.DiGraph):
-        graph = _check_graph(graph_or_trace)
-    elif isinstance(graph_or_trace, (Trace, State)):
-        graph = hierarchy_graph(graph_or_trace, t, max_depth=max_depth)
+        graph = _check_graph(graph_or_trace, "hierarchy_figure")
     else:
-        raise InvalidArgumentError(
-            f"hierarchy_figure needs a graph from hierarchy_graph, a Trace or a State; "
-            f"got {type(graph_or_trace).__name__}"
-        )
+        graph = hierarchy_graph(graph_or_trace, t, max_depth=max_depth)
     arrays = node_arrays(graph, labels)
     kind = graph.graph.get("kind", "flat")
     types = graph.graph.get("element_types")
@@ -807,8 +804,7 @@ def hierarchy_title(graph: nx.DiGraph, t: int | None = None) -> str:
     >>> hierarchy_title(hierarchy_graph(State([Element("hi", {"t": 0})])))
     'Hierarchy of ω — elements of ω'
     """
-    if not isinstance(graph, nx.DiGraph):
-        raise InvalidArgumentError(f"hierarchy_title needs a graph from hierarchy_graph, got {brief(graph)}")
+    guards.instance(graph, "graph", nx.DiGraph, where="hierarchy_title", what="a graph from hierarchy_graph")
     t = graph.graph.get("t") if t is None else guards.whole_number(t, "t", where="hierarchy_title", minimum=0)
     title = graph.graph.get("title") or ""
     name = graph.graph.get("name") or ""

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
-from ..core.guards import time_index
+from ..core.guards import time_index, whole_number
 from ..core.formatting import format_number, plural, shorten
 from ..core.trace import Trace, require_trace, step_halves
 from ._common import escape, hover_text
@@ -167,8 +167,9 @@ def loop_sentence(trace: Trace, t: int, width: int = 48) -> str:
     >>> loop_sentence(trace, 0)
     'step 0: the model saw π(ω_0) (0 tokens) and answered “&lt;b&gt;hi&lt;/b&gt;”<br>then arrived the user message “ok”, seen from π(ω_1) on'
     """
-    trace = require_trace(trace, "loop_figure")
-    t = time_index(trace, t, states=False, where="loop_figure")
+    trace = require_trace(trace, "loop_sentence")
+    t = time_index(trace, t, states=False, where="loop_sentence")
+    width = whole_number(width, "width", 1, where="loop_sentence")
     step = trace[t]
     return "<br>".join(escape(half) for half in step_halves(t, step.context.step, step.input_size, width))
 

@@ -30,7 +30,9 @@ from ..core.formatting import format_number, shorten
 from ..core.trace import Trace, require_trace
 from ._common import color_for, escape, hover_text
 
-__all__ = ["OccupancyData", "Removal", "bottom_legend", "occupancy_data", "occupancy_trace_dicts", "occupancy_figure"]
+__all__ = [
+    "OccupancyData", "Removal", "bottom_legend", "occupancy_data", "occupancy_trace_dicts", "occupancy_figure", "named_traces",
+]
 
 #: Line colours of the traces compared in one panel (``layout="overlay"``).
 COMPARE_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
@@ -240,37 +242,36 @@ def _replaced(added: Sequence[Any], removed: Sequence[Any]) -> bool:
     return any(e.t is not None and e.t <= latest for e in added)
 
 
-def _as_traces(trace_or_traces: Any, names: Sequence[str] | None) -> list[tuple[str, Trace]]:
-    if isinstance(trace_or_traces, Trace):
-        items: list[tuple[str | None, Any]] = [(None, trace_or_traces)]
-    elif isinstance(trace_or_traces, Mapping):
-        try:
-            pairs = list(trace_or_traces.items())
-        except Exception as exc:
-            raise InvalidArgumentError(f"occupancy_figure: the dict of traces could not be read ({type(exc).__name__})") from exc
-        items = [(k if isinstance(k, str) else brief(k), v) for k, v in pairs]
-    elif isinstance(trace_or_traces, (list, tuple)):
-        items = [(None, v) for v in trace_or_traces]
-    else:
-        raise InvalidArgumentError(
-            f"occupancy_figure needs a Trace, a list of Traces or a dict name → Trace, "
-            f"got {type(trace_or_traces).__name__}; pass what run(mechanism, steps) returns"
-        )
-    if not items:
-        raise InvalidArgumentError("occupancy_figure needs at least one Trace, got an empty collection")
-    for i, (_, value) in enumerate(items):
-        require_trace(value, f"occupancy_figure (item {i})")
+def named_traces(traces: Any, *, where: str, name: str = "traces", names: Any = None) -> list[tuple[str, Trace]]:
+    """The runs a figure compares, as (name, Trace) pairs: from a Trace, a list of Traces or a dict name → Trace.
+
+    A run is named by its key in a dict, else by ``names`` (one str per run), else
+    by its mechanism; a name given twice gets a count, ``"FIFOWindow (2)"``.
+    ``where`` and ``name`` name the public function and its argument for the messages.
+
+    >>> from stmviz import StateSpace, run, sizes
+    >>> from stmviz.core.mechanism import ExampleMechanism
+    >>> trace = run(ExampleMechanism(StateSpace(sizes.words, v_max=4)), ["one two"])
+    >>> [name for name, _ in named_traces([trace, trace], where="occupancy_figure")]
+    ['example', 'example (2)']
+    """
+    fix = "; pass what run(mechanism, steps) returns"
+    items = [(None, traces)] if isinstance(traces, Trace) else guards.labelled(
+        traces, name, where=where, what="Traces", empty_ok=False, fix=fix
+    )
+    for i, (label, value) in enumerate(items):
+        guards.instance(value, f"{name}[{i if label is None else repr(label)}]", Trace, where=where, fix=fix)
     if names is not None:
-        given = None if isinstance(names, str) else guards.items(names, "names", where="occupancy_figure", what="str")
-        if given is None or len(given) != len(items) or not all(isinstance(name, str) for name in given):
+        given = guards.items(names, "names", where=where, what=f"str, one name per trace ({len(items)})")
+        if len(given) != len(items) or not all(isinstance(name, str) for name in given):  # one name per run
             raise InvalidArgumentError(
-                f"occupancy_figure: names must be a list of str, one name per trace ({len(items)}), got {brief(names)}"
+                f"{where}: names must be a list of str, one name per trace ({len(items)}), got {brief(names)}"
             )
-        items = [(name, value) for name, (_, value) in zip(given, items)]
+        items = list(zip(given, (value for _, value in items)))
     out: list[tuple[str, Trace]] = []
     seen: dict[str, int] = {}
-    for name, value in items:
-        label = name if name is not None else value.name
+    for given_name, value in items:
+        label = given_name if given_name is not None else value.name
         seen[label] = seen.get(label, 0) + 1
         if seen[label] > 1:
             label = f"{label} ({seen[label]})"
@@ -297,6 +298,12 @@ def occupancy_trace_dicts(
     over the |π(ω_t)| line under it). Plain dicts let the HTML export skip
     plotly's (slow) validation of long traces.
     """
+    guards.instance(data, "data", OccupancyData, where="occupancy_trace_dicts", what="OccupancyData (occupancy_data(trace))")
+    stacked, show_input, by_type, show_legend_types = (
+        guards.flag(value, key, where="occupancy_trace_dicts")
+        for key, value in (("stacked", stacked), ("show_input", show_input), ("by_type", by_type),
+                           ("show_legend_types", show_legend_types))
+    )
     prefix = f"{name}: " if group else ""
     # names go into hovertemplates, where "%{...}" is markup: escape "%" as well
     sname = escape(shorten(name, 60)).replace("%", "&#37;")
@@ -474,11 +481,10 @@ def occupancy_figure(
     >>> [(d.name, d.meta["role"]) for d in fig.data]
     [('step', 'type'), ('V_max', 'v_max'), ('|π(ω_t)| tokens', 'input'), ('removed by append', 'removals')]
     """
-    if not isinstance(layout, str) or layout not in ("overlay", "side"):
-        raise InvalidArgumentError(f"occupancy_figure: layout must be 'overlay' or 'side', got {brief(layout)}")
+    guards.choice(layout, "layout", ("overlay", "side"), where="occupancy_figure")
     stacked = guards.flag(stacked, "stacked", where="occupancy_figure")
     show_input = guards.flag(show_input, "show_input", where="occupancy_figure")
-    items = _as_traces(trace_or_traces, names)
+    items = named_traces(trace_or_traces, where="occupancy_figure", name="trace_or_traces", names=names)
     datas = [(name, occupancy_data(trace)) for name, trace in items]
     secondary = show_input and not all(d.counts_tokens for _, d in datas)
     several = len(datas) > 1

@@ -16,6 +16,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from ..core import guards
 from ..core.errors import InvalidArgumentError
 from ..core.guards import brief
 from ._common import escape
@@ -38,25 +39,23 @@ def placements(mechanisms: Iterable[Any]) -> list[tuple[str, list[str], list[str
     >>> [(name, len(u), len(p)) for name, u, p in placements([ClearToolUses, LangChainSummarization])]
     [('ClearToolUses', 1, 3), ('LangChainSummarization', 2, 1)]
     """
-    if isinstance(mechanisms, (str, bytes, Mapping)) or not isinstance(mechanisms, Iterable):
-        raise InvalidArgumentError(f"placement_figure takes a list of mechanisms (classes or instances), got {brief(mechanisms, 60)}")
+    given = guards.nonempty(mechanisms, "mechanisms", where="placement_figure", what="mechanisms (classes or instances)",
+                            fix="; e.g. [ClearToolUses, Compaction]")
     rows: list[tuple[str, list[str], list[str]]] = []
-    for mechanism in list(mechanisms):
+    for mechanism in given:
         name = mechanism.__name__ if isinstance(mechanism, type) else type(mechanism).__name__
         declared = getattr(mechanism, "placement", None)
-        if not isinstance(declared, Mapping) or not declared:
+        if not isinstance(declared, Mapping) or not declared:  # the protocol's rule: a mechanism declares its placement
             raise InvalidArgumentError(
                 f"{name} declares no placement: give the class an attribute placement = "
                 "{'part of its work': 'U' or 'π', ...} saying where each part happens"
             )
         wrong = {part: where for part, where in declared.items() if where not in PLACES or not isinstance(part, str)}
-        if wrong:
+        if wrong:  # the same rule: each part is placed in U or in π
             raise InvalidArgumentError(f"{name}.placement: every part is a text placed in 'U' or 'π', got {brief(wrong, 80)}")
         repeats = len([row for row in rows if row[0] == name or row[0].startswith(f"{name} (")])
         label = f"{name} ({repeats + 1})" if repeats else name  # one row each, even for the same class twice
         rows.append((label, [p for p, w in declared.items() if w == "U"], [p for p, w in declared.items() if w == "π"]))
-    if not rows:
-        raise InvalidArgumentError("placement_figure needs at least one mechanism")
     return rows
 
 
@@ -89,6 +88,7 @@ def placement_figure(mechanisms: Iterable[Any], *, title: str = "Where each mech
     >>> list(fig.layout.yaxis.categoryarray)
     ['Compaction', 'ClearToolUses']
     """
+    title = guards.text(title, "title", where="placement_figure", blank_ok=True)
     rows = placements(mechanisms)
     fig = go.Figure()
     for column, (place, (meaning, color)) in enumerate(PLACES.items()):

@@ -13,8 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 import plotly.graph_objects as go
 
-from ..core.guards import brief
-from ..core.errors import InvalidArgumentError
+from ..core import guards
 from ..scenarios import RecordedCompaction, Scenario, recorded_compactions
 from ._common import escape, hover_text
 
@@ -53,17 +52,12 @@ def mark_recorded_compactions(figure: go.Figure, compactions: Scenario | Iterabl
     >>> fig.layout.shapes[0].x0, fig.layout.annotations[0].text
     (12, 'Claude Code compacted<br>(auto, 1,611 tokens)')
     """
-    if not isinstance(figure, go.Figure):
-        raise InvalidArgumentError(f"mark_recorded_compactions draws on a plotly Figure, got {brief(figure, 40)}")
+    figure = guards.instance(figure, "figure", go.Figure, where="mark_recorded_compactions", what="a plotly Figure")
     items = recorded_compactions(compactions) if isinstance(compactions, Scenario) else compactions
-    if isinstance(items, (str, bytes)) or not isinstance(items, Iterable):
-        raise InvalidArgumentError(
-            f"mark_recorded_compactions needs a Scenario or RecordedCompaction items, got {brief(compactions, 40)}"
-        )
-    events = list(items)
-    for event in events:
-        if not isinstance(event, RecordedCompaction):
-            raise InvalidArgumentError(f"mark_recorded_compactions needs RecordedCompaction items, got {brief(event, 40)}")
+    events = guards.items(items, "compactions", where="mark_recorded_compactions",
+                          what="RecordedCompaction items (or a Scenario read from a transcript)")
+    for k, event in enumerate(events):
+        guards.instance(event, f"compactions[{k}]", RecordedCompaction, where="mark_recorded_compactions")
     panels = _panels(figure)
     for event in events:
         for x_axis, y_axis in panels:

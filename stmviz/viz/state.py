@@ -117,7 +117,7 @@ def _size_function(space_or_sizes: Any, v_max: float | None) -> tuple[Callable[[
         def lookup(element: Element) -> float:
             try:
                 return given[element]
-            except KeyError:
+            except KeyError:  # μ must be known for every e ∈ ω: the mapping's contents, not its type
                 raise InvalidArgumentError(
                     f"state_figure: space_or_sizes has no μ(e) for {element.label()}; give a size for every element of ω"
                 ) from None
@@ -125,6 +125,7 @@ def _size_function(space_or_sizes: Any, v_max: float | None) -> tuple[Callable[[
         return lookup, v_max
     if callable(space_or_sizes):
         return space_or_sizes, v_max
+    # four kinds, one of them any callable: more than guards.instance names
     raise InvalidArgumentError(
         "state_figure(state) needs space_or_sizes: the StateSpace (μ and V_max), a Trace, a mapping "
         f"element → μ(e), or a size function μ; got {type(space_or_sizes).__name__}"
@@ -133,9 +134,8 @@ def _size_function(space_or_sizes: Any, v_max: float | None) -> tuple[Callable[[
 
 def _elements(value: object, name: str) -> list[Element]:
     given = guards.items(value, name, where="state_figure", what="Element")
-    for element in given:
-        if not isinstance(element, Element):
-            raise InvalidArgumentError(f"state_figure: {name} must hold Elements of ω, got {brief(element)}")
+    for k, element in enumerate(given):
+        guards.instance(element, f"{name}[{k}]", Element, where="state_figure", what="an Element of ω")
     return given
 
 
@@ -145,7 +145,7 @@ def _measured(measure: Callable[[Element], float], element: Element) -> float:
         size = measure(element)
     except STMError:
         raise
-    except Exception as exc:
+    except Exception as exc:  # a user's μ that fails: what it raised, said as an argument error
         raise InvalidArgumentError(
             f"state_figure: the size function μ given as space_or_sizes raised {type(exc).__name__} for "
             f"{element.label()}; pass a StateSpace, a Trace, or a μ that returns a number"
@@ -193,6 +193,8 @@ def state_bar(
     ([(0, 3), (3, 1)], 4, 6)
     """
     new, leaving = _elements(new, "new"), _elements(leaving, "leaving")
+    guards.instance(state_or_trace, "state_or_trace", (State, Trace), where="state_figure",
+                    fix="; pass trace (and t) or a State with space_or_sizes")
     if isinstance(state_or_trace, Trace):
         trace = state_or_trace
         n = len(trace)
@@ -202,10 +204,10 @@ def state_bar(
         new_set = frozenset(trace[t - 1].added) if t > 0 else frozenset()
         leaving_set = frozenset(trace[t].removed) if t < n else frozenset()
         label = f"ω_{t}"
-    elif isinstance(state_or_trace, State):
-        if t is not None:
+    else:
+        if t is not None:  # a bare state has no time: t names a state of a trace
             raise InvalidArgumentError("state_figure: t selects a state of a Trace; with a State, leave t out")
-        if space_or_sizes is None:
+        if space_or_sizes is None:  # a bare state carries no μ: it must be given
             raise InvalidArgumentError(
                 "state_figure(state) needs space_or_sizes: the StateSpace (μ and V_max), a mapping "
                 "element → μ(e), or a size function μ"
@@ -215,13 +217,8 @@ def state_bar(
         new_set = frozenset(new)
         leaving_set = frozenset(leaving)
         label = "ω"
-    else:
-        raise InvalidArgumentError(
-            f"state_figure needs a State or a Trace, got {type(state_or_trace).__name__}; "
-            f"pass trace (and t) or a State with space_or_sizes"
-        )
-    if cap is not None and (isinstance(cap, bool) or not isinstance(cap, (int, float)) or not 0 < cap < math.inf):
-        raise InvalidArgumentError(f"state_figure: V_max must be a finite positive number, got {brief(cap)}")
+    if cap is not None:
+        guards.real_number(cap, "V_max", 0, low_open=True, where="state_figure")
     blocks = []
     offset: float = 0
     for element in state.ordered():
@@ -264,6 +261,8 @@ def state_bar_dicts(
     traces (empty for absent types), as animation frames need. Plain dicts
     let the HTML export skip plotly's validation of hundreds of frames.
     """
+    guards.instance(bar, "bar", StateBar, where="state_bar_dicts", what="a StateBar (state_bar(trace, t))")
+    showlegend = guards.flag(showlegend, "showlegend", where="state_bar_dicts")
     category = y or bar.label
     kinds = list(types) if types is not None else bar.types
     missing = [k for k in bar.types if k not in kinds]

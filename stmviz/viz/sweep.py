@@ -21,6 +21,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from ..core import guards
 from ..core.errors import InvalidArgumentError
 from ..core.formatting import format_number
 from ._common import escape, shorten
@@ -51,36 +52,32 @@ _MEASURED = frozenset(
 )
 
 
-def usable_records(records: Any, *keys: str) -> list[dict[str, Any]]:
+def usable_records(records: Any, *keys: str, where: str = "usable_records") -> list[dict[str, Any]]:
     """The records of a sweep that have a number for every key (copies), after checking their shape.
+
+    ``where`` names the public function for the messages.
 
     Raises
     ------
     InvalidArgumentError
         if ``records`` is not a list of dicts, a key is no known measure, or no record has a value.
     """
-    if isinstance(records, Mapping) or isinstance(records, (str, bytes)) or not isinstance(records, Iterable):
-        raise InvalidArgumentError(
-            f"expected the list of records sweep() returns, got {type(records).__name__}; e.g. sweep([FIFOWindow, SCM], 'long_dialogue', v_max=[…])"
-        )
-    rows = list(records)
-    for row in rows:
-        if not isinstance(row, Mapping):
-            raise InvalidArgumentError(f"every record is a dict (one run of sweep()), got {type(row).__name__}")
+    rows = guards.items(records, "records", where=where, what="records (dicts) that sweep() returns")
+    for k, row in enumerate(rows):
+        guards.instance(row, f"records[{k}]", Mapping, where=where, what="a dict (one run of sweep())")
     for key in keys:
-        if key not in MEASURES and key != "v_max":
-            raise InvalidArgumentError(f"unknown measure {key!r}; use one of {', '.join(MEASURES)}")
-        if rows and not any(key in row for row in rows):
-            raise InvalidArgumentError(f"no record has {key!r}; are these the records of sweep()?")
+        guards.choice(key, "measure", [*MEASURES, "v_max"], where=where)
+        if rows and not any(key in row for row in rows):  # the sweep's rule: a measure some run recorded
+            raise InvalidArgumentError(f"{where}: no record has {key!r}; are these the records of sweep()?")
     usable = [
         dict(row)
         for row in rows
         if "error" not in row and all(isinstance(row.get(k), (int, float)) and not isinstance(row.get(k), bool) for k in keys)
     ]
-    if not usable:
+    if not usable:  # the same rule: a figure needs a run that scored the measure
         raise InvalidArgumentError(
-            f"no record has a value of {' and '.join(map(repr, keys))} (runs that failed or scored no probe are left out); "
-            f"give the sweep scenarios with probes"
+            f"{where}: no record has a value of {' and '.join(map(repr, keys))} (runs that failed or scored no probe are "
+            f"left out); give the sweep scenarios with probes"
         )
     return usable
 
@@ -91,6 +88,8 @@ def series_of(record: Mapping[str, Any], several_scenarios: bool = False) -> str
     >>> series_of({"mechanism": "SCM", "v_max": 800, "k": 3, "cost": 10})
     'SCM k=3'
     """
+    record = guards.instance(record, "record", Mapping, where="series_of", what="a dict (one run of sweep())")
+    several_scenarios = guards.flag(several_scenarios, "several_scenarios", where="series_of")
     params = " ".join(f"{k}={v}" for k, v in record.items() if k not in _MEASURED and v is not None)
     label = str(record.get("mechanism", "?")) + (f" {params}" if params else "")
     if several_scenarios:
@@ -146,7 +145,8 @@ def recall_figure(records: Iterable[Mapping[str, Any]], measure: str = "evidence
     >>> [(d.name, list(d.x), list(d.y)) for d in fig.data]
     [('FIFO', [100, 200], [0.2, 0.5])]
     """
-    rows = usable_records(records, measure)
+    measure = guards.choice(measure, "measure", MEASURES, where="recall_figure")
+    rows = usable_records(records, measure, where="recall_figure")
     several = len({r.get("scenario") for r in rows}) > 1
     colors = mechanism_colors(rows)
     lines: dict[str, list[dict[str, Any]]] = {}
@@ -200,8 +200,10 @@ def pareto_front(records: Iterable[Mapping[str, Any]], quality: str = "evidence_
     >>> pareto_front([{"cost": 10, "q": 0.5}, {"cost": 5, "q": 0.5}, {"cost": 20, "q": 0.9}, {"cost": 6, "q": 0.1}], "q")
     [1, 2]
     """
+    rows = guards.items(records, "records", where="pareto_front", what="records (dicts) that sweep() returns")
     points = []
-    for i, row in enumerate(records):
+    for i, row in enumerate(rows):
+        guards.instance(row, f"records[{i}]", Mapping, where="pareto_front", what="a dict (one run of sweep())")
         c: Any = row.get(cost)
         q: Any = row.get(quality)
         if "error" in row or not _number(c) or not _number(q):
@@ -252,7 +254,9 @@ def pareto_figure(
     >>> [d.meta["role"] for d in fig.data], fig.data[-1].meta["indices"]
     (['runs', 'runs', 'front'], [0, 1])
     """
-    rows = usable_records(records, quality, cost)
+    quality = guards.choice(quality, "quality", MEASURES, where="pareto_figure")
+    cost = guards.choice(cost, "cost", [*MEASURES, "v_max"], where="pareto_figure")
+    rows = usable_records(records, quality, cost, where="pareto_figure")
     several = len({r.get("scenario") for r in rows}) > 1
     colors = mechanism_colors(rows)
     fig = go.Figure()

@@ -15,7 +15,6 @@ from functools import lru_cache
 from typing import Any
 
 from ..core import guards
-from ..core.guards import brief
 from ..core.errors import InvalidArgumentError
 from ..core.model_input import Message, ModelInput
 from ..core.sizes import count_tokens, encode_tokens, get_encoding
@@ -56,8 +55,7 @@ def token_pieces(text: str, encoding: str = "cl100k_base") -> list[TokenPiece]:
     >>> [p.ids for p in token_pieces("hello world")]
     [(15339,), (1917,)]
     """
-    if not isinstance(text, str):
-        raise InvalidArgumentError(f"token_pieces needs a str, got {type(text).__name__}; for a model input use tokens_html")
+    text = guards.instance(text, "text", str, where="token_pieces", fix="; for a model input x = π(ω) use tokens_html")
     enc = get_encoding(_encoding_name(encoding, "token_pieces"))
     pieces: list[TokenPiece] = []
     buffer = b""
@@ -170,12 +168,9 @@ class _Renderer:
 
 
 def _encoding_name(encoding: object, where: str) -> str:
-    if not isinstance(encoding, str):
-        raise InvalidArgumentError(
-            f"{where}: encoding must be the name of a tiktoken encoding or model (a str such as 'cl100k_base'), "
-            f"got {brief(encoding)}"
-        )
-    return encoding
+    """The encoding's name; whether tiktoken knows it is found when it is loaded (once per name: the players' hot path)."""
+    return guards.instance(encoding, "encoding", str, where=where,
+                           what="the name of a tiktoken encoding or model (a str such as 'cl100k_base')")
 
 
 def _reason(exc: Exception) -> str:
@@ -229,7 +224,7 @@ def _messages(value: Any) -> tuple[list[Message], bool]:
         return [Message("text", value)], True
     try:
         model_input = ModelInput.coerce(value)
-    except Exception as exc:  # also what a hostile object's own methods raise
+    except Exception as exc:  # X's own rule of what a model input is (ModelInput.coerce); also a hostile object's error
         raise InvalidArgumentError(
             f"tokens_html needs a text or a model input x = π(ω) (a ModelInput, a list of messages or "
             f"of {{'role', 'content'}} dicts), got {type(value).__name__}: {_reason(exc)}"

@@ -21,13 +21,12 @@ import ipywidgets as widgets
 import plotly.graph_objects as go
 
 from ..core import guards
-from ..core.guards import brief
 from ..core.errors import InvalidArgumentError
 from ..core.formatting import shorten
 from ..core.trace import Trace
 from ..viz import escape
-from ..viz.occupancy import occupancy_figure
-from .player import BOX_STYLE, MARKER_COLOR, FitWidth, Stepping, TraceView, _clamped, time_controls
+from ..viz.occupancy import named_traces, occupancy_figure
+from .player import BOX_STYLE, MARKER_COLOR, FitWidth, Stepping, TraceView, _clamped, _plotlyjs, time_controls
 
 #: The narrowest a panel gets before the panels wrap onto more rows (px): a figure still reads at this width.
 PANEL_MIN_WIDTH = 400
@@ -38,37 +37,11 @@ __all__ = ["ComparePlayer", "compare_player"]
 
 
 def _named(traces: Any) -> list[tuple[str, Trace]]:
-    if isinstance(traces, Trace):
+    if isinstance(traces, Trace):  # a comparison's own rule: it compares several runs
         raise InvalidArgumentError(
             "compare_player needs several traces (a list or a dict name → Trace); for one trace, use TracePlayer(trace)"
         )
-    if isinstance(traces, Mapping):
-        try:
-            pairs = list(traces.items())
-        except Exception as exc:
-            raise InvalidArgumentError(f"compare_player: the dict of traces could not be read ({type(exc).__name__})") from exc
-        items = [(k if isinstance(k, str) else brief(k), v) for k, v in pairs]
-    elif isinstance(traces, Sequence) and not isinstance(traces, (str, bytes)):
-        items = [(v.name if isinstance(v, Trace) else f"trace {i}", v) for i, v in enumerate(traces)]
-    else:
-        raise InvalidArgumentError(
-            f"compare_player needs a list or a dict name → Trace, got {type(traces).__name__}; "
-            f"e.g. compare_player([run(fifo, steps), run(scm, steps)])"
-        )
-    if not items:
-        raise InvalidArgumentError("compare_player needs at least one trace, got an empty collection; pass the traces of run(...)")
-    for name, trace in items:
-        if not isinstance(trace, Trace):
-            raise InvalidArgumentError(
-                f"compare_player: {brief(name, 40)} is a {type(trace).__name__}, not a Trace; "
-                f"pass what run(mechanism, steps) returns"
-            )
-    seen: dict[str, int] = {}
-    out = []
-    for name, trace in items:  # the same mechanism twice: make the names distinct
-        seen[name] = seen.get(name, 0) + 1
-        out.append((name if seen[name] == 1 else f"{name} ({seen[name]})", trace))
-    return out
+    return named_traces(traces, where="compare_player")
 
 
 class ComparePlayer(Stepping, widgets.VBox):
@@ -170,6 +143,7 @@ class ComparePlayer(Stepping, widgets.VBox):
 
     def static_html(self, include_plotlyjs: str | bool = False) -> str:
         """All panels at the current t as static HTML (figures only if ``include_plotlyjs`` says where plotly.js comes from)."""
+        include_plotlyjs = _plotlyjs(include_plotlyjs, "ComparePlayer.static_html")
         parts = []
         for i, view in enumerate(self.views):
             parts.append(

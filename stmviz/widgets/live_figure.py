@@ -43,6 +43,8 @@ import plotly.graph_objects as go
 from plotly.io.json import to_json_plotly
 import traitlets
 
+from ..core import guards
+
 __all__ = ["LiveFigure", "PlotlyLibrary", "plotly_library", "figure_widget", "draw_figures_live_in_voila"]
 
 #: The page-wide slot (a property of ``globalThis``) through which the library hands plotly.js to the figures.
@@ -213,7 +215,7 @@ def figure_widget(figure: go.Figure) -> go.FigureWidget:
     >>> fw._config["responsive"], fw.layout.width, fw.layout.autosize
     (True, None, True)
     """
-    widget = LiveFigure(figure)
+    widget = LiveFigure(guards.instance(figure, "figure", go.Figure, where="figure_widget", what="a plotly Figure"))
     widget.layout.width = None  # the container decides
     widget.layout.autosize = True
     widget._config = {**widget._config, "responsive": True, "displaylogo": False}

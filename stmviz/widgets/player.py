@@ -44,8 +44,7 @@ import traitlets
 
 from ..core import guards
 from ..core.errors import InvalidIndexError
-from ..core.guards import brief, time_index
-from ..core.errors import InvalidArgumentError
+from ..core.guards import time_index
 from ..core.formatting import format_number, shorten
 from ..core.trace import Trace, require_trace, step_halves
 from ..viz import escape, hover_text
@@ -571,6 +570,7 @@ class TraceView:
         when paused).
         """
         t = self._clamp(t)
+        tokens = guards.flag(tokens, "tokens", where="TraceView.show")
         self.t = t
         occ = self.occupancy
         shapes = [dict(shape) for shape in self._shapes]  # the whole list under one key: no path parsing
@@ -645,6 +645,8 @@ class TraceView:
         2,000 steps, unless ``figures=True``); by default the HTML holds no
         script at all, so it shows the same untrusted and offline.
         """
+        include_plotlyjs = _plotlyjs(include_plotlyjs, "TraceView.static_html")
+        figures = guards.flag(figures, "figures", where="TraceView.static_html", none_ok=True)
         if figures is None:
             figures = bool(include_plotlyjs) and self.n <= STATIC_FIGURE_STEPS
         parts = [f"<h4 style='{BOX_STYLE}'>{escape(shorten(self.name, 80))} at t = {self.t} of {self.n}</h4>", self.info.value]
@@ -660,11 +662,18 @@ class TraceView:
         return "<div class='stmviz-static'>" + "\n".join(parts) + "</div>"
 
 
+def _plotlyjs(value: object, where: str) -> str | bool:
+    """``include_plotlyjs`` of a static HTML copy, if it is one plotly.io.to_html takes: True, False or a str."""
+    return guards.instance(
+        value, "include_plotlyjs", (bool, str), where=where,
+        what="True, False or a str as plotly.io.to_html takes it ('cdn', 'directory', 'require', or a path to plotly.min.js)",
+    )
+
+
 def _clamped(t: object, n: int, where: str) -> int:
     """A time index t of a player, clamped to 0 … n (a slider never leaves its range); t must be a whole number."""
-    number = guards.as_int(t)
-    if number is None:
-        raise InvalidIndexError(f"{where}: t must be a whole number (an int) naming a state ω_t, got {brief(t)}; pass t = 0 … {n}")
+    number = guards.whole_number(t, "t", maximum=None, where=where, error=InvalidIndexError,
+                                 fix=f"; pass t = 0 … {n} to name a state ω_t")
     return max(0, min(number, n))
 
 

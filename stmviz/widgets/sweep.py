@@ -16,7 +16,9 @@ from typing import Any
 import ipywidgets as widgets
 import plotly.graph_objects as go
 
+from ..core import guards
 from ..core.errors import InvalidArgumentError
+from ..core.guards import brief
 from ..core.formatting import format_number
 from ..viz import escape
 from ..viz.sweep import MEASURES, mechanism_colors, series_of, usable_records
@@ -75,7 +77,8 @@ class SweepExplorer(widgets.VBox):
     """
 
     def __init__(self, records: Iterable[Mapping[str, Any]], measure: str = "evidence_recall", v_max: Any = None) -> None:
-        rows = usable_records(records, measure)
+        measure = guards.choice(measure, "measure", MEASURES, where="SweepExplorer")
+        rows = usable_records(records, measure, where="SweepExplorer")
         self.measure = measure
         several = len({r.get("scenario") for r in rows}) > 1
         self.series: list[str] = []
@@ -87,13 +90,9 @@ class SweepExplorer(widgets.VBox):
                 self.series.append(name)
                 mechanisms[name] = str(row.get("mechanism", "?"))
             self._at[(name, row["v_max"])] = row
-        capacities = sorted({row["v_max"] for row in rows})
-        if v_max is None:
-            v_max = capacities[0]
-        if v_max not in capacities:
-            raise InvalidArgumentError(
-                f"SweepExplorer: V_max = {v_max!r} is not one of the sweep's ({', '.join(format_number(v) for v in capacities)})"
-            )
+        self._capacities = sorted({row["v_max"] for row in rows})
+        v_max = self._capacity(self._capacities[0] if v_max is None else v_max, "SweepExplorer")
+        capacities = self._capacities
         colors = mechanism_colors(rows)
         self.slider = widgets.SelectionSlider(
             options=[(format_number(v, 10), v) for v in capacities],
@@ -125,6 +124,18 @@ class SweepExplorer(widgets.VBox):
         self.slider.observe(self._moved, names="value")
         super().__init__([self.slider, self.figure, self.table])
 
+    def _capacity(self, v_max: Any, where: str) -> Any:
+        """``v_max`` if it is one of the sweep's capacities (the slider's values)."""
+        number = guards.real_number(v_max, "v_max", where=where)
+        for capacity in self._capacities:
+            if capacity == number:
+                return capacity
+        # the sweep's own rule (a V_max it ran), and capacities are numbers: guards.choice lists texts only
+        raise InvalidArgumentError(
+            f"{where}: V_max = {brief(v_max)} is not one of the sweep's "
+            f"({', '.join(format_number(v) for v in self._capacities)}); pick one of them"
+        )
+
     def _values(self, v_max: Any) -> list[Any]:
         values = []
         for name in self.series:
@@ -150,6 +161,7 @@ class SweepExplorer(widgets.VBox):
 
     def show(self, v_max: Any) -> None:
         """Show the results at ``v_max`` (one of the slider's values)."""
+        v_max = self._capacity(v_max, "SweepExplorer.show")
         if self.slider.value != v_max:
             self.slider.value = v_max  # calls back here
             return

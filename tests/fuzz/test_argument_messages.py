@@ -42,6 +42,12 @@ RECORDS = [{"mechanism": "fifo", "retention": 0.5}]
     (lambda: metrics.retention(trace("FIFOWindow"), [("t", 1)]), ["probes[0]", "('t', 1)", "Probe(t, question"]),
     (lambda: metrics.compare([], {"steps": []}), ["scenario", "{'steps': []}", "load_scenario"]),
     (lambda: metrics.is_summary("text"), ["Element", "'text'"]),
+    # the guards the layers share (issue 32): the argument by name, its value, what to pass, and where
+    (lambda: metrics.evidence_recall(trace("FIFOWindow"), "what?"), ["evidence_recall", "probe", "'what?'", "Probe(t, question"]),
+    (lambda: viz.recall_figure([{"v_max": 1, "evidence_recall": 0.5}], "v_max"), ["recall_figure", "measure", "'v_max'", "'evidence_recall'"]),
+    (lambda: viz.occupancy_figure({}), ["occupancy_figure", "trace_or_traces", "empty", "Traces"]),
+    (lambda: widgets.compare_player({"fifo": trace("FIFOWindow"), "other": 3}), ["compare_player", "traces['other']", "3", "run(mechanism, steps)"]),
+    (lambda: viz.occupancy_figure(trace("FIFOWindow"), layout="grid"), ["layout", "'grid'", "'overlay', 'side'"]),
 ])
 def test_message_says_what_the_value_and_the_fix(call, words):
     with pytest.raises(STMError) as raised:

@@ -357,3 +357,19 @@ def test_property_every_evidence_turn_is_in_an_evidence_step_before_t(sample, as
         else:
             assert p.t == len(s)
     assert Scenario.from_dict(s.to_dict()) == s
+
+
+def test_strict_is_a_flag_and_the_path_a_path():
+    # strict="no" was read as true: the file's first anomaly raised a FormatError
+    with pytest.raises(InvalidArgumentError, match="load_locomo: strict must be True or False, got str 'no'"):
+        load_locomo(SMALL, strict="no")
+    with pytest.raises(InvalidArgumentError, match="from_locomo: strict must be True or False, got int 1"):
+        from_locomo(small(), strict=1)
+    # Path(3) raised a raw TypeError
+    with pytest.raises(InvalidArgumentError, match="the path of the benchmark file must be a str or a pathlib.Path, got int 3"):
+        load_locomo(3)
+    # a max_bytes of the wrong kind is an argument error, not a malformed file
+    with pytest.raises(InvalidArgumentError, match="load_locomo: max_bytes must be a whole number ≥ 1, got str '1'"):
+        load_locomo(SMALL, max_bytes="1")
+    with pytest.raises(InvalidArgumentError, match=r"from_locomo: categories\[0\] must be a whole number, got str '1'"):
+        from_locomo(small(), categories=["1"])

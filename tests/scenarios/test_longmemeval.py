@@ -233,3 +233,15 @@ def test_property_marked_turns_are_the_evidence_and_the_question_is_last(entry):
             where = [step.observation if t["role"] == "user" else step.thought for step in s.steps]
             assert sum(t["content"] in w for w in where) == 1
     assert Scenario.from_dict(s.to_dict()) == s
+
+
+def test_the_options_are_flags_and_whole_numbers():
+    # strict="no" and sort_sessions="no" were read as true
+    with pytest.raises(InvalidArgumentError, match="load_longmemeval: strict must be True or False, got str 'no'"):
+        load_longmemeval(SMALL, strict="no")
+    with pytest.raises(InvalidArgumentError, match="from_longmemeval: sort_sessions must be True or False, got str 'no'"):
+        from_longmemeval(small(), sort_sessions="no")
+    with pytest.raises(InvalidArgumentError, match=r"from_longmemeval: question_ids\[0\] must be a question id \(str\)"):
+        from_longmemeval(small(), question_ids=[7])
+    with pytest.raises(InvalidArgumentError, match="from_longmemeval: limit must be a whole number ≥ 0 or None, got float 1.0"):
+        from_longmemeval(small(), limit=1.0)

@@ -291,13 +291,13 @@ def test_malformed_files_get_one_line_errors(tmp_path, name, data, lines, fmt, m
 
 
 def test_bad_arguments(tmp_path):
-    with pytest.raises(InvalidArgumentError, match="format must be None .* or one of claude_code"):
+    with pytest.raises(InvalidArgumentError, match=r"load_transcript: format must be one of 'claude_code'.*got str 'word': or None to detect it"):
         load_transcript(FIXTURES / "openai_chat.json", "word")
-    with pytest.raises(STMError, match="no bundled transcript 'nope'; bundled: claude_code_session"):
+    with pytest.raises(STMError, match="example_transcript: name must be one of 'claude_code_session'.*got str 'nope'"):
         example_transcript("nope")
     with pytest.raises(FormatError, match="missing.jsonl"):
         load_transcript(tmp_path / "missing.jsonl")
-    with pytest.raises(InvalidArgumentError, match="recorded_compactions needs"):
+    with pytest.raises(InvalidArgumentError, match=r"recorded_compactions: steps must be a list \(or another iterable\) of AgentSteps.*got 5"):
         recorded_compactions(5)
     assert FORMATS[0] == "claude_code"
 

@@ -184,3 +184,17 @@ def test_the_page_says_each_step_in_words(tmp_path):
     assert "no model call at this step: the user spoke first" in titles[0]
     assert "the model saw π(ω_1)" in titles[1] and "then arrived the user message “What is my name?”" in titles[1]
     assert "final state" in titles[3]
+
+
+def test_the_public_parts_of_the_export_check_their_arguments():
+    trace = chat_trace(4)
+    # '<=' between a str and an int: a raw TypeError
+    with pytest.raises(InvalidArgumentError, match="frame_indices: n_states must be a whole number ≥ 0, got str 'x'"):
+        frame_indices("x")
+    from stmviz.viz.export import words_html
+
+    with pytest.raises(InvalidArgumentError, match=r"words_html: the trace has states ω_0 … ω_4; t = 9 is out of range"):
+        words_html(trace, [9])
+    with pytest.raises(InvalidArgumentError, match=r"words_html: indices must be a list \(or another iterable\) of time indices t"):
+        words_html(trace, 3)
+    assert 'value="4"' in words_html(trace, [-1])  # a negative t counts from the end, as everywhere

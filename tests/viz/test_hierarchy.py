@@ -410,7 +410,7 @@ def test_bad_inputs():
         hierarchy_graph(trace, 7)
     with pytest.raises(TypeError, match="whole number"):
         hierarchy_graph(trace, 1.5)
-    with pytest.raises(TypeError, match="hierarchy_figure needs"):
+    with pytest.raises(TypeError, match=r"hierarchy_figure: graph_or_trace must be a graph from hierarchy_graph, a Trace or a State, got list \[1, 2, 3\]"):
         hierarchy_figure([1, 2, 3])
     with pytest.raises(TypeError, match="Trace, a State"):
         hierarchy_graph(42)

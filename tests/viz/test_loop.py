@@ -146,3 +146,14 @@ def test_the_words_are_escaped_for_every_payload():
         assert "the model saw π(ω_" in words or "no model call" in words
         for bad in DANGEROUS:
             assert bad not in words
+
+
+def test_loop_sentence_names_itself_and_its_width():
+    from stmviz.core.errors import InvalidArgumentError, InvalidIndexError
+    from stmviz.viz.loop import loop_sentence
+
+    trace = chat_trace(4)
+    with pytest.raises(InvalidArgumentError, match="loop_sentence: width must be a whole number ≥ 1, got int 0"):
+        loop_sentence(trace, 0, width=0)
+    with pytest.raises(InvalidIndexError, match="^loop_sentence: the trace has steps"):
+        loop_sentence(trace, 9)

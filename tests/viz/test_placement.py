@@ -42,7 +42,7 @@ def test_labels_and_hovers_are_escaped():
 
 @pytest.mark.parametrize("bad, words", [
     ([FIFOWindow], "declares no placement"),
-    ("ClearToolUses", "list of mechanisms"),
+    ("ClearToolUses", r"mechanisms must be a list \(or another iterable\) of mechanisms"),
     ([], "at least one"),
     ([type("Odd", (), {"placement": {"keep": "X"}})], "placed in 'U' or 'π'"),
 ])

@@ -28,9 +28,9 @@ def test_agent_text_in_the_label_and_hover_is_escaped():
 
 
 def test_bad_arguments():
-    with pytest.raises(InvalidArgumentError, match="draws on a plotly Figure"):
+    with pytest.raises(InvalidArgumentError, match="mark_recorded_compactions: figure must be a plotly Figure"):
         mark_recorded_compactions("fig", [])
-    with pytest.raises(InvalidArgumentError, match="needs RecordedCompaction items"):
+    with pytest.raises(InvalidArgumentError, match=r"compactions\[0\] must be a RecordedCompaction, got int 3"):
         mark_recorded_compactions(go.Figure(), [3])
     assert mark_recorded_compactions(go.Figure(), []).layout.shapes == ()
 

@@ -227,3 +227,18 @@ def test_unknown_types_get_a_stable_fallback_colour_across_processes():
     assert len(env_runs) == 1
     assert all(color_for(n) in FALLBACK_COLORS for n in names)
     assert color_for(42) == color_for("42")
+
+
+def test_the_plain_dicts_of_a_bar_check_their_options():
+    from stmviz.viz.state import state_bar_dicts
+
+    bar = state_bar(chat_trace(4), 2)
+    # showlegend="no" went into the figure as it was
+    with pytest.raises(InvalidArgumentError, match="state_bar_dicts: showlegend must be True or False, got str 'no'"):
+        state_bar_dicts(bar, showlegend="no")
+    with pytest.raises(InvalidArgumentError, match=r"state_bar_dicts: bar must be a StateBar \(state_bar\(trace, t\)\), got int 3"):
+        state_bar_dicts(3)
+    with pytest.raises(InvalidArgumentError, match=r"state_figure: new\[0\] must be an Element of ω, got str 'a'"):
+        state_bar(State([Element("x")]), space_or_sizes=StateSpace(sizes.words, 10), new=["a"])
+    with pytest.raises(InvalidArgumentError, match="state_figure: V_max must be a finite number > 0, got float inf"):
+        state_bar(State([Element("x")]), space_or_sizes={Element("x"): 1}, v_max=math.inf)

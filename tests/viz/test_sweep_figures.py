@@ -13,6 +13,7 @@ from stmviz.core.errors import InvalidArgumentError
 from stmviz.sweep import sweep
 from stmviz.viz import pareto_figure, pareto_front, recall_figure
 from stmviz.viz.occupancy import COMPARE_COLORS
+from stmviz.viz.sweep import series_of
 
 
 @pytest.fixture(scope="module")
@@ -74,9 +75,9 @@ def test_failed_and_unscored_runs_are_left_out():
 @pytest.mark.parametrize(
     "call, match",
     [
-        (lambda: recall_figure({"a": 1}), "list of records"),
-        (lambda: recall_figure([1, 2]), "every record is a dict"),
-        (lambda: recall_figure([{"v_max": 1, "evidence_recall": 1}], "f1"), "unknown measure"),
+        (lambda: recall_figure({"a": 1}), r"recall_figure: records must be a list \(or another iterable\) of records"),
+        (lambda: recall_figure([1, 2]), r"records\[0\] must be a dict \(one run of sweep\(\)\), got int 1"),
+        (lambda: recall_figure([{"v_max": 1, "evidence_recall": 1}], "f1"), "measure must be one of 'evidence_recall'.*got str 'f1'"),
         (lambda: pareto_figure([{"v_max": 1, "evidence_recall": 1}]), "no record has 'cost'"),
     ],
 )
@@ -105,3 +106,27 @@ def test_pareto_front_is_exactly_the_undominated_runs(pts):
     assert costs == sorted(costs)
     for a, b in itertools.pairwise(ordered):
         assert rows[a]["q"] <= rows[b]["q"]
+
+
+ROWS = [{"mechanism": "A", "scenario": "s", "v_max": 1, "cost": 5, "evidence_recall": 0.2}]
+
+
+@pytest.mark.parametrize("call, words", [
+    # "v_max" passed usable_records' check and then failed as MEASURES["v_max"]: a raw KeyError
+    (lambda: recall_figure(ROWS, "v_max"), "recall_figure: measure must be one of 'evidence_recall'"),
+    (lambda: pareto_figure(ROWS, "v_max"), "pareto_figure: quality must be one of 'evidence_recall'"),
+    (lambda: pareto_figure(ROWS, cost="tokens"), "pareto_figure: cost must be one of"),
+    # a record that is no dict was read with .get(): a raw AttributeError
+    (lambda: pareto_front([1]), r"pareto_front: records\[0\] must be a dict \(one run of sweep\(\)\), got int 1"),
+    (lambda: pareto_front(5), r"pareto_front: records must be a list \(or another iterable\)"),
+    (lambda: series_of(3), r"series_of: record must be a dict \(one run of sweep\(\)\), got int 3"),
+    (lambda: series_of(ROWS[0], several_scenarios="yes"), "series_of: several_scenarios must be True or False, got str 'yes'"),
+])
+def test_bad_arguments_are_named_not_met_as_raw_errors(call, words):
+    with pytest.raises(InvalidArgumentError, match=words):
+        call()
+
+
+def test_the_cost_axis_may_be_v_max():
+    fig = pareto_figure(ROWS, cost="v_max")
+    assert list(fig.data[0].x) == [1]

@@ -91,7 +91,7 @@ def test_bad_inputs():
         compare_player(runs["V_max = 6"])
     with pytest.raises(ValueError, match="at least one"):
         compare_player([])
-    with pytest.raises(TypeError, match="not a Trace"):
+    with pytest.raises(TypeError, match=r"traces\['b'\] must be a Trace, got int 3"):
         compare_player({"a": runs["V_max = 6"], "b": 3})
     with pytest.raises(ValueError, match="columns"):
         compare_player(runs, columns=0)

@@ -244,6 +244,25 @@ def test_bad_inputs():
     assert player.slider.max == 0 and player.next_button.disabled
 
 
+
+def test_options_read_by_truthiness_are_flags_now():
+    """tokens='no' showed the tokens and include_plotlyjs=3 embedded the figures: each is named instead."""
+    from stmviz.core.errors import InvalidArgumentError, InvalidIndexError
+    from stmviz.widgets.live_figure import figure_widget
+
+    player = TracePlayer(fifo_trace(4))
+    with pytest.raises(InvalidArgumentError, match="TraceView.show: tokens must be True or False, got str 'no'"):
+        player.view.show(2, tokens="no")
+    with pytest.raises(InvalidArgumentError, match=r"TraceView.static_html: include_plotlyjs must be True, False or a str"):
+        player.static_html(3)
+    with pytest.raises(InvalidArgumentError, match="figures must be True, False or None"):
+        player.view.static_html("cdn", figures="yes")
+    assert "cdn.plot.ly" not in player.static_html("")  # an empty str is plotly's "no plotly.js": no figures
+    with pytest.raises(InvalidArgumentError, match="figure_widget: figure must be a plotly Figure, got str 'x'"):
+        figure_widget("x")  # plotly's own ValueError before
+    with pytest.raises(InvalidIndexError, match=r"TracePlayer: t must be a whole number, got str '2'; pass t = 0 … 4"):
+        player.t = "2"
+
 def test_trace_view_alone_and_loaded_trace():
     trace = fifo_trace(6)
     view = TraceView(trace, 2, tokens=False)

@@ -57,3 +57,26 @@ def test_names_are_escaped():
 def test_unknown_start_is_an_error(records):
     with pytest.raises(InvalidArgumentError, match="not one of the sweep's"):
         SweepExplorer(records, v_max=999)
+
+
+ROWS = [{"mechanism": m, "scenario": "s", "v_max": v, "evidence_recall": r, "cost": c}
+        for m, v, r, c in (("A", 100, 0.2, 5), ("A", 200, 0.4, 9))]
+
+
+def test_a_measure_outside_the_figures_list_is_refused_up_front():
+    # "v_max" passed usable_records and failed later as MEASURES["v_max"]: a raw KeyError
+    with pytest.raises(InvalidArgumentError, match="SweepExplorer: measure must be one of 'evidence_recall'.*got str 'v_max'"):
+        SweepExplorer(ROWS, "v_max")
+
+
+def test_show_refuses_a_v_max_the_sweep_did_not_run():
+    explorer = SweepExplorer(ROWS)
+    explorer.show(200.0)  # the same number as a float
+    assert explorer.slider.value == 200
+    # the slider raised traitlets' TraitError ("Invalid selection: value not found")
+    with pytest.raises(InvalidArgumentError, match=r"SweepExplorer.show: V_max = 7 is not one of the sweep's \(100, 200\)"):
+        explorer.show(7)
+    with pytest.raises(InvalidArgumentError, match="SweepExplorer.show: v_max must be a finite number, got str '100'"):
+        explorer.show("100")
+    with pytest.raises(InvalidArgumentError, match="SweepExplorer: V_max = 300 is not one of"):
+        SweepExplorer(ROWS, v_max=300)

@@ -223,7 +223,7 @@ def _conversation(kind: str, document: Any, lines: list[tuple[int, Any]] | None,
     if kind == "langchain":
         records, labels = _records(document, lines, "messages")
         return langchain.read_langchain(records, labels, source)
-    raise InvalidArgumentError(f"format must be one of {', '.join(FORMATS)}, got {brief(kind, 40)}")  # pragma: no cover
+    raise InvalidArgumentError(f"format must be one of {', '.join(FORMATS)}, got {brief(kind, 40)}")  # pragma: no cover - detected kinds are all above
 
 
 _SCALARS = (str, int, float, bool, type(None))
@@ -276,12 +276,10 @@ def _plain_json(data: Any, source: str) -> Any:
     raise fail(source, "top level", f"arrays or objects are nested more than {MAX_DEPTH} levels deep; this is not a transcript")
 
 
-def _check_format(format: Any) -> str | None:
+def _check_format(format: Any, where: str) -> str | None:
     if format is None:
         return None
-    if not isinstance(format, str) or format not in FORMATS:
-        raise InvalidArgumentError(f"format must be None (detect it) or one of {', '.join(FORMATS)}, got {brief(format, 40)}")
-    return format
+    return guards.choice(format, "format", FORMATS, "or None to detect it from the records", where=where)
 
 
 def from_transcript(
@@ -315,9 +313,10 @@ def from_transcript(
     >>> s.steps[1].meta["thinking"], "tool" in s.steps[1].text
     ('I should call the tool.', False)
     """
-    kind = _check_format(format)
+    kind = _check_format(format, "from_transcript")
     name = guards.text(name, "name", where="from_transcript", none_ok=True, blank_ok=True) or "transcript"
-    if kind in ("agentfold", "scenario"):
+    source = guards.text(source, "source", where="from_transcript", blank_ok=True)
+    if kind in ("agentfold", "scenario"):  # these two formats are files with their own readers
         raise InvalidArgumentError(f"from_transcript reads a decoded transcript; for format={kind!r} load the file with load_transcript")
     data = _plain_json(data, source)
     kind = kind or _detect(data, None, source)
@@ -353,7 +352,7 @@ def load_transcript(
     FormatError
         naming the file, the record and what is wrong.
     """
-    kind = _check_format(format)
+    kind = _check_format(format, "load_transcript")
     path = as_path(path, "transcript file")
     name = guards.text(name, "name", where="load_transcript", none_ok=True, blank_ok=True) or path.stem
     raw = read_bytes(path, what="transcript file", error=FormatError)  # bounded; never blocks on a pipe or device
@@ -417,13 +416,11 @@ def recorded_compactions(steps: Scenario | Iterable[AgentStep]) -> list[Recorded
     >>> [c.label for c in recorded_compactions(load_transcript(example_transcript("claude_code_session")))]
     ['Claude Code compacted (auto, 1,611 tokens)']
     """
-    items = steps.steps if isinstance(steps, Scenario) else steps
-    if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
-        raise InvalidArgumentError(f"recorded_compactions needs a Scenario or its steps, got {brief(items, 40)}")
+    items = guards.items(steps.steps if isinstance(steps, Scenario) else steps, "steps", where="recorded_compactions",
+                         what="AgentSteps (or a Scenario)")
     out = []
-    for step in items:
-        if not isinstance(step, AgentStep):
-            raise InvalidArgumentError(f"recorded_compactions needs AgentSteps, got {brief(step, 40)}")
+    for k, step in enumerate(items):
+        guards.instance(step, f"steps[{k}]", AgentStep, where="recorded_compactions")
         for event in step.meta.get(COMPACTION_KEY, ()):
             out.append(RecordedCompaction(
                 t=int(event["t"]), system=str(event.get("system", "")), trigger=event.get("trigger"),
@@ -447,8 +444,7 @@ def example_transcript(name: str) -> Path:
     """
     names = sorted(p.name.split(".")[0] for p in resources.files("stmviz.scenarios").joinpath("data").joinpath("transcripts").iterdir()
                    if not p.name.startswith("."))
-    if name not in names:
-        raise InvalidArgumentError(f"no bundled transcript {brief(name, 40)}; bundled: {', '.join(names)}")
+    guards.choice(name, "name", names, "the bundled transcripts", where="example_transcript")
     folder = resources.files("stmviz.scenarios").joinpath("data").joinpath("transcripts")
     match = next(p for p in folder.iterdir() if p.name.split(".")[0] == name)
     return Path(str(match))
