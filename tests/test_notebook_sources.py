@@ -1,5 +1,6 @@
 """One text source per notebook: each ``notebooks/NAME.md`` (a jupytext MyST Markdown notebook) builds its
-``NAME.ipynb``, and jupytext pairs the two.
+``NAME.ipynb``, jupytext pairs the two, and every exercise in a source is written by the convention that
+``stmviz course`` reads (stmviz/course.py's docstring, notebooks/README.md).
 
 A notebook edited without its source (or a source edited without a rebuild) fails here; rebuild with
 ``python scripts/build_notebooks.py NN``.
@@ -7,8 +8,10 @@ A notebook edited without its source (or a source edited without a rebuild) fail
 
 from __future__ import annotations
 
+import ast
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -20,6 +23,8 @@ import pytest
 jupytext = pytest.importorskip("jupytext", reason="the notebooks' sources are read with jupytext (pip install -e '.[test]')")
 
 from stmviz import course  # noqa: E402
+from stmviz.core.errors import FormatError  # noqa: E402
+from stmviz.exercise_solutions import SOLUTIONS  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
@@ -118,3 +123,92 @@ def test_jupyterlab_opens_either_file_as_the_pair_and_a_save_changes_neither(tmp
         assert any(c.get("outputs") for c in cells), "the outputs come from the .ipynb"
         manager.save(model, path.name)
         assert (source.read_bytes(), notebook.read_bytes()) == before
+
+
+# ----------------------------------------------------------------- the exercise convention
+
+
+EXERCISES = {name: course.find_exercises(course.read_source(NOTEBOOKS / f"{name}.md"), Path(name).name)
+             for name in NAMES}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_exercise_is_an_exercise_cell_a_checker_cell_and_its_key(name):
+    nb = course.read_source(NOTEBOOKS / f"{name}.md")
+    number = Path(name).name[:2]
+    found = EXERCISES[name]
+    assert bool(found) == (number != "00"), "every notebook but the start page has an exercise"
+    for exercise in found:
+        assert exercise.key.startswith(number + "-") and exercise.key in SOLUTIONS
+        answer = nb.cells[exercise.answer_cell].source
+        assert "TODO" in answer and "BEGIN SOLUTION" not in answer
+        assert nb.cells[exercise.checker_cell].source == f"{exercise.checker}({exercise.answer})"
+        tree = ast.parse(SOLUTIONS[exercise.key])
+        defined = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))} | {
+            t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+        assert exercise.answer in defined, f"SOLUTIONS[{exercise.key!r}] must define {exercise.answer}"
+    mentioned = {key for cell in nb.cells if cell.cell_type == "markdown"
+                 for key in re.findall(r"""solution\(\s*["']([^"']+)["']""", cell.source)}
+    assert mentioned == {e.key for e in found}, "a solution(...) named in the prose without its checker cell"
+
+
+def test_every_reference_solution_belongs_to_one_exercise():
+    keys = [e.key for name in NAMES if "/" not in name for e in EXERCISES[name]]
+    assert sorted(keys) == sorted(SOLUTIONS)
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if not n.startswith("00")])
+def test_the_shipped_notebook_shows_no_solution(name):
+    """What stmviz lab and Binder open is the student's notebook: every checker reports "not done yet"."""
+    nb = json.loads((NOTEBOOKS / f"{name}.ipynb").read_text(encoding="utf-8"))
+    for exercise in EXERCISES[name]:
+        shown = "".join("".join(o.get("data", {}).get("text/plain", "")) for o in nb["cells"][exercise.checker_cell]["outputs"])
+        assert "not done yet" in shown and "✓" not in shown, shown
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if not n.startswith("00")])
+def test_the_instructors_version_joins_each_solution_to_its_exercise(name):
+    nb = course.read_source(NOTEBOOKS / f"{name}.md")
+    made = course.instructor_version(nb, Path(name).name)
+    exercises = EXERCISES[name]
+    assert len(made.cells) == len(nb.cells) + len(exercises)
+    for shift, exercise in enumerate(exercises):
+        answer = made.cells[exercise.answer_cell + shift]
+        assert answer.source.startswith(nb.cells[exercise.answer_cell].source + "\n### BEGIN SOLUTION")
+        assert SOLUTIONS[exercise.key].strip("\n") in answer.source and answer.source.endswith("### END SOLUTION")
+        assert answer.metadata["nbgrader"]["solution"] is True
+        graded = made.cells[exercise.checker_cell + shift + 1]
+        assert graded.metadata["nbgrader"]["grade_id"] == exercise.key and graded.metadata["nbgrader"]["locked"]
+        assert graded.metadata["nbgrader"]["points"] == course.max_points(exercise.checker) >= 3
+        assert graded.source.endswith(f"points({exercise.checker}, {exercise.answer})")
+
+
+def _cells(*sources: tuple[str, str]):
+    nbformat = pytest.importorskip("nbformat")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell(s) if kind == "md" else nbformat.v4.new_code_cell(s) for kind, s in sources]
+    return nb
+
+
+EXERCISE = "from stmviz.exercises import check_membership\n\ndef in_omega(e, mu, v):\n    raise NotImplementedError('TODO')"
+
+
+@pytest.mark.parametrize("cells, fault", [
+    ([("code", "x = 1"), ("code", "check_membership(in_omega)"), ("md", 'solution("01-membership")')],
+     "must follow the exercise cell"),
+    ([("code", EXERCISE.replace("TODO", "later")), ("code", "check_membership(in_omega)"), ("md", 'solution("01-a")')],
+     "has no TODO"),
+    ([("code", EXERCISE), ("code", "check_membership(in_omega)"), ("md", "Now try it.")],
+     "names its key once"),
+    ([("code", EXERCISE), ("code", "check_membership(in_omega)"), ("md", 'solution("02-keep-first")')],
+     "must start with the notebook's number"),
+])
+def test_a_source_that_breaks_the_convention_is_named(cells, fault):
+    with pytest.raises(FormatError, match=fault):
+        course.find_exercises(_cells(*cells), "01_definition1_state_space")
+
+
+def test_a_checker_called_inside_other_code_is_not_an_exercise():
+    """08's first attempt prints check_priority_memory(FirstAttempt) in a cell of its own: not graded."""
+    nb = _cells(("code", "print(check_membership(lambda *a: True))"), ("code", "check_mechanism(m)"))
+    assert course.find_exercises(nb, "01_x") == []
