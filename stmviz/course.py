@@ -392,6 +392,7 @@ def instructor_version(nb: Any, name: str) -> Any:
     from .exercise_solutions import SOLUTIONS
 
     nb = copy.deepcopy(nb)
+    nb.metadata.pop("jupytext", None)  # a course's notebooks are not paired with a source beside them
     exercises = find_exercises(nb, name)
     missing = [e.key for e in exercises if e.key not in SOLUTIONS]
     if missing:

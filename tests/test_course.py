@@ -72,6 +72,7 @@ def test_the_student_version_keeps_the_todo_and_the_checker_and_holds_no_solutio
     assert graded.metadata.nbgrader["grade_id"] == "01-membership" and graded.metadata.nbgrader["points"] == 5
     assert graded.metadata.nbgrader["locked"] and graded.metadata.get("editable") is False
     assert all(not c.get("outputs") for c in student.cells if c.cell_type == "code")
+    assert "jupytext" not in student.metadata  # not paired with a source: jupytext leaves it alone
 
 
 @needs_nbgrader

@@ -79,16 +79,31 @@ def test_the_build_script_checks_without_a_kernel():
 
 
 def test_jupytext_pairs_each_source_with_its_notebook():
-    """notebooks/jupytext.toml declares the pair, so jupytext (in JupyterLab, or its CLI) keeps both in step."""
-    from jupytext.config import load_jupytext_config
+    """Both files declare the pair in their metadata, so jupytext (in JupyterLab, or its CLI) keeps them in step."""
     from jupytext.paired_paths import paired_paths
 
-    config = load_jupytext_config(str(NOTEBOOKS))
     for source in SOURCES:
-        formats = config.default_formats(str(source.with_suffix(".ipynb")))
-        assert formats == "ipynb,md:myst"
-        pairs = {path for path, _ in paired_paths(str(source.with_suffix(".ipynb")), "ipynb", formats)}
-        assert pairs == {str(source), str(source.with_suffix(".ipynb"))}
+        notebook = source.with_suffix(".ipynb")
+        formats = jupytext.read(source).metadata["jupytext"]["formats"]
+        assert formats == json.loads(notebook.read_text(encoding="utf-8"))["metadata"]["jupytext"]["formats"]
+        assert {path for path, _ in paired_paths(str(notebook), "ipynb", formats)} == {str(source), str(notebook)}
+
+
+def test_a_notebook_made_beside_the_sources_is_left_unpaired(tmp_path):
+    """The pairing is each pair's own, not the folder's: a scratch notebook saved in notebooks/ gets no .md twin
+    (and a notebook sent with its cells' text as lists of lines, as the contents API accepts, saves as usual;
+    jupytext's Markdown writer failed on those when the folder paired every notebook)."""
+    pytest.importorskip("jupyter_server")
+    nbformat = pytest.importorskip("nbformat")
+    from jupyter_server.services.contents.filemanager import FileContentsManager
+    from jupytext.sync_contentsmanager import build_sync_jupytext_contents_manager_class
+
+    _pair(tmp_path)
+    manager = build_sync_jupytext_contents_manager_class(FileContentsManager)(root_dir=str(tmp_path))
+    scratch = json.loads(nbformat.writes(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("a = 1\nb = 2")])))
+    assert isinstance(scratch["cells"][0]["source"], list)
+    manager.save({"type": "notebook", "format": "json", "content": scratch}, "scratch.ipynb")
+    assert (tmp_path / "scratch.ipynb").is_file() and not (tmp_path / "scratch.md").exists()
 
 
 @pytest.mark.parametrize("name", NAMES)
