@@ -15,6 +15,13 @@
     :func:`stmviz.scenarios.load_transcript`, in the conversation's order: each
     step holds an assistant turn (the model's output, produced from π(ω_t)) and
     then the user or tool messages that follow it.
+``stmviz course student OUTDIR [--lang en|ru]``
+    Write an nbgrader course folder from the notebooks' sources: the student
+    version of every notebook (solutions removed, TODOs and checkers kept, a
+    grade cell after each checker) and the instructor's version.
+``stmviz course grade SUBMISSION.ipynb [--course OUTDIR] [--student ID]``
+    Grade a submitted student version with nbgrader's autograder: a score per
+    exercise, one point for each criterion its checker reports met.
 """
 
 from __future__ import annotations
@@ -215,6 +222,29 @@ def lab(args: argparse.Namespace, extra: Sequence[str]) -> int:
         return 0
 
 
+# ----------------------------------------------------------------- course
+
+
+def course_cmd(args: argparse.Namespace) -> int:
+    """``stmviz course student|grade``: hand out the notebooks and grade them, through nbgrader (stmviz.course)."""
+    from . import course
+
+    if args.course_command == "student":
+        released = course.make_course(args.outdir, args.lang, args.notebook or ())
+        outdir = Path(args.outdir)
+        print(f"stmviz: the course is in {outdir} (nbgrader's course folder, {len(released)} notebooks, lang={args.lang}):")
+        print(f"  {outdir / 'release'}/NAME/NAME.ipynb  the student versions to hand out (TODOs, checkers, locked grade cells)")
+        print(f"  {outdir / 'source'}/NAME/NAME.ipynb   the instructor's versions (reference solutions in ### BEGIN SOLUTION regions)")
+        print(f"Grade a submission: stmviz course grade SUBMISSION.ipynb --course {outdir} --student ID")
+        return 0
+    grades = course.grade(args.submission, args.course, student=args.student, lang=args.lang)
+    where = f"in the course {args.course}" if args.course else "in a temporary course"
+    _say(f"stmviz: {args.submission} graded by nbgrader {where} (student {args.student}); "
+         "one point per criterion of each exercise's checker:")
+    _say(course.summary(grades) if grades else "(this notebook has no exercise)")
+    return 0
+
+
 def _v_max(text: str) -> float:
     """``--v-max``: a positive finite number of tokens (argparse says what is wrong otherwise)."""
     try:
@@ -254,7 +284,7 @@ def _formats() -> tuple[str, ...]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The parser of the ``stmviz`` command: ``lab``, ``demo``, ``replay`` and ``scenarios``."""
+    """The parser of the ``stmviz`` command: ``lab``, ``demo``, ``replay``, ``scenarios`` and ``course``."""
     parser = argparse.ArgumentParser(prog="stmviz", description="See how an LLM agent's short-term memory works.")
     sub = parser.add_subparsers(dest="command")
 
@@ -278,6 +308,23 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--limit", type=_limit, default=None, help="print at most this many steps (≥ 0)")
 
     sub.add_parser("scenarios", help="list the bundled scenarios")
+
+    p_course = sub.add_parser("course", help="hand out the notebooks to students and grade them (nbgrader)")
+    course_sub = p_course.add_subparsers(dest="course_command", required=True)
+    p_student = course_sub.add_parser(
+        "student", help="write an nbgrader course folder: the student and the instructor's version of every notebook")
+    p_student.add_argument("outdir", help="the course folder (created if missing)")
+    p_student.add_argument("--lang", choices=("en", "ru"), default="en", help="the notebooks' language (default: en)")
+    p_student.add_argument("--notebook", action="append", metavar="NAME",
+                           help="only this notebook (its number, e.g. 01, or a name); repeat for more (default: all)")
+    p_grade = course_sub.add_parser("grade", help="grade a submitted student version: a score per exercise")
+    p_grade.add_argument("submission", help="the notebook a student handed in")
+    p_grade.add_argument("--course", default=None,
+                         help="the course folder made by `stmviz course student`, whose gradebook records the grades "
+                              "(default: a temporary course, forgotten afterwards)")
+    p_grade.add_argument("--student", default="student", help="the student's id in the gradebook (default: student)")
+    p_grade.add_argument("--lang", choices=("en", "ru"), default="en",
+                         help="the language of the temporary course, without --course (default: en)")
     return parser
 
 
@@ -307,6 +354,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return list_scenarios_cmd(args)
         if args.command == "replay":
             return replay(args)
+        if args.command == "course":
+            return course_cmd(args)
         return demo(args)
     except KeyboardInterrupt:
         print("stmviz: interrupted", file=sys.stderr)

@@ -1,0 +1,207 @@
+"""Hand out and grade (issue 35, part 3): `stmviz course student` writes the student version of a notebook
+from its source, and `stmviz course grade` scores a submission through nbgrader, one point per criterion
+its stmviz checker reports met.
+
+The grading runs nbgrader's own autograder (a fresh kernel per submission), so each submission below
+costs one run of notebook 01, a few seconds.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("jupytext", reason="the notebooks' sources are read with jupytext (pip install -e '.[test]')")
+nbformat = pytest.importorskip("nbformat")
+
+from stmviz import cli, course  # noqa: E402
+from stmviz.core.errors import FormatError, InvalidArgumentError, STMError  # noqa: E402
+from stmviz.exercise_solutions import SOLUTIONS  # noqa: E402
+
+needs_nbgrader = pytest.mark.skipif(importlib.util.find_spec("nbgrader") is None,
+                                    reason="the course commands grade through nbgrader (pip install -e '.[test]')")
+
+ROOT = Path(__file__).resolve().parents[1]
+NAME = "01_definition1_state_space"
+TODO = 'raise NotImplementedError("TODO: write in_omega")'
+
+
+@pytest.fixture(scope="module")
+def course_dir(tmp_path_factory):
+    """The course of notebook 01, made by the command an instructor types."""
+    outdir = tmp_path_factory.mktemp("course")
+    assert cli.main(["course", "student", str(outdir), "--notebook", "01"]) == 0
+    return outdir
+
+
+def _student_version(course_dir: Path):
+    return nbformat.read(course_dir / "release" / NAME / f"{NAME}.ipynb", as_version=4)
+
+
+def _answer_cell(nb):
+    return next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution"))
+
+
+def _submit(nb, tmp_path: Path, filename: str = f"{NAME}.ipynb") -> Path:
+    path = tmp_path / filename
+    nbformat.write(nb, path)
+    return path
+
+
+@needs_nbgrader
+def test_the_student_version_keeps_the_todo_and_the_checker_and_holds_no_solution(course_dir):
+    student = _student_version(course_dir)
+    shipped = course.read_source(ROOT / "notebooks" / f"{NAME}.md")
+    text = json.dumps(student.cells)
+    assert "BEGIN SOLUTION" not in text and "omega = set(elements)" not in text  # the reference's body
+    answer = _answer_cell(student)
+    exercise = course.find_exercises(shipped, NAME)[0]
+    # the exercise cell as the tutorial notebook has it (nbgrader leaves an empty line where the region was)
+    assert answer.source == shipped.cells[exercise.answer_cell].source + "\n" and TODO in answer.source
+    # every cell of the tutorial notebook, in order, then a locked grade cell after the checker
+    kept = [c for c in student.cells if c.id != "01-membership-grade"]
+    assert [c.id for c in kept] == [c.id for c in shipped.cells]
+    assert [c.source.rstrip("\n") for c in kept] == [c.source for c in shipped.cells]
+    graded = student.cells[exercise.checker_cell + 1]
+    assert graded.metadata.nbgrader["grade_id"] == "01-membership" and graded.metadata.nbgrader["points"] == 5
+    assert graded.metadata.nbgrader["locked"] and graded.metadata.get("editable") is False
+    assert all(not c.get("outputs") for c in student.cells if c.cell_type == "code")
+    assert "jupytext" not in student.metadata  # not paired with a source: jupytext leaves it alone
+
+
+@needs_nbgrader
+def test_the_instructors_version_holds_the_reference_solution(course_dir):
+    source = nbformat.read(course_dir / "source" / NAME / f"{NAME}.ipynb", as_version=4)
+    answer = _answer_cell(source)
+    assert SOLUTIONS["01-membership"].strip("\n") in answer.source and "### BEGIN SOLUTION" in answer.source
+    assert (course_dir / "gradebook.db").is_file() and (course_dir / "nbgrader_config.py").is_file()
+
+
+@needs_nbgrader
+def test_a_solved_submission_gets_every_point(course_dir, tmp_path, capsys):
+    nb = _student_version(course_dir)
+    answer = _answer_cell(nb)
+    answer.source = answer.source.replace(TODO, "return sum(mu(e) for e in set(elements)) <= v_max")
+    path = _submit(nb, tmp_path, "ada-01.ipynb")  # renamed on the way back: recognised by its cells
+    assert cli.main(["course", "grade", str(path), "--course", str(course_dir), "--student", "ada"]) == 0
+    shown = capsys.readouterr().out
+    assert re.search(r"01-membership\s+5 of 5", shown) and re.search(r"total\s+5 of 5", shown), shown
+    assert (course_dir / "autograded" / "ada" / NAME / f"{NAME}.ipynb").is_file()  # in the course's gradebook
+
+
+@needs_nbgrader
+def test_a_wrong_submission_scores_the_criteria_it_meets_even_with_its_grade_cell_changed(course_dir, tmp_path):
+    nb = _student_version(course_dir)
+    answer = _answer_cell(nb)
+    # counts duplicates and forgets the boundary: meets "empty state" and "over capacity" only
+    answer.source = answer.source.replace(TODO, "return sum(mu(e) for e in elements) < v_max")
+    graded = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade"))
+    graded.source = "5  # full marks, please"  # the course's grade cell is restored before grading
+    grades = course.grade(_submit(nb, tmp_path), course_dir, student="bob")
+    assert [(g.key, g.score, g.max_score) for g in grades] == [("01-membership", 2.0, 5.0)]
+    failed = [line.split(":")[0].strip() for line in grades[0].report.splitlines() if line.strip().startswith("✗")]
+    assert failed == ["✗ boundary", "✗ sizes, not counts", "✗ a set"]
+    assert "2 of 5" in course.summary(grades) and "✗ a set" in course.summary(grades)
+
+
+@needs_nbgrader
+def test_an_untouched_student_version_scores_nothing_in_a_temporary_course(course_dir, tmp_path):
+    """Without --course the grading builds its own course from the sources: the same grade cells."""
+    grades = course.grade(_submit(_student_version(course_dir), tmp_path))
+    assert [(g.key, g.score, g.max_score) for g in grades] == [("01-membership", 0.0, 5.0)]
+    assert "not done yet" in grades[0].report
+
+
+@needs_nbgrader
+def test_a_translated_notebook_is_graded_as_its_english_twin(course_dir, tmp_path, monkeypatch):
+    """Part 2 (notebooks/ru/) adds translations with the same code cells: the exercises, the grade cells and
+    the scores come from the code, so translating the prose changes nothing in grading."""
+    ru = tmp_path / "ru"
+    ru.mkdir()
+    text = (ROOT / "notebooks" / f"{NAME}.md").read_text(encoding="utf-8")
+    text = text.replace("## Exercise · is it a state?", "## Упражнение · это состояние?")
+    text = text.replace("Each ✗ comes with a hint. Only after trying:", "У каждого ✗ есть подсказка. Только после попытки:")
+    (ru / f"{NAME}.md").write_text(text, encoding="utf-8")
+    real = course.sources_folder
+    monkeypatch.setattr(course, "sources_folder", lambda lang="en": ru if lang == "ru" else real(lang))
+    made = course.make_course(tmp_path / "курс", "ru", ["01"])
+    nb = nbformat.read(made[0], as_version=4)
+    assert any("Упражнение" in c.source for c in nb.cells)
+    english = _student_version(course_dir)
+    assert [c.source for c in nb.cells if c.cell_type == "code"] == [c.source for c in english.cells if c.cell_type == "code"]
+    answer = _answer_cell(nb)
+    answer.source = answer.source.replace(TODO, "return sum(mu(e) for e in set(elements)) <= v_max")
+    grades = course.grade(_submit(nb, tmp_path), lang="ru")
+    assert [(g.key, g.score, g.max_score) for g in grades] == [("01-membership", 5.0, 5.0)]
+
+
+@needs_nbgrader
+def test_grading_a_copy_of_the_tutorial_notebook_says_what_to_hand_out(tmp_path, capsys):
+    copy = tmp_path / f"{NAME}.ipynb"
+    shutil.copy(ROOT / "notebooks" / f"{NAME}.ipynb", copy)
+    with pytest.raises(FormatError, match="has no nbgrader cells"):
+        course.grade(copy)
+    assert cli.main(["course", "grade", str(copy)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "stmviz course student" in err
+
+
+@needs_nbgrader
+@pytest.mark.parametrize("args, fault", [
+    (["course", "student", "OUT", "--notebook", "42"], "no notebook named '42'"),
+    (["course", "student", "OUT", "--lang", "ru"], "the Russian notebooks are not written yet"),
+])
+def test_a_course_command_with_a_wrong_argument_says_what_to_give(args, fault, tmp_path, capsys):
+    args = [str(tmp_path / "out") if a == "OUT" else a for a in args]
+    assert cli.main(args) == 2
+    assert fault in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()  # nothing written before the sources were found
+
+
+@needs_nbgrader
+def test_a_course_folder_that_is_a_file_is_refused(tmp_path):
+    (tmp_path / "out").write_text("not a folder")
+    with pytest.raises(InvalidArgumentError, match="is a file, not a folder"):
+        course.make_course(tmp_path / "out", names=["01"])
+
+
+def test_points_needs_a_checker_and_gives_nothing_for_a_todo():
+    from stmviz.exercises import check_membership
+
+    def todo(elements, mu, v_max):
+        raise NotImplementedError("TODO")
+
+    assert course.points(check_membership, todo) == 0
+    with pytest.raises(STMError, match="not an ExerciseReport"):
+        course.points(lambda answer: 3, todo)
+
+
+def test_without_nbgrader_the_commands_say_how_to_install_it_and_write_nothing(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "nbgrader.apps", None)  # import nbgrader.apps now raises ImportError
+    assert cli.main(["course", "student", str(tmp_path / "out"), "--notebook", "01"]) == 2
+    assert "pip install 'stmviz[course]'" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+    assert cli.main(["course", "grade", str(ROOT / "notebooks" / f"{NAME}.ipynb")]) == 2
+    assert "needs nbgrader" in capsys.readouterr().err
+
+
+def test_an_installed_stmviz_reads_the_sources_a_wheel_installs(tmp_path, monkeypatch):
+    """From a wheel there is no checkout: the sources are in share/stmviz/sources (pyproject's data-files)."""
+    import tomllib
+
+    data_files = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["data-files"]
+    assert data_files["share/stmviz/sources"] == ["notebooks/[0-9][0-9]_*.md"]
+    assert "notebooks/*.md" not in data_files["share/stmviz/notebooks"]  # stmviz lab copies only the notebooks
+    installed = tmp_path / "share" / "stmviz" / "sources"
+    installed.mkdir(parents=True)
+    shutil.copy(ROOT / "notebooks" / f"{NAME}.md", installed / f"{NAME}.md")
+    monkeypatch.setattr(course, "__file__", str(tmp_path / "site-packages" / "stmviz" / "course.py"))
+    monkeypatch.setattr(sys, "prefix", str(tmp_path))
+    assert course.sources_folder() == installed
+    assert [p.name for p in course.source_paths()] == [f"{NAME}.md"]
