@@ -109,3 +109,12 @@ def test_the_real_notebooks_keep_every_output_kind_known(tmp_path):
             for output in cell.get("outputs", []):
                 kinds = set(output.get("data", {}))
                 assert not kinds & {"application/vnd.jupyter.widget-view+json", "application/vnd.plotly.v1+json"}, (path.name, kinds)
+
+
+def test_a_notebook_added_or_removed_makes_every_notebook_read_again():
+    """Their links to each other are resolved when read: a cached page would keep a link made while its target was missing."""
+    env = SimpleNamespace(found_docs={"index", "tutorials", "notebooks/00_start_here", "notebooks/ru/00_start_here"})
+    assert site.on_env_get_outdated(None, env, set(), {"paper"}, set()) == []
+    again = ["notebooks/00_start_here", "notebooks/ru/00_start_here", "tutorials"]
+    assert site.on_env_get_outdated(None, env, {"notebooks/ru/00_start_here"}, set(), set()) == again
+    assert site.on_env_get_outdated(None, env, set(), set(), {"notebooks/ru/01_definition1_state_space"}) == again

@@ -41,7 +41,7 @@ logger = logging.getLogger(__name__)
 #: the folder of the generated pages, relative to the Sphinx source folder (ignored by git)
 FOLDER = "api"
 
-#: (name, id(object)) → the canonical name of the object's page, for every name of a documented ``__all__``
+#: (name, id(object)) → the canonical name of the object's entry, for every name of a documented ``__all__``
 CANONICAL: dict[tuple[str, int], str] = {}
 
 
@@ -57,7 +57,7 @@ class Group:
 
 @dataclass
 class Entry:
-    """One name of one module's ``__all__``, and the canonical name of its object's page."""
+    """One name of one module's ``__all__``, and the canonical name under which its object is described."""
 
     module: str
     name: str
@@ -93,7 +93,7 @@ def collect(groups: Sequence[tuple[str, str, Sequence[str]]]) -> tuple[list[Grou
     for name in listed:
         try:
             named[id(importlib.import_module(name))] = name
-        except Exception:
+        except Exception:  # noqa: S110 - a module that does not import is reported below, with its group
             pass
     entries: dict[str, list[Entry]] = {}
     for title, intro, names in groups:
@@ -165,7 +165,8 @@ def assign_canonical(entries: dict[str, list[Entry]], modules_by_id: dict[int, s
             if kind_of(entry.obj) == "module":
                 entry.canonical = modules_by_id.get(id(entry.obj), entry.obj.__name__)
                 continue
-            where = [m for m in holders[(entry.name, id(entry.obj))] if f"{m}.{entry.name}" not in documented_modules]
+            held = holders[(entry.name, id(entry.obj))]
+            where = [m for m in held if f"{m}.{entry.name}" not in documented_modules] or held
             inner = [m for m in where if m != "stmviz"] or where
             depth = (lambda m: (-m.count("."), order[m])) if kind_of(entry.obj) == "data" else (lambda m: (m.count("."), order[m]))
             entry.canonical = f"{min(inner, key=depth)}.{entry.name}"

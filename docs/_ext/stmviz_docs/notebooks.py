@@ -161,6 +161,15 @@ def on_source_read(app: Sphinx, docname: str, source: list[str]) -> None:
         source[0] += "\n## На русском\n\n```{toctree}\n:glob:\n:maxdepth: 1\n\nnotebooks/ru/*\n```\n"
 
 
+def on_env_get_outdated(app: Sphinx, env: Any, added: set[str], changed: set[str], removed: set[str]) -> list[str]:
+    """When a notebook comes or goes, every notebook and the list are read again: their links to each other
+    (``01_definition1_state_space.ipynb``) are resolved when a page is read, and a cached page would keep a
+    link made while its target was missing."""
+    if not any(name.startswith(FOLDER + "/") for name in added | removed):
+        return []
+    return sorted(name for name in env.found_docs if name.startswith(FOLDER + "/") or name == "tutorials")
+
+
 def on_page_context(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
     """On a page that holds a figure only: plotly.js, then the script that draws the figures."""
     if "stmviz-plotly-spec" in context.get("body", ""):
@@ -184,5 +193,6 @@ def on_build_finished(app: Sphinx, exception: Exception | None) -> None:
 def setup(app: Sphinx) -> None:
     app.connect("config-inited", on_config_inited)
     app.connect("source-read", on_source_read)
+    app.connect("env-get-outdated", on_env_get_outdated)
     app.connect("html-page-context", on_page_context)
     app.connect("build-finished", on_build_finished)
