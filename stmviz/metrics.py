@@ -124,9 +124,6 @@ from .protocol import ElementType, types_of
 from .core.trace import Trace, require_trace, run
 
 __all__ = [
-    "why_forgotten",
-    "why_forgotten_all",
-    "Forgetting",
     "occupancy",
     "prompt_tokens",
     "PromptTokens",

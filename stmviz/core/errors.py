@@ -4,20 +4,20 @@ Every message says what was wrong in the paper's notation, the actual value,
 and how to fix it. Elements are named by id and a shortened content, never by
 their whole text. The classes are reached as ``stmviz.errors.X``.
 
-================================  ==================================================
-kind                              what to fix
-================================  ==================================================
-:class:`InvalidArgumentError`     a value given to stmviz (V_max, an element, a state,
-                                  an operation, an encoding name, an option)
-:class:`InvalidIndexError`        a time index t that names no ω_t or step
-:class:`ElementNotFoundError`     an id that names no element e ∈ ω
-:class:`CapacityError`            a state that does not fit: Σ μ(e) > V_max
+==================================  ==================================================
+kind                                what to fix
+==================================  ==================================================
+:class:`InvalidArgumentError`       a value given to stmviz (V_max, an element, a state,
+                                    an operation, an encoding name, an option)
+:class:`InvalidIndexError`          a time index t that names no ω_t or step
+:class:`ElementNotFoundError`       an id that names no element e ∈ ω
+:class:`CapacityError`              a state that does not fit: Σ μ(e) > V_max
 :class:`UnsupportedOperationError`  an operation whose type a ∉ τ
-:class:`ContractError`            a function given to stmviz (U, π, the controller,
-                                  μ) that broke its contract; ``check_mechanism``
-:class:`UpdateFailedError`        U, or what it calls, raised during a step
-:class:`FormatError`              a trace, scenario or chat-log file that is malformed
-================================  ==================================================
+:class:`ContractError`              a function given to stmviz (U, π, the controller,
+                                    μ) that broke its contract; ``check_mechanism``
+:class:`UpdateFailedError`          U, or what it calls, raised during a step
+:class:`FormatError`                a trace, scenario or chat-log file that is malformed
+==================================  ==================================================
 
 The names of the earlier, finer classes still work for one release, with a
 ``DeprecationWarning``, and name the class that took their place (e.g.

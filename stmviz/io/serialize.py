@@ -123,7 +123,7 @@ def trace_to_json(trace: Trace, path: str | os.PathLike[str] | None = None, *, i
 def load_trace(path: str | os.PathLike[str], mechanism: Mechanism | None = None) -> Trace:
     """Read a trace from a JSON file written by :meth:`Trace.save`.
 
-    The file is read as :func:`stmviz.core.files.read_bytes` reads: only a
+    The file is read as :func:`stmviz.io.files.read_bytes` reads: only a
     regular file, at most 200 MB unless ``STMVIZ_MAX_FILE_BYTES`` says more.
 
     Raises

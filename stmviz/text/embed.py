@@ -132,7 +132,7 @@ class HashingEmbedder:
 
         The order matters: it is the order in which :meth:`from_frequencies` adds the stems'
         weights to their buckets. Texts joined by a separator without word characters
-        (``"\n".join(parts)``) have the frequencies of :func:`joined_frequencies` of theirs.
+        (``"\\n".join(parts)``) have the frequencies of :func:`joined_frequencies` of theirs.
         """
         ascii_text = text.isascii()  # then the same words as the regex, found by C string methods
         # words as bytes for an ASCII text, as str otherwise: the keys of their table of stems
