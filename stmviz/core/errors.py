@@ -19,6 +19,10 @@ kind                              what to fix
 :class:`FormatError`              a trace, scenario or chat-log file that is malformed
 ================================  ==================================================
 
+Two narrower errors name a case of their own: :class:`UnknownScenarioError` (a
+:class:`FormatError`: no bundled scenario has that name) and
+:class:`OptionalDependencyError` (a feature needs a package that is not installed).
+
 The names of the earlier, finer classes still work for one release, with a
 ``DeprecationWarning``, and name the class that took their place (e.g.
 ``InvalidElementError`` is :class:`InvalidArgumentError`).
@@ -38,6 +42,8 @@ __all__ = [
     "ContractError",
     "UpdateFailedError",
     "FormatError",
+    "UnknownScenarioError",
+    "OptionalDependencyError",
 ]
 
 
@@ -108,6 +114,14 @@ class FormatError(STMError, ValueError):
 
     The message names the file, the step or line, and the field.
     """
+
+
+class UnknownScenarioError(FormatError, LookupError):
+    """No bundled scenario has this name, and it is not a path to an existing file."""
+
+
+class OptionalDependencyError(STMError, ImportError):
+    """A feature needs a package that is not installed (an optional extra of stmviz)."""
 
 
 #: the earlier names (deprecated for one release) → the class that took their place
