@@ -141,6 +141,14 @@ RENAMED = {
 }
 
 
+def deprecated(old: str, new: str) -> None:
+    """Warn that ``old`` is deprecated for one release in favour of ``new`` (issue 24: one way to do a thing).
+
+    Called by the deprecated method or property itself: the warning names the line that called it.
+    """
+    warnings.warn(f"{old} is deprecated and will be removed in the next release; use {new}", DeprecationWarning, stacklevel=3)
+
+
 def __getattr__(name: str) -> type[STMError]:
     """An earlier error name: the class that took its place, with a ``DeprecationWarning``."""
     if name in RENAMED:

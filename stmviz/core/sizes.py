@@ -6,9 +6,11 @@ size and modality; it lets one store mix modalities. stmviz ships :func:`tokens`
 (tiktoken's count of the text, images by :func:`image_tokens`, audio by
 :func:`audio_tokens`), :data:`chars` and :data:`words`. Any callable
 ``Element -> number`` is a valid μ too; :class:`~stmviz.StateSpace` checks what it
-returns. A reader may skip ``_sizes_encoding`` (how tiktoken is loaded offline and
-counts huge texts: ``count_tokens``, ``get_encoding``, re-exported here) and
-``_sizes_checks`` (what the size functions refuse).
+returns.
+
+Counting tokens is tiktoken's job, done offline by :mod:`stmviz.core.tokenizer`;
+its :func:`count_tokens`, :func:`encode_tokens`, :func:`get_encoding` and
+:func:`available_encodings` are named here too (``stmviz.sizes.count_tokens``).
 """
 
 from __future__ import annotations
@@ -17,12 +19,11 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ._sizes_checks import check_image_size, resolved, text_only
-from ._sizes_encoding import REACH, SEGMENT, _counter, _named, _segments  # re-exported: tests and benchmarks read them
-from ._sizes_encoding import available_encodings, count_tokens, encode_tokens, encoding_name, get_encoding
 from .element import AudioPart, Element, ImagePart
-from .guards import LARGEST, as_int, brief
 from .errors import InvalidArgumentError
+from .formatting import shorten
+from .guards import LARGEST, as_int, brief, is_finite
+from .tokenizer import available_encodings, count_tokens, encode_tokens, encoding_name, get_encoding, token_counter
 
 __all__ = [
     "SizeFunction", "tokens", "chars", "words", "image_tokens", "audio_tokens",
@@ -40,16 +41,43 @@ class SizeFunction:
         self._func = func
         self.encoding = encoding
 
+    def __call__(self, element: Element) -> float:
+        return self._func(element)
+
     @property
     def counts_tokens(self) -> bool:
         """Whether μ counts tokens of a tiktoken encoding (``encoding`` names it)."""
         return self.encoding is not None
 
-    def __call__(self, element: Element) -> float:
-        return self._func(element)
-
     def __repr__(self) -> str:
         return f"<μ {self.name}>"
+
+
+def tokens(encoding: str = "cl100k_base", overhead: int = 0) -> SizeFunction:
+    """μ(e) = the tiktoken tokens of e's content (parts by their formulas), plus ``overhead`` per element.
+
+    ``overhead`` is e.g. the ~4 tokens a chat API spends on each message's role; it keeps μ > 0 for empty texts.
+
+    >>> mu = tokens()
+    >>> mu(Element("hello world")), mu(Element(("Look:", ImagePart("cat.png", 512, 512))))
+    (2, 257)
+    """
+    number = as_int(overhead)
+    if number is None or not 0 <= number <= LARGEST:
+        raise InvalidArgumentError(f"overhead must be a whole number ≥ 0 of tokens, got {brief(overhead)}")
+    overhead = number
+    count = token_counter(encoding).count
+
+    def mu(element: Element) -> int:
+        content = element.content
+        if isinstance(content, str):
+            return count(content) + overhead
+        if isinstance(content, tuple):
+            return sum(part_tokens(p, count) for p in content) + overhead
+        return part_tokens(content, count) + overhead
+
+    name = f"tokens({encoding!r})" if not overhead else f"tokens({encoding!r}, overhead={overhead})"
+    return SizeFunction(name, mu, encoding=encoding)
 
 
 def image_tokens(width: int, height: int, detail: str = "auto") -> int:
@@ -60,7 +88,12 @@ def image_tokens(width: int, height: int, detail: str = "auto") -> int:
     >>> image_tokens(1024, 1024), image_tokens(2048, 4096), image_tokens(4096, 8192, detail="low")
     (765, 1105, 85)
     """
-    check_image_size(width, height, detail)
+    for name, v in (("width", width), ("height", height)):
+        number = as_int(v)
+        if number is None or number <= 0 or not is_finite(number):
+            raise InvalidArgumentError(f"image {name} must be a positive whole number of pixels, got {brief(v)}")
+    if detail not in ("low", "high", "auto"):
+        raise InvalidArgumentError(f"image detail must be 'low', 'high' or 'auto', got {detail!r}")
     if detail == "low":
         return 85
     w, h = float(width), float(height)
@@ -90,39 +123,12 @@ def part_tokens(part: Any, count: Callable[[str], int]) -> int:
     raise InvalidArgumentError(f"tokens() cannot measure a part of type {type(part).__name__}")
 
 
-def tokens(encoding: str = "cl100k_base", overhead: int = 0) -> SizeFunction:
-    """μ(e) = the tiktoken tokens of e's content (parts by their formulas), plus ``overhead`` per element.
-
-    ``overhead`` is e.g. the ~4 tokens a chat API spends on each message's role; it keeps μ > 0 for empty texts.
-
-    >>> mu = tokens()
-    >>> mu(Element("hello world")), mu(Element(("Look:", ImagePart("cat.png", 512, 512))))
-    (2, 257)
-    """
-    number = as_int(overhead)
-    if number is None or not 0 <= number <= LARGEST:
-        raise InvalidArgumentError(f"overhead must be a whole number ≥ 0 of tokens, got {brief(overhead)}")
-    overhead = number
-    count = _counter(_named(encoding)).count
-
-    def mu(element: Element) -> int:
-        content = element.content
-        if isinstance(content, str):
-            return count(content) + overhead
-        if isinstance(content, tuple):
-            return sum(part_tokens(p, count) for p in content) + overhead
-        return part_tokens(content, count) + overhead
-
-    name = f"tokens({encoding!r})" if not overhead else f"tokens({encoding!r}, overhead={overhead})"
-    return SizeFunction(name, mu, encoding=encoding)
-
-
 def _chars(element: Element) -> int:
-    return len(text_only(element, "chars"))
+    return len(_text_only(element, "chars"))
 
 
 def _words(element: Element) -> int:
-    return len(text_only(element, "words").split())
+    return len(_text_only(element, "words").split())
 
 
 #: μ(e) = the number of characters of e's text.
@@ -131,9 +137,38 @@ chars = SizeFunction("chars", _chars)
 words = SizeFunction("words", _words)
 
 
+def _text_only(element: Element, what: str) -> str:
+    """The text of an element whose content holds text only; one with image or audio parts is refused."""
+    content = element.content
+    if isinstance(content, str):
+        return content
+    if isinstance(content, tuple) and all(isinstance(p, str) for p in content):
+        return " ".join(content)
+    raise InvalidArgumentError(
+        f"{what} measures text, but {element.label()} has a {type(content).__name__} content "
+        f"with non-text parts; use stmviz.sizes.tokens(), which sizes images by image_tokens()"
+    )
+
+
 def resolve(size: Any) -> Callable[[Element], float]:
     """Turn ``"tokens"``, ``"chars"``, ``"words"``, ``"tokens:<encoding>"`` or a callable into a size function μ."""
-    return resolved(size, tokens, {"chars": chars, "words": words})
+    if isinstance(size, str):
+        if size == "tokens":
+            return tokens()
+        if size in ("chars", "words"):
+            return chars if size == "chars" else words
+        if size.startswith("tokens:"):
+            return tokens(size.split(":", 1)[1])
+        raise InvalidArgumentError(
+            f"unknown size function {size!r}; use 'tokens', 'chars', 'words', "
+            f"'tokens:<encoding>', or any callable Element -> number"
+        )
+    if callable(size):
+        return size
+    raise InvalidArgumentError(
+        f"μ must be a callable Element -> positive number (or 'tokens', 'chars', 'words'), "
+        f"got {type(size).__name__} {shorten(repr(size))}"
+    )
 
 
 def size_name(size: Callable[..., Any]) -> str:

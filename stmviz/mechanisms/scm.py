@@ -184,7 +184,7 @@ def pending_message(step: AgentStep) -> str:
 
 def _parts(step: AgentStep, previous: AgentStep | None) -> list[tuple[str, str]]:
     """The labelled, non-empty parts of the interaction filed at ``step``, in the order they happened."""
-    parts = [("Observation", pending_message(previous) if previous is not None else ""), ("Response", step.model_output)]
+    parts = [("Observation", pending_message(previous) if previous is not None else ""), ("Response", step.output)]
     if step.action:
         parts.append(("Observation", step.observation))
     return [(label, text) for label, text in parts if text]

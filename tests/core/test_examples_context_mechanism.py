@@ -3,6 +3,8 @@
 Each was a doctest; it is kept here as a plain assert so that no example's check is lost.
 """
 
+import re
+
 import pytest
 
 from stmviz import AgentStep, Context, Element, Mechanism, StateSpace, make_mechanism, run, sizes
@@ -23,9 +25,25 @@ def test_a_first_step_brings_only_an_input():
 
 def test_a_reply_is_the_output_and_the_next_message_the_input():
     reply = AgentStep(thought="Noted.", observation="What is my code?", meta={"role": "user"})
-    assert (reply.output, reply.input) == ("Noted.", "What is my code?")
-    assert reply.model_output == reply.output
+    assert (reply.output, reply.observation) == ("Noted.", "What is my code?")
     assert reply.to_json() == {"thought": "Noted.", "observation": "What is my code?", "meta": {"role": "user"}}
+
+
+@pytest.mark.parametrize(
+    "read, old, kept",
+    [
+        (lambda s: s.model_output, "AgentStep.model_output", "step.output"),
+        (lambda s: s.input, "AgentStep.input", "step.observation"),
+        (lambda s: Context(step=s).model_output, "Context.model_output", "context.step.output"),
+    ],
+)
+def test_a_second_name_for_one_idea_warns_and_names_the_kept_one(read, old, kept):
+    """AgentStep has one name per idea: ``output`` (thought, then action) and ``observation`` (the input)."""
+    reply = AgentStep(thought="Noted.", action="save()", observation="Saved.")
+    with pytest.warns(DeprecationWarning, match=rf"^{re.escape(old)} is deprecated .*; use {re.escape(kept)}$") as caught:
+        value = read(reply)
+    assert value == (reply.observation if kept == "step.observation" else reply.output)
+    assert caught[0].filename == __file__  # the warning names the line that used the old name
 
 
 def test_a_history_is_a_view_of_the_runs_record_of_steps():
@@ -38,7 +56,7 @@ def test_a_history_is_a_view_of_the_runs_record_of_steps():
 def test_a_context_coerces_its_history_and_step_and_compares_without_the_history_contents():
     c = Context(t=2, step={"thought": "hm", "observation": "ok"}, history=["a", {"thought": "b"}])
     assert isinstance(c.history, History) and c.history[1].thought == "b"
-    assert (c.thought, c.observation, c.model_output) == ("hm", "ok", "hm")
+    assert (c.thought, c.observation, c.step.output) == ("hm", "ok", "hm")
     assert c == c.replace(history=["x", "y"]) and c != c.replace(t=3)
     with pytest.raises(InvalidArgumentError, match="history must be a sequence of AgentStep"):
         Context(history="a b")  # type: ignore[arg-type]
