@@ -1,9 +1,9 @@
-"""The checks of :mod:`stmviz.core.element`: the limits of an element, and the values a trace file gives back equal.
+"""The checks of :mod:`stmviz.core.element`: what an element refuses, and the values a trace file gives back equal.
 
-Functions called where an element or one of its parts is built (Definition 1 puts no
-condition on i or d; these say what stmviz refuses, and why). They check plain values —
-numbers, texts, tuples, mappings — and know no class of :mod:`stmviz.core.element`, which
-imports this module and names its own kinds (an element or a part inside metadata).
+Functions called where an element, its metadata or one of its parts is built (Definition 1
+puts no condition on i or d; these say what stmviz refuses, and why). They check plain
+values — numbers, texts, tuples, mappings — and know no class of
+:mod:`stmviz.core.element`, which imports this module and tells its own kinds apart.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .errors import InvalidArgumentError
+from .formatting import shorten
 from .guards import brief
 
 #: How deeply metadata values may nest (a list in a dict in a list …): far more than any real record needs.
@@ -23,6 +24,57 @@ MAX_NESTING = 64
 MAX_SAFE_INT = 2**53 - 1
 #: The largest width or height of an :class:`~stmviz.core.element.ImagePart`, in pixels.
 MAX_PIXELS = 1_000_000
+
+
+def component_name(key: Any) -> str:
+    """The name of a component D_i of d: a str (a str subclass, such as an enum member, as its plain text)."""
+    if not isinstance(key, str):
+        raise InvalidArgumentError(
+            f"metadata key {brief(key)} is a {type(key).__name__}; the components D_i of "
+            f"d are named by strings: use str({brief(key)}) or a descriptive name"
+        )
+    return str.__str__(key)  # its plain text, as JSON gives it back
+
+
+def not_a_mapping(value: Any, meta: bool = False) -> InvalidArgumentError:
+    """The error for metadata d (``meta=``, or the components given to Meta) that is not a mapping."""
+    if meta:
+        return InvalidArgumentError(f"meta d must be a mapping (e.g. a dict), got {type(value).__name__} {brief(value)}; pass meta={{'t': 0}}")
+    return InvalidArgumentError(
+        f"metadata d must be a mapping of component names to values, got {type(value).__name__}; "
+        f"pass e.g. meta={{'t': 0, 'source': 'user'}}"
+    )
+
+
+def too_deep(where: str) -> InvalidArgumentError:
+    """The error for a metadata value nested more than :data:`MAX_NESTING` levels deep."""
+    return InvalidArgumentError(
+        f"{shorten(where, 60)} is nested more than {MAX_NESTING} levels deep (a list or dict that holds "
+        f"itself nests forever); metadata is a flat record of components: flatten it, or store the deep "
+        f"structure as text"
+    )
+
+
+def not_freezable(where: str, value: Any) -> InvalidArgumentError:
+    """The error for a metadata value of a kind that cannot be frozen."""
+    return InvalidArgumentError(
+        f"{where} = {brief(value)} is a {type(value).__name__}, which cannot be frozen; "
+        f"use strings, numbers, booleans, None, lists/tuples or dicts of them"
+    )
+
+
+def not_a_content(content: Any, part: int | None = None) -> InvalidArgumentError:
+    """The error for a content i (or its part number ``part``) that is neither text nor an image or audio part."""
+    if part is not None:
+        return InvalidArgumentError(
+            f"content part {part} is a {type(content).__name__}; a multimodal content i is a tuple of str, ImagePart and AudioPart"
+        )
+    if isinstance(content, (list, tuple)):
+        return InvalidArgumentError("content i is an empty sequence of parts; give at least one text, ImagePart or AudioPart")
+    return InvalidArgumentError(
+        f"content i = {brief(content)} is a {type(content).__name__}; I holds text (str), "
+        f"ImagePart, AudioPart, or a tuple of them: convert it, e.g. Element(str(value))"
+    )
 
 
 def check_image(part: Any) -> None:

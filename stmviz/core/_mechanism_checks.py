@@ -8,6 +8,7 @@ else, and what the default controller picks). It imports nothing from
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any
@@ -100,6 +101,25 @@ def model_input(mechanism: Any, x: object) -> ModelInput:
             f"{mechanism}.project(ω) returned {type(x).__name__}; π must return a ModelInput, a string, "
             f"or a list of strings or messages ({exc})"
         ) from None
+
+
+def spec_class(spec: object) -> Any:
+    """What the ``"module:QualName"`` of a trace's spec names, if the module is stmviz's own and loaded; else ``None``.
+
+    Nothing is imported and no foreign code runs: a spec naming another package's
+    class (``"os:system"``) names nothing here.
+    """
+    path = spec.get("class") if isinstance(spec, Mapping) else None
+    module_name, _, qualname = path.partition(":") if isinstance(path, str) else ("", "", "")
+    if not qualname or (module_name != "stmviz" and not module_name.startswith("stmviz.")):
+        return None
+    found: Any = sys.modules.get(module_name)
+    try:
+        for part in qualname.split("."):
+            found = getattr(found, part)
+    except Exception:  # a name that is not there (or a module not loaded): nothing
+        return None
+    return found
 
 
 def declared_operations(

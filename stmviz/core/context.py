@@ -6,18 +6,18 @@ auxiliary model calls on it (reasoning, summaries, extracted key facts); (3)
 request metadata (timestamp, user id, task type, location, …). C in the
 signature of U : Ω_STM × O × C → Ω_STM lets updates depend on external factors.
 
-An :class:`AgentStep` is one step t: the model's output, produced from
-x_t = π(ω_t), then the input that arrives after it (seen from x_{t+1} on). A
-:class:`History` is the steps before it; a :class:`Context` c_t is what U may
-use at step t. Each class opens with the paper, then what it offers beyond it
-(text and JSON forms, indexing, equality, shortcuts). Which step records and
-context parts are accepted is checked by the functions of :mod:`._context_checks`.
+An :class:`AgentStep` is one step t: the model's output, produced from x_t = π(ω_t),
+then the input that arrives after it (seen from x_{t+1} on). A :class:`History` is the
+steps before it; a :class:`Context` c_t is what U may use at step t. Each class opens
+with the paper, then what it offers beyond it; which records and parts are accepted is
+checked by :mod:`._context_checks`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 from . import _context_checks as _checks
@@ -74,10 +74,7 @@ class AgentStep:
 
     @property
     def input_role(self) -> str:
-        """Whose input the observation is: ``"user"``, ``"tool"`` or ``"system"``.
-
-        ``meta["role"]`` if it is one of them; else ``"tool"`` after an action, or ``"user"``.
-        """
+        """Whose input the observation is: ``meta["role"]`` if ``"user"``, ``"tool"`` or ``"system"``; else ``"tool"`` after an action, or ``"user"``."""
         role = self.meta.get("role")
         if role in _INPUT_ROLES:
             return str(role)
@@ -104,10 +101,7 @@ class AgentStep:
 
     def to_json(self) -> dict[str, Any]:
         """The agent step as a JSON-ready dict (empty fields left out)."""
-        data: dict[str, Any] = {}
-        for name in STEP_FIELDS:
-            if getattr(self, name):
-                data[name] = getattr(self, name)
+        data: dict[str, Any] = {name: getattr(self, name) for name in STEP_FIELDS if getattr(self, name)}
         if self.directives:
             data["directives"] = thaw(self.directives)
         if self.meta:
@@ -149,16 +143,12 @@ class History(Sequence[AgentStep]):
         return self._steps[index]
 
     def __iter__(self) -> Iterator[AgentStep]:
-        steps = self._steps
-        for i in range(self._length):
-            yield steps[i]
+        return islice(self._steps, self._length)
 
     # -- beyond the paper: the shared record, equality, repr ------------------------
     def steps(self) -> Sequence[AgentStep]:
-        """The run's record of steps, of which this history is the first ``len(self)``: one object, growing, for the whole run.
-
-        Read it, never change it; its identity tells a mechanism (SCM's memory stream) it still looks at the same run.
-        """
+        """The run's record of steps, of which this history is the first ``len(self)``: one object, growing, for the whole
+        run. Read it, never change it; its identity tells a mechanism (SCM's memory stream) it still looks at the same run."""
         return self._steps
 
     def __eq__(self, other: object) -> bool:
@@ -214,9 +204,7 @@ class Context:
         return Context(**values)
 
     @classmethod
-    def from_trusted(
-        cls, t: int, step: AgentStep, query: str, tools: tuple[str, ...], history: History, meta: Meta, extra: Meta
-    ) -> Context:
+    def from_trusted(cls, t: int, step: AgentStep, query: str, tools: tuple[str, ...], history: History, meta: Meta, extra: Meta) -> Context:
         """c from parts already checked, in the order of the fields: no check (the fast path of :func:`~stmviz.run`)."""
         self = object.__new__(cls)
         put = object.__setattr__
@@ -253,15 +241,8 @@ class Context:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Context):
             return NotImplemented
-        return (
-            self.t == other.t
-            and self.step == other.step
-            and self.query == other.query
-            and self.tools == other.tools
-            and self.meta == other.meta
-            and self.extra == other.extra
-            and len(self.history) == len(other.history)
-        )
+        compared = ("t", "step", "query", "tools", "meta", "extra")  # and the history's length, not its steps
+        return all(getattr(self, name) == getattr(other, name) for name in compared) and len(self.history) == len(other.history)
 
     def __hash__(self) -> int:
         return hash((self.t, self.step, self.query))

@@ -6,15 +6,11 @@ every modality used) and metadata d ∈ D ⊆ D_1 × … × D_k, one value per c
 D_i. Metadata carries what the content does not (time, priority, source); it is
 the only place where an order of elements lives.
 
-Here i is a text, an :class:`ImagePart`, an :class:`AudioPart` or a tuple of them,
-and d a :class:`Meta`, a frozen mapping of named components (``t``, ``type``,
-``priority``, ...). Elements are immutable and hashable, so a state ω is a true
-set: equal content and metadata make the same element. Below the classes, what
-the paper does not need: how d is frozen (:func:`freeze`, :func:`thaw`), an
-element's stable id (:func:`element_id`), the canonical order of a state
-(:func:`order_key`), a content's text and JSON forms, and what an element refuses.
-stmviz promises that every element it accepts comes back equal from a trace file
-(JSON); the limits are checked by :mod:`._element_checks`.
+Here i is a text, an :class:`ImagePart`, an :class:`AudioPart` or a tuple of them, and d a
+:class:`Meta`, a frozen mapping of named components (``t``, ``type``, ...): elements are
+immutable and hashable, so a state ω is a true set. Below the classes, beyond the paper:
+how d is frozen, an element's id and canonical order, the JSON form of i. Every element
+stmviz accepts comes back equal from a trace file (checked by :mod:`._element_checks`).
 """
 
 from __future__ import annotations
@@ -27,13 +23,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, ClassVar, Union
 
+from . import _element_checks as _checks
 from ._element_checks import MAX_NESTING, MAX_PIXELS, MAX_SAFE_INT  # re-exported: the limits of e
-from ._element_checks import check_audio, check_image, check_time, first_unsaveable
 from .errors import FormatError, InvalidArgumentError
-from .formatting import shorten
+from .formatting import content_text, shorten
 from .guards import brief
 
 __all__ = ["Element", "ImagePart", "AudioPart", "Meta", "Content", "Part", "freeze", "thaw", "content_text", "element_id", "order_key"]
+
 
 @dataclass(frozen=True)
 class Element:
@@ -123,9 +120,8 @@ class Element:
 class Meta(Mapping[str, Any]):
     """One metadata value d ∈ D = D_1 × … × D_k: an immutable mapping from the names of the components D_i to values.
 
-    Values are frozen (:func:`freeze`): lists become tuples, dicts Meta. The paper's d is a
-    tuple of component values; a mapping of named components makes e = (i, d) hashable and
-    a state a true set.
+    Values are frozen (:func:`freeze`): lists become tuples, dicts Meta. The paper's d is a tuple of
+    component values; a mapping of named components makes e = (i, d) hashable and a state a true set.
 
     >>> Meta({"priority": "high", "source": "user"}) == Meta(source="user", priority="high")
     True
@@ -141,9 +137,7 @@ class Meta(Mapping[str, Any]):
 
     def set(self, **changes: Any) -> Meta:
         """d with some components D_i changed, as a new Meta (d itself never changes)."""
-        merged = dict(self._data)
-        merged.update(changes)
-        return Meta(merged)
+        return Meta({**self._data, **changes})
 
     def drop(self, *keys: str) -> Meta:
         """d without the given components D_i, as a new Meta."""
@@ -189,39 +183,18 @@ class Meta(Mapping[str, Any]):
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (thaw(self),))
 
-    @classmethod
-    def _frozen(cls, data: Mapping[str, Any], where: str, depth: int) -> Meta:
-        """A Meta of a mapping nested ``depth`` levels inside another value (see :func:`freeze`)."""
-        self = object.__new__(cls)
-        self._build(data, {}, where, depth)
-        return self
-
     def _build(self, data: Mapping[str, Any] | None, kwargs: Mapping[str, Any], where: str, depth: int) -> None:
         object.__setattr__(self, "_saveable", False)
         object.__setattr__(self, "_hash", None)
-        if (
-            not kwargs
-            and type(data) is dict
-            and _STR_KEYS.issuperset(map(type, data))
-            and _SCALARS.issuperset(map(type, data.values()))
-        ):  # fast path, checked in C: string keys and scalar values need no freezing, a copy will do
-            object.__setattr__(self, "_data", data.copy())
+        if not kwargs and type(data) is dict and _STR_KEYS.issuperset(map(type, data)) and _SCALARS.issuperset(map(type, data.values())):
+            object.__setattr__(self, "_data", data.copy())  # fast path, checked in C: string keys, scalar values: a copy will do
             return
         items: dict[str, Any] = {}
         for source in (data or {}), kwargs:
             if not isinstance(source, Mapping):
-                raise InvalidArgumentError(
-                    f"metadata d must be a mapping of component names to values, got "
-                    f"{type(source).__name__}; pass e.g. meta={{'t': 0, 'source': 'user'}}"
-                )
+                raise _checks.not_a_mapping(source)
             for key, value in source.items():
-                if type(key) is not str:
-                    if not isinstance(key, str):
-                        raise InvalidArgumentError(
-                            f"metadata key {brief(key)} is a {type(key).__name__}; the components D_i of "
-                            f"d are named by strings: use str({brief(key)}) or a descriptive name"
-                        )
-                    key = str.__str__(key)  # a str subclass (an enum member): its plain text, as JSON gives back
+                key = key if type(key) is str else _checks.component_name(key)
                 items[key] = freeze(value, f"{where}[{key!r}]", depth)
         object.__setattr__(self, "_data", items)
 
@@ -236,7 +209,7 @@ class ImagePart:
     detail: str = "auto"
 
     def __post_init__(self) -> None:
-        check_image(self)
+        _checks.check_image(self)
 
     def __str__(self) -> str:
         return f"[image {self.ref} {self.width}×{self.height}]"
@@ -250,7 +223,7 @@ class AudioPart:
     seconds: float
 
     def __post_init__(self) -> None:
-        check_audio(self)
+        _checks.check_audio(self)
 
     def __str__(self) -> str:
         return f"[audio {self.ref} {self.seconds:g}s]"
@@ -270,20 +243,14 @@ object.__setattr__(_NO_META, "_saveable", True)
 def freeze(value: Any, where: str = "value", _depth: int = 0) -> Any:
     """A value of d (or an operation parameter) made immutable and hashable: lists become tuples, dicts Meta.
 
-    Sets become frozensets; strings, numbers, booleans, ``None``, elements and parts stay
-    as they are (a subclass of str, int or float, such as an enum member, becomes the plain
-    value, so that it reads back from JSON the same). Values nested more than
-    :data:`MAX_NESTING` levels deep, and anything else, are refused.
+    Sets become frozensets; texts, numbers, booleans, ``None``, elements and parts stay (a str, int or float
+    subclass, such as an enum member, as its plain value). Deeper than :data:`MAX_NESTING`, or else, is refused.
     """
     kind = type(value)
     if kind in _SCALARS:
         return value
     if _depth >= MAX_NESTING:
-        raise InvalidArgumentError(
-            f"{shorten(where, 60)} is nested more than {MAX_NESTING} levels deep (a list or dict that holds "
-            f"itself nests forever); metadata is a flat record of components: flatten it, or store the deep "
-            f"structure as text"
-        )
+        raise _checks.too_deep(where)
     if isinstance(value, str):
         return str.__str__(value)
     if isinstance(value, (Meta, ImagePart, AudioPart, Element)):
@@ -292,18 +259,17 @@ def freeze(value: Any, where: str = "value", _depth: int = 0) -> Any:
         if _SCALARS.issuperset(map(type, value)):  # plain scalars only (an embedding, a range): checked in C
             return value if kind is tuple else tuple(value)
         return tuple(freeze(v, f"{where}[{i}]", _depth + 1) for i, v in enumerate(value))
-    if isinstance(value, Mapping):
-        return Meta._frozen(value, where, _depth + 1)
+    if isinstance(value, Mapping):  # a mapping nested inside d: a Meta, built one level deeper
+        nested = object.__new__(Meta)
+        nested._build(value, {}, where, _depth + 1)
+        return nested
     if isinstance(value, (set, frozenset)):
         return frozenset(freeze(v, where, _depth + 1) for v in value)
     if isinstance(value, numbers.Integral):  # numpy scalars, enum members and other whole numbers (bool is a scalar)
         return int(value)
     if isinstance(value, numbers.Real):
         return float(value)
-    raise InvalidArgumentError(
-        f"{where} = {brief(value)} is a {type(value).__name__}, which cannot be frozen; "
-        f"use strings, numbers, booleans, None, lists/tuples or dicts of them"
-    )
+    raise _checks.not_freezable(where, value)
 
 
 def thaw(value: Any) -> Any:
@@ -323,9 +289,7 @@ def as_meta(meta: Any) -> Meta:
         return meta
     if isinstance(meta, Mapping):
         return Meta(meta)
-    raise InvalidArgumentError(
-        f"meta d must be a mapping (e.g. a dict), got {type(meta).__name__} {brief(meta)}; pass meta={{'t': 0}}"
-    )
+    raise _checks.not_a_mapping(meta, meta=True)
 
 
 # -- the id of e and the canonical order of ω --------------------------------------
@@ -350,15 +314,11 @@ def element_id(element: Element) -> str:
 
 
 def _canonical(value: Any) -> Any:
-    """A process-independent, order-independent form of a frozen value (for ids)."""
+    """A process-independent, order-independent form of a saveable metadata value (for ids: no sets, no elements)."""
     if isinstance(value, Meta):
         return tuple(sorted((k, _canonical(v)) for k, v in value._data.items()))
     if isinstance(value, tuple):
         return tuple(_canonical(v) for v in value)
-    if isinstance(value, frozenset):
-        return ("frozenset", tuple(sorted(repr(_canonical(v)) for v in value)))
-    if isinstance(value, Element):
-        return ("element", value.id)
     if isinstance(value, float) and value.is_integer():
         return int(value)  # 1.0 == 1 and hash(1.0) == hash(1): they must share an id too
     if value is True or value is False:
@@ -377,16 +337,7 @@ def order_key(element: Element) -> tuple[int, float, str]:
     return (0, t, element.id) if t is not None else (1, 0, element.id)
 
 
-# -- the content i as text and as JSON ----------------------------------------------
-def content_text(content: Any) -> str:
-    """The text of a content i: parts are joined, non-text parts shown as placeholders."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, tuple):
-        return " ".join(str(p) for p in content)
-    return str(content)
-
-
+# -- the content i as JSON -------------------------------------------------------------
 def content_json(content: Any) -> Any:
     """A content i in JSON form: text as it is, parts as objects, a tuple of parts as a list."""
     if isinstance(content, str):
@@ -422,27 +373,19 @@ def checked_content(content: Any) -> Any:
         return str.__str__(content)  # a str subclass: its plain text, as JSON gives it back
     if isinstance(content, _PARTS):
         return content
-    if isinstance(content, (list, tuple)):
-        parts = tuple(content)
-        if not parts:
-            raise InvalidArgumentError("content i is an empty sequence of parts; give at least one text, ImagePart or AudioPart")
-        for k, part in enumerate(parts):
-            if not isinstance(part, (str, *_PARTS)):
-                raise InvalidArgumentError(
-                    f"content part {k} is a {type(part).__name__}; a multimodal content i is a tuple of str, ImagePart and AudioPart"
-                )
-        return tuple(str.__str__(p) if isinstance(p, str) else p for p in parts)
-    raise InvalidArgumentError(
-        f"content i = {brief(content)} is a {type(content).__name__}; I holds text (str), "
-        f"ImagePart, AudioPart, or a tuple of them: convert it, e.g. Element(str(value))"
-    )
+    if not isinstance(content, (list, tuple)) or not content:
+        raise _checks.not_a_content(content)
+    for k, part in enumerate(content):
+        if not isinstance(part, (str, *_PARTS)):
+            raise _checks.not_a_content(part, part=k)
+    return tuple(str.__str__(p) if isinstance(p, str) else p for p in content)
 
 
 def check_saveable(meta: Meta) -> None:
     """Refuse metadata d that would not come back equal from a trace file (see :mod:`._element_checks`); mark it as checked."""
     if "t" in meta._data:
-        check_time(meta._data["t"])
-    found = first_unsaveable(meta._data, "meta", 0)
+        _checks.check_time(meta._data["t"])
+    found = _checks.first_unsaveable(meta._data, "meta", 0)
     if found is not None:
         where, value, why = found
         if type(value) is Element:

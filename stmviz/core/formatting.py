@@ -15,7 +15,9 @@ from typing import Any
 
 from .errors import InvalidArgumentError
 
-__all__ = ["shorten", "format_number", "plural", "text_table", "describe_step", "step_halves", "trace_records", "trace_table"]
+__all__ = [
+    "shorten", "format_number", "plural", "text_table", "content_text", "describe_step", "step_halves", "trace_records", "trace_table",
+]
 
 
 def shorten(text: object, width: int = 40) -> str:
@@ -35,6 +37,19 @@ def shorten(text: object, width: int = 40) -> str:
     if width <= 0 or len(one_line) <= width:
         return one_line
     return one_line[: max(1, width - 1)] + "…"
+
+
+def content_text(content: object) -> str:
+    """The text of a content i (a text, an image or audio part, or a tuple of them): parts joined, non-text parts as placeholders.
+
+    >>> content_text(("Look:", "here"))
+    'Look: here'
+    """
+    if isinstance(content, str):
+        return content
+    if isinstance(content, tuple):
+        return " ".join(str(p) for p in content)
+    return str(content)
 
 
 def format_number(x: float, digits: int = 6) -> str:

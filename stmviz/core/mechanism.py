@@ -6,30 +6,27 @@ elements, changing metadata, forgetting strategies). π : Ω_STM → X turns the
 whole current state into the model's input format: it is not retrieval, it
 decides the order and form in which the state is fed to the model.
 
-A :class:`Mechanism` bundles O (``operations``), Ω_STM over E (``space``), U
-(``update``), π (``project``) and the ``controller`` that picks o for a step
-(AgentFold's folding directive, HiAgent's subgoal switch, SCM's memory
-controller). U and π must be pure; :meth:`Mechanism.apply` checks every result
-of U against Ω_STM, and ``stmviz.check_mechanism`` the whole contract. The class
-opens with the paper's seven-tuple and the checked forms :func:`~stmviz.run`
-calls, then what it offers beyond the paper (its record in a trace, its token
-meter, the structure it declares for the figures). What stmviz refuses when a
-mechanism's code returns something else is checked by :mod:`._mechanism_checks`.
+A :class:`Mechanism` bundles O (``operations``), Ω_STM (``space``), U (``update``),
+π (``project``) and the ``controller`` that picks o for a step (AgentFold's folding
+directive, HiAgent's subgoal switch, SCM's memory controller); then the checked forms
+:func:`~stmviz.run` calls, and what it offers beyond the paper (its record in a trace,
+its token meter, the structure it declares for the figures). What stmviz refuses is
+checked by :mod:`._mechanism_checks`; ``stmviz.check_mechanism`` checks the whole contract.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from . import _mechanism_checks as _checks
 from .context import Context
-from .element import Element, content_text
+from .element import Element
 from .errors import STMError
+from .formatting import content_text
 from .model_input import ModelInput
 from .operation import Operation, OperationSet
-from .sizes import count_tokens, part_tokens
+from .sizes import content_tokens, count_tokens
 from .space import State, StateSpace
 
 __all__ = ["Mechanism", "Transition", "make_mechanism", "ExampleMechanism"]
@@ -81,9 +78,7 @@ class Mechanism:
 
     def controller(self, state: State, context: Context) -> Operation | Sequence[Operation]:
         """Choose the operation(s) o ∈ O for this step from (ω, c): one Operation, or several applied in order.
-
-        The default works for a mechanism with exactly one operation type.
-        """
+        The default works for a mechanism with exactly one operation type."""
         return _checks.the_only_operation(self)
 
     def update(self, state: State, operation: Operation, context: Context) -> State | Transition:
@@ -139,23 +134,14 @@ class Mechanism:
     def from_spec(cls, space: StateSpace, spec: Mapping[str, Any]) -> Mechanism | None:
         """The mechanism :meth:`spec` describes, rebuilt over ``space``: ``None`` unless it is stmviz's own, loaded, and builds.
 
-        The class (this one or a subclass) is looked up among the modules already
-        loaded, never imported, and no foreign code runs. Reading a trace file,
-        :mod:`stmviz.io` first loads the stmviz module the spec names.
-        """
-        if not isinstance(spec, Mapping) or not isinstance(spec.get("class"), str):
-            return None
-        module_name, _, qualname = spec["class"].partition(":")
-        if not qualname or (module_name != "stmviz" and not module_name.startswith("stmviz.")):
-            return None
-        found: Any = sys.modules.get(module_name)
-        try:
-            for part in qualname.split("."):
-                found = getattr(found, part)
-            if isinstance(found, type) and issubclass(found, cls):
+        Its class (this one or a subclass) is looked up, never imported: reading a trace file,
+        :func:`stmviz.io.mechanism_from_spec` loads the stmviz module the spec names first."""
+        found = _checks.spec_class(spec)
+        if isinstance(found, type) and issubclass(found, cls):
+            try:
                 return found(space, **dict(spec.get("params") or {}))
-        except Exception:  # a name that is not there, parameters the class refuses: the trace is read without it
-            return None
+            except Exception:  # parameters the class refuses: the trace is read without its mechanism
+                return None
         return None
 
     def removal_reason(self, operation: Operation) -> str:
@@ -177,41 +163,26 @@ class Mechanism:
         return count_tokens(text, self.encoding)
 
     def projection_size(self, state: State) -> int:
-        """|π(ω)| in tokens: the size of the model input, as a model would be billed for it.
-
-        The default projects ω and counts each message's tokens (text with
-        tiktoken, images by the tile formula). Mechanisms whose π is the
-        identity may return Σμ directly.
-        """
+        """|π(ω)| in tokens, as a model would be billed: each message of π(ω) counted (a mechanism whose π is the identity may return Σμ)."""
         count = self.count_tokens
         total = 0
         for message in self.input(state):
-            content = message.content
-            if isinstance(content, str):
-                total += count(content)
-            elif isinstance(content, tuple):
-                total += sum(part_tokens(p, count) for p in content)
-            else:
-                try:
-                    total += part_tokens(content, count)
-                except STMError:
-                    total += count(content_text(content))
+            try:
+                total += content_tokens(message.content, count)
+            except STMError:
+                if isinstance(message.content, (str, tuple)):
+                    raise
+                total += count(content_text(message.content))  # a content of no kind μ knows: its text
         return total
 
     def hierarchy(self, state: State) -> Any:
-        """The hierarchy of ω: its elements as nodes and parent → child edges (``None``: ω is flat).
-
-        Override it when ω has a structure (HiAgent: task → subgoals → pairs);
-        return a :class:`stmviz.protocol.Hierarchy`.
-        """
+        """The hierarchy of ω, a :class:`stmviz.protocol.Hierarchy` of nodes and parent → child edges (HiAgent:
+        task → subgoals → pairs); ``None``, the default: ω is flat."""
         return None
 
     def folds(self, added: Sequence[Element], removed: Sequence[Element]) -> Mapping[Element, Sequence[Element]]:
-        """For one step: which elements it adds are the parents of which elements it removes (folding).
-
-        A folding mechanism (AgentFold) overrides it so the fold tree, with the
-        folded-away elements, can be drawn from a trace. Default: no folds.
-        """
+        """For one step: which elements it adds are the parents of which it removes, so that a folding mechanism's
+        (AgentFold's) fold tree can be drawn from a trace. Default: no folds."""
         return {}
 
 
@@ -230,20 +201,15 @@ class Transition:
 
 
 def make_mechanism(
-    space: StateSpace,
-    *,
-    operations: Mapping[str, str] | Iterable[str],
-    update: Callable[..., State | Transition],
-    project: Callable[..., Any] | None = None,
-    controller: Callable[..., Operation | Sequence[Operation]] | None = None,
-    initial: Callable[..., State] | None = None,
-    name: str = "mechanism",
+    space: StateSpace, *, operations: Mapping[str, str] | Iterable[str], update: Callable[..., State | Transition],
+    project: Callable[..., Any] | None = None, controller: Callable[..., Operation | Sequence[Operation]] | None = None,
+    initial: Callable[..., State] | None = None, name: str = "mechanism",
 ) -> Mechanism:
     """A mechanism (O, E, Ω_STM, C, U, X, π) built from plain functions for U, π and the controller.
 
-    Each receives the mechanism first (so it can reach ``m.space``): ``update(m, state,
-    operation, context)``, ``project(m, state)``, ``controller(m, state, context)``,
-    ``initial(m, context)``. A wrong argument is an InvalidArgumentError naming it.
+    Each receives the mechanism first (so it can reach ``m.space``): ``update(m, state, operation, context)``,
+    ``project(m, state)``, ``controller(m, state, context)``, ``initial(m, context)``. A wrong argument is an
+    InvalidArgumentError naming it.
     """
     functions = {
         "project": (project, "project(m, state) -> model input"),
@@ -258,13 +224,8 @@ class _FunctionMechanism(Mechanism):
     """A mechanism whose U, π, controller and ω_0 are plain functions (see :func:`make_mechanism`)."""
 
     def __init__(
-        self,
-        space: StateSpace,
-        name: str,
-        operations: Mapping[str, str] | Iterable[str],
-        update: Callable[..., State | Transition],
-        project: Callable[..., Any] | None,
-        controller: Callable[..., Operation | Sequence[Operation]] | None,
+        self, space: StateSpace, name: str, operations: Mapping[str, str] | Iterable[str], update: Callable[..., State | Transition],
+        project: Callable[..., Any] | None, controller: Callable[..., Operation | Sequence[Operation]] | None,
         initial: Callable[..., State] | None,
     ) -> None:
         super().__init__(space)

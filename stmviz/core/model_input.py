@@ -3,11 +3,8 @@
 X ⊆ (M_1 ∪ … ∪ M_l)* is the model input space: words over the alphabets of the model's l
 modalities. The projection π : Ω_STM → X turns the whole current state into the model's
 input format. π is not retrieval: it uses the whole state, and decides the order and form
-in which text, images, etc. are fed to the model.
-
-Each class opens with the paper, then what it offers beyond it (equality, repr, the
-OpenAI chat format). Which values are read as a point x ∈ X is decided by the functions
-of :mod:`._model_input_checks`.
+in which text, images, etc. are fed to the model. Which values are read as a point x ∈ X
+is decided by :mod:`._model_input_checks`.
 """
 
 from __future__ import annotations
@@ -18,8 +15,7 @@ from typing import Any
 
 from . import guards
 from ._model_input_checks import message_parts, not_a_message, not_a_model_input
-from .element import content_text
-from .formatting import shorten
+from .formatting import content_text, shorten
 
 __all__ = ["Message", "ModelInput"]
 
@@ -39,7 +35,7 @@ class Message:
     @property
     def text(self) -> str:
         """The content as text (non-text parts as placeholders)."""
-        return self.content if isinstance(self.content, str) else content_text(self.content)
+        return content_text(self.content)
 
     def to_dict(self) -> dict[str, Any]:
         """The OpenAI chat format ``{"role": ..., "content": ...}``."""

@@ -2,11 +2,9 @@
 
 O is the set of all operations, τ the set of operation types and O_a the operations of
 type a. The paper fixes no particular operation set: each mechanism declares its own
-(FIFO: ``append``; AgentFold: granular condensation and deep consolidation; ...).
-
-Each class opens with the paper, then what it offers beyond it (value semantics, repr,
-the JSON form of an operation, the description of a set). What is refused is checked by
-the functions of :mod:`._operation_checks`.
+(FIFO: ``append``; AgentFold: granular condensation and deep consolidation; ...). Each
+class opens with the paper, then what it offers beyond it; what is refused is checked by
+:mod:`._operation_checks`.
 """
 
 from __future__ import annotations

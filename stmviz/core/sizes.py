@@ -8,9 +8,9 @@ size and modality; it lets one store mix modalities. stmviz ships :func:`tokens`
 ``Element -> number`` is a valid μ too; :class:`~stmviz.StateSpace` checks what it
 returns.
 
-Counting tokens is tiktoken's job, done offline by :mod:`stmviz.core.tokenizer`;
-its :func:`count_tokens`, :func:`encode_tokens`, :func:`get_encoding` and
-:func:`available_encodings` are named here too (``stmviz.sizes.count_tokens``).
+Counting tokens is tiktoken's job, done offline by :mod:`stmviz.core.tokenizer` (its
+``count_tokens``, ``encode_tokens``, ``get_encoding`` and ``available_encodings`` are named
+here too); what μ refuses is checked by :mod:`._sizes_checks`.
 """
 
 from __future__ import annotations
@@ -19,10 +19,9 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from ._sizes_checks import check_image_size, check_overhead, not_a_size, text_only
 from .element import AudioPart, Element, ImagePart
 from .errors import InvalidArgumentError
-from .formatting import shorten
-from .guards import LARGEST, as_int, brief, is_finite
 from .tokenizer import available_encodings, count_tokens, encode_tokens, encoding_name, get_encoding, token_counter
 
 __all__ = [
@@ -62,19 +61,11 @@ def tokens(encoding: str = "cl100k_base", overhead: int = 0) -> SizeFunction:
     >>> mu(Element("hello world")), mu(Element(("Look:", ImagePart("cat.png", 512, 512))))
     (2, 257)
     """
-    number = as_int(overhead)
-    if number is None or not 0 <= number <= LARGEST:
-        raise InvalidArgumentError(f"overhead must be a whole number ≥ 0 of tokens, got {brief(overhead)}")
-    overhead = number
+    overhead = check_overhead(overhead)
     count = token_counter(encoding).count
 
     def mu(element: Element) -> int:
-        content = element.content
-        if isinstance(content, str):
-            return count(content) + overhead
-        if isinstance(content, tuple):
-            return sum(part_tokens(p, count) for p in content) + overhead
-        return part_tokens(content, count) + overhead
+        return content_tokens(element.content, count) + overhead
 
     name = f"tokens({encoding!r})" if not overhead else f"tokens({encoding!r}, overhead={overhead})"
     return SizeFunction(name, mu, encoding=encoding)
@@ -88,12 +79,7 @@ def image_tokens(width: int, height: int, detail: str = "auto") -> int:
     >>> image_tokens(1024, 1024), image_tokens(2048, 4096), image_tokens(4096, 8192, detail="low")
     (765, 1105, 85)
     """
-    for name, v in (("width", width), ("height", height)):
-        number = as_int(v)
-        if number is None or number <= 0 or not is_finite(number):
-            raise InvalidArgumentError(f"image {name} must be a positive whole number of pixels, got {brief(v)}")
-    if detail not in ("low", "high", "auto"):
-        raise InvalidArgumentError(f"image detail must be 'low', 'high' or 'auto', got {detail!r}")
+    check_image_size(width, height, detail)
     if detail == "low":
         return 85
     w, h = float(width), float(height)
@@ -112,6 +98,15 @@ def audio_tokens(seconds: float, per_second: float = 10.0) -> int:
     return max(1, math.ceil(seconds * per_second))
 
 
+def content_tokens(content: Any, count: Callable[[str], int]) -> int:
+    """The tokens of a content i: a text by ``count``, an image or audio part by its formula, a tuple part by part."""
+    if isinstance(content, str):
+        return count(content)
+    if isinstance(content, tuple):
+        return sum(part_tokens(p, count) for p in content)
+    return part_tokens(content, count)
+
+
 def part_tokens(part: Any, count: Callable[[str], int]) -> int:
     """The tokens of one part of a content i: text by ``count``, images and audio by their formulas."""
     if isinstance(part, str):
@@ -124,30 +119,17 @@ def part_tokens(part: Any, count: Callable[[str], int]) -> int:
 
 
 def _chars(element: Element) -> int:
-    return len(_text_only(element, "chars"))
+    return len(text_only(element, "chars"))
 
 
 def _words(element: Element) -> int:
-    return len(_text_only(element, "words").split())
+    return len(text_only(element, "words").split())
 
 
 #: μ(e) = the number of characters of e's text.
 chars = SizeFunction("chars", _chars)
 #: μ(e) = the number of whitespace-separated words of e's text.
 words = SizeFunction("words", _words)
-
-
-def _text_only(element: Element, what: str) -> str:
-    """The text of an element whose content holds text only; one with image or audio parts is refused."""
-    content = element.content
-    if isinstance(content, str):
-        return content
-    if isinstance(content, tuple) and all(isinstance(p, str) for p in content):
-        return " ".join(content)
-    raise InvalidArgumentError(
-        f"{what} measures text, but {element.label()} has a {type(content).__name__} content "
-        f"with non-text parts; use stmviz.sizes.tokens(), which sizes images by image_tokens()"
-    )
 
 
 def resolve(size: Any) -> Callable[[Element], float]:
@@ -159,16 +141,9 @@ def resolve(size: Any) -> Callable[[Element], float]:
             return chars if size == "chars" else words
         if size.startswith("tokens:"):
             return tokens(size.split(":", 1)[1])
-        raise InvalidArgumentError(
-            f"unknown size function {size!r}; use 'tokens', 'chars', 'words', "
-            f"'tokens:<encoding>', or any callable Element -> number"
-        )
-    if callable(size):
+    elif callable(size):
         return size
-    raise InvalidArgumentError(
-        f"μ must be a callable Element -> positive number (or 'tokens', 'chars', 'words'), "
-        f"got {type(size).__name__} {shorten(repr(size))}"
-    )
+    raise not_a_size(size)
 
 
 def size_name(size: Callable[..., Any]) -> str:

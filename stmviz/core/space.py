@@ -7,11 +7,9 @@ and V_max ∈ ℝ⁺ the capacity, an upper bound on the total size of the curre
 paper imposes no order on ω: any order is expressed through metadata and applied where
 needed, typically by the projection π. Any STM state of an agent is a point of Ω_STM.
 
-Each class opens with the paper (a set and its algebra; μ, V_max, Σμ and ω ∈ Ω_STM),
-then what it offers beyond it (repr, lookups, the room left, the deprecated spellings
-that warn for one release). What a state or a space refuses is checked by the functions
-of :mod:`._space_checks`; a new state carries ω's order and Σμ instead of computing them
-anew (:mod:`stmviz._fast.carry`, held equal to the plain definition by a test).
+Each class opens with the paper, then what it offers beyond it. What is refused is
+checked by :mod:`._space_checks`; a new state carries ω's order and Σμ instead of
+computing them anew (:mod:`stmviz._fast.carry`).
 """
 
 from __future__ import annotations
@@ -121,11 +119,8 @@ class State:
     # -- beyond the paper: order, repr, lookups ----------------------------
     @classmethod
     def from_trusted(cls, elements: frozenset[Element], ordered: tuple[Element, ...] | None = None) -> State:
-        """ω from a frozenset already known to hold only elements (and, if given, its canonical order): no check.
-
-        For code that builds states out of states (a trace rebuilding ω_t, :mod:`stmviz.io`
-        reading a trace file it has checked); anything else builds ``State(elements)``.
-        """
+        """ω from a frozenset known to hold only elements (and its canonical order, if given), without a check:
+        for states built out of states (a trace's ω_t, :mod:`stmviz.io` reading a checked file); else ``State(...)``."""
         state = cls.__new__(cls)
         state._elements = elements
         state._ordered = ordered

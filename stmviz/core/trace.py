@@ -8,24 +8,19 @@ it (a tool's result, the user's next message), seen from x_{t+1} on:
 
     x_t = π(ω_t) → model output → context c_t → o_t = controller(ω_t, c_t) → ω_{t+1} = U(ω_t, o_t, c_t)
 
-The step becomes c_t as the paper's C holds "the current request or input" and
-"the results of model calls". For a dialogue u_0, a_0, u_1, a_1, …, u_n, a_n:
-step 0 = (no output, u_0); step k = (a_{k−1}, u_k); the last step = (a_n, no
-input). :func:`run` drives a mechanism over such steps and returns a
-:class:`Trace` of every :class:`Step`: what was added and removed, and why.
-
-The loop comes first, then its record. A trace keeps each step as a diff
-ω_t → ω_{t+1} and a whole state every ``checkpoint_every`` steps, from which it
-rebuilds any ω_t; it reads back as states, sizes, π(ω_t), words and tables. Its
-words and tables are written by :mod:`.formatting`, its JSON form and files by
-:mod:`stmviz.io.serialize` (called on demand: the core's one call out of itself),
-and run's arguments and errors are checked by :mod:`._run_checks`.
+For a dialogue u_0, a_0, …, u_n, a_n: step 0 = (no output, u_0); step k = (a_{k−1}, u_k);
+the last step = (a_n, no input). :func:`run` drives a mechanism over such steps (its
+arguments and errors checked by :mod:`._run_checks`) and returns a :class:`Trace` of every
+:class:`Step`: what was added and removed, and why, as diffs with a whole state every
+``checkpoint_every`` steps. A trace's words and tables are written by :mod:`.formatting`,
+its JSON form and files by :mod:`stmviz.io.serialize`: the core's one call out of itself.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .._fast.carry import carried_sum
@@ -81,14 +76,8 @@ def run(
     return trace
 
 
-def _update(
-    mechanism: Mechanism, state: State, operations: tuple[Operation, ...], context: Context
-) -> tuple[State, dict[Element, str]]:
-    """ω_{t+1} = U(ω_t, o_t, c_t), the operations of o_t applied in order; and why each removed element left.
-
-    An element's reason is the one U gave in its :class:`~stmviz.core.mechanism.Transition`,
-    else the operation's (:meth:`~stmviz.core.mechanism.Mechanism.removal_reason`).
-    """
+def _update(mechanism: Mechanism, state: State, operations: tuple[Operation, ...], context: Context) -> tuple[State, dict[Element, str]]:
+    """ω_{t+1} = U(ω_t, o_t, c_t), the operations of o_t in order; and why each element left (U's reason, else o's)."""
     reasons: dict[Element, str] = {}
     for operation in operations:
         transition = mechanism.apply(state, operation, context)
@@ -106,13 +95,11 @@ def _update(
 
 
 def _diff(
-    sizes: dict[Element, float], space: StateSpace, before: frozenset[Element], after: frozenset[Element],
-    reasons: Mapping[Element, str], size: float,
+    sizes: dict[Element, float], space: StateSpace, before: frozenset[Element], after: frozenset[Element], reasons: Mapping[Element, str], size: float
 ) -> tuple[tuple[Element, ...], tuple[Element, ...], tuple[str, ...], float]:
-    """ω_{t+1} ∖ ω_t and ω_t ∖ ω_{t+1} in canonical order, why each element was removed, and Σμ(ω_{t+1}).
+    """ω_{t+1} ∖ ω_t and ω_t ∖ ω_{t+1} in canonical order, why each left, and Σμ(ω_{t+1}) carried from ``size`` = Σμ(ω_t).
 
-    μ of each new element is added to ``sizes`` (the trace's μ of every element ever
-    seen, in order of first appearance); Σμ is carried from ``size`` = Σμ(ω_t).
+    μ of each new element is added to ``sizes``, the trace's μ of every element ever seen.
     """
     if after is before:
         return (), (), (), size
@@ -125,40 +112,25 @@ def _diff(
     return added, removed, why, carried_sum(size, sizes, removed, added)
 
 
+@dataclass(slots=True)
 class Step:
-    """The record of one pass of the loop of Figure 1: ω_t → ω_{t+1}.
+    """The record of one pass of the loop of Figure 1: ω_t → ω_{t+1} (equal to another when every field is).
 
-    ``context`` is c_t; its ``step`` is the model's output, produced from x_t = π(ω_t)
-    (``trace.project(t)``), then the input that arrived after it (either may be
-    missing: :meth:`describe` says it in words). ``operations`` is o_t, in the order U
-    applied them; ``added`` = ω_{t+1} ∖ ω_t and ``removed`` = ω_t ∖ ω_{t+1} (canonical
-    order), ``reasons`` why each was removed; ``size_before``, ``size_after`` are
-    Σμ(ω_t), Σμ(ω_{t+1}); ``input_size`` is |π(ω_t)| in tokens.
+    ``context`` is c_t: its ``step`` is the model's output, produced from x_t = π(ω_t) (``trace.project(t)``),
+    then the input that arrived after it. ``operations`` is o_t, in the order U applied them; ``added`` =
+    ω_{t+1} ∖ ω_t and ``removed`` = ω_t ∖ ω_{t+1} (canonical order), ``reasons`` why each was removed;
+    ``size_before``, ``size_after`` are Σμ(ω_t), Σμ(ω_{t+1}); ``input_size`` is |π(ω_t)| in tokens.
     """
 
-    __slots__ = ("t", "operations", "context", "added", "removed", "reasons", "size_before", "size_after", "input_size")
-
-    def __init__(
-        self,
-        t: int,
-        operations: tuple[Operation, ...],
-        context: Context,
-        added: tuple[Element, ...],
-        removed: tuple[Element, ...],
-        reasons: tuple[str, ...],
-        size_before: float,
-        size_after: float,
-        input_size: int,
-    ) -> None:
-        self.t = t
-        self.operations = operations
-        self.context = context
-        self.added = added
-        self.removed = removed
-        self.reasons = reasons
-        self.size_before = size_before
-        self.size_after = size_after
-        self.input_size = input_size
+    t: int
+    operations: tuple[Operation, ...]
+    context: Context
+    added: tuple[Element, ...]
+    removed: tuple[Element, ...]
+    reasons: tuple[str, ...]
+    size_before: float
+    size_after: float
+    input_size: int
 
     @property
     def why(self) -> dict[Element, str]:
@@ -171,19 +143,8 @@ class Step:
         return "; ".join(str(o) for o in self.operations)
 
     def describe(self, width: int = 80) -> str:
-        """Step t in words: what the model saw, what it answered, and what arrived then.
-
-        Plain text (not escaped; a view escapes it). Agent texts are
-        shortened to ``width`` characters each. Examples: tests/core/test_examples_trace.py.
-        """
+        """Step t in words: what the model saw, what it answered, what arrived then (plain text, agent texts cut to ``width``)."""
         return describe_step(self.t, self.context.step, self.input_size, width)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Step):
-            return NotImplemented
-        return all(getattr(self, k) == getattr(other, k) for k in Step.__slots__)
-
-    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return (
@@ -193,26 +154,13 @@ class Step:
 
 
 class Trace(Sequence[Step]):
-    """The history of a run: ω_0 and every :class:`Step`, stored as diffs.
-
-    ``len(trace)`` is the number of steps n; ``trace[t]`` is step t (ω_t → ω_{t+1});
-    ``trace.state_at(t)`` rebuilds ω_t for 0 ≤ t ≤ n; ``trace.final`` is ω_n.
-    """
+    """The history of a run: ω_0 and every :class:`Step`, stored as diffs. ``len(trace)`` is the number of steps n;
+    ``trace[t]`` is step t (ω_t → ω_{t+1}); ``trace.state_at(t)`` rebuilds ω_t for 0 ≤ t ≤ n; ``trace.final`` is ω_n."""
 
     def __init__(
-        self,
-        *,
-        initial: State,
-        sizes: Mapping[Element, float],
-        v_max: float,
-        size_name: str,
-        mechanism: Mechanism | None = None,
-        mechanism_spec: Mapping[str, Any] | None = None,
-        query: str = "",
-        tools: Sequence[str] = (),
-        meta: Mapping[str, Any] | None = None,
-        checkpoint_every: int = 32,
-        final_input_size: int | None = None,
+        self, *, initial: State, sizes: Mapping[Element, float], v_max: float, size_name: str, mechanism: Mechanism | None = None,
+        mechanism_spec: Mapping[str, Any] | None = None, query: str = "", tools: Sequence[str] = (),
+        meta: Mapping[str, Any] | None = None, checkpoint_every: int = 32, final_input_size: int | None = None,
     ) -> None:
         checkpoint_every = guards.whole_number(checkpoint_every, "checkpoint_every", 1, fix="; the default is 32")
         self.mechanism = mechanism
@@ -230,11 +178,8 @@ class Trace(Sequence[Step]):
         self.final_input_size = final_input_size  # |π(ω_n)|
 
     def record(self, step: Step, after: frozenset[Element]) -> None:
-        """Record step t and the elements of ω_{t+1} = ``after``: no check.
-
-        For code that builds a trace step by step from checked parts: :func:`run`, and
-        :mod:`stmviz.io` reading a trace file it has checked.
-        """
+        """Record step t and the elements of ω_{t+1} = ``after``, without a check: for :func:`run` and for
+        :mod:`stmviz.io` reading a trace file it has checked."""
         self._steps.append(step)
         self._current = after
         if len(self._steps) % self._every == 0:
@@ -260,11 +205,9 @@ class Trace(Sequence[Step]):
         return State.from_trusted(self._current)
 
     def state_at(self, t: int) -> State:
-        """ω_t, the state before step t (``state_at(len(trace))`` is the final state).
+        """ω_t, the state before step t (negative t counts from the end: ``state_at(-1)`` is ω_n, the final state).
 
-        Negative t counts from the end, as for lists: ``state_at(-1)`` is ω_n. ω_t is
-        rebuilt from the nearest checkpoint at or before t, with the diffs of the steps between.
-        """
+        It is rebuilt from the nearest checkpoint at or before t, with the diffs of the steps between."""
         t = self.resolve_t(t, where="state_at")
         if t == len(self._steps):
             return State.from_trusted(self._current)
@@ -294,14 +237,10 @@ class Trace(Sequence[Step]):
         return self._steps[t].size_before
 
     def project(self, t: int) -> ModelInput:
-        """π(ω_t): what the model saw when it produced step t's output (``self[t].context.step``).
+        """π(ω_t): what the model saw when it produced step t's output; ``project(n)``: what it would see next.
 
-        Computed with the trace's mechanism (or the elements in order, if it
-        has none). For 0 ≤ t < n it is the input of step t's model call —
-        it holds every input that arrived up to step t − 1 (the user message a
-        reply answers, the tool result an action follows), as far as the
-        mechanism kept it; ``project(n)`` is what the model would see next.
-        ``self[t].input_size`` is its size |π(ω_t)|.
+        It holds every input that arrived up to step t − 1, as far as the mechanism kept it
+        (computed with the trace's mechanism, else the elements in order); its size is ``self[t].input_size``.
         """
         state = self.state_at(t)
         if self.mechanism is not None:
@@ -330,17 +269,8 @@ class Trace(Sequence[Step]):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Trace):
             return NotImplemented
-        return (
-            self._steps == other._steps
-            and self.initial == other.initial
-            and self.v_max == other.v_max
-            and self.size_name == other.size_name
-            and self.query == other.query
-            and self.tools == other.tools
-            and self.meta == other.meta
-            and self.sizes == other.sizes
-            and self.final_input_size == other.final_input_size
-        )
+        recorded = ("_steps", "initial", "v_max", "size_name", "query", "tools", "meta", "sizes", "final_input_size")
+        return all(getattr(self, name) == getattr(other, name) for name in recorded)
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -348,33 +278,25 @@ class Trace(Sequence[Step]):
         """A time index t of ω_t (or of step t), checked and returned as a non-negative int.
 
         With ``states=True`` t indexes the states ω_0 … ω_n (0 ≤ t ≤ n); otherwise
-        the steps 0 … n − 1 (step t is ω_t → ω_{t+1}). Negative t counts from the
-        end, as for lists.
+        the steps 0 … n − 1. Negative t counts from the end, as for lists.
 
         Raises
         ------
         InvalidIndexError
-            if t is not a whole number (an int or a numpy integer; the rule of every figure).
-        InvalidIndexError
-            if t is out of range.
+            if t is not a whole number (an int or a numpy integer: the rule of every figure), or out of range.
         """
         return guards.time_index(self._steps, t, where, states=states)
 
     def size_of(self, state: Iterable[Element]) -> float:
         """Σμ over elements, with the sizes recorded in this trace."""
-        sizes = self.sizes
-        return sum(sizes[e] for e in state)
+        return sum(map(self.sizes.__getitem__, state))
 
     def elements(self) -> list[Element]:
         """Every element e that was ever in some ω_t, in order of first appearance."""
         return list(self.sizes)
 
     def describe(self, t: int, width: int = 80) -> str:
-        """The loop at state ω_t in words: :meth:`Step.describe` of step t, or, at t = n, the final state.
-
-        Plain text (not escaped). Negative t counts from the end.
-        Examples: tests/core/test_examples_trace.py.
-        """
+        """The loop at ω_t in words: :meth:`Step.describe` of step t, or, at t = n, the final state (negative t from the end)."""
         t = self.resolve_t(t, where="describe")
         if t < len(self._steps):
             return self._steps[t].describe(width)
@@ -384,11 +306,9 @@ class Trace(Sequence[Step]):
     def to_records(self, width: int | None = 24) -> list[dict[str, Any]]:
         """One flat dict per step ω_t → ω_{t+1}, ready for a table or a plot.
 
-        Keys: ``t``, ``operation``, ``size_before``, ``size_after``, ``v_max``,
-        ``occupancy`` (Σμ(ω_{t+1}) / V_max), ``input_tokens`` (|π(ω_t)|),
-        ``n_elements`` (|ω_{t+1}|), ``n_added``, ``n_removed``, ``added``,
-        ``removed`` (labels, each element's text cut to ``width`` characters;
-        0 or None: whole) and ``why`` (the reasons, joined; never cut).
+        Keys: ``t``, ``operation``, ``size_before``, ``size_after``, ``v_max``, ``occupancy`` (Σμ(ω_{t+1}) / V_max),
+        ``input_tokens`` (|π(ω_t)|), ``n_elements`` (|ω_{t+1}|), ``n_added``, ``n_removed``, ``added``, ``removed``
+        (labels, texts cut to ``width`` characters; 0 or None: whole) and ``why`` (the reasons, joined; never cut).
         """
         cut = guards.whole_number(width, "width", 0, where="to_records", none_ok=True) or 0
         return trace_records(self._steps, len(self._checkpoints[0]), self.v_max, cut)
@@ -399,13 +319,10 @@ class Trace(Sequence[Step]):
         Parameters
         ----------
         width : int or None
-            The most characters shown of each element's text in the added and
-            removed cells, and of the operation (at least 22 for it); ``0`` or
+            The most characters shown of each element's text (and of the operation, at least 22); ``0`` or
             ``None``: whole texts, each on one line. The why column is never cut.
         limit : int, optional
-            Show at most this many steps.
-
-        Examples: tests/core/test_examples_trace.py.
+            Show at most this many steps. Examples: tests/core/test_examples_trace.py.
         """
         cut = guards.whole_number(width, "width", where="Trace.table", none_ok=True, minimum=0, fix="; 0 or None shows whole texts") or 0
         limit = guards.whole_number(limit, "limit", where="Trace.table", none_ok=True, minimum=0)
@@ -417,10 +334,7 @@ class Trace(Sequence[Step]):
         return _trace_format().trace_to_dict(self)
 
     def to_json(self, path: str | os.PathLike[str] | None = None, indent: int | None = None) -> str:
-        """The trace as JSON text (format ``stmviz-trace``, version 1); :meth:`save` writes it to a file.
-
-        ``to_json(path)`` is deprecated (it warns, and still writes): one way to save, ``trace.save(path)``.
-        """
+        """The trace as JSON text (format ``stmviz-trace``, version 1); ``to_json(path)`` is deprecated: :meth:`save`."""
         if path is not None:
             deprecated("Trace.to_json(path)", "trace.save(path)")
         return _trace_format().trace_to_json(self, path, indent=indent)
@@ -438,20 +352,12 @@ class Trace(Sequence[Step]):
     def from_json(
         cls, text: str | bytes | Mapping[str, Any], mechanism: Mechanism | None = None, source: str = "trace"
     ) -> Trace:
-        """Rebuild a trace from :meth:`to_json` output, checking it thoroughly.
-
-        A truncated, malformed, foreign or wrong-version input raises
-        :class:`~stmviz.errors.FormatError` saying where and what.
-        """
+        """Rebuild a trace from :meth:`to_json` output; a bad input is a :class:`~stmviz.errors.FormatError` saying where and what."""
         return _trace_format().trace_from_json(text, mechanism, source)
 
 
 def _trace_format() -> Any:
-    """:mod:`stmviz.io.serialize`, the trace's versioned JSON format and its files.
-
-    The core's one call out of itself, made on demand (never at import): the
-    format and the file handling live beside the core, in :mod:`stmviz.io`.
-    """
+    """:mod:`stmviz.io.serialize`, the trace's JSON format and files: the core's one call out of itself, made on demand."""
     from ..io import serialize
 
     return serialize
