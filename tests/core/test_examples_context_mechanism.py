@@ -4,6 +4,7 @@ Each was a doctest; it is kept here as a plain assert so that no example's check
 """
 
 import re
+import sys
 
 import pytest
 
@@ -105,3 +106,40 @@ def test_a_mechanism_of_stmviz_is_rebuilt_from_its_spec_and_a_foreign_one_is_not
     assert isinstance(again, ExampleMechanism) and again.space is m.space
     assert Mechanism.from_spec(m.space, {"class": "os:system"}) is None
     assert Mechanism.from_spec(m.space, "not a spec") is None  # type: ignore[arg-type]
+
+
+def test_from_spec_imports_nothing_and_io_loads_the_module_a_trace_file_names():
+    """The core looks a spec's class up among the loaded modules (issue 32: calling it loaded 30 modules by name);
+    reading a trace file, stmviz.io loads the stmviz module the spec names first."""
+    import subprocess
+
+    code = (
+        "import sys\n"
+        "from stmviz.core import Mechanism, StateSpace, sizes\n"
+        "space = StateSpace(sizes.words, 50)\n"
+        "spec = {'class': 'stmviz.mechanisms.fifo:FIFOWindow', 'params': {}}\n"
+        "before = set(sys.modules)\n"
+        "assert Mechanism.from_spec(space, spec) is None\n"
+        "assert set(sys.modules) == before, sorted(set(sys.modules) - before)\n"
+        "from stmviz.io import mechanism_from_spec\n"
+        "assert type(mechanism_from_spec(space, spec)).__name__ == 'FIFOWindow'\n"
+        "assert mechanism_from_spec(space, {'class': 'stmviz.no_such_module:X'}) is None\n"
+        "assert mechanism_from_spec(space, {'class': 'json:JSONDecoder'}) is None\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_spec_naming_a_moved_module_is_rebuilt_through_its_stub(monkeypatch):
+    """A trace file names its mechanism by the module of its day; a module that moved leaves a stub that forwards."""
+    import types
+
+    from stmviz._moved import moved_to
+    from stmviz.io import mechanism_from_spec
+
+    stub = types.ModuleType("stmviz.old_home_of_the_example")
+    stub.__getattr__ = moved_to("stmviz.core.mechanism", stub.__name__)  # type: ignore[method-assign]
+    monkeypatch.setitem(sys.modules, stub.__name__, stub)
+    space = StateSpace(sizes.words, 5)
+    with pytest.warns(DeprecationWarning, match="import ExampleMechanism from stmviz.core.mechanism"):
+        again = mechanism_from_spec(space, {"class": f"{stub.__name__}:ExampleMechanism", "params": {}})
+    assert isinstance(again, ExampleMechanism) and again.space is space
