@@ -20,9 +20,10 @@ errors                   :mod:`~stmviz.core.errors` (also ``stmviz.errors``)
 Each class is whole in its module: the paper's definition and methods first, then
 what the class offers beyond the paper (repr, equality, lookups, its JSON form). The
 argument checks are functions of one checks module per concept (``_element_checks``,
-``_space_checks``, ``_operation_checks``, ``_context_checks``, ``_model_input_checks``,
-``_mechanism_checks``, ``_run_checks``), which never import their class's module;
-:mod:`~stmviz.core.guards` is the vocabulary they share. Beside the paper's modules:
+``_sizes_checks``, ``_space_checks``, ``_operation_checks``, ``_context_checks``,
+``_model_input_checks``, ``_mechanism_checks``, ``_run_checks``), which never import
+their class's module; :mod:`~stmviz.core.guards` is the vocabulary they share. Beside
+the paper's modules:
 :mod:`~stmviz.core.tokenizer` (tiktoken's encodings, loaded offline) and
 :mod:`~stmviz.core.formatting` (texts, numbers and tables for people, a trace's too).
 The speed-ups (Σμ carried from state to state, token counts cached) live in
