@@ -110,10 +110,10 @@ def warm_up() -> None:
 
 def reset_stmviz_caches() -> None:
     """Forget stmviz's per-process token-count cache, so each repeat tokenizes afresh."""
-    from stmviz.core import sizes as core_sizes
+    from stmviz.core.tokenizer import token_counter
 
     for name in list(_encodings_used()):
-        core_sizes._counter(name).count.cache_clear()
+        token_counter(name).count.cache_clear()
 
 
 def _encodings_used() -> Iterable[str]:

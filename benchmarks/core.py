@@ -26,7 +26,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from stmviz import AgentStep, Element, StateSpace, run, sizes  # noqa: E402
-from stmviz.core.mechanism import _Example  # noqa: E402
+from stmviz.core.mechanism import ExampleMechanism  # noqa: E402
+from stmviz.core.tokenizer import token_counter  # noqa: E402
 
 VOCAB = (
     "memory agent context window token summary block fold step query tool search result page table price "
@@ -95,7 +96,7 @@ def make_mechanism(kind: str, v_max: int):
         from stmviz import FIFOWindow
 
         return FIFOWindow(space)
-    return _Example(space)
+    return ExampleMechanism(space)
 
 
 def main() -> None:
@@ -115,7 +116,7 @@ def main() -> None:
         return sum(len(encode(t)) for t in texts)
 
     def one_run():
-        sizes._counter.cache_clear()  # fresh token caches: every run tokenizes from scratch
+        token_counter("cl100k_base").count.cache_clear()  # fresh token caches: every run tokenizes from scratch
         return run(make_mechanism(args.mechanism, args.v_max), steps)
 
     lower_best, lower_median, total_tokens = best_of(3, lower_bound)

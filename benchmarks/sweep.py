@@ -113,14 +113,14 @@ def empty_process_caches() -> None:
     """Forget every cache stmviz keeps per process (not the loaded tiktoken ranks)."""
     import importlib
 
-    from stmviz.core import sizes as core_sizes
+    from stmviz.core.tokenizer import token_counter
     from stmviz.mechanisms import scm_controller
 
     # the modules (stmviz.text exports functions of the same names)
     embed_module = importlib.import_module("stmviz.text.embed")
     summarize_module = importlib.import_module("stmviz.text.summarize")
 
-    core_sizes._counter("cl100k_base").count.cache_clear()
+    token_counter("cl100k_base").count.cache_clear()
     summarize_module._analyze.cache_clear()
     embed_module._stem.cache_clear()
     default = embed_module._default

@@ -5,13 +5,9 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from .core.errors import STMError
+from .core.errors import OptionalDependencyError  # defined with every error class; importable from here too
 
 __all__ = ["OptionalDependencyError", "require"]
-
-
-class OptionalDependencyError(STMError, ImportError):
-    """A feature needs a package that is not installed (an optional extra of stmviz)."""
 
 
 def require(module: str, *, package: str, extra: str | None, why: str) -> ModuleType:

@@ -23,7 +23,7 @@ class KeepFirst(Mechanism):
     operations = {"append": "add the output and the input; on overflow drop the oldest, never the task"}
 
     def update(self, state, operation, context):
-        halves = (context.step.output, context.step.input)
+        halves = (context.step.output, context.step.observation)
         state = state | {Element(text, {"t": context.t + k / 2}) for k, text in enumerate(halves) if text}
         reasons = {}
         for oldest in list(state):              # canonical order: by time

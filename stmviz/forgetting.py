@@ -524,7 +524,7 @@ class _Explainer:
         for s in steps:
             if s < len(self.trace):
                 agent = self.trace[s].context.step
-                for part in (agent.input, agent.output, agent.text):
+                for part in (agent.observation, agent.output, agent.text):
                     if part and key in part.casefold():
                         chosen = (s, part)
                         break
@@ -533,7 +533,7 @@ class _Explainer:
         if chosen is None:
             s = steps[0]
             agent = self.trace[s].context.step if s < len(self.trace) else None
-            text = (agent.input or agent.output or agent.text) if agent is not None else ""
+            text = (agent.observation or agent.output or agent.text) if agent is not None else ""
             chosen = (s, text)
         s, text = chosen
         return f"step {s}: “{_snippet(text, probe.answer)}”" if text else f"step {s}"

@@ -161,7 +161,7 @@ class _Window(Mechanism):
     operations = {"append": "add the output and the input; on overflow drop some"}
 
     def add(self, state, context):
-        halves = (context.step.output, context.step.input)
+        halves = (context.step.output, context.step.observation)
         return state | {Element(text, {"t": context.t + k / 2}) for k, text in enumerate(halves) if text}
 
     def project(self, state):

@@ -107,7 +107,7 @@ def _unanswered(trace: Any) -> list[str]:
                     f"which lacks the input of step {s} {text!r}; π(ω_{step.t}) = {seen!r}"
                 )
         if agent.has_input:
-            latest = (step.t, agent.input)
+            latest = (step.t, agent.observation)
     return problems
 
 
@@ -147,10 +147,10 @@ def _out_of_order(trace: Any) -> list[str]:
         seen = trace.project(t).text()
         for step in trace[:t]:
             agent = step.context.step
-            if agent.output and agent.input and agent.output in seen and agent.input in seen:
-                if seen.index(agent.output) > seen.index(agent.input):
+            if agent.output and agent.observation and agent.output in seen and agent.observation in seen:
+                if seen.index(agent.output) > seen.index(agent.observation):
                     problems.append(
-                        f"π(ω_{t}) shows the input of step {step.t} {agent.input!r} before its output {agent.output!r}, "
+                        f"π(ω_{t}) shows the input of step {step.t} {agent.observation!r} before its output {agent.output!r}, "
                         f"though the output came first; π(ω_{t}) = {seen!r}"
                     )
     return problems

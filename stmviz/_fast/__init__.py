@@ -6,4 +6,9 @@ stands for. Private to stmviz: any stmviz module may use it; a user should not.
 
 - :mod:`~stmviz._fast.memo` — ``Memo``, the bounded cache of the mechanisms'
   token counts, embeddings and summaries (equal to computing each value afresh).
+- :mod:`~stmviz._fast.tokens` — ``TokenCounter``: μ = tokens with the counts of
+  recent strings cached and long texts encoded in segments (equal to tiktoken's count).
+
+The modules here import the standard library only, nothing of stmviz: the core
+(``stmviz.core``) may use them without a layer pointing up.
 """

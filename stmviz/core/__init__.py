@@ -1,4 +1,4 @@
-"""The core of stmviz: Definitions 1 and 2 of the paper and the loop of Figure 1, standard library (and tiktoken) only.
+"""The core of stmviz: Definitions 1 and 2 of the paper and the loop of Figure 1, on the standard library and tiktoken.
 
 One module per symbol of the paper, read in this order:
 
@@ -17,17 +17,23 @@ argument checks          :mod:`~stmviz.core.guards` (one vocabulary, used by eve
 errors                   :mod:`~stmviz.core.errors` (also ``stmviz.errors``)
 =======================  ==============================================================
 
-Each paper module names the side modules a reader may skip (an underscore name:
-``_space_checks``, ``_space_views``, ``_space_carry``, ``_trace_views``, …): the
-checks at its entry points, what its classes offer beyond the paper (repr, JSON,
-tables), the speed-ups (Σμ carried from state to state, token counts cached,
-each held equal to the plain definition by a test) and a trace's storage
-(diffs and checkpoints). The paper's eight modules are about 1,240 lines.
+Each class is whole in its module: the paper's definition and methods first, then
+what the class offers beyond the paper (repr, equality, lookups, its JSON form). The
+argument checks are functions of one checks module per concept (``_element_checks``,
+``_sizes_checks``, ``_space_checks``, ``_operation_checks``, ``_context_checks``,
+``_model_input_checks``, ``_mechanism_checks``, ``_run_checks``), which never import
+their class's module; :mod:`~stmviz.core.guards` is the vocabulary they share. Beside
+the paper's modules:
+:mod:`~stmviz.core.tokenizer` (tiktoken's encodings, loaded offline) and
+:mod:`~stmviz.core.formatting` (texts, numbers and tables for people, a trace's too).
+The speed-ups (Σμ carried from state to state, token counts cached) live in
+:mod:`stmviz._fast`, each held equal to the plain definition by a test.
 
 Beside the core, not in it: :mod:`stmviz.contract` (``check_mechanism``),
-:mod:`stmviz.io` (files and the trace's JSON form), :mod:`stmviz.protocol`
-(the element types and hierarchy a mechanism declares for the figures).
-Importing the core loads no other stmviz module and builds nothing.
+:mod:`stmviz.io` (files, the trace's JSON form, a mechanism rebuilt from a trace
+file), :mod:`stmviz.protocol` (the element types and hierarchy a mechanism declares
+for the figures). Importing the core loads no other stmviz module but the
+standard-library speed-ups of :mod:`stmviz._fast`, and builds nothing.
 """
 
 from . import errors, guards, sizes

@@ -1,9 +1,9 @@
-"""The checks behind :class:`~stmviz.core.context.AgentStep` and :class:`~stmviz.core.context.Context`: step records and context parts.
+"""The checks of :mod:`stmviz.core.context`: which step records and context parts are accepted.
 
-Not the paper: Definition 2 says what C holds; this module says which step records
-(scenario files, dicts) and which context parts stmviz accepts, and what it says about
-the others. A reader of Definition 2 can skip it. It imports nothing from
-:mod:`stmviz.core.context` (which imports it).
+Functions called where an AgentStep or a Context is built (Definition 2 says what C
+holds; these say which records — scenario files, dicts — and which parts stmviz
+accepts, and what it says about the others). It imports nothing from
+:mod:`stmviz.core.context`, which imports it.
 """
 
 from __future__ import annotations
@@ -39,24 +39,13 @@ def check_step(step: Any) -> None:
         _freeze_mapping(step, name, lambda value: FormatError(f"step field {name!r} must be an object, got {brief(value)}"))
 
 
-def step_from_record(cls: Any, item: Any, where: str) -> Any:
-    """The AgentStep (of class ``cls``) a mapping stands for; anything else is a FormatError naming ``where``."""
-    if isinstance(item, Mapping):
-        fields = step_fields(item, where)
-        try:
-            return cls(**fields)
-        except FormatError as exc:
-            raise FormatError(f"{where}: {exc}") from None
-        except STMError as exc:  # metadata that cannot be frozen
-            raise FormatError(f"{where}: {exc}") from None
-    raise FormatError(
-        f"{where}: a step record is an AgentStep, a dict with thought/action/observation, or a string; "
-        f"got {type(item).__name__} {brief(item)}"
-    )
-
-
-def step_fields(item: Mapping[str, Any], where: str) -> dict[str, Any]:
-    """The AgentStep fields of a step record; the shorthand keys go into ``directives``."""
+def step_fields(item: Any, where: str) -> dict[str, Any]:
+    """The AgentStep fields of a step record (a mapping); the shorthand keys go into ``directives``."""
+    if not isinstance(item, Mapping):
+        raise FormatError(
+            f"{where}: a step record is an AgentStep, a dict with thought/action/observation, or a string; "
+            f"got {type(item).__name__} {brief(item)}"
+        )
     unknown = sorted(set(item) - _KNOWN_FIELDS - set(DIRECTIVE_SHORTHANDS) - {"t"})
     if unknown:
         raise FormatError(

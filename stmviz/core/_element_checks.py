@@ -1,37 +1,19 @@
-"""The checks of an element e = (i, d): what :class:`~stmviz.core.element.Element` refuses, and why.
+"""The checks of :mod:`stmviz.core.element`: what an element refuses, and the values a trace file gives back equal.
 
-Not the paper: Definition 1 puts no condition on i or d. stmviz checks the parts of a
-content i (:func:`checked_content`, :func:`check_image`, :func:`check_audio`) and promises
-that every element it accepts comes back equal from a trace file (JSON), so
-``Element(i, d)`` calls :func:`check_saveable` once per new metadata value:
-
-- ``meta['t']`` must be a finite number (it orders the state);
-- NaN and infinities are refused anywhere (not JSON; NaN is not equal to itself);
-- whole numbers beyond ±(2**53 − 1) (:data:`MAX_SAFE_INT`: what every JSON reader, and a
-  float in a figure, holds exactly) are refused;
-- an element, an image or audio part, or a set inside d is refused (store an id, put parts
-  in the content, use a sorted list);
-- values nested more than :data:`MAX_NESTING` (64) levels deep, and keys that are not
-  strings, are refused.
-
-Lists and tuples are both stored as tuples (and come back as tuples); ``True`` stays a
-boolean; a subclass of str, int or float (an enum member) is stored as its plain value.
-Text may hold any character, lone surrogates included (they are saved as JSON escapes, see
-:mod:`stmviz.io.files`); a surrogate *pair* held as two separate code points is read back,
-as JSON defines, as the one character the pair encodes.
-
-A reader of Definition 1 can skip this module. It imports nothing from
-:mod:`stmviz.core.element` (which imports it): the element module passes its classes in
-:class:`Kinds`.
+Functions called where an element, its metadata or one of its parts is built (Definition 1
+puts no condition on i or d; these say what stmviz refuses, and why). They check plain
+values — numbers, texts, tuples, mappings — and know no class of
+:mod:`stmviz.core.element`, which imports this module and tells its own kinds apart.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
-from typing import Any, NamedTuple
+from collections.abc import Mapping
+from typing import Any
 
 from .errors import InvalidArgumentError
+from .formatting import shorten
 from .guards import brief
 
 #: How deeply metadata values may nest (a list in a dict in a list …): far more than any real record needs.
@@ -44,28 +26,55 @@ MAX_SAFE_INT = 2**53 - 1
 MAX_PIXELS = 1_000_000
 
 
-def _finite(x: int | float) -> bool:
-    """Whether a real number is finite as a float (a whole number beyond the float range is not)."""
-    if type(x) is int:
-        return -_FLOAT_MAX <= x <= _FLOAT_MAX
-    return math.isfinite(x)
+def component_name(key: Any) -> str:
+    """The name of a component D_i of d: a str (a str subclass, such as an enum member, as its plain text)."""
+    if not isinstance(key, str):
+        raise InvalidArgumentError(
+            f"metadata key {brief(key)} is a {type(key).__name__}; the components D_i of "
+            f"d are named by strings: use str({brief(key)}) or a descriptive name"
+        )
+    return str.__str__(key)  # its plain text, as JSON gives it back
 
 
-_FLOAT_MAX = 1.7976931348623157e308
+def not_a_mapping(value: Any, meta: bool = False) -> InvalidArgumentError:
+    """The error for metadata d (``meta=``, or the components given to Meta) that is not a mapping."""
+    if meta:
+        return InvalidArgumentError(f"meta d must be a mapping (e.g. a dict), got {type(value).__name__} {brief(value)}; pass meta={{'t': 0}}")
+    return InvalidArgumentError(
+        f"metadata d must be a mapping of component names to values, got {type(value).__name__}; "
+        f"pass e.g. meta={{'t': 0, 'source': 'user'}}"
+    )
 
 
-class Kinds(NamedTuple):
-    """The classes of :mod:`stmviz.core.element` the checks tell apart: Meta, Element, and the parts of I."""
+def too_deep(where: str) -> InvalidArgumentError:
+    """The error for a metadata value nested more than :data:`MAX_NESTING` levels deep."""
+    return InvalidArgumentError(
+        f"{shorten(where, 60)} is nested more than {MAX_NESTING} levels deep (a list or dict that holds "
+        f"itself nests forever); metadata is a flat record of components: flatten it, or store the deep "
+        f"structure as text"
+    )
 
-    meta: Any  # the classes themselves, typed Any: this module cannot import them to name their type
-    element: Any
-    image: Any
-    audio: Any
 
-    @property
-    def parts(self) -> tuple[Any, Any]:
-        """The non-text parts of a content i: ImagePart and AudioPart."""
-        return (self.image, self.audio)
+def not_freezable(where: str, value: Any) -> InvalidArgumentError:
+    """The error for a metadata value of a kind that cannot be frozen."""
+    return InvalidArgumentError(
+        f"{where} = {brief(value)} is a {type(value).__name__}, which cannot be frozen; "
+        f"use strings, numbers, booleans, None, lists/tuples or dicts of them"
+    )
+
+
+def not_a_content(content: Any, part: int | None = None) -> InvalidArgumentError:
+    """The error for a content i (or its part number ``part``) that is neither text nor an image or audio part."""
+    if part is not None:
+        return InvalidArgumentError(
+            f"content part {part} is a {type(content).__name__}; a multimodal content i is a tuple of str, ImagePart and AudioPart"
+        )
+    if isinstance(content, (list, tuple)):
+        return InvalidArgumentError("content i is an empty sequence of parts; give at least one text, ImagePart or AudioPart")
+    return InvalidArgumentError(
+        f"content i = {brief(content)} is a {type(content).__name__}; I holds text (str), "
+        f"ImagePart, AudioPart, or a tuple of them: convert it, e.g. Element(str(value))"
+    )
 
 
 def check_image(part: Any) -> None:
@@ -80,9 +89,7 @@ def check_image(part: Any) -> None:
             )
         object.__setattr__(part, name, int(v))
     if part.detail not in ("auto", "low", "high"):
-        raise InvalidArgumentError(
-            f"ImagePart.detail must be 'auto', 'low' or 'high', got {part.detail!r}"
-        )
+        raise InvalidArgumentError(f"ImagePart.detail must be 'auto', 'low' or 'high', got {part.detail!r}")
 
 
 def check_audio(part: Any) -> None:
@@ -95,86 +102,48 @@ def check_audio(part: Any) -> None:
     object.__setattr__(part, "seconds", float(s))  # 2 and 2.0 are the same duration: one form, one id
 
 
-def checked_content(content: Any, kinds: Kinds) -> Any:
-    """A content i checked: a text, a part, or a non-empty tuple of them (a str subclass becomes plain text)."""
-    if isinstance(content, str):
-        return str.__str__(content)  # a str subclass: its plain text, as JSON gives it back
-    if isinstance(content, kinds.parts):
-        return content
-    if isinstance(content, (list, tuple)):
-        parts = tuple(content)
-        if not parts:
-            raise InvalidArgumentError(
-                "content i is an empty sequence of parts; give at least one text, ImagePart or AudioPart"
-            )
-        for k, part in enumerate(parts):
-            if not isinstance(part, (str, *kinds.parts)):
-                raise InvalidArgumentError(
-                    f"content part {k} is a {type(part).__name__}; a multimodal content i is a tuple "
-                    f"of str, ImagePart and AudioPart"
-                )
-        return tuple(str.__str__(p) if isinstance(p, str) else p for p in parts)
-    raise InvalidArgumentError(
-        f"content i = {brief(content)} is a {type(content).__name__}; I holds text (str), "
-        f"ImagePart, AudioPart, or a tuple of them: convert it, e.g. Element(str(value))"
-    )
-
-
-def check_saveable(meta: Any, kinds: Kinds) -> None:
-    """Refuse metadata d (a :class:`~stmviz.core.element.Meta`) that would not come back equal from a trace file; mark it as checked."""
-    t = meta._data.get("t", _ABSENT)
-    if t is not _ABSENT and (type(t) not in (int, float) or not _finite(t) or (type(t) is int and abs(t) > MAX_SAFE_INT)):
+def check_time(t: Any) -> None:
+    """Refuse a time ``meta['t']`` that is not a finite number a trace file holds exactly (it orders the state)."""
+    if type(t) not in (int, float) or not _finite(t) or (type(t) is int and abs(t) > MAX_SAFE_INT):
         shown = f"a whole number of {t.bit_length()} bits" if type(t) is int else _shown(t)
         raise InvalidArgumentError(
             f"meta['t'] = {shown}: the time t of an element orders the state, so it must be a finite "
             f"number (an int or a float); use e.g. the step index, or leave 't' out"
         )
-    problem = _unsaveable(meta, "meta", 0, kinds)
-    if problem:
-        raise InvalidArgumentError(problem)
-    object.__setattr__(meta, "_saveable", True)
 
 
-_ABSENT = object()
+def first_unsaveable(value: Any, where: str, depth: int) -> tuple[str, Any, str] | None:
+    """The first value in a frozen metadata value that a trace's JSON would not give back equal: (where, value, why).
 
-
-def _shown(value: Any) -> str:
-    """A short repr of a value for a message, even of one that holds a number too long for ``repr``."""
-    try:
-        return brief(value)
-    except ValueError:
-        return f"a {type(value).__name__} holding a number too long to show"
-
-
-def _unsaveable(value: Any, where: str, depth: int, kinds: Kinds) -> str | None:
-    """Why a frozen metadata value would not round-trip through a trace's JSON exactly (``None`` if it does)."""
+    Texts, booleans, ``None``, whole numbers within ±(2**53 − 1), finite floats, and tuples
+    and mappings of them (at most :data:`MAX_NESTING` levels deep) come back equal;
+    ``None`` if all of ``value`` does. A value of another kind is returned with a general
+    reason, which the element module makes precise for its own kinds.
+    """
     kind = type(value)
     if kind is str or kind is bool or value is None:
         return None
     if kind is int or kind is float:
-        return _unsaveable_number(value, where)
+        why = _unsaveable_number(value, where)
+        return None if why is None else (where, value, why)
     if depth >= MAX_NESTING:
-        return f"{where} is nested more than {MAX_NESTING} levels deep; flatten it, or store the structure as text"
+        return (where, value, f"{where} is nested more than {MAX_NESTING} levels deep; flatten it, or store the structure as text")
     if kind is tuple:
-        if not value or _json_safe_numbers(value):
-            return None
-        return _first_unsaveable(((f"{where}[{i}]", item) for i, item in enumerate(value)), depth, kinds)
-    if kind is kinds.meta:  # every element's d passes here: a plain loop
-        for key, item in value._data.items():
-            problem = _unsaveable(item, f"{where}[{key!r}]", depth + 1, kinds)
-            if problem:
-                return problem
+        if value and not _json_safe_numbers(value):
+            for i, item in enumerate(value):
+                found = first_unsaveable(item, f"{where}[{i}]", depth + 1)
+                if found is not None:
+                    return found
         return None
-    if kind is kinds.element:
-        return (
-            f"{where} is an element ({value.label()}); an element inside metadata cannot be saved in a trace "
-            f"and ties two elements of a state together: store its id instead ({where} = e.id)"
-        )
-    if kind in kinds.parts:
-        return f"{where} is a {kind.__name__}; images and audio belong in the content i: Element((text, part), meta)"
+    if kind is dict or isinstance(value, Mapping):  # every element's d passes here, as a dict: a plain loop
+        for key, item in value.items():
+            found = first_unsaveable(item, f"{where}[{key!r}]", depth + 1)
+            if found is not None:
+                return found
+        return None
     if kind is frozenset:
-        return f"{where} is a set; a set has no order, so a trace file cannot give it back as a set: use a sorted list"
-    return f"{where} is a {kind.__name__}, which a trace file cannot hold"
+        return (where, value, f"{where} is a set; a set has no order, so a trace file cannot give it back as a set: use a sorted list")
+    return (where, value, f"{where} is a {kind.__name__}, which a trace file cannot hold")
 
 
 def _unsaveable_number(value: int | float, where: str) -> str | None:
@@ -202,10 +171,19 @@ def _json_safe_numbers(values: tuple[Any, ...]) -> bool:
         return False
 
 
-def _first_unsaveable(items: Iterable[tuple[str, Any]], depth: int, kinds: Kinds) -> str | None:
-    """The first reason one of the (where, value) items would not round-trip, or ``None``."""
-    for where, item in items:
-        problem = _unsaveable(item, where, depth + 1, kinds)
-        if problem:
-            return problem
-    return None
+def _finite(x: int | float) -> bool:
+    """Whether a real number is finite as a float (a whole number beyond the float range is not)."""
+    if type(x) is int:
+        return -_FLOAT_MAX <= x <= _FLOAT_MAX
+    return math.isfinite(x)
+
+
+_FLOAT_MAX = 1.7976931348623157e308
+
+
+def _shown(value: Any) -> str:
+    """A short repr of a value for a message, even of one that holds a number too long for ``repr``."""
+    try:
+        return brief(value)
+    except ValueError:
+        return f"a {type(value).__name__} holding a number too long to show"

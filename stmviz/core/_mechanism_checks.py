@@ -1,15 +1,14 @@
-"""The checks behind :class:`~stmviz.core.mechanism.Mechanism`: its space, what the controller, U and π return, the arguments of ``make_mechanism``.
+"""The checks of :mod:`stmviz.core.mechanism`: its space, what the controller, U and π return, the arguments of ``make_mechanism``.
 
-Not the paper: Definition 2 says what U, π and the controller are; this module says
-what stmviz refuses when a mechanism's code returns something else, what the default
-controller picks, and how a mechanism class is found again from a trace file. A reader
-of Definition 2 can skip it. It imports nothing from :mod:`stmviz.core.mechanism`
-(which imports it).
+Functions called where a Mechanism is built or run (Definition 2 says what U, π and the
+controller are; these say what stmviz refuses when a mechanism's code returns something
+else, and what the default controller picks). It imports nothing from
+:mod:`stmviz.core.mechanism`, which imports it.
 """
 
 from __future__ import annotations
 
-import importlib
+import sys
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any
@@ -104,31 +103,23 @@ def model_input(mechanism: Any, x: object) -> ModelInput:
         ) from None
 
 
-def rebuilt(space: StateSpace, spec: object, base: type) -> Any:
-    """The mechanism (a subclass of ``base``) a trace's spec names, if it is stmviz's own and builds; else ``None``."""
-    if not isinstance(spec, Mapping) or not isinstance(spec.get("class"), str):
-        return None
-    cls = mechanism_class(spec["class"], base)
-    if cls is None:
-        return None
-    try:
-        return cls(space, **dict(spec.get("params") or {}))
-    except Exception:
-        return None
+def spec_class(spec: object) -> Any:
+    """What the ``"module:QualName"`` of a trace's spec names, if the module is stmviz's own and loaded; else ``None``.
 
-
-def mechanism_class(path: str, base: type) -> type | None:
-    """The subclass of ``base`` named ``"module:QualName"``, if the module is stmviz's own; else ``None``."""
-    module_name, _, qualname = path.partition(":")
+    Nothing is imported and no foreign code runs: a spec naming another package's
+    class (``"os:system"``) names nothing here.
+    """
+    path = spec.get("class") if isinstance(spec, Mapping) else None
+    module_name, _, qualname = path.partition(":") if isinstance(path, str) else ("", "", "")
     if not qualname or (module_name != "stmviz" and not module_name.startswith("stmviz.")):
         return None
+    found: Any = sys.modules.get(module_name)
     try:
-        obj: Any = importlib.import_module(module_name)
         for part in qualname.split("."):
-            obj = getattr(obj, part)
-    except Exception:  # any module or name that does not load: the trace is read without its mechanism
+            found = getattr(found, part)
+    except Exception:  # a name that is not there (or a module not loaded): nothing
         return None
-    return obj if isinstance(obj, type) and issubclass(obj, base) else None
+    return found
 
 
 def declared_operations(

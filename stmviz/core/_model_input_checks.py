@@ -1,9 +1,9 @@
-"""The checks behind :mod:`stmviz.core.model_input`: what a model input holds, and how what π returned is read as x.
+"""The checks of :mod:`stmviz.core.model_input`: how what π returned is read as a point x ∈ X, and what is refused.
 
-Not the paper: Definition 2 says π : Ω_STM → X; this module says which values stmviz
-reads as a point x ∈ X (a string, a ``{"role", "content"}`` dict, an element, a list of
-them), and what it refuses. A reader of Definition 2 can skip it. It imports nothing from
-:mod:`stmviz.core.model_input` (which imports it).
+Functions called where a ModelInput is built (Definition 2 says π : Ω_STM → X; these say
+which values stmviz reads as x — a string, a ``{"role", "content"}`` dict, an element, a
+list of them — and what it refuses). It imports nothing from
+:mod:`stmviz.core.model_input`, which imports it.
 """
 
 from __future__ import annotations
@@ -11,22 +11,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from . import guards
 from .element import Element, freeze
 from .errors import InvalidArgumentError
 from .guards import brief
 
 
-def checked_messages(messages: Any, kind: type) -> tuple[Any, ...]:
-    """The messages of a ModelInput as a tuple, each checked to be a ``kind`` (a :class:`Message`)."""
-    found = tuple(guards.items(messages, "messages", where="ModelInput", what="Message"))
-    for message in found:
-        if not isinstance(message, kind):
-            raise InvalidArgumentError(
-                f"ModelInput holds Message objects, got {brief(message)}; "
-                "for strings or {'role', 'content'} dicts use ModelInput.coerce"
-            )
-    return found
+def not_a_message(value: Any) -> InvalidArgumentError:
+    """The error for building a ModelInput of something that is not a Message."""
+    return InvalidArgumentError(
+        f"ModelInput holds Message objects, got {brief(value)}; "
+        "for strings or {'role', 'content'} dicts use ModelInput.coerce"
+    )
 
 
 def message_parts(item: Any) -> tuple[str, Any, Any]:

@@ -1,8 +1,8 @@
-"""The checks behind :mod:`stmviz.core.operation`: what an operation type's name, an operation's parameters and reason may be.
+"""The checks of :mod:`stmviz.core.operation`: what an operation type's name, an operation's parameters and reason may be.
 
-Not the paper: Definition 2 says O = ⋃_{a ∈ τ} O_a and fixes no operation set; this module
-says what stmviz refuses, and how. A reader of Definition 2 can skip it. It imports
-nothing from :mod:`stmviz.core.operation` (which imports it).
+Functions called where an Operation or an OperationSet is built (Definition 2 fixes no
+operation set; these say what stmviz refuses, and how). It imports nothing from
+:mod:`stmviz.core.operation`, which imports it.
 """
 
 from __future__ import annotations

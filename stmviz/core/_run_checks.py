@@ -1,8 +1,9 @@
-"""The checks and error wrapping of :func:`stmviz.core.trace.run`: its arguments, ω_0, and errors located at a step.
+"""The checks of :func:`stmviz.core.trace.run`: its arguments, ω_0, and errors located at a step.
 
-Not the paper: a reader of Figure 1's loop can skip this module (the loop is in
-:mod:`stmviz.core.trace`). Every argument of ``run`` is checked here, at the entry
-point, and every error raised inside the loop is given the step and the trace so far:
+Functions called by the loop of Figure 1 (in :mod:`stmviz.core.trace`, which imports
+this module; it imports nothing from there). Every argument of ``run`` is checked here,
+at the entry point, and every error raised inside the loop is given the step and the
+trace so far (``trace`` below is that :class:`~stmviz.core.trace.Trace`):
 
 - ``InvalidArgumentError`` when ``mechanism`` is not a Mechanism, ``steps`` is a
   single string or not iterable, ``query`` is not text, ``tools`` is not a list of
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .context import AgentStep, Context
 from .element import Element, Meta
@@ -34,9 +35,6 @@ from .formatting import shorten
 from .guards import brief
 from .mechanism import Mechanism
 from .space import State
-
-if TYPE_CHECKING:
-    from .trace import Trace
 
 #: The request metadata of a run given none (immutable, so shared).
 NO_EXTRA = Meta()
@@ -64,7 +62,7 @@ def read_steps(steps: Iterable[Any]) -> Iterator[AgentStep]:
         t += 1
 
 
-def projection_size(mechanism: Mechanism, state: State, t: int, trace: Trace) -> int:
+def projection_size(mechanism: Mechanism, state: State, t: int, trace: Any) -> int:
     """|π(ω_t)|; an error of π names step t and carries the trace, as an error of U does."""
     try:
         return mechanism.projection_size(state)
@@ -192,7 +190,7 @@ def _check_metadata(mechanism: Mechanism, state: State) -> None:
             )
 
 
-def at_step(exc: STMError, t: int, trace: Trace) -> STMError:
+def at_step(exc: STMError, t: int, trace: Any) -> STMError:
     """The same kind of error, its message starting with ``step t:``, carrying the step and the trace.
 
     It is caused by ``exc`` (as ``raise … from exc``); an error whose class cannot be
@@ -221,7 +219,7 @@ class ErrorsAtStep:
 
     __slots__ = ("mechanism", "t", "trace")
 
-    def __init__(self, mechanism: Mechanism, t: int, trace: Trace) -> None:
+    def __init__(self, mechanism: Mechanism, t: int, trace: Any) -> None:
         self.mechanism = mechanism
         self.t = t
         self.trace = trace

@@ -1,21 +1,25 @@
-"""What the size functions of :mod:`stmviz.core.sizes` refuse, and how a μ given by name is found.
+"""The checks of :mod:`stmviz.core.sizes`: what the size functions μ refuse, and a μ named by a string.
 
-Not the paper: μ : E → ℝ⁺ is any size function (Definition 1). stmviz checks the
-arguments of its own: an image's size and detail (:func:`check_image_size`), a content
-that ``chars`` and ``words`` cannot measure because it holds images or audio
-(:func:`text_only`), and a μ named by a string such as ``"tokens"`` (:func:`resolved`).
-A reader of Definition 1 can skip this module. It imports nothing from
-:mod:`stmviz.core.sizes` (which imports it): the sizes module passes its functions.
+Functions called where μ is built or measures (Definition 1: μ : E → ℝ⁺ is any size
+function; these say what stmviz's own refuse). It imports nothing from
+:mod:`stmviz.core.sizes`, which imports it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from typing import Any
 
 from .errors import InvalidArgumentError
 from .formatting import shorten
-from .guards import as_int, brief, is_finite
+from .guards import LARGEST, as_int, brief, is_finite
+
+
+def check_overhead(overhead: Any) -> int:
+    """The tokens ``tokens()`` adds per element: a whole number ≥ 0."""
+    number = as_int(overhead)
+    if number is None or not 0 <= number <= LARGEST:
+        raise InvalidArgumentError(f"overhead must be a whole number ≥ 0 of tokens, got {brief(overhead)}")
+    return number
 
 
 def check_image_size(width: Any, height: Any, detail: Any) -> None:
@@ -41,22 +45,14 @@ def text_only(element: Any, what: str) -> str:
     )
 
 
-def resolved(size: Any, tokens: Callable[..., Any], named: Mapping[str, Any]) -> Any:
-    """The μ that ``size`` names: ``"tokens"``, ``"tokens:<encoding>"``, a name in ``named``, or a callable."""
+def not_a_size(size: Any) -> InvalidArgumentError:
+    """The error for a μ that is neither a callable nor the name of one of stmviz's."""
     if isinstance(size, str):
-        if size == "tokens":
-            return tokens()
-        if size in named:
-            return named[size]
-        if size.startswith("tokens:"):
-            return tokens(size.split(":", 1)[1])
-        raise InvalidArgumentError(
+        return InvalidArgumentError(
             f"unknown size function {size!r}; use 'tokens', 'chars', 'words', "
             f"'tokens:<encoding>', or any callable Element -> number"
         )
-    if callable(size):
-        return size
-    raise InvalidArgumentError(
+    return InvalidArgumentError(
         f"μ must be a callable Element -> positive number (or 'tokens', 'chars', 'words'), "
         f"got {type(size).__name__} {shorten(repr(size))}"
     )

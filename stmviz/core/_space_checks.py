@@ -1,14 +1,13 @@
-"""The checks behind :mod:`stmviz.core.space`: V_max ∈ ℝ⁺, the values μ returns, what a state may hold; deprecations.
+"""The checks of :mod:`stmviz.core.space`: V_max ∈ ℝ⁺, the values μ returns, what a state may hold.
 
-Not the paper: Definition 1 says what V_max, μ and ω are; this module says what stmviz
-refuses, and how. A reader of Definition 1 can skip it. It imports nothing from
-:mod:`stmviz.core.space` (which imports it).
+Functions called where a State or a StateSpace is built or asked (Definition 1 says what
+V_max, μ and ω are; these say what stmviz refuses, and how). It imports nothing from
+:mod:`stmviz.core.space`, which imports it.
 """
 
 from __future__ import annotations
 
 import numbers
-import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -133,8 +132,3 @@ def too_big(element: Element, value: float, v_max: float) -> CapacityError:
         f"{element.label()} alone has μ = {format_number(value)} > V_max = {format_number(v_max)}; "
         f"no state containing it is in Ω_STM: split or truncate it, or raise v_max"
     )
-
-
-def deprecated(old: str, new: str) -> None:
-    """Warn that ``old`` is deprecated for one release in favour of ``new`` (issue 24: one way to do a thing)."""
-    warnings.warn(f"{old} is deprecated and will be removed in the next release; use {new}", DeprecationWarning, stacklevel=3)

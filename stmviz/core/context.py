@@ -6,23 +6,24 @@ auxiliary model calls on it (reasoning, summaries, extracted key facts); (3)
 request metadata (timestamp, user id, task type, location, …). C in the
 signature of U : Ω_STM × O × C → Ω_STM lets updates depend on external factors.
 
-An :class:`AgentStep` is one step t: the model's output, produced from
-x_t = π(ω_t), then the input that arrives after it (seen from x_{t+1} on). A
-:class:`History` is the steps before it; a :class:`Context` c_t is what U may
-use at step t. A reader may skip :mod:`._context_checks` (what is accepted)
-and :mod:`._context_views` (JSON, indexing, equality, shortcuts).
+An :class:`AgentStep` is one step t: the model's output, produced from x_t = π(ω_t),
+then the input that arrives after it (seen from x_{t+1} on). A :class:`History` is the
+steps before it; a :class:`Context` c_t is what U may use at step t. Each class opens
+with the paper, then what it offers beyond it; which records and parts are accepted is
+checked by :mod:`._context_checks`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 from . import _context_checks as _checks
-from ._context_checks import DIRECTIVE_SHORTHANDS  # public, documented there
-from ._context_views import ContextViews, HistoryView, StepViews
-from .element import Meta
+from ._context_checks import DIRECTIVE_SHORTHANDS, STEP_FIELDS  # DIRECTIVE_SHORTHANDS: public, documented there
+from .element import Meta, thaw
+from .errors import FormatError, InvalidIndexError, STMError, deprecated
 
 __all__ = ["AgentStep", "History", "Context", "DIRECTIVE_SHORTHANDS"]
 
@@ -31,7 +32,7 @@ _INPUT_ROLES = ("user", "tool", "system")
 
 
 @dataclass(frozen=True, slots=True)
-class AgentStep(StepViews):
+class AgentStep:
     """One step t of an agent trajectory, the current input of c_t ∈ C: the model's output, then the input that follows it.
 
     The output was produced from x_t = π(ω_t): a ``thought`` (reasoning, or a
@@ -72,32 +73,55 @@ class AgentStep(StepViews):
         return bool(self.observation)
 
     @property
-    def input(self) -> str:
-        """The input that arrived after the output (the observation); the model sees it from x_{t+1} on."""
-        return self.observation
-
-    @property
     def input_role(self) -> str:
-        """Whose input the observation is: ``"user"``, ``"tool"`` or ``"system"``.
-
-        ``meta["role"]`` if it is one of them; else ``"tool"`` after an action, or ``"user"``.
-        """
+        """Whose input the observation is: ``meta["role"]`` if ``"user"``, ``"tool"`` or ``"system"``; else ``"tool"`` after an action, or ``"user"``."""
         role = self.meta.get("role")
         if role in _INPUT_ROLES:
             return str(role)
         return "tool" if self.action else "user"
 
+    # -- beyond the paper: records, text, JSON ----------------------------------
     @classmethod
-    def coerce(cls, item: Any, where: str = "step") -> "AgentStep":
+    def coerce(cls, item: Any, where: str = "step") -> AgentStep:
         """A step record (an AgentStep, a dict of its fields, a bare string: the observation) as the AgentStep it stands for."""
         if isinstance(item, AgentStep):
             return item
         if isinstance(item, str):
             return cls(observation=item)
-        return _checks.step_from_record(cls, item, where)
+        fields = _checks.step_fields(item, where)
+        try:
+            return cls(**fields)
+        except STMError as exc:  # a field that is not text, metadata that cannot be frozen
+            raise FormatError(f"{where}: {exc}") from None
+
+    @property
+    def text(self) -> str:
+        """The whole step as text."""
+        return "\n".join(p for p in (self.thought, self.action, self.observation) if p)
+
+    def to_json(self) -> dict[str, Any]:
+        """The agent step as a JSON-ready dict (empty fields left out)."""
+        data: dict[str, Any] = {name: getattr(self, name) for name in STEP_FIELDS if getattr(self, name)}
+        if self.directives:
+            data["directives"] = thaw(self.directives)
+        if self.meta:
+            data["meta"] = thaw(self.meta)
+        return data
+
+    @property
+    def model_output(self) -> str:
+        """Deprecated: :attr:`output` is the one name (it warns for one release)."""
+        deprecated("AgentStep.model_output", "step.output")
+        return self.output
+
+    @property
+    def input(self) -> str:
+        """Deprecated: :attr:`observation` is the one name of the input (it warns for one release)."""
+        deprecated("AgentStep.input", "step.observation")
+        return self.observation
 
 
-class History(HistoryView):
+class History(Sequence[AgentStep]):
     """The steps 0 … t−1 before the current one, as an immutable sequence (a component of c ∈ C)."""
 
     __slots__ = ("_steps", "_length")
@@ -106,16 +130,41 @@ class History(HistoryView):
         self._steps = steps
         self._length = len(steps) if length is None else length
 
-    def steps(self) -> Sequence[AgentStep]:
-        """The run's record of steps, of which this history is the first ``len(self)``: one object, growing, for the whole run.
+    def __len__(self) -> int:
+        return self._length
 
-        Read it, never change it; its identity tells a mechanism (SCM's memory stream) it still looks at the same run.
-        """
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self._steps[i] for i in range(*index.indices(self._length))]
+        if index < 0:
+            index += self._length
+        if not 0 <= index < self._length:
+            raise InvalidIndexError(f"the history has {self._length} steps (0 … {self._length - 1}); there is no step {index}")
+        return self._steps[index]
+
+    def __iter__(self) -> Iterator[AgentStep]:
+        return islice(self._steps, self._length)
+
+    # -- beyond the paper: the shared record, equality, repr ------------------------
+    def steps(self) -> Sequence[AgentStep]:
+        """The run's record of steps, of which this history is the first ``len(self)``: one object, growing, for the whole
+        run. Read it, never change it; its identity tells a mechanism (SCM's memory stream) it still looks at the same run."""
         return self._steps
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, History):
+            return NotImplemented
+        return self._length == other._length and all(a == b for a, b in zip(self, other))
+
+    def __hash__(self) -> int:
+        return hash(self._length)
+
+    def __repr__(self) -> str:
+        return f"History({self._length} steps)"
 
 
 @dataclass(frozen=True, eq=False, slots=True)
-class Context(ContextViews):
+class Context:
     """Context information c ∈ C ⊆ C_1 × … × C_n: what the update U may use. Not the context window.
 
     (1) the current request or input: the :class:`AgentStep` ``step``, the
@@ -147,8 +196,53 @@ class Context(ContextViews):
             return self.extra[name]
         return self.meta[name]
 
-    def replace(self, **changes: Any) -> "Context":
+    # -- beyond the paper: a new c, c from checked parts, shortcuts, equality -------------
+    def replace(self, **changes: Any) -> Context:
         """c with some components C_m changed, as a new Context."""
         values = {name: getattr(self, name) for name in ("t", "step", "query", "tools", "history", "meta", "extra")}
         values.update(changes)
         return Context(**values)
+
+    @classmethod
+    def from_trusted(cls, t: int, step: AgentStep, query: str, tools: tuple[str, ...], history: History, meta: Meta, extra: Meta) -> Context:
+        """c from parts already checked, in the order of the fields: no check (the fast path of :func:`~stmviz.run`)."""
+        self = object.__new__(cls)
+        put = object.__setattr__
+        put(self, "t", t)
+        put(self, "step", step)
+        put(self, "query", query)
+        put(self, "tools", tools)
+        put(self, "history", history)
+        put(self, "meta", meta)
+        put(self, "extra", extra)
+        return self
+
+    @property
+    def thought(self) -> str:
+        """The model's thought at this step (from ``step``)."""
+        return self.step.thought
+
+    @property
+    def action(self) -> str:
+        """The model's action at this step (from ``step``)."""
+        return self.step.action
+
+    @property
+    def observation(self) -> str:
+        """The observation that arrived after the model's output (from ``step``)."""
+        return self.step.observation
+
+    @property
+    def model_output(self) -> str:
+        """Deprecated: ``context.step.output`` is the one name (it warns for one release)."""
+        deprecated("Context.model_output", "context.step.output")
+        return self.step.output
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Context):
+            return NotImplemented
+        compared = ("t", "step", "query", "tools", "meta", "extra")  # and the history's length, not its steps
+        return all(getattr(self, name) == getattr(other, name) for name in compared) and len(self.history) == len(other.history)
+
+    def __hash__(self) -> int:
+        return hash((self.t, self.step, self.query))

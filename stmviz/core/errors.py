@@ -19,6 +19,10 @@ kind                                what to fix
 :class:`FormatError`                a trace, scenario or chat-log file that is malformed
 ==================================  ==================================================
 
+Two narrower errors name a case of their own: :class:`UnknownScenarioError` (a
+:class:`FormatError`: no bundled scenario has that name) and
+:class:`OptionalDependencyError` (a feature needs a package that is not installed).
+
 The names of the earlier, finer classes still work for one release, with a
 ``DeprecationWarning``, and name the class that took their place (e.g.
 ``InvalidElementError`` is :class:`InvalidArgumentError`).
@@ -38,6 +42,8 @@ __all__ = [
     "ContractError",
     "UpdateFailedError",
     "FormatError",
+    "UnknownScenarioError",
+    "OptionalDependencyError",
 ]
 
 
@@ -110,6 +116,14 @@ class FormatError(STMError, ValueError):
     """
 
 
+class UnknownScenarioError(FormatError, LookupError):
+    """No bundled scenario has this name, and it is not a path to an existing file."""
+
+
+class OptionalDependencyError(STMError, ImportError):
+    """A feature needs a package that is not installed (an optional extra of stmviz)."""
+
+
 #: the earlier names (deprecated for one release) → the class that took their place
 RENAMED = {
     "InvalidCapacityError": "InvalidArgumentError",
@@ -125,6 +139,14 @@ RENAMED = {
     "TraceFormatError": "FormatError",
     "ScenarioFormatError": "FormatError",
 }
+
+
+def deprecated(old: str, new: str) -> None:
+    """Warn that ``old`` is deprecated for one release in favour of ``new`` (issue 24: one way to do a thing).
+
+    Called by the deprecated method or property itself: the warning names the line that called it.
+    """
+    warnings.warn(f"{old} is deprecated and will be removed in the next release; use {new}", DeprecationWarning, stacklevel=3)
 
 
 def __getattr__(name: str) -> type[STMError]:

@@ -1,14 +1,23 @@
-"""How stmviz writes things for people: shortened texts, numbers, plain-text tables.
+"""How stmviz writes things for people: shortened texts, numbers, plain-text tables, a step of the loop in words.
 
 One home for each, used by error messages, ``Trace.table``, the figures and
-:mod:`stmviz.tables`, so a number or a cut text looks the same everywhere.
+:mod:`stmviz.tables`, so a number or a cut text looks the same everywhere. The
+words and tables of a trace (:func:`describe_step`, :func:`trace_records`,
+:func:`trace_table`) are built here from a trace's steps, for the methods of
+:class:`~stmviz.core.trace.Step` and :class:`~stmviz.core.trace.Trace` that
+check their arguments and call them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-__all__ = ["shorten", "format_number", "plural", "text_table"]
+from .errors import InvalidArgumentError
+
+__all__ = [
+    "shorten", "format_number", "plural", "text_table", "content_text", "describe_step", "step_halves", "trace_records", "trace_table",
+]
 
 
 def shorten(text: object, width: int = 40) -> str:
@@ -23,13 +32,24 @@ def shorten(text: object, width: int = 40) -> str:
     ('short', 'no limit at all')
     """
     if isinstance(width, bool) or not isinstance(width, int):
-        from .errors import InvalidArgumentError
-
         raise InvalidArgumentError(f"shorten: width must be a whole number of characters, got {width!r}")
     one_line = " ".join((text if isinstance(text, str) else str(text)).split())
     if width <= 0 or len(one_line) <= width:
         return one_line
     return one_line[: max(1, width - 1)] + "…"
+
+
+def content_text(content: object) -> str:
+    """The text of a content i (a text, an image or audio part, or a tuple of them): parts joined, non-text parts as placeholders.
+
+    >>> content_text(("Look:", "here"))
+    'Look: here'
+    """
+    if isinstance(content, str):
+        return content
+    if isinstance(content, tuple):
+        return " ".join(str(p) for p in content)
+    return str(content)
 
 
 def format_number(x: float, digits: int = 6) -> str:
@@ -70,3 +90,92 @@ def text_table(rows: Sequence[Sequence[str]]) -> str:
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
     lines.insert(1, "  ".join("─" * w for w in widths))
     return "\n".join(lines)
+
+
+#: How an input is named in words, by its role (``AgentStep.input_role``).
+_INPUT_NAMES = {"user": "the user message", "tool": "the tool result", "system": "a system message"}
+
+
+def describe_step(t: int, step: Any, input_size: int, width: int = 80) -> str:
+    """Step t of the loop in words, from its agent step (an ``AgentStep``) and |π(ω_t)| (see ``Step.describe``).
+
+    The output half says what the model saw and answered (or that no model
+    call happened), the input half what arrived after it (or that nothing did).
+    """
+    return "; ".join(step_halves(t, step, input_size, width))
+
+
+def step_halves(t: int, step: Any, input_size: int, width: int = 80) -> tuple[str, str]:
+    """The two halves of :func:`describe_step`: (what the model saw and answered, what arrived then).
+
+    Plain text; agent texts are shortened to ``width`` characters each.
+    """
+    if step.has_output:
+        said = f"“{shorten(step.output, width)}”" if step.output else "without text"
+        directives = ", ".join(step.directives)
+        if directives:
+            said += f" (directives: {shorten(directives, width)})"
+        first = f"step {t}: the model saw π(ω_{t}) ({plural(input_size, 'token')}) and answered {said}"
+    elif t == 0 and step.input_role == "user":
+        first = f"step {t}: no model call at this step: the user spoke first"
+    else:
+        first = f"step {t}: no model call at this step"
+    if step.has_input:
+        name = _INPUT_NAMES[step.input_role]
+        second = f"then arrived {name} “{shorten(step.observation, width)}”, seen from π(ω_{t + 1}) on"
+    elif step.has_output:
+        second = "no input arrived after it"
+    else:
+        second = "no input arrived either"
+    return first, second
+
+
+def trace_records(steps: Sequence[Any], n_initial: int, v_max: float, width: int) -> list[dict[str, Any]]:
+    """One flat dict per step ω_t → ω_{t+1} of a trace whose ω_0 holds ``n_initial`` elements (see ``Trace.to_records``).
+
+    Element labels cut their texts to ``width`` characters (0: whole).
+    """
+    records = []
+    n_elements = n_initial
+    for step in steps:
+        n_elements += len(step.added) - len(step.removed)
+        records.append(
+            {
+                "t": step.t,
+                "operation": step.operation,
+                "size_before": step.size_before,
+                "size_after": step.size_after,
+                "v_max": v_max,
+                "occupancy": step.size_after / v_max,
+                "input_tokens": step.input_size,
+                "n_elements": n_elements,
+                "n_added": len(step.added),
+                "n_removed": len(step.removed),
+                "added": ", ".join(e.label(width) for e in step.added),
+                "removed": ", ".join(e.label(width) for e in step.removed),
+                "why": "; ".join(dict.fromkeys(step.reasons)),
+            }
+        )
+    return records
+
+
+def trace_table(steps: Sequence[Any], v_max: float, width: int) -> str:
+    """The steps of a trace as a plain-text table: t, operation, Σμ / V_max, added, removed, why (see ``Trace.table``)."""
+    rows = [("t", "operation", "Σμ / V_max", "added", "removed", "why")]
+    for step in steps:
+        rows.append(
+            (
+                str(step.t),
+                shorten(step.operation, max(width, 22) if width else 0),
+                f"{format_number(step.size_after)} / {format_number(v_max)}",
+                _texts(step.added, width),
+                _texts(step.removed, width),
+                shorten("; ".join(dict.fromkeys(step.reasons)) or "—", 0),
+            )
+        )
+    return text_table(rows)
+
+
+def _texts(elements: Sequence[Any], width: int = 0) -> str:
+    """Elements as a list of their texts, each cut to ``width`` characters (0: whole), for a table cell (``—`` if none)."""
+    return ", ".join(f"'{shorten(e.text, width)}'" for e in elements) or "—"

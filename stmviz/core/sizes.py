@@ -6,9 +6,11 @@ size and modality; it lets one store mix modalities. stmviz ships :func:`tokens`
 (tiktoken's count of the text, images by :func:`image_tokens`, audio by
 :func:`audio_tokens`), :data:`chars` and :data:`words`. Any callable
 ``Element -> number`` is a valid μ too; :class:`~stmviz.StateSpace` checks what it
-returns. A reader may skip ``_sizes_encoding`` (how tiktoken is loaded offline and
-counts huge texts: ``count_tokens``, ``get_encoding``, re-exported here) and
-``_sizes_checks`` (what the size functions refuse).
+returns.
+
+Counting tokens is tiktoken's job, done offline by :mod:`stmviz.core.tokenizer` (its
+``count_tokens``, ``encode_tokens``, ``get_encoding`` and ``available_encodings`` are named
+here too); what μ refuses is checked by :mod:`._sizes_checks`.
 """
 
 from __future__ import annotations
@@ -17,12 +19,10 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ._sizes_checks import check_image_size, resolved, text_only
-from ._sizes_encoding import REACH, SEGMENT, _counter, _named, _segments  # re-exported: tests and benchmarks read them
-from ._sizes_encoding import available_encodings, count_tokens, encode_tokens, encoding_name, get_encoding
+from ._sizes_checks import check_image_size, check_overhead, not_a_size, text_only
 from .element import AudioPart, Element, ImagePart
-from .guards import LARGEST, as_int, brief
 from .errors import InvalidArgumentError
+from .tokenizer import available_encodings, count_tokens, encode_tokens, encoding_name, get_encoding, token_counter
 
 __all__ = [
     "SizeFunction", "tokens", "chars", "words", "image_tokens", "audio_tokens",
@@ -40,16 +40,35 @@ class SizeFunction:
         self._func = func
         self.encoding = encoding
 
+    def __call__(self, element: Element) -> float:
+        return self._func(element)
+
     @property
     def counts_tokens(self) -> bool:
         """Whether μ counts tokens of a tiktoken encoding (``encoding`` names it)."""
         return self.encoding is not None
 
-    def __call__(self, element: Element) -> float:
-        return self._func(element)
-
     def __repr__(self) -> str:
         return f"<μ {self.name}>"
+
+
+def tokens(encoding: str = "cl100k_base", overhead: int = 0) -> SizeFunction:
+    """μ(e) = the tiktoken tokens of e's content (parts by their formulas), plus ``overhead`` per element.
+
+    ``overhead`` is e.g. the ~4 tokens a chat API spends on each message's role; it keeps μ > 0 for empty texts.
+
+    >>> mu = tokens()
+    >>> mu(Element("hello world")), mu(Element(("Look:", ImagePart("cat.png", 512, 512))))
+    (2, 257)
+    """
+    overhead = check_overhead(overhead)
+    count = token_counter(encoding).count
+
+    def mu(element: Element) -> int:
+        return content_tokens(element.content, count) + overhead
+
+    name = f"tokens({encoding!r})" if not overhead else f"tokens({encoding!r}, overhead={overhead})"
+    return SizeFunction(name, mu, encoding=encoding)
 
 
 def image_tokens(width: int, height: int, detail: str = "auto") -> int:
@@ -79,6 +98,15 @@ def audio_tokens(seconds: float, per_second: float = 10.0) -> int:
     return max(1, math.ceil(seconds * per_second))
 
 
+def content_tokens(content: Any, count: Callable[[str], int]) -> int:
+    """The tokens of a content i: a text by ``count``, an image or audio part by its formula, a tuple part by part."""
+    if isinstance(content, str):
+        return count(content)
+    if isinstance(content, tuple):
+        return sum(part_tokens(p, count) for p in content)
+    return part_tokens(content, count)
+
+
 def part_tokens(part: Any, count: Callable[[str], int]) -> int:
     """The tokens of one part of a content i: text by ``count``, images and audio by their formulas."""
     if isinstance(part, str):
@@ -88,33 +116,6 @@ def part_tokens(part: Any, count: Callable[[str], int]) -> int:
     if isinstance(part, AudioPart):
         return audio_tokens(part.seconds)
     raise InvalidArgumentError(f"tokens() cannot measure a part of type {type(part).__name__}")
-
-
-def tokens(encoding: str = "cl100k_base", overhead: int = 0) -> SizeFunction:
-    """μ(e) = the tiktoken tokens of e's content (parts by their formulas), plus ``overhead`` per element.
-
-    ``overhead`` is e.g. the ~4 tokens a chat API spends on each message's role; it keeps μ > 0 for empty texts.
-
-    >>> mu = tokens()
-    >>> mu(Element("hello world")), mu(Element(("Look:", ImagePart("cat.png", 512, 512))))
-    (2, 257)
-    """
-    number = as_int(overhead)
-    if number is None or not 0 <= number <= LARGEST:
-        raise InvalidArgumentError(f"overhead must be a whole number ≥ 0 of tokens, got {brief(overhead)}")
-    overhead = number
-    count = _counter(_named(encoding)).count
-
-    def mu(element: Element) -> int:
-        content = element.content
-        if isinstance(content, str):
-            return count(content) + overhead
-        if isinstance(content, tuple):
-            return sum(part_tokens(p, count) for p in content) + overhead
-        return part_tokens(content, count) + overhead
-
-    name = f"tokens({encoding!r})" if not overhead else f"tokens({encoding!r}, overhead={overhead})"
-    return SizeFunction(name, mu, encoding=encoding)
 
 
 def _chars(element: Element) -> int:
@@ -133,7 +134,16 @@ words = SizeFunction("words", _words)
 
 def resolve(size: Any) -> Callable[[Element], float]:
     """Turn ``"tokens"``, ``"chars"``, ``"words"``, ``"tokens:<encoding>"`` or a callable into a size function μ."""
-    return resolved(size, tokens, {"chars": chars, "words": words})
+    if isinstance(size, str):
+        if size == "tokens":
+            return tokens()
+        if size in ("chars", "words"):
+            return chars if size == "chars" else words
+        if size.startswith("tokens:"):
+            return tokens(size.split(":", 1)[1])
+    elif callable(size):
+        return size
+    raise not_a_size(size)
 
 
 def size_name(size: Callable[..., Any]) -> str:

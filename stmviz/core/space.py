@@ -7,27 +7,27 @@ and V_max ∈ ℝ⁺ the capacity, an upper bound on the total size of the curre
 paper imposes no order on ω: any order is expressed through metadata and applied where
 needed, typically by the projection π. Any STM state of an agent is a point of Ω_STM.
 
-A reader may skip the side modules: ``_space_checks`` (what is refused, and how),
-``_space_carry`` (order and Σμ carried from state to state, a speed-up) and
-``_space_views`` (∩, ⊆, repr, lookups, ``free``, ``fits``, deprecated spellings).
+Each class opens with the paper, then what it offers beyond it. What is refused is
+checked by :mod:`._space_checks`; a new state carries ω's order and Σμ instead of
+computing them anew (:mod:`stmviz._fast.carry`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
-from ._space_carry import carried_order, carried_size, known_size
-from ._space_checks import call_mu, check_measurable, check_v_max, checked_size
-from ._space_checks import not_a_state, over_capacity, single_element
-from ._space_views import _StateSpaceViews, _StateViews
+from .._fast.carry import carried_order, carried_sum, known_sum
+from ._space_checks import call_mu, check_measurable, check_v_max, checked_size, element_set
+from ._space_checks import not_a_state, over_capacity, single_element, too_big
 from .element import Element, order_key
-from .errors import STMError
+from .errors import ElementNotFoundError, STMError, deprecated
 from .sizes import resolve, size_name
 
 __all__ = ["State", "StateSpace"]
 
 
-class State(_StateViews):
+class State:
     """A state ω ∈ 2^E: an immutable, finite set of elements; equality is set equality.
 
     For reproducible output, iteration uses one canonical order: by ``meta['t']``, then by
@@ -39,24 +39,21 @@ class State(_StateViews):
     """
 
     __slots__ = ("_elements", "_ordered", "_sized")
+    _elements: frozenset[Element]
+    _ordered: tuple[Element, ...] | None  # the canonical order, sorted once when asked
+    _sized: tuple[StateSpace, float] | None  # (the space that measured ω last, Σμ(ω))
 
     def __init__(self, elements: Iterable[Element] = ()) -> None:
         if isinstance(elements, Element):
             raise single_element(elements)
-        self._elements = self._as_set(elements, "a state ω")
-        self._ordered = None  # the canonical order, sorted once when asked
-        self._sized = None  # (the space that measured ω last, Σμ(ω))
+        self._elements = _as_set(elements, "a state ω")
+        self._ordered = None
+        self._sized = None
 
     @property
     def elements(self) -> frozenset[Element]:
         """The elements of ω as a frozenset."""
         return self._elements
-
-    def ordered(self) -> tuple[Element, ...]:
-        """The elements of ω in canonical order (by ``meta['t']``, then id)."""
-        if self._ordered is None:
-            self._ordered = tuple(sorted(self._elements, key=order_key))
-        return self._ordered
 
     def __iter__(self) -> Iterator[Element]:
         return iter(self.ordered())
@@ -86,24 +83,100 @@ class State(_StateViews):
         """ω ∖ other."""
         return self.replace(other, ())
 
+    def __and__(self, other: Iterable[Element]) -> State:
+        """ω ∩ other."""
+        return type(self).from_trusted(self._elements & _as_set(other, "the other operand of ω ∩"))
+
+    def __le__(self, other: Iterable[Element]) -> bool:
+        """ω ⊆ other."""
+        return self._elements <= type(self)(other)._elements
+
+    def __ge__(self, other: Iterable[Element]) -> bool:
+        """ω ⊇ other."""
+        return self._elements >= type(self)(other)._elements
+
     def replace(self, old: Iterable[Element], new: Iterable[Element]) -> State:
         """(ω ∖ old) ∪ new, a new state (which carries ω's order and Σμ, adjusted)."""
-        removing = self._as_set(old, "the elements to remove from ω")
-        fresh = self._as_set(new, "the elements to add to ω")
+        removing = _as_set(old, "the elements to remove from ω")
+        fresh = _as_set(new, "the elements to add to ω")
         leaving = (removing & self._elements) - fresh
         arriving = fresh - self._elements
         if not leaving and not arriving:
             return self
-        state = State._trusted((self._elements - leaving) | arriving, carried_order(self._ordered, leaving, arriving))
-        state._sized = carried_size(self._sized, leaving, arriving)
+        state = State.from_trusted((self._elements - leaving) | arriving, carried_order(self._ordered, leaving, arriving, order_key))
+        if self._sized is not None:
+            space, total = self._sized
+            try:
+                state._sized = (space, carried_sum(total, space._cache, leaving, arriving))
+            except KeyError:  # an element not measured yet: StateSpace.size sums when asked
+                pass
         return state
 
     def filter(self, predicate: Callable[[Element], bool]) -> State:
         """{e ∈ ω | predicate(e)}."""
-        return State._trusted(frozenset(e for e in self._elements if predicate(e)))
+        return State.from_trusted(frozenset(e for e in self._elements if predicate(e)))
+
+    # -- beyond the paper: order, repr, lookups ----------------------------
+    @classmethod
+    def from_trusted(cls, elements: frozenset[Element], ordered: tuple[Element, ...] | None = None) -> State:
+        """ω from a frozenset known to hold only elements (and its canonical order, if given), without a check:
+        for states built out of states (a trace's ω_t, :mod:`stmviz.io` reading a checked file); else ``State(...)``."""
+        state = cls.__new__(cls)
+        state._elements = elements
+        state._ordered = ordered
+        state._sized = None
+        return state
+
+    def ordered(self) -> tuple[Element, ...]:
+        """The elements of ω in canonical order (by ``meta['t']``, then id)."""
+        if self._ordered is None:
+            self._ordered = tuple(sorted(self._elements, key=order_key))
+        return self._ordered
+
+    def __bool__(self) -> bool:
+        return bool(self._elements)
+
+    def __repr__(self) -> str:
+        if not self._elements:
+            return "State()"
+        shown = ", ".join(repr(e) for e in self.ordered()[:6])
+        more = f", … (+{len(self._elements) - 6})" if len(self._elements) > 6 else ""
+        return f"State({{{shown}{more}}})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (tuple(self.ordered()),))
+
+    def where(self, **meta: Any) -> tuple[Element, ...]:
+        """The elements e ∈ ω whose metadata d has the given values, in canonical order."""
+        return tuple(e for e in self.ordered() if all(e.meta.get(k) == v for k, v in meta.items()))
+
+    def by_id(self, element_id: str) -> Element:
+        """The element e ∈ ω whose id starts with ``element_id`` (else an :class:`ElementNotFoundError`, a ``KeyError``)."""
+        matches = [e for e in self._elements if e.id.startswith(element_id)]
+        if len(matches) != 1:
+            raise ElementNotFoundError(
+                f"{'no' if not matches else len(matches)} element(s) of ω have an id starting with "
+                f"{element_id!r}; give a longer prefix of an id from state.ordered()"
+            )
+        return matches[0]
+
+    def add(self, *elements: Element) -> State:
+        """Deprecated: ``ω | {e, …}`` (ω ∪ {e, …}) is the one way; it warns for one release."""
+        deprecated("State.add(e)", "state | {e}")
+        return self | elements
+
+    def remove(self, *elements: Element) -> State:
+        """Deprecated: ``ω - {e, …}`` (ω ∖ {e, …}) is the one way; it warns for one release."""
+        deprecated("State.remove(e)", "state - {e}")
+        return self - elements
 
 
-class StateSpace(_StateSpaceViews):
+def _as_set(items: Iterable[Element], what: str) -> frozenset[Element]:
+    """``items`` as a frozenset of elements: a state's own, or checked by :func:`._space_checks.element_set`."""
+    return items._elements if isinstance(items, State) else element_set(items, what)
+
+
+class StateSpace:
     """The state space Ω_STM = { ω ∈ 2^E | Σ_{e∈ω} μ(e) ≤ V_max }, given μ (``size``) and V_max.
 
     >>> from stmviz import sizes
@@ -146,7 +219,7 @@ class StateSpace(_StateSpaceViews):
 
     def _sum(self, elements: Iterable[Element]) -> float:
         try:
-            return known_size(self._cache, elements)
+            return known_sum(self._cache, elements)
         except (KeyError, TypeError):
             return sum(self.measure(e) for e in elements)
 
@@ -167,3 +240,35 @@ class StateSpace(_StateSpaceViews):
         if total > self.v_max:
             raise over_capacity(total, self.v_max)
         return state
+
+    # -- beyond the paper: the room left, one element, repr -----------------
+    @property
+    def counts_tokens(self) -> bool:
+        """Whether μ counts tokens (then Σμ is comparable to a model's context limit)."""
+        return bool(getattr(self._size, "counts_tokens", False))
+
+    def free(self, state: Iterable[Element]) -> float:
+        """V_max − Σ_{e ∈ ω} μ(e): the room left in ω."""
+        return self.v_max - self.size(state)
+
+    def check_element(self, element: Element) -> float:
+        """μ(e), raising :class:`CapacityError` if e alone exceeds V_max (it can never fit)."""
+        value = self.measure(element)
+        if value > self.v_max:
+            raise too_big(element, value, self.v_max)
+        return value
+
+    def fits(self, element: Element) -> bool:
+        """Whether {e} ∈ Ω_STM."""
+        try:
+            return self.measure(element) <= self.v_max
+        except STMError:
+            return False
+
+    def __repr__(self) -> str:
+        return f"StateSpace(μ={self.name}, V_max={self.v_max})"
+
+    def contains(self, state: object) -> bool:
+        """Deprecated: ``ω in space`` is the one way (it reads like ω ∈ Ω_STM); it warns for one release."""
+        deprecated("StateSpace.contains(ω)", "ω in space")
+        return state in self

@@ -25,6 +25,7 @@ file raises :class:`~stmviz.core.errors.FormatError` saying where and what.
 
 from __future__ import annotations
 
+import importlib
 import math
 import os
 import re
@@ -44,7 +45,9 @@ from ..core.sizes import tokens
 from ..core.space import State, StateSpace
 from ..core.trace import Step, Trace
 
-__all__ = ["TRACE_FORMAT", "TRACE_VERSION", "trace_to_dict", "trace_to_json", "trace_from_json", "load_trace"]
+__all__ = [
+    "TRACE_FORMAT", "TRACE_VERSION", "trace_to_dict", "trace_to_json", "trace_from_json", "load_trace", "mechanism_from_spec",
+]
 
 #: The ``format`` field of every trace file.
 TRACE_FORMAT = "stmviz-trace"
@@ -229,7 +232,7 @@ class _Reader:
 
     def trace(self, mechanism: Mechanism | None) -> Trace:
         """The trace with ω_0 and its fields, no steps yet."""
-        initial = State._trusted(frozenset(self.pick(self.data["initial"], "initial")))
+        initial = State.from_trusted(frozenset(self.pick(self.data["initial"], "initial")))
         self._within_capacity(sum(self.sizes[e] for e in initial), "initial")
         query, tools = self._query_tools()
         spec = self._spec()
@@ -306,7 +309,7 @@ class _Reader:
             step, size = self.step(t, record, (current, size), trace, History(history, t))
             current.difference_update(step.removed)
             current.update(step.added)
-            trace._append(step, frozenset(current))
+            trace.record(step, frozenset(current))
             history.append(step.context.step)
 
     def step(
@@ -413,7 +416,7 @@ class _Reader:
             for element in step.added:
                 first_state.setdefault(element, step.t + 1)
         for i, element in enumerate(self.elements):
-            problem = _unreadable(mechanism, State._trusted(frozenset((element,))))
+            problem = _unreadable(mechanism, State.from_trusted(frozenset((element,))))
             if problem and element in first_state:
                 problem = _unreadable(mechanism, trace.state_at(first_state[element]))
             if problem:  # the mechanism's own code fails on a value from the file
@@ -498,7 +501,25 @@ def _close(recorded: float, computed: float) -> bool:
 def _mechanism_from_spec(spec: Mapping[str, Any], size_name: str, v_max: float) -> Mechanism | None:
     """The trace's mechanism rebuilt from its spec, when stmviz can rebuild μ and the class."""
     space = _space_from_name(size_name, v_max)
-    return Mechanism.from_spec(space, spec) if space is not None else None
+    return mechanism_from_spec(space, spec) if space is not None else None
+
+
+def mechanism_from_spec(space: StateSpace, spec: Mapping[str, Any]) -> Mechanism | None:
+    """The mechanism a trace file's spec describes (:meth:`~stmviz.core.mechanism.Mechanism.spec`), rebuilt over ``space``.
+
+    The spec names its class as ``"module:QualName"``; the module is loaded only if it is
+    stmviz's own (an old path that moved is a stub that forwards), and
+    :meth:`Mechanism.from_spec <stmviz.core.mechanism.Mechanism.from_spec>` builds it.
+    ``None`` if it cannot: the trace is then read without its mechanism. Never runs foreign code.
+    """
+    path = spec.get("class") if isinstance(spec, Mapping) else None
+    module = path.partition(":")[0] if isinstance(path, str) else ""
+    if module == "stmviz" or module.startswith("stmviz."):
+        try:
+            importlib.import_module(module)
+        except Exception:  # a module that does not load: the trace is read without its mechanism
+            return None
+    return Mechanism.from_spec(space, spec)
 
 
 def _space_from_name(size_name: str, v_max: float) -> StateSpace | None:

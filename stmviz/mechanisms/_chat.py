@@ -45,7 +45,7 @@ def step_messages(context: Context, memo: Memo | None = None) -> list[Element]:
     parts: list[tuple[str, str, str | None]] = []
     if step.action:
         call = f"call_{t}"
-        parts.append(("assistant", step.model_output, call))
+        parts.append(("assistant", step.output, call))
         if step.observation:
             parts.append(("tool", step.observation, call))
     else:

@@ -94,7 +94,7 @@ def step_messages(step: AgentStep, t: int) -> list[Element]:
         add("\n\n".join(thinking), {"type": "thinking", "role": "assistant"})
     if step.action:
         call, tool = _call_id(step, t), tool_names(step)
-        add(step.model_output, {"type": "assistant", "role": "assistant", "call": call, "tool": tool, "action": step.action})
+        add(step.output, {"type": "assistant", "role": "assistant", "call": call, "tool": tool, "action": step.action})
         if step.observation:
             add(step.observation, {"type": "tool", "role": "tool", "call": call, "tool": tool})
         return out

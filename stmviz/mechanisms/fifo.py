@@ -222,7 +222,7 @@ def step_messages(step: Any, t: int) -> list[tuple[str, str, str | None]]:
     """
     parts: list[tuple[str, str, str | None]]
     if step.action:
-        parts = [("assistant", step.model_output, f"call_{t}"), ("tool", step.observation, f"call_{t}")]
+        parts = [("assistant", step.output, f"call_{t}"), ("tool", step.observation, f"call_{t}")]
     else:
         role = "system" if step.meta.get("role") == "system" else "user"
         parts = [("assistant", step.thought, None), (role, step.observation, None)]

@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 from ..core.guards import brief
 from ..core.element import Meta, thaw
 from ..core.errors import InvalidArgumentError, FormatError
+from ..core.errors import UnknownScenarioError  # defined with every error class; importable from here too
 from ..core.formatting import shorten
 from ..io.files import as_path, json_text, read_bytes, write_text
 from ..io.jsonio import decode_json
@@ -33,10 +34,6 @@ __all__ = ["Probe", "Scenario", "ScenarioInfo", "UnknownScenarioError", "load_sc
 
 DATA_PACKAGE = "stmviz.scenarios"
 DATA_DIR = "data"
-
-
-class UnknownScenarioError(FormatError, LookupError):
-    """No bundled scenario has this name, and it is not a path to an existing file."""
 
 
 @dataclass(frozen=True, slots=True)

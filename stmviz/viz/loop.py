@@ -102,7 +102,7 @@ def loop_boxes(trace: Trace, t: int) -> list[LoopBox]:
         output_lines.append(f"thought: {agent.thought}")
     if agent.action:
         output_lines.append(f"action: {agent.action}")
-    observation = agent.input
+    observation = agent.observation
     obs_kind = {"user": "user message", "tool": "tool result", "system": "system message"}[agent.input_role]
     no_output = "(no model call)" if not agent.has_output else "(directives only)"
 

@@ -27,11 +27,40 @@ KINDS = [
 ]
 
 
+#: narrower errors that name a case of their own, defined in stmviz.errors with the kinds
+NARROWER = {"UnknownScenarioError": FormatError, "OptionalDependencyError": STMError}
+
+
 def test_the_errors_module_has_one_root_and_eight_kinds():
     classes = {name for name in dir(errors) if isinstance(getattr(errors, name), type)}
     classes = {name for name in classes if issubclass(getattr(errors, name), Exception)}
-    assert classes == set(errors.__all__) == {"STMError"} | {k.__name__ for k in KINDS}
+    assert classes == set(errors.__all__) == {"STMError"} | {k.__name__ for k in KINDS} | set(NARROWER)
     assert all(issubclass(kind, STMError) for kind in KINDS)
+    assert all(issubclass(getattr(errors, name), parent) for name, parent in NARROWER.items())
+
+
+def test_every_error_class_of_stmviz_is_defined_in_stmviz_errors():
+    """An error class defined anywhere else would be a second place to look; the old homes still give the same class."""
+    import ast
+    from pathlib import Path
+
+    from stmviz._optional import OptionalDependencyError
+    from stmviz.scenarios import UnknownScenarioError
+    from stmviz.scenarios.scenario import UnknownScenarioError as from_module
+
+    assert UnknownScenarioError is from_module is errors.UnknownScenarioError
+    assert OptionalDependencyError is errors.OptionalDependencyError
+    package = Path(stmviz.__file__).parent
+    elsewhere = []
+    for path in package.rglob("*.py"):
+        if path == package / "core" / "errors.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and any(
+                isinstance(base, ast.Name) and (base.id.endswith("Error") or base.id == "Exception") for base in node.bases
+            ):
+                elsewhere.append(f"{path.relative_to(package)}: {node.name}")
+    assert not elsewhere, elsewhere
 
 
 @pytest.mark.parametrize("old", sorted(errors.RENAMED))

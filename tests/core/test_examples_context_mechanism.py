@@ -3,6 +3,9 @@
 Each was a doctest; it is kept here as a plain assert so that no example's check is lost.
 """
 
+import re
+import sys
+
 import pytest
 
 from stmviz import AgentStep, Context, Element, Mechanism, StateSpace, make_mechanism, run, sizes
@@ -23,9 +26,25 @@ def test_a_first_step_brings_only_an_input():
 
 def test_a_reply_is_the_output_and_the_next_message_the_input():
     reply = AgentStep(thought="Noted.", observation="What is my code?", meta={"role": "user"})
-    assert (reply.output, reply.input) == ("Noted.", "What is my code?")
-    assert reply.model_output == reply.output
+    assert (reply.output, reply.observation) == ("Noted.", "What is my code?")
     assert reply.to_json() == {"thought": "Noted.", "observation": "What is my code?", "meta": {"role": "user"}}
+
+
+@pytest.mark.parametrize(
+    "read, old, kept",
+    [
+        (lambda s: s.model_output, "AgentStep.model_output", "step.output"),
+        (lambda s: s.input, "AgentStep.input", "step.observation"),
+        (lambda s: Context(step=s).model_output, "Context.model_output", "context.step.output"),
+    ],
+)
+def test_a_second_name_for_one_idea_warns_and_names_the_kept_one(read, old, kept):
+    """AgentStep has one name per idea: ``output`` (thought, then action) and ``observation`` (the input)."""
+    reply = AgentStep(thought="Noted.", action="save()", observation="Saved.")
+    with pytest.warns(DeprecationWarning, match=rf"^{re.escape(old)} is deprecated .*; use {re.escape(kept)}$") as caught:
+        value = read(reply)
+    assert value == (reply.observation if kept == "step.observation" else reply.output)
+    assert caught[0].filename == __file__  # the warning names the line that used the old name
 
 
 def test_a_history_is_a_view_of_the_runs_record_of_steps():
@@ -38,7 +57,7 @@ def test_a_history_is_a_view_of_the_runs_record_of_steps():
 def test_a_context_coerces_its_history_and_step_and_compares_without_the_history_contents():
     c = Context(t=2, step={"thought": "hm", "observation": "ok"}, history=["a", {"thought": "b"}])
     assert isinstance(c.history, History) and c.history[1].thought == "b"
-    assert (c.thought, c.observation, c.model_output) == ("hm", "ok", "hm")
+    assert (c.thought, c.observation, c.step.output) == ("hm", "ok", "hm")
     assert c == c.replace(history=["x", "y"]) and c != c.replace(t=3)
     with pytest.raises(InvalidArgumentError, match="history must be a sequence of AgentStep"):
         Context(history="a b")  # type: ignore[arg-type]
@@ -87,3 +106,40 @@ def test_a_mechanism_of_stmviz_is_rebuilt_from_its_spec_and_a_foreign_one_is_not
     assert isinstance(again, ExampleMechanism) and again.space is m.space
     assert Mechanism.from_spec(m.space, {"class": "os:system"}) is None
     assert Mechanism.from_spec(m.space, "not a spec") is None  # type: ignore[arg-type]
+
+
+def test_from_spec_imports_nothing_and_io_loads_the_module_a_trace_file_names():
+    """The core looks a spec's class up among the loaded modules (issue 32: calling it loaded 30 modules by name);
+    reading a trace file, stmviz.io loads the stmviz module the spec names first."""
+    import subprocess
+
+    code = (
+        "import sys\n"
+        "from stmviz.core import Mechanism, StateSpace, sizes\n"
+        "space = StateSpace(sizes.words, 50)\n"
+        "spec = {'class': 'stmviz.mechanisms.fifo:FIFOWindow', 'params': {}}\n"
+        "before = set(sys.modules)\n"
+        "assert Mechanism.from_spec(space, spec) is None\n"
+        "assert set(sys.modules) == before, sorted(set(sys.modules) - before)\n"
+        "from stmviz.io import mechanism_from_spec\n"
+        "assert type(mechanism_from_spec(space, spec)).__name__ == 'FIFOWindow'\n"
+        "assert mechanism_from_spec(space, {'class': 'stmviz.no_such_module:X'}) is None\n"
+        "assert mechanism_from_spec(space, {'class': 'json:JSONDecoder'}) is None\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_spec_naming_a_moved_module_is_rebuilt_through_its_stub(monkeypatch):
+    """A trace file names its mechanism by the module of its day; a module that moved leaves a stub that forwards."""
+    import types
+
+    from stmviz._moved import moved_to
+    from stmviz.io import mechanism_from_spec
+
+    stub = types.ModuleType("stmviz.old_home_of_the_example")
+    stub.__getattr__ = moved_to("stmviz.core.mechanism", stub.__name__)  # type: ignore[method-assign]
+    monkeypatch.setitem(sys.modules, stub.__name__, stub)
+    space = StateSpace(sizes.words, 5)
+    with pytest.warns(DeprecationWarning, match="import ExampleMechanism from stmviz.core.mechanism"):
+        again = mechanism_from_spec(space, {"class": f"{stub.__name__}:ExampleMechanism", "params": {}})
+    assert isinstance(again, ExampleMechanism) and again.space is space

@@ -1,8 +1,8 @@
 """The examples that the docstrings of :mod:`stmviz.core.trace` used to carry, as tests.
 
 The loop's module keeps one example (``run``); these were moved here when the
-reading helpers of ``Step`` and ``Trace`` moved to ``stmviz.core._trace_views``
-(issue 24), so no example's check is lost.
+reading helpers of ``Step`` and ``Trace`` left the module for a while (issue 24), so
+no example's check is lost; since issue 32 the methods are back in ``Trace`` and ``Step``.
 """
 
 from __future__ import annotations

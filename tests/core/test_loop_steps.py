@@ -35,12 +35,12 @@ STEPS = [
 
 def test_the_two_halves_of_a_step():
     first, tool, user, empty, last = STEPS
-    assert (first.has_output, first.has_input, first.input, first.output) == (False, True, STEPS[0].observation, "")
-    assert tool.has_output and tool.output == "Noted. Let me check the weather.\nweather('Oslo')" == tool.model_output
-    assert (tool.input, tool.input_role) == ("4 °C, snow", "tool")
+    assert (first.has_output, first.has_input, first.observation, first.output) == (False, True, STEPS[0].observation, "")
+    assert tool.has_output and tool.output == "Noted. Let me check the weather.\nweather('Oslo')"
+    assert (tool.observation, tool.input_role) == ("4 °C, snow", "tool")
     assert (user.has_output, user.input_role) == (False, "user")
     assert (empty.has_output, empty.has_input) == (False, False)
-    assert (last.has_output, last.has_input, last.input) == (True, False, "")
+    assert (last.has_output, last.has_input, last.observation) == (True, False, "")
 
 
 def test_a_directive_alone_is_an_output():

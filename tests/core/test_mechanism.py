@@ -47,7 +47,7 @@ def test_context_is_not_the_context_window():
                 query="Q", tools=["search"], meta={"user": "u1"}, extra={"summary": "s"})
     assert c.observation == "found" and c.action == "search('x')" and c.tools == ("search",)
     assert c["summary"] == "s" and c["user"] == "u1"
-    assert c.model_output == "I will search\nsearch('x')"
+    assert c.step.output == "I will search\nsearch('x')"
     assert c.replace(t=4).t == 4 and c.t == 3
 
 

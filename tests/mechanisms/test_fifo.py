@@ -332,7 +332,7 @@ def test_streams_never_leave_omega(steps, v_max, pairs, oversize, system):
 def test_oversize_error_raises_only_when_a_message_cannot_fit(steps, v_max):
     space = words(v_max)
     m = FIFOWindow(space, keep_tool_pairs=False)
-    sizes_ = [len(p.split()) for s in steps for p in ((s.model_output, s.observation) if s.action else (s.observation, s.thought)) if p]
+    sizes_ = [len(p.split()) for s in steps for p in ((s.output, s.observation) if s.action else (s.observation, s.thought)) if p]
     if any(n > v_max for n in sizes_):
         with pytest.raises(CapacityError):
             run(m, steps)

@@ -35,7 +35,7 @@ def unanswered(steps: list[AgentStep], trace) -> list[int]:
     return [
         t
         for t in range(1, len(steps))
-        if steps[t].model_output and steps[t - 1].observation and steps[t - 1].observation not in trace.project(t).text()
+        if steps[t].output and steps[t - 1].observation and steps[t - 1].observation not in trace.project(t).text()
     ]
 
 

@@ -573,7 +573,7 @@ def test_with_room_for_everything_each_output_sees_the_input_it_responds_to(step
     scm = SCM(tokens_space(10_000), k=k, flash_size=flash)
     trace = run(scm, steps)
     for t in range(1, len(steps)):
-        if steps[t].model_output and steps[t - 1].observation:
+        if steps[t].output and steps[t - 1].observation:
             assert steps[t - 1].observation in trace.project(t).text()
 
 

@@ -3,7 +3,7 @@
 tiktoken's BPE is superlinear in the length of one pre-token, and cut-to-fit
 used to re-encode the whole text at every step of its search: a 10 MB
 observation without a space took minutes (issue 17). μ now encodes a long text
-in segments cut where no token spans the cut (stmviz.core.sizes._segments),
+in segments cut where no token spans the cut (stmviz._fast.tokens.segments),
 which gives exactly tiktoken's tokens unless 64 K characters in a row hold no
 such place; the timing is in benchmarks/huge_text.py, not asserted here.
 """
@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 import stmviz
 from stmviz import AgentStep, Element, StateSpace, run, sizes
-from stmviz.core.sizes import _segments, count_tokens, encode_tokens, get_encoding
+from stmviz._fast.tokens import segments as _segments
+from stmviz.core.sizes import count_tokens, encode_tokens, get_encoding
 from stmviz.text.fit import ELLIPSIS, fit_text
 from stmviz.text import truncate_to_tokens
 
