@@ -173,6 +173,23 @@ def test_matrix_rows_kept_between_steps_give_what_a_fresh_matrix_gives(case):
         other, len(other), query, len(other), k, set(), weights
     )
 
+def test_rows_kept_after_only_empty_interactions_take_the_width_of_the_first_vector():
+    """A stream that starts with an empty interaction, ranked without a query, then grown: no width is guessed.
+
+    Found by hypothesis on the merged tree: the kept matrix took width 1 from a stream with no vector yet,
+    and the next step's 3-dimensional embedding was refused as a mismatch.
+    """
+    stream = [(0, None), (1, ("full", "raw", (1.0, 0.3, 0.5))), (2, ("full", "raw", (0.0, 1.0, 0.0)))]
+    kept = StreamMatrix()
+    weights = (1.0, 0.5, 0.9)
+    for last in (1, 2, 3):
+        assert kept.top(stream[:last], last, None, last, 2, set(), weights) == StreamMatrix().top(
+            stream[:last], last, None, last, 2, set(), weights
+        )
+    query = (1.0, 0.0, 0.0)
+    assert kept.top(stream, 3, query, 3, 2, set(), weights) == StreamMatrix().top(stream, 3, query, 3, 2, set(), weights)
+
+
 # -- stmviz._fast.tokens: μ = tokens without the wait ---------------------------------------------
 
 _PROSE = st.text(alphabet=st.sampled_from(list("abcdefgh ,.\n0123456789é漢🙂")), max_size=300)

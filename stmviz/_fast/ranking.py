@@ -136,6 +136,11 @@ class StreamMatrix:
         Kept between steps: each step adds the rows of the interactions new to the stream.
         """
         matrix = self.rows
+        if matrix is not None and dim is None and len(matrix[1]) == matrix[2]:
+            # every row filled so far was an empty interaction, so the width was a guess: a first vector decides it
+            first = next((r[1][2] for r in stream if r[1] is not None), None)
+            if first is not None and len(first) != matrix[0].shape[1]:
+                matrix = None
         if matrix is not None and matrix[2] >= last and (dim is None or dim == matrix[0].shape[1]):
             return matrix[0], matrix[1]  # the rows filled at an earlier step reach the last candidate
         if matrix is not None and dim is not None and matrix[0].shape[1] != dim:
