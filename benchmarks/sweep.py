@@ -114,7 +114,7 @@ def empty_process_caches() -> None:
     import importlib
 
     from stmviz.core.tokenizer import token_counter
-    from stmviz.mechanisms import scm_controller
+    from stmviz.text import scm_judges
 
     # the modules (stmviz.text exports functions of the same names)
     embed_module = importlib.import_module("stmviz.text.embed")
@@ -126,7 +126,7 @@ def empty_process_caches() -> None:
     default = embed_module._default
     for table in (default._buckets, default._stems, default._ascii_stems):
         table.clear()
-    scm_controller.content_words.cache_clear()
+    scm_judges.content_words.cache_clear()
 
 
 def independent(scenario: Scenario, fresh: bool, check: bool) -> tuple[float, float, list[dict[str, Any]], list[str]]:

@@ -47,7 +47,7 @@ def push(window, new, mu, v_max):
     return window
 ''',
     "04-judge": '''
-from stmviz.mechanisms.scm_controller import content_words
+from stmviz.text.scm_judges import content_words
 
 def judge(memory_text, summary_text, message):
     shared = content_words(message) & content_words(memory_text)

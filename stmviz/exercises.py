@@ -375,10 +375,10 @@ def check_judge(judge: Callable[[str, str, str], Any]) -> ExerciseReport:
     """Notebook 04: ``judge(memory_text, summary_text, message)`` → ``"drop"``, ``"summary"`` or ``"full"``.
 
     The rule of SCM's offline judgement (``OverlapJudge``), by content words
-    (``stmviz.mechanisms.scm_controller.content_words``). A ``(verdict, reason)``
+    (``stmviz.text.scm_judges.content_words``). A ``(verdict, reason)``
     pair, as SCM's ``judge=`` takes, is accepted too.
 
-    >>> from stmviz.mechanisms.scm_controller import OverlapJudge
+    >>> from stmviz.text.scm_judges import OverlapJudge
     >>> check_judge(OverlapJudge()).ok
     True
     """

@@ -25,7 +25,7 @@ one mechanism on one scenario (all its parameter sets and capacities):
   :mod:`stmviz.core.sizes`);
 - **summaries by content**: ``summarize(texts, budget)`` of the default
   extractive summarizer, kept by (texts, budget) across runs (each mechanism
-  keeps its own, per instance, see :mod:`stmviz.mechanisms._shared`);
+  keeps its own, per instance, see :mod:`stmviz._fast.memo`);
   passed as the public ``summarize=`` argument of the mechanisms that take one;
 - **the built-in mechanisms' own per-text memos** — FIFOWindow's messages
   (by t, text, role), SCM's embeddings,

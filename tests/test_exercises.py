@@ -25,7 +25,7 @@ from stmviz.exercises import (
     check_subgoal_switch,
     check_evidence_recall,
 )
-from stmviz.mechanisms.scm_controller import content_words
+from stmviz.text.scm_judges import content_words
 
 
 def solved(key: str, name: str):

@@ -40,3 +40,14 @@ def test_an_unknown_name_at_an_old_path_is_an_attribute_error():
     stub = importlib.import_module("stmviz.mechanisms.fit")
     with pytest.raises(AttributeError, match="moved to stmviz.text.fit"):
         stub.no_such_name
+
+
+def test_a_stub_whose_names_went_to_two_homes_warns_at_the_callers_line():
+    """scm_controller's names went to stmviz.text.scm_judges and stmviz.mechanisms.scm: each warns, naming this file."""
+    import stmviz.mechanisms.scm_controller as stub
+
+    for name, home in (("OverlapJudge", "stmviz.text.scm_judges"), ("retrieves_as_released", "stmviz.mechanisms.scm")):
+        with pytest.warns(DeprecationWarning, match=f"import {name} from {home}") as caught:
+            value = getattr(stub, name)
+        assert value is getattr(importlib.import_module(home), name)
+        assert caught[0].filename == __file__  # shown by Python's default filters in a user's script

@@ -184,7 +184,7 @@ class OpenAISubgoalSummarizer:
 
     The model reads the subgoal and its action–observation pairs (any objects
     with ``action`` and ``observation`` attributes, e.g.
-    :class:`stmviz.mechanisms.hiagent.SubgoalPair`), says what was observed
+    :class:`stmviz.text.subgoal_summary.SubgoalPair`), says what was observed
     and ends with a verdict line ``Achieved: yes / no / unclear``, read as
     ``True`` / ``False`` / ``None`` (no such line: ``None``). The text, without
     the verdict line, is cut to ``budget`` tokens. The prompt is stmviz's own

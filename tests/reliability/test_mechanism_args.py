@@ -21,7 +21,7 @@ import pytest
 from stmviz import AgentFold, FIFOWindow, HiAgent, SCM, StateSpace, make_mechanism, sizes
 from stmviz.errors import STMError
 from stmviz.mechanisms.hiagent import ObservationSummarizer
-from stmviz.mechanisms.scm_controller import OverlapJudge, RecallHeuristic
+from stmviz.text.scm_judges import OverlapJudge, RecallHeuristic
 from stmviz.text import (
     ExtractiveSummarizer,
     HashingEmbedder,
