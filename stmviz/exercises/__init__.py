@@ -1,0 +1,76 @@
+"""The notebooks' exercises: a checker per exercise; the reference solutions on request.
+
+Each notebook from 01 to 11 has exercises, one module each here (notebook 01's in
+:mod:`~stmviz.exercises.state_space`, …; how a checker reports is :mod:`~stmviz.exercises.checking`). The student writes code in
+the exercise cell (its default is a TODO that raises ``NotImplementedError``)
+and runs the checker, which reports ✓ or ✗ for each criterion, with a hint
+for every ✗. A checker never raises on a student's mistake: what went wrong
+is a ✗ line. ``solution(key)`` prints the reference solution — for after
+trying, not before. The solutions live in :mod:`stmviz.exercise_solutions`,
+which this module loads only when ``solution`` is called: importing the
+checkers (as every notebook does) does not bring the answers along.
+
+========================  ===================================  =====================================
+key                       checker                              what the student writes
+========================  ===================================  =====================================
+``01-membership``         :func:`check_membership`             ``in_omega(elements, mu, v_max)``
+``02-keep-first``         :func:`check_keep_first`             a mechanism that never forgets step 0
+``03-fifo-push``          :func:`check_fifo_push`              FIFO's U on a list of messages
+``04-judge``              :func:`check_judge`                  SCM's judgement of one memory
+``05-subgoal``            :func:`check_subgoal_switch`         HiAgent's U when a subgoal starts
+``06-fold``               :func:`check_fold`                   AgentFold's fold of blocks s_{x,y}
+``07-fifo-match``         :func:`check_fifo_match`             the V_max a FIFO window needs to match SCM
+``08-priority``           :func:`check_priority_memory`        a mechanism using the priority D_1
+``09-chat-steps``         :func:`check_chat_steps`             a chat cut into steps (output, input)
+``10-evidence-recall``    :func:`check_evidence_recall`        evidence recall computed by hand
+``11-clear-results``      :func:`check_clear_tool_results`     π of tool-result clearing (the history untouched)
+========================  ===================================  =====================================
+"""
+
+from __future__ import annotations
+
+from ..core import guards
+from .agentfold import check_fold
+from .build_your_own import PRIORITY_STEPS, check_priority_memory
+from .checking import Criterion, ExerciseReport
+from .compare import check_fifo_match
+from .fifo import check_fifo_push
+from .hiagent import check_subgoal_switch
+from .managers import check_clear_tool_results
+from .measuring import check_evidence_recall
+from .mechanism import KEEP_FIRST_STEPS, check_keep_first
+from .scm import check_judge
+from .state_space import check_membership
+from .your_own_logs import check_chat_steps
+
+__all__ = [
+    "Criterion",
+    "ExerciseReport",
+    "solution",
+    "check_membership",
+    "check_keep_first",
+    "KEEP_FIRST_STEPS",
+    "check_fifo_push",
+    "check_judge",
+    "check_subgoal_switch",
+    "check_fold",
+    "check_fifo_match",
+    "check_priority_memory",
+    "PRIORITY_STEPS",
+    "check_chat_steps",
+    "check_evidence_recall",
+    "check_clear_tool_results",
+]
+
+
+def solution(key: str) -> None:
+    """Print the reference solution of an exercise — after trying it yourself.
+
+    >>> solution("06-fold")  # doctest: +ELLIPSIS
+    def fold(blocks, latest, x, sigma):
+    ...
+    """
+    from ..exercise_solutions import SOLUTIONS  # loaded on request only: the notebooks' import never brings it
+
+    guards.choice(key, "key", sorted(SOLUTIONS), "the exercises with a reference solution", where="solution")
+    print(SOLUTIONS[key].strip("\n"))

@@ -1,0 +1,120 @@
+"""Notebook 08's exercise — build your own: a mechanism that uses the priority D_1."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..core.context import AgentStep
+from ..core.element import Element
+from ..core.mechanism import Mechanism
+from ..core.sizes import words
+from ..core.space import StateSpace
+from .checking import Checks, ExerciseReport, call_answer, checked_run, error_text
+
+__all__ = ["check_priority_memory", "PRIORITY_STEPS"]
+
+
+#: The trajectory of exercise 08: facts with a priority (D_1) and a source (D_2) in step metadata.
+PRIORITY_STEPS = [
+    AgentStep(observation="User: I am allergic to peanuts.", meta={"priority": "high", "source": "user"}),
+    AgentStep(observation="API: it is 14 degrees and raining.", meta={"priority": "low", "source": "api"}),
+    AgentStep(observation="Model: I will look for restaurants.", meta={"priority": "medium", "source": "model"}),
+    AgentStep(observation="API: 42 restaurants found nearby.", meta={"priority": "low", "source": "api"}),
+    AgentStep(observation="User: book for Friday at 19:30.", meta={"priority": "high", "source": "user"}),
+    AgentStep(observation="API: the traffic is heavy downtown.", meta={"priority": "low", "source": "api"}),
+    AgentStep(observation="Model: Trattoria Sole has nut-free dishes.", meta={"priority": "medium", "source": "model"}),
+]
+
+_RANK = {"low": 0, "medium": 1, "high": 2}
+
+
+def check_priority_memory(make: Callable[[StateSpace], Mechanism] | type, v_max: int = 26) -> ExerciseReport:
+    """Notebook 08: a mechanism that uses the priority D_1 to decide what leaves ω when Σμ would exceed V_max.
+
+    ``make`` builds the mechanism from a state space (a Mechanism subclass works).
+    At μ = words and the given V_max, each step's observation is a candidate
+    together with ω_t; whatever of them is not in ω_{t+1} has left. Checked:
+
+    1. ``check_mechanism`` passes;
+    2. each element holding an observation keeps the step's ``priority`` and ``source`` in its metadata;
+    3. a lower priority leaves before a higher one;
+    4. within one priority, the oldest leaves first (the observation that just arrived is the newest);
+    5. no more leaves than needed: with the most valuable element that left, ω_{t+1} would not fit;
+    6. π lists every element of ω, the high priorities first, then medium, then low;
+    7. both high-priority user facts are still in ω at the end.
+
+    >>> from stmviz.core.mechanism import ExampleMechanism
+    >>> check_priority_memory(ExampleMechanism).ok
+    False
+    """
+    c = Checks("08 · priority memory", {
+        "contract": ("check_mechanism passes", "read the ✗ lines of check_mechanism(...) on your mechanism"),
+        "metadata": ("each element holding an observation carries its step's priority and source",
+                     "Element(context.observation, {'t': context.t, **context.step.meta})"),
+        "priority": ("lower priorities always left before higher ones",
+                     "sort the candidates by RANK[priority] first, lowest first"),
+        "age": ("within one priority the oldest left first",
+                "break ties by meta['t'], smallest (oldest) first — not the newest"),
+        "only as needed": ("no element left while the state would fit without removing it",
+                           "check `state in self.space` before each removal, and stop when it holds"),
+        "projection": ("π lists every element, high priority first, then medium, then low",
+                       "in project, sort by -RANK[priority] (then by t) and render every element"),
+        "high-priority facts": ("both user facts marked high are still in ω_n",
+                                "high facts leave only when nothing of lower priority is left"),
+    })
+    space = StateSpace(words, v_max)
+    built = checked_run(c, make, space, PRIORITY_STEPS, todo="TODO: update or project is not written yet")
+    if isinstance(built, ExerciseReport):
+        return built
+    mechanism, trace = built
+
+    def index(e: Element) -> int:  # which observation an element holds (−1: none)
+        return next((i for i, s in enumerate(PRIORITY_STEPS) if s.observation in e.text), -1)
+
+    elements = [e for e in trace.sizes if index(e) >= 0]
+    c.check("metadata", bool(elements), "no element holds an observation's text")
+    for e in elements:
+        s = PRIORITY_STEPS[index(e)]
+        c.check("metadata", e.meta.get("priority") == s.meta["priority"] and e.meta.get("source") == s.meta["source"],
+                f"{e.label()} has priority {e.meta.get('priority')!r} and source {e.meta.get('source')!r}; "
+                f"the step said {s.meta['priority']!r} and {s.meta['source']!r}")
+    size = {index(e): trace.sizes[e] for e in elements}
+    for t in range(len(trace)):
+        before = {index(e) for e in trace.state_at(t)} - {-1}
+        after = {index(e) for e in trace.state_at(t + 1)} - {-1}
+        left = (before | {t}) - after
+        if not left:
+            continue
+        key = {i: (_RANK[PRIORITY_STEPS[i].meta["priority"]], i) for i in before | {t}}
+        for gone in left:
+            p = PRIORITY_STEPS[gone].meta["priority"]
+            for kept in after:
+                q = PRIORITY_STEPS[kept].meta["priority"]
+                if _RANK[q] < _RANK[p]:
+                    c.fail("priority", f"step {t}: observation {gone} ({p}) left while observation {kept} ({q}) stayed")
+                elif q == p and kept < gone:
+                    c.fail("age", f"step {t}: observation {gone} left while the older {p} observation {kept} stayed")
+        best = max(left, key=key.__getitem__)
+        total = sum(size.get(i, words(Element(PRIORITY_STEPS[i].observation))) for i in after | {best})
+        c.check("only as needed", total > v_max,
+                f"step {t}: observation {best} left, but with it ω_{t + 1} would hold {total} ≤ V_max = {v_max} words")
+    for t in range(len(trace) + 1):
+        state = trace.state_at(t)
+        ok, shown = call_answer(lambda s: mechanism.input(s).text(), state)
+        if not ok:
+            c.fail("projection", f"π(ω_{t}) failed: {error_text(shown)}")
+            break
+        held = sorted(i for i in (index(e) for e in state) if i >= 0)
+        where = {i: shown.find(PRIORITY_STEPS[i].observation) for i in held}
+        missing = [i for i in held if where[i] < 0]
+        if missing:
+            c.fail("projection", f"π(ω_{t}) does not show observation(s) {missing}")
+            break
+        order = [PRIORITY_STEPS[i].meta["priority"] for i in sorted(held, key=where.__getitem__)]
+        if any(_RANK[a] < _RANK[b] for a, b in zip(order, order[1:])):
+            c.fail("projection", f"π(ω_{t}) lists the priorities in the order {order}")
+            break
+    final = " ".join(e.text for e in trace.final)
+    c.check("high-priority facts", all(fact in final for fact in ("allergic to peanuts", "Friday at 19:30")),
+            "a high-priority user fact is missing from ω_n")
+    return c.report()
