@@ -169,3 +169,41 @@ def test_no_example_in_a_docstring_teaches_a_private_name():
                     ):
                         wrong.append(f"{name}: {line.strip()}")
     assert not wrong, wrong
+
+
+def test_one_conversation_model_and_each_manager_whole_in_its_file():
+    """Issue 32: one function in stmviz turns an agent step into chat messages; no manager takes methods from a helper base.
+
+    A function turns a step into chat messages when it reads the step's action and its input (``.action``,
+    ``.observation``) and names the roles that input gets ("tool" after an action, else "user"): the rule every
+    builder of chat messages must decide. The FIFO window and every manager call the one such function,
+    ``stmviz.managers.conversation.step_messages``; nothing else of that name is defined. Each manager, and the
+    FIFO window, subclasses ``Mechanism`` directly: no shared base with stub methods, no base from another module.
+    """
+    import importlib
+    import inspect
+
+    builders, named = [], []
+    for name, path in modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            if node.name == "step_messages":
+                named.append(f"{name}.{node.name}")
+            reads = {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)}
+            roles = {n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+            if {"action", "observation"} <= reads and {"tool", "user"} <= roles:
+                builders.append(f"{name}.{node.name}")
+    assert builders == ["stmviz.managers.conversation.step_messages"], builders
+    assert named == ["stmviz.managers.conversation.step_messages"], named
+
+    from stmviz import FIFOWindow, Mechanism, managers
+
+    assert [getattr(managers, n).__bases__ for n in managers.__all__] == [(Mechanism,)] * len(managers.__all__)
+    assert FIFOWindow.__bases__ == (Mechanism,)
+    rooms = [n for n in modules() if n.startswith("stmviz.managers.")] + ["stmviz.mechanisms.fifo"]
+    for module_name in rooms:
+        module = importlib.import_module(module_name)
+        for cls in (c for _, c in inspect.getmembers(module, inspect.isclass) if c.__module__ == module_name):
+            for base in cls.__bases__:
+                assert base in (object, Mechanism) or base.__module__ == module_name, f"{cls.__name__} takes {base}"

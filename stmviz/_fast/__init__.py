@@ -6,4 +6,7 @@ stands for. Private to stmviz: any stmviz module may use it; a user should not.
 
 - :mod:`~stmviz._fast.memo` — ``Memo``, the bounded cache of the mechanisms'
   token counts, embeddings and summaries (equal to computing each value afresh).
+- :mod:`~stmviz._fast.last_call` — ``LastCall``, the FIFO window's result for the
+  last context, so its controller and U build a step's messages once (equal to
+  building them afresh).
 """
