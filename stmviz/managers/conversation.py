@@ -33,8 +33,8 @@ t + ½       the input that followed the output
 
 so π(ω_t) ends with the input the model answers at step t. What a manager
 adds next to a message — a summary, a compaction block — goes :data:`GAP`
-(⅛) before or after it, strictly between two slots; pinned elements (a
-system prompt) have t < 0 and come first.
+(⅛) before or after it, strictly between two slots; the system prompt
+(t = −1, pinned) comes before every message.
 
 The rest of the model: :func:`system_element` (the system prompt, pinned),
 :func:`evict_oldest` (oldest first, a tool call with its result, never a
