@@ -50,8 +50,9 @@ def test_a_manager_read_from_stmviz_mechanisms_is_the_one_of_stmviz_managers_and
     import stmviz.managers
     import stmviz.mechanisms
 
-    with pytest.warns(DeprecationWarning, match=rf"stmviz\.mechanisms\.{name} is deprecated .* import {name} from stmviz\.managers"):
+    with pytest.warns(DeprecationWarning, match=rf"stmviz\.mechanisms\.{name} is deprecated .* import {name} from stmviz\.managers") as seen:
         value = getattr(stmviz.mechanisms, name)
+    assert seen[0].filename == __file__  # the warning names the line to change, not stmviz's own
     assert value is getattr(stmviz.managers, name) is getattr(stmviz, name)
     assert name not in stmviz.mechanisms.__all__  # ``from stmviz.mechanisms import *`` gives the paper's four, silently
 

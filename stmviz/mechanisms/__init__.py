@@ -6,9 +6,10 @@ summarization middleware, sessions, Letta, LlamaIndex, ADK) are in
 DeprecationWarning.
 """
 
+import importlib as _importlib
+import warnings as _warnings
 from typing import Any as _Any
 
-from .._moved import moved_to as _moved_to
 from .agentfold import AgentFold
 from .fifo import FIFOWindow
 from .scm import SCM
@@ -26,5 +27,10 @@ _MANAGERS = ("ClearToolUses", "Compaction", "LangChainSummarization", "ADKCompac
 def __getattr__(name: str) -> _Any:
     """A manager under its old name ``stmviz.mechanisms.<name>`` (deprecated: import it from stmviz.managers)."""
     if name in _MANAGERS:
-        return _moved_to("stmviz.managers", f"{__name__}.{name}")(name)
+        _warnings.warn(  # the message of stmviz._moved.moved_to, pointing at the caller's line
+            f"{__name__}.{name} is deprecated and will be removed in the next release; import {name} from stmviz.managers",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(_importlib.import_module("stmviz.managers"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
