@@ -201,6 +201,8 @@ def test_one_conversation_model_and_each_manager_whole_in_its_file():
 
     assert [getattr(managers, n).__bases__ for n in managers.__all__] == [(Mechanism,)] * len(managers.__all__)
     assert FIFOWindow.__bases__ == (Mechanism,)
+    for cls in [FIFOWindow, *(getattr(managers, n) for n in managers.__all__)]:  # U and π in the class's own file
+        assert "update" in vars(cls) and "project" in vars(cls), f"{cls.__name__} takes U or π from Mechanism's defaults"
     rooms = [n for n in modules() if n.startswith("stmviz.managers.")] + ["stmviz.mechanisms.fifo"]
     for module_name in rooms:
         module = importlib.import_module(module_name)

@@ -360,3 +360,7 @@ class SummarizingSession(Mechanism):
             f"last {self.keep_last_n_turns} turns became the synthetic summary pair"
         )
         return {e: why for e in prefix}, pair
+
+    def project(self, state: State) -> ModelInput:
+        """The projection π: the agent's instructions, then the session's items in order (what ``get_items`` returns)."""
+        return as_model_input(state.ordered())
