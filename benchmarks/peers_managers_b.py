@@ -32,7 +32,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE.parent / "tests" / "mechanisms"))
+sys.path.insert(0, str(HERE.parent / "tests" / "managers"))
 
 import _common as common  # noqa: E402
 
@@ -49,9 +49,8 @@ from stmviz import (  # noqa: E402
     run,
     sizes,
 )
-from stmviz.core.context import Context  # noqa: E402
-from stmviz.mechanisms._chat import step_messages  # noqa: E402
-from stmviz.mechanisms.llamaindex_memory import MemoryBlock  # noqa: E402
+from stmviz.managers.conversation import step_messages  # noqa: E402
+from stmviz.managers.llamaindex_memory import MemoryBlock  # noqa: E402
 from stmviz.text import summarize  # noqa: E402
 from test_peers_b import _adk_sliding_window_inputs, stream  # noqa: E402
 
@@ -61,7 +60,7 @@ BLOCKS = [MemoryBlock("core_info", "The user is Ann from Oslo.", priority=0),
 
 def messages_of(steps: list[Any]) -> list[list[tuple[str, str]]]:
     """Per step, its messages as (role, text)."""
-    return [[(e.meta["role"], e.text) for e in step_messages(Context(t=t, step=s))] for t, s in enumerate(steps)]
+    return [[(e.meta["role"], e.text) for e in step_messages(s, t)] for t, s in enumerate(steps)]
 
 
 def stmviz_inputs(mechanism: Any, steps: list[Any]) -> list[list[tuple[str, str]]]:

@@ -3,9 +3,9 @@
 The core implements the paper's Definition 1 (the state space Ω_STM of sets
 of elements e = (i, d) with Σμ(e) ≤ V_max) and Definition 2 (the mechanism
 (O, E, Ω_STM, C, U, X, π)); :func:`run` drives the loop of Figure 1 and
-records a :class:`Trace`. The mechanisms, the scenarios and the contract
-check load on first use; importing stmviz loads no plotting or widget
-library and builds nothing. Errors live in :mod:`stmviz.errors`.
+records a :class:`Trace`. The mechanisms, the managers, the scenarios and
+the contract check load on first use; importing stmviz loads no plotting or
+widget library and builds nothing. Errors live in :mod:`stmviz.errors`.
 """
 
 import importlib as _importlib
@@ -27,9 +27,9 @@ __version__ = "0.1.0"
 #: names loaded on first use: name → the module that defines it
 _LAZY = {
     "FIFOWindow": ".mechanisms", "SCM": ".mechanisms", "HiAgent": ".mechanisms", "AgentFold": ".mechanisms",
-    "ClearToolUses": ".mechanisms", "Compaction": ".mechanisms", "LangChainSummarization": ".mechanisms",
-    "ADKCompaction": ".mechanisms", "LettaMemory": ".mechanisms", "LlamaIndexMemory": ".mechanisms",
-    "SummarizingSession": ".mechanisms", "TrimmingSession": ".mechanisms",
+    "ClearToolUses": ".managers", "Compaction": ".managers", "LangChainSummarization": ".managers",
+    "ADKCompaction": ".managers", "LettaMemory": ".managers", "LlamaIndexMemory": ".managers",
+    "SummarizingSession": ".managers", "TrimmingSession": ".managers",
     "Scenario": ".scenarios", "load_scenario": ".scenarios", "list_scenarios": ".scenarios",
     "check_mechanism": ".contract", "CheckReport": ".contract", "CheckResult": ".contract",
     "ElementType": ".protocol", "Hierarchy": ".protocol",

@@ -260,3 +260,24 @@ def test_a_window_step_keeps_the_order_without_sorting():
     ordered = tuple(range(10))
     assert carried_order(ordered, frozenset({0, 1}), frozenset({10, 11}), int) == tuple(range(2, 12))
     assert carried_order(ordered, frozenset(), frozenset({-1}), int) is None  # a new first element: sort when asked
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=4), max_size=30))
+def test_the_last_call_kept_equals_the_call_made_afresh(asked):
+    """LastCall: the result kept for the last context equals a fresh computation; it computes once per run of one context."""
+    from stmviz._fast.last_call import LastCall
+
+    contexts = [object() for _ in range(5)]  # told apart by identity, as the FIFO window's contexts are
+    last, computed = LastCall(), []
+
+    def plain(context):
+        return [contexts.index(context), id(context)]
+
+    def counted(context):
+        computed.append(context)
+        return plain(context)
+
+    for k in asked:
+        assert last(contexts[k], counted) == plain(contexts[k])
+    assert len(computed) == sum(1 for i, k in enumerate(asked) if i == 0 or asked[i - 1] != k)

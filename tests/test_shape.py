@@ -35,21 +35,12 @@ STDLIB = set(sys.stdlib_module_names)
 #: (the subprocess test below).
 CORE_CALLS_OUT = {("stmviz.core.trace", "stmviz.io.serialize")}
 
-#: Helper bases still to be merged into their classes by the parallel work of issue 32 (the paper's
-#: mechanisms: helper B; the managers: helper C). The lead empties this list at the merge.
+#: Helper bases still to be merged into their classes, each with the work that merges it (empty it then).
 UNMERGED_BASES = {
-    "stmviz.mechanisms._scm_machinery.SCMMachinery",  # SCM (helper B)
-    "stmviz.mechanisms._hiagent_machinery.HiAgentMachinery",  # HiAgent (helper B)
-    "stmviz.mechanisms.agentfold_extras.FoldingExtras",  # AgentFold (helper B)
-    "stmviz.mechanisms._chat.ChatManager",  # the chat managers (helper C)
-    "stmviz.mechanisms._shared.View",  # HiAgent's _SubgoalView; _shared.py goes to stmviz._fast (helper B)
-    "stmviz.widgets.player.Stepping",  # TracePlayer's and ComparePlayer's stepping: in no brief of issue 32 yet
+    "stmviz.widgets.player.Stepping",  # TracePlayer's and ComparePlayer's stepping: made whole with issue 34's widgets
 }
-#: Import circles still to be undone by the parallel work of issue 32 (seen since imports under
-#: ``if TYPE_CHECKING`` count); the lead empties this list at the merge.
-UNDONE_CIRCLES = {
-    ("stmviz.mechanisms.fifo", "stmviz.mechanisms.fifo_extras"),  # FIFOWindow whole in fifo.py (helper C)
-}
+#: Import circles still to be undone (imports under ``if TYPE_CHECKING`` count too): none.
+UNDONE_CIRCLES: set[tuple[str, str]] = set()
 #: Names that say a class is a helper base, not a concept of its own.
 HELPER_NAMES = re.compile(r"(Views|Extras|Machinery|Mixin|Forms)$")
 
@@ -261,3 +252,44 @@ def test_the_shape_tests_can_fail():
     assert _helper_base(mechanism_module._FunctionMechanism) == "it is private"
     assert _helper_base(mechanism_module.Mechanism) is None
     assert not Sequence.__module__.startswith("stmviz")
+
+
+def test_one_conversation_model_and_each_manager_whole_in_its_file():
+    """Issue 32: one function in stmviz turns an agent step into chat messages; no manager takes methods from a helper base.
+
+    A function turns a step into chat messages when it reads the step's action and its input (``.action``,
+    ``.observation``) and names the roles that input gets ("tool" after an action, else "user"): the rule every
+    builder of chat messages must decide (a figure that reads ``AgentStep.input_role`` uses the rule, not decides it). The FIFO window and every manager call the one such function,
+    ``stmviz.managers.conversation.step_messages``; nothing else of that name is defined. Each manager, and the
+    FIFO window, subclasses ``Mechanism`` directly: no shared base with stub methods, no base from another module.
+    """
+    import importlib
+    import inspect
+
+    builders, named = [], []
+    for name, path in modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            if node.name == "step_messages":
+                named.append(f"{name}.{node.name}")
+            reads = {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)}
+            roles = {n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+            decides = "input_role" not in reads  # AgentStep.input_role is the rule itself: who reads it, uses it
+            if {"action", "observation"} <= reads and {"tool", "user"} <= roles and decides:
+                builders.append(f"{name}.{node.name}")
+    assert builders == ["stmviz.managers.conversation.step_messages"], builders
+    assert named == ["stmviz.managers.conversation.step_messages"], named
+
+    from stmviz import FIFOWindow, Mechanism, managers
+
+    assert [getattr(managers, n).__bases__ for n in managers.__all__] == [(Mechanism,)] * len(managers.__all__)
+    assert FIFOWindow.__bases__ == (Mechanism,)
+    for cls in [FIFOWindow, *(getattr(managers, n) for n in managers.__all__)]:  # U and π in the class's own file
+        assert "update" in vars(cls) and "project" in vars(cls), f"{cls.__name__} takes U or π from Mechanism's defaults"
+    rooms = [n for n in modules() if n.startswith("stmviz.managers.")] + ["stmviz.mechanisms.fifo"]
+    for module_name in rooms:
+        module = importlib.import_module(module_name)
+        for cls in (c for _, c in inspect.getmembers(module, inspect.isclass) if c.__module__ == module_name):
+            for base in cls.__bases__:
+                assert base in (object, Mechanism) or base.__module__ == module_name, f"{cls.__name__} takes {base}"

@@ -21,19 +21,20 @@ __all__ = ["declared_types"]
 
 @lru_cache(maxsize=1)
 def declared_types() -> Mapping[str, ElementType]:
-    """Every element type a mechanism of :mod:`stmviz.mechanisms` declares, by name (the first declaration of a name wins).
+    """Every element type a mechanism stmviz ships declares, by name (the first declaration of a name wins).
+
+    The paper's four (:mod:`stmviz.mechanisms`) first, then the practitioners'
+    managers in the order :mod:`stmviz.managers` lists them.
 
     >>> declared_types()["block"].summary, declared_types()["user"].meaning
     (True, 'a message of the user')
     """
-    from .. import mechanisms
+    from .. import managers, mechanisms
 
-    first = (mechanisms.AgentFold, mechanisms.FIFOWindow, mechanisms.SCM, mechanisms.HiAgent)  # the paper's four
-    public = set(mechanisms.__all__)  # the others in the order stmviz.mechanisms imports them
-    others = [v for k, v in vars(mechanisms).items() if k in public and isinstance(v, type) and issubclass(v, Mechanism)]
+    paper = (mechanisms.AgentFold, mechanisms.FIFOWindow, mechanisms.SCM, mechanisms.HiAgent)
+    practice = [getattr(managers, name) for name in managers.__all__]
     out: dict[str, ElementType] = {}
-    for cls in (*first, *(c for c in others if c not in first)):
+    for cls in (*paper, *(c for c in practice if isinstance(c, type) and issubclass(c, Mechanism))):
         for name, declared in types_of(cls).items():
             out.setdefault(name, declared)
     return MappingProxyType(out)
-

@@ -6,7 +6,10 @@ when it overflows, the beginning is cut off; and the projection π is the
 identity, because the context window is both the carrier and the model input.
 
 - E = I × D: a chat message; I its text, D = (``t``, ``type`` = ``role`` ∈
-  {system, user, assistant, tool}, ``step``, ``call``, ``pinned``);
+  {system, user, assistant, tool}, ``step``, ``call``, ``pinned``) — a step
+  becomes its messages as every chat manager's does
+  (:func:`stmviz.managers.conversation.step_messages`: the output at t, the
+  input after it at t + ½);
 - μ: any size function (tokens give a real context window); V_max: the window;
 - O: ``append`` (add the step's messages at the end, cutting off the beginning
   on overflow) and ``evict_oldest`` (cut off the beginning to make room);
@@ -14,36 +17,44 @@ identity, because the context window is both the carrier and the model input.
 - U: the queue discipline; π: the ordered sequence itself (identity), so when μ
   counts tokens |π(ω)| = Σμ(ω) ≤ V_max: the model input fits the window.
 
-Read top to bottom: the class holds U and π. What a real window adds — a
-pinned system prompt, tool calls evicted with their results, a policy for a
-message too large for the window, caches — is in
-:mod:`stmviz.mechanisms.fifo_extras`, which a first reading can skip.
+Read the class top to bottom: U, the controller and π first; then what a real
+window adds to the paper's queue, which a first reading can skip — a pinned
+system prompt, tool calls evicted with their results, a policy for a message
+too large for the window.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import warnings
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .._fast.last_call import LastCall
+from .._fast.memo import Memo
 from ..core import Context, Element, Mechanism, Message, ModelInput, Operation, OperationSet, State, StateSpace, Transition
-from ..core.errors import UnsupportedOperationError
-from ..core.formatting import format_number
+from ..core import guards
+from ..core.errors import CapacityError, InvalidArgumentError, UnsupportedOperationError
+from ..core.formatting import format_number, shorten
+from ..managers import conversation
 from ..protocol import element_types_of
-from . import fifo_extras as extras
-from ._shared import Memo
-from .fifo_extras import OVERSIZE_POLICIES
+from ..text.fit import fit_text
 
 __all__ = ["FIFOWindow", "OVERSIZE_POLICIES"]
 
+#: What :class:`~stmviz.FIFOWindow` does with a message that alone exceeds the window's room.
+OVERSIZE_POLICIES = ("error", "skip", "truncate")
+
 _APPEND = Operation("append")
+_PIN_ROLES = ("system", "user", "assistant")
 
 
 class FIFOWindow(Mechanism):
     """The mechanism (O, E, Ω_STM, C, U, X, π) of a FIFO context window: U appends and cuts off the beginning, π = id.
 
     Each incoming :class:`~stmviz.AgentStep` becomes chat messages in the
-    order they happened (:func:`step_messages`); when Σμ would exceed V_max the
-    oldest messages are evicted first; pinned messages never are.
+    order they happened (:func:`~stmviz.managers.conversation.step_messages`);
+    when Σμ would exceed V_max the oldest messages are evicted first; pinned
+    messages never are.
 
     Parameters
     ----------
@@ -88,14 +99,7 @@ class FIFOWindow(Mechanism):
             "evict_oldest": "cut off the oldest messages (never a pinned one) to make room",
         }
     )
-    element_types = element_types_of(
-        {
-            "system": ("the system prompt, or a system message of the conversation", "#7f7f7f"),
-            "user": ("a message of the user", "#1f77b4"),
-            "assistant": ("a reply or tool call of the model", "#ff7f0e"),
-            "tool": ("the result of a tool call", "#2ca02c"),
-        }
-    )
+    element_types = element_types_of(conversation.CHAT_TYPES)
 
     def __init__(
         self,
@@ -107,13 +111,18 @@ class FIFOWindow(Mechanism):
         oversize: str = "error",
     ) -> None:
         super().__init__(space)
-        extras.check_options(system, keep_tool_pairs, oversize)
-        self.system, self.keep_tool_pairs, self.oversize = system, keep_tool_pairs, oversize
-        self._pins = extras.pin_elements(space, system, pinned)
+        prompt = conversation.system_element(system)  # the system prompt, checked, then the other options
+        self.keep_tool_pairs = guards.flag(keep_tool_pairs, "keep_tool_pairs")
+        self.oversize = guards.choice(
+            oversize, "oversize", OVERSIZE_POLICIES,
+            "'error' raises CapacityError, 'skip' drops the message, 'truncate' cuts it to fit",
+        )
+        self.system = system
+        self._pins = self._pin_elements(space, prompt, pinned)
         #: V_max − Σμ(pinned): the room of the window for the conversation.
         self.room = space.v_max - space.size(self._pins)
         self._messages = Memo()  # one element object per message: μ is counted once
-        self._last_step = extras.LastStep()  # the controller and U build a step's messages once
+        self._last_step = LastCall()  # the controller and U build a step's messages once
 
     @property
     def pins(self) -> tuple[Element, ...]:
@@ -132,9 +141,9 @@ class FIFOWindow(Mechanism):
 
     def incoming(self, context: Context) -> tuple[list[Element], list[str]]:
         """The messages the current step adds, after the ``oversize`` policy, and notes on what was cut."""
-        t = context.t
-        messages = [self._messages.lookup((t, k, *part), extras.message) for k, part in enumerate(step_messages(context.step, t))]
-        return extras.admit(self, t, messages)
+        return self._admitted(context.t, conversation.step_messages(context.step, context.t, memo=self._messages))
+
+    # -- the controller, U and π ------------------------------------------------------------
 
     def controller(self, state: State, context: Context) -> Operation:
         """Choose o: ``append`` (which cuts off the beginning on overflow), noting what the ``oversize`` policy cut."""
@@ -154,44 +163,23 @@ class FIFOWindow(Mechanism):
         messages are never evicted. Each removed message gets a reason, e.g.
         ``"oldest message; Σμ = 8301 > V_max = 8192"``.
         """
-        measure, v_max = self.space.measure, self.space.v_max
-        size, order = self.space.size(state), state.ordered()
         if operation.type == "append":
             new, _ = self._last_step(context, self.incoming)
-            total = size + sum(measure(e) for e in new)
-            removed = self._evict(order + tuple(new), total, v_max, None) if total > v_max else {}
-            return Transition(state.replace(removed, [e for e in new if e not in removed]), removed)
+            return conversation.appended(self.space, state, new, pairs=self.keep_tool_pairs)
         if operation.type == "evict_oldest":
             room, count = operation.get("room"), operation.get("count")
-            extras.check_evict_arguments(room, count)
-            if room is not None:
-                removed = self._evict(order, size + room, v_max, None)
+            if room is not None:  # NaN or ∞ would empty the window
+                guards.real_number(room, "room", 0, where="evict_oldest")
+            guards.whole_number(count, "count", 0, where="evict_oldest", none_ok=True)
+            size, pairs = self.space.size(state), self.keep_tool_pairs
+            if room is not None:  # as if ``room`` more had to fit: evict until Σμ + room ≤ V_max
+                removed = conversation.evict_oldest(state.ordered(), size + room, self.space.v_max, self.space.measure,
+                                                    pairs=pairs)
             else:
-                removed = self._evict(order, size, v_max, 1 if count is None else count)
+                removed = conversation.evict_oldest(state.ordered(), size, self.space.v_max, self.space.measure,
+                                                    count=1 if count is None else count, pairs=pairs)
             return Transition(state - removed, removed)
         raise UnsupportedOperationError(f"FIFOWindow has no update for {operation.type!r}")  # pragma: no cover
-
-    def _evict(self, order: tuple[Element, ...], total: float, limit: float, count: int | None) -> dict[Element, str]:
-        """Oldest first over ``order``, never a pinned message: until ``total ≤ limit`` (count None), or ``count`` messages."""
-        measure, v_max = self.space.measure, format_number(self.space.v_max)
-        removed: dict[Element, str] = {}
-        i = done = 0
-        while i < len(order) and (total > limit if count is None else done < count):
-            e = order[i]
-            i += 1
-            if e in removed or e.meta.get("pinned"):
-                continue
-            if count is None:
-                removed[e] = f"oldest message; Σμ = {format_number(total)} > V_max = {v_max}"
-            else:
-                removed[e] = f"oldest message (evict_oldest, count = {count})"
-            total -= measure(e)
-            done += 1
-            if self.keep_tool_pairs:
-                total -= extras.evict_tool_result(order, i, e, removed, measure)
-        if self.keep_tool_pairs:
-            extras.evict_orphans(order, i, removed)
-        return removed
 
     def project(self, state: State) -> ModelInput:
         """The projection π : Ω → X of the FIFO window: the identity — the ordered messages themselves.
@@ -201,29 +189,142 @@ class FIFOWindow(Mechanism):
         >>> w.project(w.initial_state(Context())).to_messages()
         [{'role': 'system', 'content': 'Be kind.'}]
         """
-        return ModelInput(Message(str(e.meta.get("role", "user")), e.content) for e in state.ordered())
+        return conversation.as_model_input(state.ordered())
 
     def projection_size(self, state: State) -> int:
         """|π(ω)| in tokens: Σμ(ω) when μ counts the content's tokens alone (π is the identity), else the counted messages."""
-        if self.space.counts_tokens and "overhead" not in self.space.name:
+        if conversation.counts_content_tokens(self.space):
             total = self.space.size(state)
             return int(total) if float(total).is_integer() else total  # type: ignore[return-value]
         return super().projection_size(state)
 
+    # -- what a real window adds: pins -----------------------------------------------------
 
-def step_messages(step: Any, t: int) -> list[tuple[str, str, str | None]]:
-    """A step's chat messages (role, text, tool call id), in the order they happened; empty parts are skipped.
+    @staticmethod
+    def _pin_elements(space: StateSpace, prompt: Element | None, pinned: Any) -> tuple[Element, ...]:
+        """The pinned elements, system prompt first, with ``t`` < 0 and ``pinned=True``; they must fit V_max."""
+        if isinstance(pinned, (str, Element, Message, Mapping)):
+            pinned = [pinned]
+        items = guards.items(pinned, "pinned", what="messages (str, Element, Message or dict {'role', 'content'})")
+        heads = [prompt] if prompt is not None else []
+        heads.extend(_pin_element(item, k) for k, item in enumerate(items))
+        n = len(heads)
+        pins = tuple(e.with_meta(t=k - n, pinned=True) for k, e in enumerate(heads))
+        pin_size = space.size(pins)
+        if pin_size > space.v_max:
+            raise CapacityError(
+                f"the pinned messages alone have Σμ = {format_number(pin_size)} > V_max = {format_number(space.v_max)}; "
+                f"no window state can hold them: shorten the system prompt or pins, or raise v_max"
+            )
+        return pins
 
-    A step with an action gives an assistant message "thought + action" with
-    the call id ``call_t``, then a tool message with its result; a step without
-    one gives the assistant's reply, then the input that followed (a user
-    message; a system message when ``meta["role"]`` is ``"system"``). So π(ω_t)
-    ends with the input the model answers at step t.
-    """
-    parts: list[tuple[str, str, str | None]]
-    if step.action:
-        parts = [("assistant", step.output, f"call_{t}"), ("tool", step.observation, f"call_{t}")]
+    # -- what a real window adds: a message too large for it ---------------------------------
+
+    def _admitted(self, t: int, messages: list[Element]) -> tuple[list[Element], list[str]]:
+        """The messages of step t after the ``oversize`` policy, and notes on what it cut.
+
+        A message larger than the window's room (V_max − Σμ(pinned), less its tool
+        call for a tool result with ``keep_tool_pairs``) is refused with
+        :class:`~stmviz.errors.CapacityError`, skipped, or cut to fit; a tool result
+        whose call was skipped is skipped too.
+        """
+        out: list[Element] = []
+        notes: list[str] = []
+        measure = self.space.measure
+        call_kept: dict[str, float] = {}
+        skipped_calls: set[str] = set()
+        for element in messages:
+            role, call = element.type, element.meta.get("call")
+            paired = self.keep_tool_pairs and role == "tool" and call is not None
+            if paired and call in skipped_calls:
+                notes.append(f"skipped the tool result of step {t}: its tool call {call} was skipped")
+                continue
+            room = self.room - (call_kept.get(call, 0) if paired else 0)
+            size = measure(element)
+            if size > room:
+                cut = self._oversized(element, size, room, t, paired, notes)
+                if cut is None:
+                    if call is not None and role == "assistant":
+                        skipped_calls.add(call)
+                    continue
+                element, size = cut, measure(cut)
+            if call is not None and role == "assistant":
+                call_kept[call] = size
+            out.append(element)
+        return out, notes
+
+    def _oversized(self, element: Element, size: float, room: float, t: int, paired: bool, notes: list[str]) -> Element | None:
+        """A message larger than ``room`` after the ``oversize`` policy: raised, cut to fit, or ``None`` (skipped)."""
+        space, role = self.space, element.type
+        v_max, pinned = space.v_max, space.v_max - self.room
+        if pinned:
+            where = (
+                f"the room of the window (V_max − Σμ(pinned) = {format_number(v_max)} − {format_number(pinned)} "
+                f"= {format_number(self.room)}"
+            )
+        else:
+            where = f"the room of the window (V_max = {format_number(v_max)}, nothing pinned"
+        where += f", less its tool call = {format_number(room)})" if paired else ")"
+        if self.oversize == "error":
+            raise CapacityError(
+                f"the {role} message {element.label()} of step {t} alone has μ = {format_number(size)} > {format_number(room)}, "
+                f"{where}; it can never fit: pass oversize='truncate' or 'skip', or raise v_max"
+            )
+        if self.oversize == "truncate":
+            cut = fit_text(space, element, room)
+            if cut is not None:
+                notes.append(
+                    f"truncated the {role} message of step {t} from μ = {format_number(size)} to "
+                    f"{format_number(space.measure(cut))} to fit {where}"
+                )
+                return cut
+            notes.append(f"skipped the {role} message of step {t}: even truncated it does not fit {where}")
+            return None
+        notes.append(f"skipped the {role} message of step {t}: μ = {format_number(size)} > {format_number(room)}, {where}")
+        return None
+
+
+def _pin_element(item: Any, k: int) -> Element:
+    """One ``pinned`` item as an element with a role (system, user or assistant)."""
+    if isinstance(item, str):
+        element = Element(guards.text(item, f"pinned[{k}]", example="Answer in English."), {"role": "system"})
+    elif isinstance(item, Element):
+        element = item
+    elif isinstance(item, Message):
+        element = Element(item.content, {"role": item.role})
+    elif isinstance(item, Mapping):
+        if "meta" in item:
+            element = Element.from_json(item, where=f"pinned[{k}]")
+        elif "content" in item:
+            element = Element(item["content"], {"role": item.get("role", "system")})
+        else:
+            raise InvalidArgumentError(f"pinned[{k}] = {shorten(repr(item))} has no 'content'; give {{'role', 'content'}}")
     else:
-        role = "system" if step.meta.get("role") == "system" else "user"
-        parts = [("assistant", step.thought, None), (role, step.observation, None)]
-    return [part for part in parts if part[1]]
+        raise InvalidArgumentError(
+            f"pinned[{k}] is a {type(item).__name__}; a pinned message is a str, Element, Message or "
+            f"dict {{'role', 'content'}}"
+        )
+    role = guards.choice(element.meta.get("role", "system"), f"pinned[{k}]: role", _PIN_ROLES,
+                         "a pinned message is a system, user or assistant message (a tool result needs its call)")
+    meta = dict(element.meta)
+    meta["role"] = role
+    meta.setdefault("type", role)
+    return Element(element.content, meta)
+
+
+def __getattr__(name: str) -> Any:
+    """Deprecated names of this module (they warn for one release)."""
+    if name == "step_messages":
+        warnings.warn(
+            "stmviz.mechanisms.fifo.step_messages is deprecated and will be removed in the next release; import "
+            "step_messages from stmviz.managers.conversation (it gives the messages as elements)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return _message_tuples
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _message_tuples(step: Any, t: int) -> list[tuple[str, str, str | None]]:
+    """The old ``fifo.step_messages``: a step's messages as (role, text, tool call id)."""
+    return [(str(e.meta["role"]), e.text, e.meta.get("call")) for e in conversation.step_messages(step, t)]

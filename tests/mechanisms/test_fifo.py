@@ -230,14 +230,15 @@ def test_evict_oldest_count_and_bad_params():
     [
         ({"oversize": "drop"}, ValueError, "oversize must be one of 'error', 'skip', 'truncate'"),
         ({"oversize": None}, ValueError, "oversize must be one of"),
-        ({"keep_tool_pairs": "yes"}, TypeError, "keep_tool_pairs must be True or False"),
-        ({"system": 3}, TypeError, "system must be the text"),
-        ({"system": "  "}, ValueError, "system is an empty text"),
+        ({"keep_tool_pairs": "yes"}, TypeError, "keep_tool_pairs must be True or False, got str 'yes'"),
+        ({"system": 3}, TypeError, "system must be a non-empty text or None, got int 3"),
+        ({"system": "  "}, ValueError, "system must be a non-empty text or None, got str ' *'"),
         ({"pinned": [3]}, TypeError, r"pinned\[0\] is a int"),
-        ({"pinned": [""]}, ValueError, r"pinned\[0\] is an empty text"),
+        ({"pinned": [""]}, ValueError, r"pinned\[0\] must be a non-empty text, got str ''"),
         ({"pinned": [{"role": "user"}]}, ValueError, "has no 'content'"),
-        ({"pinned": [Message("tool", "r")]}, ValueError, "has role 'tool'"),
-        ({"pinned": 5}, TypeError, "pinned must be an iterable"),
+        ({"pinned": [Message("tool", "r")]}, ValueError,
+         r"pinned\[0\]: role must be one of 'system', 'user', 'assistant', got str 'tool': .*a tool result needs its call"),
+        ({"pinned": 5}, TypeError, "pinned must be a list .* got 5"),
     ],
 )
 def test_bad_arguments(kwargs, error, match):

@@ -19,10 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from stmviz import AgentStep, StateSpace, run, sizes
-from stmviz.mechanisms._chat import step_messages
-from stmviz.mechanisms.llamaindex_memory import LlamaIndexMemory, MemoryBlock
-from stmviz.mechanisms.openai_sessions import SummarizingSession, TrimmingSession
-from stmviz.core.context import Context
+from stmviz.managers.conversation import step_messages
+from stmviz.managers.llamaindex_memory import LlamaIndexMemory, MemoryBlock
+from stmviz.managers.openai_sessions import SummarizingSession, TrimmingSession
 from stmviz.text import summarize
 
 from _peer_recipes import summarizing_recipe, trimming_recipe
@@ -91,7 +90,7 @@ def _check_llamaindex(seed: int, n: int, token_limit: int, flush: int) -> None:
     trace = run(mine, steps)
     peer = _llama_memory(token_limit, flush, blocks)
     for t, step in enumerate(steps):
-        for e in step_messages(Context(t=t, step=step)):
+        for e in step_messages(step, t):
             peer.put(types.ChatMessage(role=e.meta["role"], content=e.text))
         theirs = [(m.role.value, m.content) for m in peer.get()]
         assert dicts(trace.project(t + 1)) == theirs, f"step {t}"
@@ -156,7 +155,7 @@ def test_llamaindex_fact_block_gets_the_facts_of_llama_index_at_every_step(seed:
                        memory_module.FactExtractionMemoryBlock(name="facts", priority=1, max_facts=max_facts,
                                                                llm=_offline_fact_llm(60, max_facts))])
     for t, step in enumerate(steps):
-        for e in step_messages(Context(t=t, step=step)):
+        for e in step_messages(step, t):
             peer.put(types.ChatMessage(role=e.meta["role"], content=e.text))
         assert dicts(trace.project(t + 1)) == [(m.role.value, m.content) for m in peer.get()], f"step {t}"
     shown = [t for t in range(len(steps) + 1) if "<fact>" in trace.project(t)[0].content]
@@ -172,7 +171,7 @@ def _check_session(mine, recipe, steps) -> None:
     async def replay() -> list[list[tuple[str, str]]]:
         seen = []
         for t, step in enumerate(steps):
-            for e in step_messages(Context(t=t, step=step)):  # one add_items per message, as the cookbook's flow does
+            for e in step_messages(step, t):  # one add_items per message, as the cookbook's flow does
                 await recipe.add_items([{"role": e.meta["role"], "content": e.text}])
             seen.append([(item["role"], item["content"]) for item in await recipe.get_items()])
         return seen
@@ -235,7 +234,7 @@ def _adk_sliding_window_inputs(steps: list[AgentStep], interval: int, overlap: i
         session = await service.create_session(app_name="app", user_id="u")
         invocation, seen = 0, []
         for t, step in enumerate(steps):
-            for e in step_messages(Context(t=t, step=step)):
+            for e in step_messages(step, t):
                 user = e.meta["role"] == "user"
                 invocation += user
                 event = Event(author="user" if user else "agent", invocation_id=f"inv{invocation}",

@@ -23,9 +23,8 @@ from stmviz import (
     sizes,
 )
 from stmviz.errors import InvalidArgumentError
-from stmviz.mechanisms._chat import check_placement
-from stmviz.mechanisms.llamaindex_memory import MemoryBlock
-from stmviz.mechanisms.openai_sessions import SHADOW_USER_LINE
+from stmviz.managers.llamaindex_memory import MemoryBlock
+from stmviz.managers.openai_sessions import SHADOW_USER_LINE
 
 
 def words(v_max: float) -> StateSpace:
@@ -82,7 +81,7 @@ def test_each_manager_keeps_the_contract_of_definition_2(manager) -> None:
 @pytest.mark.parametrize("manager", every_manager(), ids=lambda m: str(m))
 def test_each_manager_declares_where_each_part_happens(manager) -> None:
     assert manager.placement and set(manager.placement.values()) <= {"U", "π"}
-    check_placement(str(manager), manager.placement)
+    assert all(isinstance(part, str) and part for part in manager.placement)
     assert {"U", "π"} <= set(manager.placement.values())  # each manager's work is split between U and π
 
 

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from stmviz import AgentStep, Compaction, StateSpace, check_mechanism, run, sizes
 from stmviz.errors import InvalidArgumentError
-from stmviz.mechanisms.compaction import CLAUDE_CODE_PREFIX, DEFAULT_INSTRUCTIONS
+from stmviz.managers.compaction import CLAUDE_CODE_PREFIX, DEFAULT_INSTRUCTIONS
 
 from _managers import SPACE, agent_streams, chat, tool_step
 

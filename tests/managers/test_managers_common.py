@@ -79,8 +79,8 @@ class _Client:
 
 
 def test_the_openai_adapters_send_the_originals_prompts():
-    from stmviz.mechanisms.compaction import DEFAULT_INSTRUCTIONS
-    from stmviz.mechanisms.langchain_summarization import SUMMARY_PROMPT
+    from stmviz.managers.compaction import DEFAULT_INSTRUCTIONS
+    from stmviz.managers.langchain_summarization import SUMMARY_PROMPT
 
     client = _Client()
     m = LangChainSummarization(SPACE, trigger=("messages", 6), keep=("messages", 2),
@@ -106,3 +106,24 @@ def test_projection_size_is_the_token_count_of_what_the_model_sees():
         trace = run(m, stream())
         for t in range(len(trace)):
             assert trace[t].input_size == sum(count_tokens(msg.text) for msg in trace.project(t))
+
+
+def test_the_managers_never_reach_into_the_papers_mechanisms():
+    """stmviz.managers stands on the core and the conversation model; the paper's mechanisms import it, never the reverse."""
+    import ast
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import stmviz.managers
+
+    for path in Path(stmviz.managers.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                target = "." * node.level + (node.module or "")
+                assert "mechanisms" not in target, f"{path.name} imports {target}"
+            elif isinstance(node, ast.Import):
+                assert not any("stmviz.mechanisms" in alias.name for alias in node.names), path.name
+    code = "import sys, stmviz.managers; print(sorted(m for m in sys.modules if m.startswith('stmviz.mechanisms')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

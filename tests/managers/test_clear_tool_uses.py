@@ -10,7 +10,7 @@ from hypothesis import given, settings
 
 from stmviz import AgentStep, ClearToolUses, StateSpace, check_mechanism, run, sizes
 from stmviz.errors import InvalidArgumentError
-from stmviz.mechanisms.clear_tool_uses import LANGCHAIN_PLACEHOLDER, PLACEHOLDER
+from stmviz.managers.clear_tool_uses import LANGCHAIN_PLACEHOLDER, PLACEHOLDER
 
 from _managers import SPACE, agent_streams, counter, langchain_messages, pairs, stmviz_pairs, tool_step
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from stmviz import AgentStep, LangChainSummarization, StateSpace, check_mechanism, run, sizes
 from stmviz.errors import InvalidArgumentError
-from stmviz.mechanisms.langchain_summarization import SUMMARY_PREFIX, SUMMARY_PROMPT
+from stmviz.managers.langchain_summarization import SUMMARY_PREFIX, SUMMARY_PROMPT
 
 from _managers import SPACE, agent_streams, chat, counter, langchain_messages, pairs, role_of, stmviz_pairs, text_of, tool_step
 

@@ -1,6 +1,6 @@
 """The OpenAI Agents SDK cookbook's session recipes rebuilt, as the cookbook documents them, on the SDK's ``SQLiteSession``.
 
-Used by tests/mechanisms/test_peers_b.py (equivalence) and benchmarks/peers_managers_b.py (speed). Written from the
+Used by tests/managers/test_peers_b.py (equivalence) and benchmarks/peers_managers_b.py (speed). Written from the
 cookbook's description ("Context Engineering - Short-Term Memory Management with Sessions", openai/openai-cookbook,
 examples/agents_sdk/session_memory.ipynb); ``pytest.importorskip`` skips with a clear reason without openai-agents.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from stmviz.mechanisms.openai_sessions import SHADOW_USER_LINE
+from stmviz.managers.openai_sessions import SHADOW_USER_LINE
 
 
 def _sqlite_session():
