@@ -55,13 +55,11 @@ stmviz_api_groups = [
         ["stmviz.mechanisms", "stmviz.text"],
     ),
     (
-        # when the managers move to their own package (issue 32), this list becomes ["stmviz.managers"]
         "managers",
         ("The context managers practitioners run (Anthropic, Claude Code, LangChain, LlamaIndex, the OpenAI "
-         "Agents SDK, Letta, Google ADK) as mechanisms of Definition 2, each doing its work in U or in π."),
-        ["stmviz.mechanisms.clear_tool_uses", "stmviz.mechanisms.compaction",
-         "stmviz.mechanisms.langchain_summarization", "stmviz.mechanisms.llamaindex_memory",
-         "stmviz.mechanisms.openai_sessions", "stmviz.mechanisms.letta_memory", "stmviz.mechanisms.adk_compaction"],
+         "Agents SDK, Letta, Google ADK) as mechanisms of Definition 2, each doing its work in U or in π, and the "
+         "one conversation model they share with the FIFO window."),
+        ["stmviz.managers", "stmviz.managers.conversation"],
     ),
     (
         "scenarios and transcripts",
