@@ -1,7 +1,6 @@
 """Fixtures for real-browser tests: JupyterLab (and Voila) on a loopback port, Debian's chromium through Playwright.
 
-Chromium comes from Debian (`apt-get install chromium chromium-driver`); Playwright's own browser
-download is never used. Without chromium these tests skip and say how to install it.
+The browser itself (``browser``, ``chromium_path``) is the session's one instance, in tests/conftest.py.
 """
 
 from __future__ import annotations
@@ -18,19 +17,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = os.environ.get("STMVIZ_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-]
-INSTALL_HINT = "install Debian's chromium: apt-get update && apt-get install -y chromium chromium-driver"
 
 
 def pytest_collection_modifyitems(items):
@@ -81,22 +67,6 @@ def jupyter_env(tmp: Path) -> dict[str, str]:
     env["JUPYTER_PATH"] = os.pathsep.join([str(ROOT / "share" / "jupyter"), str(Path(sys.prefix) / "share" / "jupyter")])
     env.pop("JUPYTER_TOKEN", None)
     return env
-
-
-@pytest.fixture(scope="session")
-def chromium_path() -> str:
-    if not (Path(CHROMIUM).exists() and os.access(CHROMIUM, os.X_OK)):
-        pytest.skip(f"no chromium at {CHROMIUM}: {INSTALL_HINT}")
-    return CHROMIUM
-
-
-@pytest.fixture(scope="session")
-def browser(chromium_path):
-    playwright_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright")
-    with playwright_api.sync_playwright() as p:
-        instance = p.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
-        yield instance
-        instance.close()
 
 
 @pytest.fixture

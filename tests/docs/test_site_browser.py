@@ -1,23 +1,16 @@
 """The built site in a real browser (Debian's chromium through Playwright, as tests/browser launches it),
-served from a loopback port with every other request refused: a notebook's plotly figures are drawn by
+served from a loopback port with every other request refused (the browser is the session's one, tests/conftest.py): a notebook's plotly figures are drawn by
 the bundled plotly.js, its math is MathML, and an API page shows a class's entry with numpydoc's sections."""
 
 from __future__ import annotations
 
 import functools
-import os
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
 
 pytestmark = pytest.mark.browser
-
-CHROMIUM = os.environ.get("STMVIZ_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
-
 
 class _Quiet(SimpleHTTPRequestHandler):
     def log_message(self, format, *args):
@@ -35,17 +28,6 @@ def served(built):
     finally:
         server.shutdown()
         server.server_close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not (Path(CHROMIUM).exists() and os.access(CHROMIUM, os.X_OK)):
-        pytest.skip(f"no chromium at {CHROMIUM}: apt-get update && apt-get install -y chromium chromium-driver")
-    playwright_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright")
-    with playwright_api.sync_playwright() as p:
-        instance = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield instance
-        instance.close()
 
 
 @pytest.fixture
