@@ -26,6 +26,11 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--disable-dev-shm-usage",
 ]
+# --doctest-modules would import every conftest.py as a module named "conftest"; tests/conftest.py and
+# tests/<folder>/conftest.py share that name, and the second import fails with "import file mismatch".
+# They hold fixtures, not doctests: pytest loads them as plugins all the same.
+collect_ignore_glob = ["conftest.py", "*/conftest.py"]
+
 INSTALL_HINT = "install Debian's chromium: apt-get update && apt-get install -y chromium chromium-driver"
 
 

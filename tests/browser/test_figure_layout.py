@@ -20,7 +20,7 @@ import nbformat
 import pytest
 
 from stmviz.widgets.compare import PANEL_MIN_WIDTH
-from conftest import free_port, jupyter_env, stop, wait_for
+from servers import free_port, jupyter_env, stop, wait_for
 from jlab import close_all, open_notebook, put_notebook, run_all
 
 WIDTHS = (480, 900, 1400)

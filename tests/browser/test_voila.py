@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, free_port, jupyter_env, served_copy, stop, wait_for
+from servers import ROOT, free_port, jupyter_env, served_copy, stop, wait_for
 from jlab import block_outside, close_all, open_notebook, player_root, player_state, run_all, state_bar_drawn, wait_player_at
 
 #: A short notebook whose last output is a TracePlayer of an AgentFold run (occupancy, state, hierarchy).

@@ -20,7 +20,7 @@ import pytest
 
 from stmviz import AgentFold, FIFOWindow, HiAgent, SCM, StateSpace, make_mechanism, sizes
 from stmviz.errors import STMError
-from stmviz.mechanisms.hiagent import ObservationSummarizer
+from stmviz.text.subgoal_summary import ObservationSummarizer
 from stmviz.text.scm_judges import OverlapJudge, RecallHeuristic
 from stmviz.text import (
     ExtractiveSummarizer,
