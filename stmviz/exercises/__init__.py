@@ -13,7 +13,9 @@ checkers (as every notebook does) does not bring the answers along.
 ========================  ===================================  =====================================
 key                       checker                              what the student writes
 ========================  ===================================  =====================================
+``01-which-fit``          :func:`check_which_fit`              a prediction: which sets fit V_max = 20
 ``01-membership``         :func:`check_membership`             ``in_omega(elements, mu, v_max)``
+``02-predict-window``     :func:`check_window_prediction`      a prediction: which steps ω_5 of a window holds
 ``02-keep-first``         :func:`check_keep_first`             a mechanism that never forgets step 0
 ``03-fifo-push``          :func:`check_fifo_push`              FIFO's U on a list of messages
 ``04-judge``              :func:`check_judge`                  SCM's judgement of one memory
@@ -38,16 +40,18 @@ from .fifo import check_fifo_push
 from .hiagent import check_subgoal_switch
 from .managers import check_clear_tool_results
 from .measuring import check_evidence_recall
-from .mechanism import KEEP_FIRST_STEPS, check_keep_first
+from .mechanism import KEEP_FIRST_STEPS, check_keep_first, check_window_prediction
 from .scm import check_judge
-from .state_space import check_membership
+from .state_space import check_membership, check_which_fit
 from .your_own_logs import check_chat_steps
 
 __all__ = [
     "Criterion",
     "ExerciseReport",
     "solution",
+    "check_which_fit",
     "check_membership",
+    "check_window_prediction",
     "check_keep_first",
     "KEEP_FIRST_STEPS",
     "check_fifo_push",
