@@ -44,6 +44,10 @@ class KeepFirst(Mechanism):
     def project(self, state):
         return "\\n".join(e.text for e in state)
 ''',
+    "03-which-leave": '''
+# 2 + 7 + 5 + 5 = 19 words; the 10-word reply makes 29 > 20: the oldest unpinned messages leave until Σμ ≤ 20
+leaves = {"My parcel 1234 has not arrived yet.", "Let me check the tracking."}  # 29 − 7 − 5 = 17
+''',
     "03-fifo-push": '''
 def push(window, new, mu, v_max):
     window = window + [new]                     # append at the end

@@ -61,6 +61,7 @@ CHECKERS = {
     "01-membership": (check_membership, "in_omega"),
     "02-predict-window": (ex.check_window_prediction, "kept"),
     "02-keep-first": (check_keep_first, "KeepFirst"),
+    "03-which-leave": (ex.check_eviction_prediction, "leaves"),
     "03-fifo-push": (check_fifo_push, "push"),
     "04-judge": (check_judge, "judge"),
     "05-subgoal": (check_subgoal_switch, "start_subgoal"),
@@ -100,7 +101,7 @@ def test_the_untouched_todo_is_reported_as_not_done(key):
                 return "\n".join(e.text for e in state)
 
         report = checker(Todo)
-    elif key in ("07-fifo-match", "01-which-fit", "02-predict-window"):  # a value left as None  # TODO
+    elif key in ("07-fifo-match", "01-which-fit", "02-predict-window", "03-which-leave"):  # a value left as None  # TODO
         report = checker(None)
     else:
         report = checker(todo)

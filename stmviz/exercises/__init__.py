@@ -17,6 +17,7 @@ key                       checker                              what the student 
 ``01-membership``         :func:`check_membership`             ``in_omega(elements, mu, v_max)``
 ``02-predict-window``     :func:`check_window_prediction`      a prediction: which steps ω_5 of a window holds
 ``02-keep-first``         :func:`check_keep_first`             a mechanism that never forgets step 0
+``03-which-leave``        :func:`check_eviction_prediction`    a prediction: which messages a window evicts
 ``03-fifo-push``          :func:`check_fifo_push`              FIFO's U on a list of messages
 ``04-judge``              :func:`check_judge`                  SCM's judgement of one memory
 ``05-subgoal``            :func:`check_subgoal_switch`         HiAgent's U when a subgoal starts
@@ -36,7 +37,7 @@ from .agentfold import check_fold
 from .build_your_own import PRIORITY_STEPS, check_priority_memory
 from .checking import Criterion, ExerciseReport
 from .compare import check_fifo_match
-from .fifo import check_fifo_push
+from .fifo import check_eviction_prediction, check_fifo_push
 from .hiagent import check_subgoal_switch
 from .managers import check_clear_tool_results
 from .measuring import check_evidence_recall
@@ -54,6 +55,7 @@ __all__ = [
     "check_window_prediction",
     "check_keep_first",
     "KEEP_FIRST_STEPS",
+    "check_eviction_prediction",
     "check_fifo_push",
     "check_judge",
     "check_subgoal_switch",
