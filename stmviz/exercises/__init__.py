@@ -13,6 +13,7 @@ checkers (as every notebook does) does not bring the answers along.
 ========================  ===================================  =====================================
 key                       checker                              what the student writes
 ========================  ===================================  =====================================
+(00, a worked example)    :func:`check_room_left`              ``room_left(sizes, v_max)``, not graded
 ``01-which-fit``          :func:`check_which_fit`              a prediction: which sets fit V_max = 20
 ``01-membership``         :func:`check_membership`             ``in_omega(elements, mu, v_max)``
 ``02-predict-window``     :func:`check_window_prediction`      a prediction: which steps ω_5 of a window holds
@@ -43,6 +44,7 @@ from .managers import check_clear_tool_results
 from .measuring import check_evidence_recall
 from .mechanism import KEEP_FIRST_STEPS, check_keep_first, check_window_prediction
 from .scm import check_judge
+from .start import check_room_left
 from .state_space import check_membership, check_which_fit
 from .your_own_logs import check_chat_steps
 
@@ -50,6 +52,7 @@ __all__ = [
     "Criterion",
     "ExerciseReport",
     "solution",
+    "check_room_left",
     "check_which_fit",
     "check_membership",
     "check_window_prediction",
