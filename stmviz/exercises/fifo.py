@@ -22,7 +22,7 @@ from ..core.sizes import words
 from .checking import Checks, ExerciseReport, call_answer, error_text
 from .predicting import read_choice
 
-__all__ = ["check_fifo_push", "check_eviction_prediction", "EVICTION_STEPS", "EVICTION_SYSTEM", "EVICTION_V_MAX"]
+__all__ = ["EVICTION_STEPS", "EVICTION_SYSTEM", "EVICTION_V_MAX", "check_eviction_prediction", "check_fifo_push"]
 
 # -- the prediction: which messages leave when the long reply arrives ---------------------------------------------
 
@@ -37,7 +37,7 @@ EVICTION_STEPS = [
     AgentStep(thought="Your parcel is in Riga and will arrive on Friday."),
 ]
 
-EVICTION_CRITERIA = {
+EVICTION_CRITERIA: dict[str, tuple[Any, ...]] = {
     "messages of the window": ("the answer is a set of the texts of messages in the window",
                                "answer a set of message texts, copied from the list above"),
     "the pinned stays": ("the system prompt is not among the messages that leave",
@@ -58,7 +58,9 @@ def _eviction_run() -> tuple[list[str], set[str]]:
     """The texts in the window before the last step, and the texts the last step evicts (a FIFOWindow run)."""
     from ..core.space import StateSpace
     from ..core.trace import run
-    from ..mechanisms import FIFOWindow  # late: the mechanisms are not needed by the other checkers
+    from ..mechanisms import (
+        FIFOWindow,  # late: the mechanisms are not needed by the other checkers
+    )
 
     trace = run(FIFOWindow(StateSpace(words, EVICTION_V_MAX), system=EVICTION_SYSTEM), EVICTION_STEPS)
     last = len(trace) - 1
@@ -95,12 +97,12 @@ def check_eviction_prediction(leaves: Any) -> ExerciseReport:
 
 # -- push: FIFO's U on a list --------------------------------------------------------------------------------------
 
-PUSH_CRITERIA = {
+PUSH_CRITERIA: dict[str, tuple[Any, ...]] = {
     "returns the window": ("push returns the window after U, a list of messages",
                            "return the new list at the end of push (U gives back ω_{t+1})"),
     "leaves its input unchanged": ("the caller's list is the same after the call",
-                                   "build a new list (window + [new]) instead of appending to the caller's: "
-                                   "U leaves its inputs unchanged"),
+                                   ("build a new list (window + [new]) instead of appending to the caller's: "
+                                    "U leaves its inputs unchanged")),
     "appends at the end": ("the new message is last and the others keep their order",
                            "put the new message after the others: window + [new]", ("returns the window",)),
     "no eviction while it fits": ("nothing leaves while Σμ ≤ V_max, even at Σμ = V_max",

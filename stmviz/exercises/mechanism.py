@@ -22,7 +22,7 @@ from ..core.space import State, StateSpace
 from .checking import Checks, ExerciseReport, checked_run
 from .predicting import read_choice
 
-__all__ = ["check_keep_first", "KEEP_FIRST_STEPS", "check_window_prediction", "WINDOW_STEPS", "WINDOW_V_MAX"]
+__all__ = ["KEEP_FIRST_STEPS", "WINDOW_STEPS", "WINDOW_V_MAX", "check_keep_first", "check_window_prediction"]
 
 # -- the prediction: what ω_5 of the sliding window holds ---------------------------------------------------
 
@@ -37,7 +37,7 @@ WINDOW_STEPS = [
 #: The sliding window's capacity in notebook 02, in tokens.
 WINDOW_V_MAX = 30
 
-PREDICTION_CRITERIA = {
+PREDICTION_CRITERIA: dict[str, tuple[Any, ...]] = {
     "step numbers": ("the answer is a set of step numbers 0–4", "answer a set of step numbers, such as {0, 4}"),
     "the newest is kept": ("step 4's sentence, the input that just arrived, is in ω_5",
                            "U adds step 4's input and then evicts the oldest: the newest sentence always stays",
@@ -56,7 +56,7 @@ WRONG_COUNT = "you predicted {predicted} sentence(s); μ of the steps is {sizes}
 
 def window_final(v_max: int = WINDOW_V_MAX) -> set[int]:
     """The steps whose sentence the sliding window holds in ω_5: the newest few that fit (Definition 2's U, by hand)."""
-    mu, kept, total = tokens(), set(), 0
+    mu, kept, total = tokens(), set(), 0.0
     for t in reversed(range(len(WINDOW_STEPS))):
         size = mu(Element(WINDOW_STEPS[t]))
         if total + size > v_max:
@@ -103,7 +103,7 @@ KEEP_FIRST_STEPS = [
     AgentStep(thought="Book it.", observation="Booked: Trattoria Sole, Friday 19:30, two people."),
 ]
 
-KEEP_FIRST_CRITERIA = {
+KEEP_FIRST_CRITERIA: dict[str, tuple[Any, ...]] = {
     "contract": ("check_mechanism passes: U stays in Ω_STM, leaves its inputs unchanged and is repeatable",
                  "read the ✗ lines of check_mechanism(...) on your mechanism"),
     "new input kept": ("each step's input enters ω_{t+1} when everything fits",
@@ -113,8 +113,8 @@ KEEP_FIRST_CRITERIA = {
                   "skip the element of step 0 (int(meta['t']) == 0) when you look for one to evict",
                   ("contract", "new input kept")),
     "oldest first": ("the elements that leave are older than every element that stays (but the task)",
-                     "iterate over the state in canonical order (by time) and evict from the front, "
-                     "never the newest", ("contract", "new input kept")),
+                     ("iterate over the state in canonical order (by time) and evict from the front, "
+                      "never the newest"), ("contract", "new input kept")),
     "only as needed": ("no element leaves while the state fits",
                        "stop evicting as soon as `state in self.space` holds", ("contract",)),
 }

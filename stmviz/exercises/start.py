@@ -14,7 +14,7 @@ from .checking import Checks, ExerciseReport, call_answer, error_text
 
 __all__ = ["check_room_left"]
 
-ROOM_CRITERIA = {
+ROOM_CRITERIA: dict[str, tuple[Any, ...]] = {
     "a number": ("room_left returns a number of tokens", "return the room as a number, e.g. v_max - ..."),
     "the total size": ("while the sizes fit, the room is V_max − Σμ",
                        "add up the sizes (sum(sizes)): the number of elements is not their size", ("a number",)),

@@ -17,14 +17,14 @@ from ..core.space import State, StateSpace
 from .checking import Checks, ExerciseReport, call_answer, error_text
 from .predicting import read_choice
 
-__all__ = ["check_membership", "check_which_fit", "fit_candidates", "WHICH_FIT_V_MAX"]
+__all__ = ["WHICH_FIT_V_MAX", "check_membership", "check_which_fit", "fit_candidates"]
 
 # -- the prediction: which candidates fit V_max = 20 tokens --------------------------------------------------
 
 #: The capacity of the prediction "which of these sets fit?", in tokens.
 WHICH_FIT_V_MAX = 20
 
-PREDICTION_CRITERIA = {
+PREDICTION_CRITERIA: dict[str, tuple[Any, ...]] = {
     "names from the list": ("the answer is a set of the candidates' names",
                             "answer a set of names, such as {\"B\", \"E\"}"),
     "sizes add up": ("A, B and F: a set fits when the sizes of its elements add up to at most V_max",
@@ -85,7 +85,7 @@ def check_which_fit(fits: Any) -> ExerciseReport:
 
 # -- in_omega, by hand ---------------------------------------------------------------------------------------
 
-MEMBERSHIP_CRITERIA = {
+MEMBERSHIP_CRITERIA: dict[str, tuple[Any, ...]] = {
     "empty state": ("the empty set is a state (Σμ = 0 ≤ V_max)", "a sum over no elements is 0: ∅ is a state"),
     "boundary": ("a state with Σμ = V_max is in Ω_STM", "Definition 1 says Σμ(e) ≤ V_max: equality is allowed"),
     "over capacity": ("a set with Σμ > V_max is not in Ω_STM",

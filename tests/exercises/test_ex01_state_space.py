@@ -8,7 +8,12 @@ from wrong_answers import assert_exactly
 from stmviz import State, StateSpace, sizes
 from stmviz.exercise_solutions import SOLUTIONS
 from stmviz.exercises import check_membership, check_which_fit
-from stmviz.exercises.state_space import MEMBERSHIP_CRITERIA, PREDICTION_CRITERIA, WHICH_FIT_V_MAX, fit_candidates
+from stmviz.exercises.state_space import (
+    MEMBERSHIP_CRITERIA,
+    PREDICTION_CRITERIA,
+    WHICH_FIT_V_MAX,
+    fit_candidates,
+)
 
 
 def solved(key, name):

@@ -8,7 +8,12 @@ from wrong_answers import assert_exactly
 from stmviz import Element, Mechanism, State, StateSpace, Transition, run, sizes
 from stmviz.exercise_solutions import SOLUTIONS
 from stmviz.exercises import check_keep_first, check_window_prediction
-from stmviz.exercises.mechanism import KEEP_FIRST_CRITERIA, PREDICTION_CRITERIA, WINDOW_STEPS, WINDOW_V_MAX
+from stmviz.exercises.mechanism import (
+    KEEP_FIRST_CRITERIA,
+    PREDICTION_CRITERIA,
+    WINDOW_STEPS,
+    WINDOW_V_MAX,
+)
 
 
 def solved(key, name):

@@ -10,8 +10,13 @@ from wrong_answers import assert_exactly
 from stmviz import FIFOWindow, StateSpace, run, sizes
 from stmviz.exercise_solutions import SOLUTIONS
 from stmviz.exercises import check_eviction_prediction, check_fifo_push
-from stmviz.exercises.fifo import (EVICTION_CRITERIA, EVICTION_STEPS, EVICTION_SYSTEM, EVICTION_V_MAX,
-                                   PUSH_CRITERIA)
+from stmviz.exercises.fifo import (
+    EVICTION_CRITERIA,
+    EVICTION_STEPS,
+    EVICTION_SYSTEM,
+    EVICTION_V_MAX,
+    PUSH_CRITERIA,
+)
 
 PARCEL, CHECK, SENT = "My parcel 1234 has not arrived yet.", "Let me check the tracking.", "It was sent on Monday."
 
