@@ -39,7 +39,8 @@ PREDICTION_CRITERIA: dict[str, tuple[Any, ...]] = {
                         "μ counts an image as 85 tokens plus 170 per 512-pixel tile: look at μ(chart)",
                         ("names from the list",)),
 }
-WRONG_FIT = "you predicted {name} {said}; Σμ({name}) = {total} {relation} V_max = {v_max}, so it {truth}"
+SAID_FITS = "you predicted that {name} fits; Σμ({name}) = {total} > V_max = {v_max}, so it does not fit"
+SAID_DOES_NOT_FIT = "you predicted that {name} does not fit; Σμ({name}) = {total} ≤ V_max = {v_max}, so it fits"
 
 
 def fit_candidates() -> dict[str, list[Element]]:
@@ -76,10 +77,8 @@ def check_which_fit(fits: Any) -> ExerciseReport:
             truth, said = state in space, name in chosen
             if truth != said:
                 total = space.size(state)
-                c.fail(judged_by[name], WRONG_FIT.format(
-                    name=name, said="fits" if said else "does not fit", total=f"{total:g}",
-                    relation="≤" if truth else ">", v_max=WHICH_FIT_V_MAX,
-                    truth="fits" if truth else "does not fit"))
+                wrong = SAID_FITS if said else SAID_DOES_NOT_FIT
+                c.fail(judged_by[name], wrong.format(name=name, total=f"{total:g}", v_max=WHICH_FIT_V_MAX))
     return c.report()
 
 
