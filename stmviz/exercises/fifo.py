@@ -40,12 +40,12 @@ EVICTION_STEPS = [
 EVICTION_CRITERIA: dict[str, tuple[Any, ...]] = {
     "messages of the window": ("the answer is a set of the texts of messages in the window",
                                "answer a set of message texts, copied from the list above"),
-    "the pinned stays": ("the system prompt is not among the messages that leave",
+    "the pinned stays": ("the pinned system prompt: predicted rightly",
                          "a pinned message never leaves, whatever its age", ("messages of the window",)),
-    "oldest first": ("every message that leaves is older than every unpinned message that stays",
+    "oldest first": ("which messages leave before which: predicted rightly",
                      "FIFO cuts off the beginning: the oldest unpinned messages leave first",
                      ("messages of the window",)),
-    "as many as needed": ("as many messages leave as needed to bring Σμ within V_max, no more",
+    "as many as needed": ("how many messages leave: predicted rightly",
                           "evict one message at a time and stop as soon as Σμ ≤ V_max",
                           ("messages of the window",)),
 }

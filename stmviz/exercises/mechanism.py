@@ -39,13 +39,13 @@ WINDOW_V_MAX = 30
 
 PREDICTION_CRITERIA: dict[str, tuple[Any, ...]] = {
     "step numbers": ("the answer is a set of step numbers 0–4", "answer a set of step numbers, such as {0, 4}"),
-    "the newest is kept": ("step 4's sentence, the input that just arrived, is in ω_5",
+    "the newest is kept": ("step 4, the input that arrived last: predicted rightly",
                            "U adds step 4's input and then evicts the oldest: the newest sentence always stays",
                            ("step numbers",)),
-    "oldest leave first": ("every sentence that left is older than every sentence that stayed",
+    "oldest leave first": ("which sentences leave before which: predicted rightly",
                            "the window evicts from the front: what stays is the most recent few, without a gap",
                            ("step numbers",)),
-    "as many as fit": ("as many sentences as fit in V_max = 30 tokens, counted from the newest",
+    "as many as fit": ("how many sentences ω_5 holds: predicted rightly",
                        "add up μ from the newest sentence backwards while the sum stays ≤ V_max",
                        ("step numbers",)),
 }
