@@ -26,9 +26,7 @@ import pytest
         ],
         # AgentFold whole in its module
         ("stmviz.mechanisms.agentfold_extras", "stmviz.mechanisms.agentfold", "block_label"),
-        # the mechanisms' private helpers, until no module imports Memo from there
-
-
+        # the practitioners' managers in their own room
         ("stmviz.mechanisms.clear_tool_uses", "stmviz.managers.clear_tool_uses", "ClearToolUses"),
         ("stmviz.mechanisms.clear_tool_uses", "stmviz.managers.clear_tool_uses", "LANGCHAIN_PLACEHOLDER"),
         ("stmviz.mechanisms.compaction", "stmviz.managers.compaction", "Compaction"),
