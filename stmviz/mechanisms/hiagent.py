@@ -72,6 +72,13 @@ _CHECK_VALID = "check valid"  # an action holding this asks for the valid action
 _EXPANSION = ("expanded", "summary_text", "steps", "restored")  # the meta an expanded header adds to its summary
 _T_KEPT = 0.15  # a pair kept at a switch because the model still acts on its observation: just before its summary
 _SUBGOAL_LINE = re.compile(r"^\s*subgoal\s*:\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
+# The reason a retrieval that brings nothing back records (what was asked, why nothing came back): one sentence
+# with named placeholders, so that a translation can render it whole.
+_NOT_RETRIEVED = (
+    "; retrieve asked for finished subgoal(s) {asked}, but their summaries are no longer in ω (overflow dropped "
+    "them earlier, the oldest memory first, when ω or π(ω) would not fit V_max) and their pairs went with them: "
+    "nothing comes back, ω is unchanged by this request"
+)
 _RETRIEVE_CALL = re.compile(r"^\s*retrieve\s*\(\s*([0-9]+(?:\s*,\s*[0-9]+)*)?\s*\)\s*$", re.IGNORECASE)
 _VERDICTS = {True: "achieved", False: "not achieved", None: "not confirmed"}
 #: ω's groups by type, its current subgoal and largest subgoal id, each view derived from the previous ω's
@@ -796,10 +803,7 @@ class HiAgent(Mechanism):
                         raise
                     gone.append(repr(target))
             if gone:
-                why += (
-                    f"; subgoal(s) {', '.join(gone)} finished earlier and their summaries were dropped from ω for lack "
-                    f"of space (Σμ > V_max): nothing is retrieved for them"
-                )
+                why += _NOT_RETRIEVED.format(asked=", ".join(gone))
             ops.append(Operation("retrieve", {"subgoals": targets}, reason=why))
         return ops
 
