@@ -46,6 +46,11 @@ def push(window, new, mu, v_max):
         window.remove(oldest)                   # cut off the beginning, pinned messages stay
     return window
 ''',
+    "04-joke": '''
+# released: is_history_need is never called, so the top k = 3 are activated for every message;
+# paper: the controller first asks whether memory is needed, and a joke needs none
+joke_prediction = (3, 0)
+''',
     "04-judge": '''
 from stmviz.text.scm_judges import content_words
 

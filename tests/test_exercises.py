@@ -60,6 +60,7 @@ CHECKERS = {
     "01-membership": (check_membership, "in_omega"),
     "02-keep-first": (check_keep_first, "KeepFirst"),
     "03-fifo-push": (check_fifo_push, "push"),
+    "04-joke": (ex.check_joke_prediction, "joke_prediction"),
     "04-judge": (check_judge, "judge"),
     "05-subgoal": (check_subgoal_switch, "start_subgoal"),
     "06-fold": (check_fold, "fold"),
@@ -98,7 +99,7 @@ def test_the_untouched_todo_is_reported_as_not_done(key):
                 return "\n".join(e.text for e in state)
 
         report = checker(Todo)
-    elif key == "07-fifo-match":
+    elif key in ("07-fifo-match", "04-joke"):
         report = checker(None)
     else:
         report = checker(todo)

@@ -16,6 +16,7 @@ key                       checker                              what the student 
 ``01-membership``         :func:`check_membership`             ``in_omega(elements, mu, v_max)``
 ``02-keep-first``         :func:`check_keep_first`             a mechanism that never forgets step 0
 ``03-fifo-push``          :func:`check_fifo_push`              FIFO's U on a list of messages
+``04-joke``               :func:`check_joke_prediction`        predict: memories SCM activates for a joke
 ``04-judge``              :func:`check_judge`                  SCM's judgement of one memory
 ``05-subgoal``            :func:`check_subgoal_switch`         HiAgent's U when a subgoal starts
 ``06-fold``               :func:`check_fold`                   AgentFold's fold of blocks s_{x,y}
@@ -39,7 +40,7 @@ from .hiagent import check_subgoal_switch
 from .managers import check_clear_tool_results
 from .measuring import check_evidence_recall
 from .mechanism import KEEP_FIRST_STEPS, check_keep_first
-from .scm import check_judge
+from .scm import check_joke_prediction, check_judge
 from .state_space import check_membership
 from .your_own_logs import check_chat_steps
 
@@ -51,6 +52,7 @@ __all__ = [
     "check_keep_first",
     "KEEP_FIRST_STEPS",
     "check_fifo_push",
+    "check_joke_prediction",
     "check_judge",
     "check_subgoal_switch",
     "check_fold",
