@@ -40,14 +40,12 @@ TEXT = {
 
 def _joke_counts(k: int = 3) -> tuple[int, int, int]:
     """(the joke's step, activation memories for it as released, with the paper's controller) on long_dialogue."""
-    from ..core.space import StateSpace
     from ..core.trace import run
-    from ..core import sizes
     from ..mechanisms import SCM
     from ..scenarios import load_scenario
 
     scenario = load_scenario("long_dialogue")
-    space = StateSpace(sizes.tokens(), v_max=scenario.v_max)
+    space = scenario.space()  # tokens, the scenario's V_max: the notebook's space
     joke = next(t for t, step in enumerate(scenario.steps) if "joke" in step.observation)
     counts = [len(run(SCM(space, k=k, variant=v), scenario).state_at(joke + 1).where(type="activation"))
               for v in ("released", "paper")]
@@ -63,11 +61,12 @@ def check_joke_prediction(prediction: Any) -> ExerciseReport:
     >>> check_joke_prediction((3, 0)).ok
     True
     """
-    c = Checks("04 · predict: memory for a joke", {
+    criteria: dict[str, tuple[Any, ...]] = {
         "a pair": (TEXT["pair"], TEXT["pair hint"]),
         "released": (TEXT["released todo"], TEXT["released hint"], ("a pair",)),
         "paper": (TEXT["paper todo"], TEXT["paper hint"], ("a pair",)),
-    })
+    }
+    c = Checks("04 · predict: memory for a joke", criteria)
     if prediction is None or prediction is ...:
         return c.not_done(NotImplementedError("joke_prediction is None"))
     _, released, paper = _joke_counts()
@@ -96,13 +95,14 @@ def check_judge(judge: Callable[[str, str, str], Any]) -> ExerciseReport:
     True
     """
     needs = ("a verdict",)
-    c = Checks("04 · SCM's judgement", {
+    criteria: dict[str, tuple[Any, ...]] = {
         "a verdict": (TEXT["verdict"], TEXT["verdict hint"]),
         "drop": (TEXT["drop"], TEXT["drop hint"], needs),
         "summary": (TEXT["summary"], TEXT["summary hint"], needs),
         "full": (TEXT["full"], TEXT["full hint"], needs),
         "only shared words": (TEXT["only shared"], TEXT["only shared hint"], needs),
-    })
+    }
+    c = Checks("04 · SCM's judgement", criteria)
     cases = [  # (criterion, memory, summary, message, expected)
         ("drop", "Sunny all week in Riga.", "sunny week", "What is my locker code?", "drop"),
         ("drop", "Sunny all week in Riga.", "locker code", "What is my locker code?", "drop"),
