@@ -62,6 +62,11 @@ def judge(memory_text, summary_text, message):
         return "summary"                        # the summary keeps every word the message asks about
     return "full"
 ''',
+    "05-retrieve": '''
+# subgoal 3's five pairs (steps 6-10) all fit; of subgoal 1's three (steps 0-2) the overflow rule
+# drops the oldest, steps 0 and 1, in the same update: only step 2 comes back
+retrieved_steps = {2, 6, 7, 8, 9, 10}
+''',
     "05-subgoal": '''
 from stmviz import Element
 

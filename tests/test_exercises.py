@@ -62,6 +62,7 @@ CHECKERS = {
     "03-fifo-push": (check_fifo_push, "push"),
     "04-joke": (ex.check_joke_prediction, "joke_prediction"),
     "04-judge": (check_judge, "judge"),
+    "05-retrieve": (ex.check_retrieval_prediction, "retrieved_steps"),
     "05-subgoal": (check_subgoal_switch, "start_subgoal"),
     "06-fold": (check_fold, "fold"),
     "07-fifo-match": (check_fifo_match, "fifo_v_max"),
@@ -99,7 +100,7 @@ def test_the_untouched_todo_is_reported_as_not_done(key):
                 return "\n".join(e.text for e in state)
 
         report = checker(Todo)
-    elif key in ("07-fifo-match", "04-joke"):
+    elif key in ("07-fifo-match", "04-joke", "05-retrieve"):
         report = checker(None)
     else:
         report = checker(todo)
@@ -357,9 +358,9 @@ def switch_two_current(state, new_id, new_goal, summarize):
 
 @pytest.mark.parametrize("wrong, criterion, fault", [
     (switch_drops_pairs, "one summary", 'add Element(summarize'),
-    (switch_keeps_pairs, "pairs summarized", "remove every element whose meta['subgoal']"),
+    (switch_keeps_pairs, "pairs summarized", "remove every pair whose meta['subgoal']"),
     (switch_resummarizes_all, "older memory kept", 'summarize only the current subgoal'),
-    (switch_two_current, "new subgoal current", 'an older element is still current'),
+    (switch_two_current, "old subgoal closed", "remove the finished subgoal's element too"),
 ])
 def test_subgoal_switch_catches(wrong, criterion, fault):
     assert_catches(check_subgoal_switch(wrong), criterion, fault)

@@ -66,3 +66,36 @@ def test_the_prose_quotes_values_with_markers():
 def test_a_quoted_value_is_what_the_cell_prints(value, where, printed):
     token = re.compile(r"(?<![\w.,])" + re.escape(value) + r"(?![\w]|[.,]\d)")
     assert token.search(printed), f"{where} quotes {value!r}, but that cell prints:\n{printed[:1500]}"
+
+
+# -- notebooks 04-07 (issue 34): statements whose numbers come from a run, checked against that run ------------
+
+def _markdown(name: str) -> str:
+    path = Path(__file__).resolve().parents[1] / "notebooks" / f"{name}.md"
+    return re.sub(r"<!-- printed: (above|below) -->", "", path.read_text(encoding="utf-8"))
+
+
+def test_05_says_what_happens_to_the_retrieved_subgoals_before_the_next_switch():
+    """Issue 34 item 6: 05 said "at the next subgoal switch both fold back"; subgoal 1 is gone by then."""
+    from stmviz import HiAgent, load_scenario, run
+
+    scenario = load_scenario("household")
+    trace = run(HiAgent(scenario.space()), scenario)
+    ask = next(t for t, step in enumerate(trace) if any(op.type == "retrieve" for op in step.operations))
+    switch = next(s for s in range(ask + 1, len(trace)) if any(op.type == "subgoal" for op in trace[s].operations))
+    gone = {(s, e.type, e.meta["subgoal"], e.meta.get("step")) for s in range(ask + 1, switch + 1)
+            for e, why in zip(trace[s].removed, trace[s].reasons)
+            if e.meta.get("subgoal") in (1, 3) and "renewed" not in why}
+    pair_1 = next(s for s, kind, k, _ in gone if kind == "retrieved" and k == 1)
+    summary_1 = next(s for s, kind, k, _ in gone if kind == "summary" and k == 1)
+    early_3 = sorted(step for s, kind, k, step in gone if kind == "retrieved" and k == 3 and s < switch)
+    at_switch = sorted(step for s, kind, k, step in gone if kind == "retrieved" and k == 3 and s == switch)
+    got_back = len([e for e in trace.state_at(ask + 1) if e.type == "retrieved" and e.meta["subgoal"] == 3])
+    text = " ".join(_markdown("05_hiagent").split())
+    assert (pair_1, summary_1, switch) == (17, 19, 23)
+    assert "both fold back" not in text
+    assert f"drops its one retrieved pair at step {pair_1} and then its summary at step {summary_1}" in text
+    assert f"(steps {early_3[0]} and {early_3[1]}, at step 21)" in text and len(early_3) == 2
+    assert f"at the switch, step {switch}, only subgoal 3 folds back" in text
+    assert (f"giving up the {len(at_switch)} pairs it still held (steps {at_switch[0]}, {at_switch[1]} and "
+            f"{at_switch[2]}) of the {got_back} it got back") in text

@@ -18,6 +18,7 @@ key                       checker                              what the student 
 ``03-fifo-push``          :func:`check_fifo_push`              FIFO's U on a list of messages
 ``04-joke``               :func:`check_joke_prediction`        predict: memories SCM activates for a joke
 ``04-judge``              :func:`check_judge`                  SCM's judgement of one memory
+``05-retrieve``           :func:`check_retrieval_prediction`   predict: the steps retrieve(1, 3) brings back
 ``05-subgoal``            :func:`check_subgoal_switch`         HiAgent's U when a subgoal starts
 ``06-fold``               :func:`check_fold`                   AgentFold's fold of blocks s_{x,y}
 ``07-fifo-match``         :func:`check_fifo_match`             the V_max a FIFO window needs to match SCM
@@ -36,7 +37,7 @@ from .build_your_own import PRIORITY_STEPS, check_priority_memory
 from .checking import Criterion, ExerciseReport
 from .compare import check_fifo_match
 from .fifo import check_fifo_push
-from .hiagent import check_subgoal_switch
+from .hiagent import check_retrieval_prediction, check_subgoal_switch
 from .managers import check_clear_tool_results
 from .measuring import check_evidence_recall
 from .mechanism import KEEP_FIRST_STEPS, check_keep_first
@@ -54,6 +55,7 @@ __all__ = [
     "check_fifo_push",
     "check_joke_prediction",
     "check_judge",
+    "check_retrieval_prediction",
     "check_subgoal_switch",
     "check_fold",
     "check_fifo_match",

@@ -12,7 +12,7 @@ import copy
 import pytest
 
 from stmviz import Element, State
-from stmviz.exercises import check_joke_prediction, check_judge
+from stmviz.exercises import check_joke_prediction, check_judge, check_retrieval_prediction, check_subgoal_switch
 from stmviz.text.scm_judges import content_words
 
 
@@ -127,3 +127,123 @@ def test_judge_catalogue(answer, faults):
     assert_catalogue(report, faults)
     if "a verdict" in faults:
         assert {c.name for c in report.not_judged} == {"drop", "summary", "full", "only shared words"}
+
+
+# -- 05 · predict: what retrieve(1, 3) brings back -------------------------------------------------------
+
+STEPS = "answer a set of ints"
+ONLY = "restores only the pairs of subgoals 1 and 3"
+SUB1 = "only as far as they fit V_max"
+SUB3 = "every one that fits"
+
+
+@pytest.mark.parametrize("answer, faults", [
+    ({0, 1, 2, 6, 7, 8, 9, 10}, {"subgoal 1": SUB1}),         # everything asked for comes back
+    ({6, 7, 8, 9, 10}, {"subgoal 1": SUB1}),                  # subgoal 1 does not fit at all
+    ({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, {"only subgoals 1 and 3": ONLY, "subgoal 1": SUB1}),  # 1 to 3, a range
+    ({2, 10}, {"subgoal 3": SUB3}),                           # only the last pair of each
+    ({1, 3}, {"only subgoals 1 and 3": ONLY, "subgoal 1": SUB1, "subgoal 3": SUB3}),  # the ids, not steps
+    ("2, 6-10", {"a set of steps": STEPS}),                   # a string
+    ({2.0, 6.0}, {"a set of steps": STEPS}),                  # floats
+    (2, {"a set of steps": STEPS}),                           # one number, not a set
+])
+def test_retrieval_prediction_catalogue(answer, faults):
+    report = check_retrieval_prediction(answer)
+    assert_catalogue(report, faults)
+    if "a set of steps" in faults:
+        assert {c.name for c in report.not_judged} == {"only subgoals 1 and 3", "subgoal 1", "subgoal 3"}
+
+
+def test_retrieval_prediction_explains_what_overflow_dropped():
+    text = str(check_retrieval_prediction({0, 1, 2, 6, 7, 8, 9, 10}))
+    assert "you predicted steps [0, 1, 2] of subgoal 1; ω_17 holds steps [2]" in text
+    assert "overflow dropped steps [0, 1] in the same update" in text
+
+
+# -- 05 · HiAgent's subgoal switch ----------------------------------------------------------------------
+
+def _current(state):
+    goal = next(e for e in state if e.meta.get("current"))
+    return goal, goal.meta["subgoal"]
+
+
+def _new(new_id, new_goal, **meta):
+    return Element(new_goal, {"type": "subgoal", "subgoal": new_id, "current": True, **meta})
+
+
+def switch_drops_pairs(state, new_id, new_goal, summarize):  # forgets to write the summary
+    goal, done = _current(state)
+    finished = {e for e in state if e.meta.get("subgoal") == done}
+    return (state - finished) | {_new(new_id, new_goal)}
+
+
+def switch_keeps_pairs(state, new_id, new_goal, summarize):  # summarizes, but leaves the pairs in ω
+    goal, done = _current(state)
+    pairs = [e.text for e in state if e.meta.get("type") == "pair"]
+    summary = Element(summarize(goal.text, pairs), {"type": "summary", "subgoal": done})
+    return (state - {goal}) | {summary, _new(new_id, new_goal)}
+
+
+def switch_resummarizes_all(state, new_id, new_goal, summarize):  # folds the older summary in again
+    goal, done = _current(state)
+    memory = {e for e in state if e.meta.get("type") in ("pair", "summary", "subgoal")}
+    texts = [e.text for e in state if e.meta.get("type") in ("pair", "summary")]
+    summary = Element(summarize(goal.text, texts), {"type": "summary", "subgoal": done})
+    return (state - memory) | {summary, _new(new_id, new_goal)}
+
+
+def switch_keeps_old_goal(state, new_id, new_goal, summarize):  # removes the pairs, not the subgoal element
+    goal, done = _current(state)
+    finished = {e for e in state if e.meta.get("type") == "pair" and e.meta.get("subgoal") == done}
+    summary = Element(summarize(goal.text, [e.text for e in sorted(finished, key=lambda e: e.meta["t"])]),
+                      {"type": "summary", "subgoal": done})
+    return (state - finished) | {summary, _new(new_id, new_goal)}
+
+
+def switch_new_not_current(state, new_id, new_goal, summarize):  # the new subgoal enters without the flag
+    goal, done = _current(state)
+    finished = [e for e in state if e.meta.get("subgoal") == done and e.meta.get("type") in ("pair", "subgoal")]
+    pairs = [e.text for e in sorted(finished, key=lambda e: e.meta["t"]) if e.meta["type"] == "pair"]
+    summary = Element(summarize(goal.text, pairs), {"type": "summary", "subgoal": done})
+    return (state - finished) | {summary, Element(new_goal, {"type": "subgoal", "subgoal": new_id})}
+
+
+def switch_summarizes_elements(state, new_id, new_goal, summarize):  # passes the elements, not their texts
+    goal, done = _current(state)
+    pairs = [e for e in state if e.meta.get("type") == "pair" and e.meta.get("subgoal") == done]
+    summary = Element(summarize(goal.text, pairs), {"type": "summary", "subgoal": done})
+    return (state - set(pairs) - {goal}) | {summary, _new(new_id, new_goal)}
+
+
+def switch_returns_added(state, new_id, new_goal, summarize):  # returns only what enters
+    goal, done = _current(state)
+    pairs = [e.text for e in state if e.meta.get("type") == "pair" and e.meta.get("subgoal") == done]
+    return {Element(summarize(goal.text, pairs), {"type": "summary", "subgoal": done}), _new(new_id, new_goal)}
+
+
+def switch_text_of_goal(state, new_id, new_goal, summarize):  # the summary holds the goal, not the summarizer's text
+    goal, done = _current(state)
+    finished = {e for e in state if e.meta.get("subgoal") == done and e.meta.get("type") in ("pair", "subgoal")}
+    summary = Element(goal.text, {"type": "summary", "subgoal": done})
+    return (state - finished) | {summary, _new(new_id, new_goal)}
+
+
+SUMMARY = "add Element(summarize(goal, pair texts)"
+SUMMARY_TEXT = "the texts of the finished subgoal's pairs"
+
+
+@pytest.mark.parametrize("answer, faults", [
+    (switch_drops_pairs, {"one summary": SUMMARY}),
+    (switch_keeps_pairs, {"pairs summarized": "remove every pair whose meta['subgoal']"}),
+    (switch_resummarizes_all, {"one summary": SUMMARY_TEXT, "older memory kept": "summarize only the current subgoal"}),
+    (switch_keeps_old_goal, {"old subgoal closed": "remove the finished subgoal's element too"}),
+    (switch_new_not_current, {"new subgoal current": "'current': True"}),
+    (switch_summarizes_elements, {"a state": "your code raised"}),
+    (switch_returns_added, {"older memory kept": "keep the task and the older summaries"}),
+    (switch_text_of_goal, {"one summary": SUMMARY_TEXT}),
+])
+def test_subgoal_switch_catalogue(answer, faults):
+    report = check_subgoal_switch(answer)
+    assert_catalogue(report, faults)
+    if "a state" in faults:
+        assert len(report.not_judged) == len(report.criteria) - 1
