@@ -79,6 +79,10 @@ def start_subgoal(state, new_id, new_goal, summarize):
     new = Element(new_goal, {"type": "subgoal", "subgoal": new_id, "current": True})
     return (state - finished) | {summary, new}
 ''',
+    "06-blocks": '''
+# the directive [0, 6] is a deep consolidation: the blocks s_{0,0} ... s_{5,5} and I_6 become one block
+blocks_after = [(0, 6)]
+''',
     "06-fold": '''
 def fold(blocks, latest, x, sigma):
     t_1 = latest[0]                                    # the latest interaction is step t-1

@@ -64,6 +64,7 @@ CHECKERS = {
     "04-judge": (check_judge, "judge"),
     "05-retrieve": (ex.check_retrieval_prediction, "retrieved_steps"),
     "05-subgoal": (check_subgoal_switch, "start_subgoal"),
+    "06-blocks": (ex.check_blocks_prediction, "blocks_after"),
     "06-fold": (check_fold, "fold"),
     "07-fifo-match": (check_fifo_match, "fifo_v_max"),
     "08-priority": (check_priority_memory, "PriorityMemory"),
@@ -100,7 +101,7 @@ def test_the_untouched_todo_is_reported_as_not_done(key):
                 return "\n".join(e.text for e in state)
 
         report = checker(Todo)
-    elif key in ("07-fifo-match", "04-joke", "05-retrieve"):
+    elif key in ("07-fifo-match", "04-joke", "05-retrieve", "06-blocks"):
         report = checker(None)
     else:
         report = checker(todo)
@@ -393,11 +394,11 @@ def fold_condensation_merges_previous(blocks, latest, x, sigma):
 
 
 @pytest.mark.parametrize("wrong, criterion, fault", [
-    (fold_everything, "consolidation", 'keep the blocks that end before x'),
-    (fold_keeps_merged, "cover", 'must not stay next to the block that replaces it'),
-    (fold_forgets_latest, "condensation", 'blocks + [((t - 1, t - 1), sigma)]'),
+    (fold_everything, "kept blocks", 'keep every block whose range ends before x'),
+    (fold_keeps_merged, "merged blocks gone", 'must not stay next to the block that replaces it'),
+    (fold_forgets_latest, "one new block", 'add exactly one block for the directive'),
     (fold_own_text, "agent's text", 'use sigma'),
-    (fold_condensation_merges_previous, "condensation", 'blocks + [((t - 1, t - 1), sigma)]'),
+    (fold_condensation_merges_previous, "kept blocks", 'keep every block whose range ends before x'),
 ])
 def test_fold_catches(wrong, criterion, fault):
     assert_catches(check_fold(wrong), criterion, fault)

@@ -20,6 +20,7 @@ key                       checker                              what the student 
 ``04-judge``              :func:`check_judge`                  SCM's judgement of one memory
 ``05-retrieve``           :func:`check_retrieval_prediction`   predict: the steps retrieve(1, 3) brings back
 ``05-subgoal``            :func:`check_subgoal_switch`         HiAgent's U when a subgoal starts
+``06-blocks``             :func:`check_blocks_prediction`      predict: the blocks after a deep consolidation
 ``06-fold``               :func:`check_fold`                   AgentFold's fold of blocks s_{x,y}
 ``07-fifo-match``         :func:`check_fifo_match`             the V_max a FIFO window needs to match SCM
 ``08-priority``           :func:`check_priority_memory`        a mechanism using the priority D_1
@@ -32,7 +33,7 @@ key                       checker                              what the student 
 from __future__ import annotations
 
 from ..core import guards
-from .agentfold import check_fold
+from .agentfold import check_blocks_prediction, check_fold
 from .build_your_own import PRIORITY_STEPS, check_priority_memory
 from .checking import Criterion, ExerciseReport
 from .compare import check_fifo_match
@@ -57,6 +58,7 @@ __all__ = [
     "check_judge",
     "check_retrieval_prediction",
     "check_subgoal_switch",
+    "check_blocks_prediction",
     "check_fold",
     "check_fifo_match",
     "check_priority_memory",

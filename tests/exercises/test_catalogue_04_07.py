@@ -7,12 +7,17 @@ judged, and that no wrong answer passes (issue 34: checkers by fault).
 
 from __future__ import annotations
 
-import copy
-
 import pytest
 
-from stmviz import Element, State
-from stmviz.exercises import check_joke_prediction, check_judge, check_retrieval_prediction, check_subgoal_switch
+from stmviz import Element
+from stmviz.exercises import (
+    check_blocks_prediction,
+    check_fold,
+    check_joke_prediction,
+    check_judge,
+    check_retrieval_prediction,
+    check_subgoal_switch,
+)
 from stmviz.text.scm_judges import content_words
 
 
@@ -172,7 +177,7 @@ def _new(new_id, new_goal, **meta):
 
 
 def switch_drops_pairs(state, new_id, new_goal, summarize):  # forgets to write the summary
-    goal, done = _current(state)
+    _, done = _current(state)
     finished = {e for e in state if e.meta.get("subgoal") == done}
     return (state - finished) | {_new(new_id, new_goal)}
 
@@ -247,3 +252,97 @@ def test_subgoal_switch_catalogue(answer, faults):
     assert_catalogue(report, faults)
     if "a state" in faults:
         assert len(report.not_judged) == len(report.criteria) - 1
+
+
+# -- 06 · predict: the blocks after a deep consolidation ------------------------------------------------
+
+RANGES = "answer a list of pairs of ints"
+LEAVE = "replaces every block from step x on"
+NEW = "makes ONE block s_{x,t−1}"
+ELSE = "I_{t−1} does not become a block of its own"
+
+
+@pytest.mark.parametrize("answer, faults", [
+    ([(0, 5), (6, 6)], {"the new block": NEW, "nothing else": ELSE}),        # folds the blocks, keeps I_6 apart
+    ([(0, 0), (1, 1), (2, 2), (3, 3), (4, 4), (5, 5), (6, 6)],               # reads it as a condensation
+     {"merged blocks leave": LEAVE, "the new block": NEW, "nothing else": ELSE}),
+    ([(0, 0), (1, 1), (2, 2), (3, 3), (4, 4), (5, 5), (0, 6)], {"merged blocks leave": LEAVE}),  # adds, keeps the old
+    ([(0, 6), (7, 7)], {"nothing else": ELSE}),                                # one step ahead
+    ([(0, 7)], {"the new block": NEW, "nothing else": ELSE}),                  # the range ends at t, not t − 1
+    ([0, 6], {"a list of ranges": RANGES}),                                    # one range, not a list of them
+    ("(0, 6)", {"a list of ranges": RANGES}),                                  # a string
+])
+def test_blocks_prediction_catalogue(answer, faults):
+    report = check_blocks_prediction(answer)
+    assert_catalogue(report, faults)
+    if "a list of ranges" in faults:
+        assert {c.name for c in report.not_judged} == {"merged blocks leave", "the new block", "nothing else"}
+
+
+# -- 06 · AgentFold's fold ------------------------------------------------------------------------------
+
+def fold_ends_at_t(blocks, latest, x, sigma):  # issue 34: the range ends at t instead of t − 1
+    t = latest[0] + 1
+    return [(r, text) for r, text in blocks if r[1] < x] + [((x, t), sigma)]
+
+
+def fold_keeps_merged(blocks, latest, x, sigma):  # adds the new block, leaves the merged ones
+    return blocks + [((x, latest[0]), sigma)]
+
+
+def fold_in_place(blocks, latest, x, sigma):  # right result, built in the caller's list
+    while blocks and blocks[-1][0][1] >= x:
+        blocks.pop()
+    blocks.append(((x, latest[0]), sigma))
+    return blocks
+
+
+def fold_own_text(blocks, latest, x, sigma):  # writes its own summary instead of the agent's
+    kept = [(r, t) for r, t in blocks if r[1] < x]
+    merged = " ".join(t for r, t in blocks if r[1] >= x) + " " + latest[1]
+    return kept + [((x, latest[0]), merged.strip())]
+
+
+def fold_everything(blocks, latest, x, sigma):  # a consolidation always folds from step 0
+    return [((0, latest[0]), sigma)] if x < latest[0] else blocks + [((x, x), sigma)]
+
+
+def fold_new_first(blocks, latest, x, sigma):  # the new block put in front
+    return [((x, latest[0]), sigma)] + [(r, t) for r, t in blocks if r[1] < x]
+
+
+def fold_forgets_latest(blocks, latest, x, sigma):  # folds only the blocks; a condensation adds nothing
+    kept = [(r, t) for r, t in blocks if r[1] < x]
+    return kept + ([((x, latest[0] - 1), sigma)] if x < latest[0] else [])
+
+
+def fold_latest_text(blocks, latest, x, sigma):  # the new block holds I_{t-1}'s text
+    return [(r, t) for r, t in blocks if r[1] < x] + [((x, latest[0]), latest[1])]
+
+
+def fold_dict(blocks, latest, x, sigma):  # returns a mapping range -> text
+    kept = {r: t for r, t in blocks if r[1] < x}
+    kept[(x, latest[0])] = sigma
+    return kept
+
+
+RANGE = "not at t"
+TEXT_SIGMA = "use sigma"
+
+
+@pytest.mark.parametrize("answer, faults", [
+    (fold_ends_at_t, {"range": RANGE}),
+    (fold_keeps_merged, {"merged blocks gone": "must not stay next to the block that replaces it"}),
+    (fold_in_place, {"inputs unchanged": "do not append to, pop from"}),
+    (fold_own_text, {"agent's text": TEXT_SIGMA}),
+    (fold_everything, {"kept blocks": "keep every block whose range ends before x", "range": RANGE}),
+    (fold_new_first, {"one new block": "at the end of the list"}),
+    (fold_forgets_latest, {"one new block": "add exactly one block"}),
+    (fold_latest_text, {"agent's text": TEXT_SIGMA}),
+    (fold_dict, {"a list of blocks": "return a list of blocks"}),
+])
+def test_fold_catalogue(answer, faults):
+    report = check_fold(answer)
+    assert_catalogue(report, faults)
+    if "a list of blocks" in faults:
+        assert {c.name for c in report.not_judged} >= {"kept blocks", "range", "agent's text"}
