@@ -89,6 +89,11 @@ def fold(blocks, latest, x, sigma):
     kept = [(r, text) for r, text in blocks if r[1] < x]  # blocks that end before x stay
     return kept + [((x, t_1), sigma)]                  # x = t-1: condensation; x < t-1: consolidation
 ''',
+    "07-keepers": '''
+# only SCM retrieves the turn a question asks about; FIFO and HiAgent (no subgoals: a window) keep the newest
+# turns, and AgentFold's fallback summaries keep sentences, not the names and dates the probes ask for
+keepers = {"SCM"}
+''',
     "07-fifo-match": '''
 from stmviz import SCM, FIFOWindow, load_scenario, metrics, run
 

@@ -66,6 +66,7 @@ CHECKERS = {
     "05-subgoal": (check_subgoal_switch, "start_subgoal"),
     "06-blocks": (ex.check_blocks_prediction, "blocks_after"),
     "06-fold": (check_fold, "fold"),
+    "07-keepers": (ex.check_keepers_prediction, "keepers"),
     "07-fifo-match": (check_fifo_match, "fifo_v_max"),
     "08-priority": (check_priority_memory, "PriorityMemory"),
     "09-chat-steps": (check_chat_steps, "chat_steps"),
@@ -101,7 +102,7 @@ def test_the_untouched_todo_is_reported_as_not_done(key):
                 return "\n".join(e.text for e in state)
 
         report = checker(Todo)
-    elif key in ("07-fifo-match", "04-joke", "05-retrieve", "06-blocks"):
+    elif key in ("07-fifo-match", "04-joke", "05-retrieve", "06-blocks", "07-keepers"):
         report = checker(None)
     else:
         report = checker(todo)

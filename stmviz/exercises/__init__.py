@@ -22,6 +22,7 @@ key                       checker                              what the student 
 ``05-subgoal``            :func:`check_subgoal_switch`         HiAgent's U when a subgoal starts
 ``06-blocks``             :func:`check_blocks_prediction`      predict: the blocks after a deep consolidation
 ``06-fold``               :func:`check_fold`                   AgentFold's fold of blocks s_{x,y}
+``07-keepers``            :func:`check_keepers_prediction`     predict: which mechanisms keep a probe
 ``07-fifo-match``         :func:`check_fifo_match`             the V_max a FIFO window needs to match SCM
 ``08-priority``           :func:`check_priority_memory`        a mechanism using the priority D_1
 ``09-chat-steps``         :func:`check_chat_steps`             a chat cut into steps (output, input)
@@ -36,7 +37,7 @@ from ..core import guards
 from .agentfold import check_blocks_prediction, check_fold
 from .build_your_own import PRIORITY_STEPS, check_priority_memory
 from .checking import Criterion, ExerciseReport
-from .compare import check_fifo_match
+from .compare import check_fifo_match, check_keepers_prediction
 from .fifo import check_fifo_push
 from .hiagent import check_retrieval_prediction, check_subgoal_switch
 from .managers import check_clear_tool_results
@@ -60,6 +61,7 @@ __all__ = [
     "check_subgoal_switch",
     "check_blocks_prediction",
     "check_fold",
+    "check_keepers_prediction",
     "check_fifo_match",
     "check_priority_memory",
     "PRIORITY_STEPS",

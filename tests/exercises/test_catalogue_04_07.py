@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import pytest
 
-from stmviz import Element
+from stmviz import SCM, AgentFold, Element, FIFOWindow, HiAgent
+from stmviz.exercise_solutions import SOLUTIONS
 from stmviz.exercises import (
     check_blocks_prediction,
+    check_fifo_match,
     check_fold,
     check_joke_prediction,
     check_judge,
+    check_keepers_prediction,
     check_retrieval_prediction,
     check_subgoal_switch,
 )
@@ -29,7 +32,7 @@ def assert_catalogue(report, faults):
     for c in report.failures:
         assert faults[c.name] in c.hint, f"the hint of ✗ {c.name} should name its fault ({faults[c.name]!r}):\n{report}"
     for c in report.not_judged:
-        assert "not judged until" in c.detail and any(f"'{f}'" in c.detail for f in faults), str(report)
+        assert "not judged until" in c.detail and any(repr(f) in c.detail for f in faults), str(report)
 
 
 # -- 04 · predict: memory for a joke --------------------------------------------------------------------
@@ -346,3 +349,69 @@ def test_fold_catalogue(answer, faults):
     assert_catalogue(report, faults)
     if "a list of blocks" in faults:
         assert {c.name for c in report.not_judged} >= {"kept blocks", "range", "agent's text"}
+
+
+# -- 07 · predict: who keeps a probe --------------------------------------------------------------------
+
+FIFO_H = "every probe asks about a turn long gone"
+SCM_H = "a question brings back the turn it asks about"
+HIAGENT_H = "here it is a window"
+AGENTFOLD_H = "not the names and dates"
+NAMES = "answer a set of names"
+
+
+@pytest.mark.parametrize("answer, faults", [
+    ({"SCM", "AgentFold"}, {"AgentFold": AGENTFOLD_H}),                  # trusts the summaries
+    ({"SCM", "HiAgent", "AgentFold"}, {"HiAgent": HIAGENT_H, "AgentFold": AGENTFOLD_H}),  # "they all summarize"
+    (set(), {"SCM": SCM_H}),                                             # the window is too small for anyone
+    ({"FIFOWindow", "SCM", "HiAgent", "AgentFold"},                      # V_max is the same for all
+     {"FIFOWindow": FIFO_H, "HiAgent": HIAGENT_H, "AgentFold": AGENTFOLD_H}),
+    ({"FIFOWindow"}, {"FIFOWindow": FIFO_H, "SCM": SCM_H}),               # the simplest keeps the most
+    ({"scm"}, {"a set of names": NAMES}),                                # a misspelt name
+    ("SCM", {"a set of names": NAMES}),                                  # a string, not a set
+])
+def test_keepers_prediction_catalogue(answer, faults):
+    report = check_keepers_prediction(answer)
+    assert_catalogue(report, faults)
+    if "a set of names" in faults:
+        assert {c.name for c in report.not_judged} == {"FIFOWindow", "SCM", "HiAgent", "AgentFold"}
+
+
+def test_keepers_prediction_takes_the_classes_too():
+    assert check_keepers_prediction({SCM}).ok
+    assert {c.name for c in check_keepers_prediction([FIFOWindow, HiAgent, AgentFold]).failures} == {
+        "FIFOWindow", "SCM", "HiAgent", "AgentFold"}
+
+
+# -- 07 · what FIFO needs to match SCM ------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def fifo_v_max():
+    namespace: dict = {}
+    exec(compile(SOLUTIONS["07-fifo-match"], "solution 07-fifo-match", "exec"), namespace)  # noqa: S102 - the reference solution, our own code
+    return namespace["fifo_v_max"]
+
+
+WHOLE = "answer an int"
+ABOVE = "the answer lies above it"
+ENOUGH = "try larger values"
+SMALLEST = "search downwards"
+
+
+@pytest.mark.parametrize("wrong, faults", [
+    (lambda right: 800, {"above the scenario's V_max": ABOVE}),   # the scenario's own V_max
+    (lambda right: 300, {"above the scenario's V_max": ABOVE}),   # below it
+    (lambda right: float(right), {"a whole number": WHOLE}),      # the right size as a float
+    (lambda right: str(right), {"a whole number": WHOLE}),        # as a string
+    (lambda right: True, {"a whole number": WHOLE}),              # a yes
+    (lambda right: 2 * 800, {"enough": ENOUGH}),                  # "twice should do"
+    (lambda right: right - 1, {"enough": ENOUGH}),                # one token short
+    (lambda right: right + 1, {"smallest": SMALLEST}),            # stopped the search one too early
+    (lambda right: 10 ** 5, {"smallest": SMALLEST}),              # the whole dialogue and more
+])
+def test_fifo_match_catalogue(wrong, faults, fifo_v_max):
+    report = check_fifo_match(wrong(fifo_v_max))
+    assert_catalogue(report, faults)
+    judged = [c.name for c in report.criteria if c.passed is not None]
+    order = ["a whole number", "above the scenario's V_max", "enough", "smallest"]
+    assert judged == order[: len(judged)]  # a criterion is judged only once those it builds on are met
