@@ -535,7 +535,8 @@ def test_household_retrieval_of_a_dropped_subgoal_says_what_was_asked_and_why_no
     assert asks and dropped and dropped[-1] < asks[0]
     t = asks[0]
     op = next(op for op in trace[t].operations if op.type == "retrieve")
-    assert "retrieve asked for finished subgoal(s) 2" in op.reason and "nothing comes back" in op.reason
+    assert op.reason.startswith("nothing comes back for subgoal(s) 2: their summaries are no longer in ω")
+    assert "retrieval requested at step 29" in op.reason
     assert not [e for e in trace[t].added if e.type == "retrieved"]
     assert not [e for e in trace.state_at(t + 1) if e.meta.get("subgoal") == 2]
     assert "back in full" not in scenario.steps[t].thought
