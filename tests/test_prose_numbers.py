@@ -99,3 +99,29 @@ def test_05_says_what_happens_to_the_retrieved_subgoals_before_the_next_switch()
     assert f"at the switch, step {switch}, only subgoal 3 folds back" in text
     assert (f"giving up the {len(at_switch)} pairs it still held (steps {at_switch[0]}, {at_switch[1]} and "
             f"{at_switch[2]}) of the {got_back} it got back") in text
+
+
+def test_04_to_07_predict_prompts_state_the_runs_facts():
+    """The 'predict, then run' prompts of 04-07 state facts of the scenarios; each is held to the run."""
+    from stmviz import SCM, AgentFold, HiAgent, load_scenario, run
+
+    text = {name: " ".join(_markdown(name).split()) for name in ("04_scm", "05_hiagent", "06_agentfold", "07_compare")}
+    dialogue = load_scenario("long_dialogue")
+    assert "with $k = 3$" in text["04_scm"] and SCM(dialogue.space()).k == 3
+
+    household = load_scenario("household")
+    trace = run(HiAgent(household.space()), household)
+    ranges = {e.meta["subgoal"]: tuple(e.meta["range"]) for e in trace.state_at(16).where(type="summary")}
+    assert "Subgoal 1 holds the pairs of steps 0–2, subgoal 3 those of steps 6–10" in text["05_hiagent"]
+    assert (ranges[1], ranges[3]) == ((0, 2), (6, 10))
+    assert f"$V_{{max}}$ is {household.v_max} tokens" in text["05_hiagent"]
+
+    research = load_scenario("web_research")
+    folded = run(AgentFold(research.space()), research)
+    blocks = [tuple(e.meta["range"]) for e in AgentFold.blocks(folded.state_at(7))]
+    assert blocks == [(s, s) for s in range(6)]
+    assert "$s_{0,0}, s_{1,1}, \\dots, s_{5,5}$ and the latest interaction $I_6$" in text["06_agentfold"]
+    assert tuple(research.steps[7].directives["fold"]["range"]) == (0, 6) and "range $[0, 6]$" in text["06_agentfold"]
+
+    assert f"whose {len(dialogue.probes)} probes ask" in text["07_compare"]
+    assert f"at its $V_{{max}}$ of {dialogue.v_max} tokens" in text["07_compare"]
