@@ -214,8 +214,8 @@ STEPS = [
     ),
     # ---------------------------------------------------------------- subgoal 8: plate to the dining table
     (
-        "Last subgoal: a plate for the slice. I saw a plate when I checked the fridge; retrieve(2) brings "
-        "that trajectory back in full.",
+        "Last subgoal: a plate for the slice. I saw a plate when I checked the fridge; retrieve(2) asks for "
+        "that trajectory again, if my memory still holds it.",
         "inventory",
         "You are carrying: a appleslice 1.",
         {"subgoal": "Put the slice on a plate on the dining table", "directives": {"retrieve": [2]}},

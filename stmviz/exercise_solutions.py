@@ -56,6 +56,11 @@ def push(window, new, mu, v_max):
         window.remove(oldest)                   # cut off the beginning, pinned messages stay
     return window
 ''',
+    "04-joke": '''
+# released: is_history_need is never called, so the top k = 3 are activated for every message;
+# paper: the controller first asks whether memory is needed, and a joke needs none
+joke_prediction = (3, 0)
+''',
     "04-judge": '''
 from stmviz.text.scm_judges import content_words
 
@@ -66,6 +71,11 @@ def judge(memory_text, summary_text, message):
     if shared <= content_words(summary_text):
         return "summary"                        # the summary keeps every word the message asks about
     return "full"
+''',
+    "05-retrieve": '''
+# subgoal 3's five pairs (steps 6-10) all fit; of subgoal 1's three (steps 0-2) the overflow rule
+# drops the oldest, steps 0 and 1, in the same update: only step 2 comes back
+retrieved_steps = {2, 6, 7, 8, 9, 10}
 ''',
     "05-subgoal": '''
 from stmviz import Element
@@ -79,11 +89,20 @@ def start_subgoal(state, new_id, new_goal, summarize):
     new = Element(new_goal, {"type": "subgoal", "subgoal": new_id, "current": True})
     return (state - finished) | {summary, new}
 ''',
+    "06-blocks": '''
+# the directive [0, 6] is a deep consolidation: the blocks s_{0,0} ... s_{5,5} and I_6 become one block
+blocks_after = [(0, 6)]
+''',
     "06-fold": '''
 def fold(blocks, latest, x, sigma):
     t_1 = latest[0]                                    # the latest interaction is step t-1
     kept = [(r, text) for r, text in blocks if r[1] < x]  # blocks that end before x stay
     return kept + [((x, t_1), sigma)]                  # x = t-1: condensation; x < t-1: consolidation
+''',
+    "07-keepers": '''
+# only SCM retrieves the turn a question asks about; FIFO and HiAgent (no subgoals: a window) keep the newest
+# turns, and AgentFold's fallback summaries keep sentences, not the names and dates the probes ask for
+keepers = {"SCM"}
 ''',
     "07-fifo-match": '''
 from stmviz import SCM, FIFOWindow, load_scenario, metrics, run

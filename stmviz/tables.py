@@ -17,7 +17,7 @@ from .core import guards
 from .core.errors import InvalidArgumentError
 from .core.formatting import shorten, text_table
 
-__all__ = ["Table", "table", "WHOLE_COLUMNS"]
+__all__ = ["Table", "table", "WHOLE_COLUMNS", "Log"]
 
 #: Columns never cut, whatever ``width``: they say why (a trace's reasons, a forgetting's explanation).
 WHOLE_COLUMNS = ("why", "explanation", "rule")
@@ -175,3 +175,53 @@ def table(
 def _cut(cell: str, width: int) -> str:
     """A cell cut to ``width`` characters, ending in "…" (0: whole, line breaks kept for HTML)."""
     return cell if not width or len(cell) <= width else shorten(cell, width)
+
+
+#: What a folded log says in its first line; whole sentences with named placeholders (translatable).
+LOG_TEXT = {
+    "summary": "{title}: {n} lines, the first {shown} below",
+    "more": "… {rest} more lines: .full() prints them all",
+    "html_summary": "{title}: {n} lines (click to show them all)",
+}
+
+
+class Log:
+    """A long log folded to a summary line: the first ``head`` lines, the whole log on demand.
+
+    It prints as the summary, those lines and how to see the rest (``.full()``); in
+    Jupyter it displays as a ``<details>`` box whose summary line opens to every line.
+    Every line is escaped in HTML, since a log carries agent content.
+
+    >>> log = Log([f"step {t}: kept" for t in range(5)], "judgements", head=2)
+    >>> log
+    judgements: 5 lines, the first 2 below
+    step 0: kept
+    step 1: kept
+    … 3 more lines: .full() prints them all
+    >>> len(log), log.lines[-1]
+    (5, 'step 4: kept')
+    """
+
+    def __init__(self, lines: Iterable[object], title: str = "log", head: int = 5) -> None:
+        self.lines = [str(line) for line in guards.items(lines, "lines", where="Log")]
+        self.title = guards.text(title, "title", where="Log")
+        self.head = guards.whole_number(head, "head", 0, where="Log")
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def full(self) -> None:
+        """Print every line of the log."""
+        print("\n".join(self.lines))
+
+    def __repr__(self) -> str:
+        shown = self.lines[: self.head]
+        out = [LOG_TEXT["summary"].format(title=self.title, n=len(self.lines), shown=len(shown)), *shown]
+        if len(self.lines) > len(shown):
+            out.append(LOG_TEXT["more"].format(rest=len(self.lines) - len(shown)))
+        return "\n".join(out)
+
+    def _repr_html_(self) -> str:
+        summary = html.escape(LOG_TEXT["html_summary"].format(title=self.title, n=len(self.lines)))
+        body = html.escape("\n".join(self.lines))
+        return f"<details><summary>{summary}</summary><pre>{body}</pre></details>"

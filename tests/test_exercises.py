@@ -63,9 +63,13 @@ CHECKERS = {
     "02-keep-first": (check_keep_first, "KeepFirst"),
     "03-which-leave": (ex.check_eviction_prediction, "leaves"),
     "03-fifo-push": (check_fifo_push, "push"),
+    "04-joke": (ex.check_joke_prediction, "joke_prediction"),
     "04-judge": (check_judge, "judge"),
+    "05-retrieve": (ex.check_retrieval_prediction, "retrieved_steps"),
     "05-subgoal": (check_subgoal_switch, "start_subgoal"),
+    "06-blocks": (ex.check_blocks_prediction, "blocks_after"),
     "06-fold": (check_fold, "fold"),
+    "07-keepers": (ex.check_keepers_prediction, "keepers"),
     "07-fifo-match": (check_fifo_match, "fifo_v_max"),
     "08-priority": (check_priority_memory, "PriorityMemory"),
     "09-chat-steps": (check_chat_steps, "chat_steps"),
@@ -101,7 +105,8 @@ def test_the_untouched_todo_is_reported_as_not_done(key):
                 return "\n".join(e.text for e in state)
 
         report = checker(Todo)
-    elif key in ("07-fifo-match", "01-which-fit", "02-predict-window", "03-which-leave"):  # a value left as None  # TODO
+    elif key in ("01-which-fit", "02-predict-window", "03-which-leave", "04-joke", "05-retrieve", "06-blocks",
+                 "07-keepers", "07-fifo-match"):  # a value left as None  # TODO
         report = checker(None)
     else:
         report = checker(todo)
@@ -359,9 +364,9 @@ def switch_two_current(state, new_id, new_goal, summarize):
 
 @pytest.mark.parametrize("wrong, criterion, fault", [
     (switch_drops_pairs, "one summary", 'add Element(summarize'),
-    (switch_keeps_pairs, "pairs summarized", "remove every element whose meta['subgoal']"),
+    (switch_keeps_pairs, "pairs summarized", "remove every pair whose meta['subgoal']"),
     (switch_resummarizes_all, "older memory kept", 'summarize only the current subgoal'),
-    (switch_two_current, "new subgoal current", 'an older element is still current'),
+    (switch_two_current, "old subgoal closed", "remove the finished subgoal's element too"),
 ])
 def test_subgoal_switch_catches(wrong, criterion, fault):
     assert_catches(check_subgoal_switch(wrong), criterion, fault)
@@ -394,11 +399,11 @@ def fold_condensation_merges_previous(blocks, latest, x, sigma):
 
 
 @pytest.mark.parametrize("wrong, criterion, fault", [
-    (fold_everything, "consolidation", 'keep the blocks that end before x'),
-    (fold_keeps_merged, "cover", 'must not stay next to the block that replaces it'),
-    (fold_forgets_latest, "condensation", 'blocks + [((t - 1, t - 1), sigma)]'),
+    (fold_everything, "kept blocks", 'keep every block whose range ends before x'),
+    (fold_keeps_merged, "merged blocks gone", 'must not stay next to the block that replaces it'),
+    (fold_forgets_latest, "one new block", 'add exactly one block for the directive'),
     (fold_own_text, "agent's text", 'use sigma'),
-    (fold_condensation_merges_previous, "condensation", 'blocks + [((t - 1, t - 1), sigma)]'),
+    (fold_condensation_merges_previous, "kept blocks", 'keep every block whose range ends before x'),
 ])
 def test_fold_catches(wrong, criterion, fault):
     assert_catches(check_fold(wrong), criterion, fault)

@@ -105,3 +105,62 @@ def test_the_predictions_of_01_to_03_are_what_their_run_cells_print():
     leaves = printed_after("03_fifo_context_window", "03-which-leave")
     last = leaves.splitlines()[-1]
     assert "'My parcel 1234 has not arrived yet.', 'Let me check the tracking.'" in last and "17 / 20" in last
+
+
+# -- notebooks 04-07 (issue 34): statements whose numbers come from a run, checked against that run ------------
+
+def _markdown(name: str) -> str:
+    path = Path(__file__).resolve().parents[1] / "notebooks" / f"{name}.md"
+    return re.sub(r"<!-- printed: (above|below) -->", "", path.read_text(encoding="utf-8"))
+
+
+def test_05_says_what_happens_to_the_retrieved_subgoals_before_the_next_switch():
+    """Issue 34 item 6: 05 said "at the next subgoal switch both fold back"; subgoal 1 is gone by then."""
+    from stmviz import HiAgent, load_scenario, run
+
+    scenario = load_scenario("household")
+    trace = run(HiAgent(scenario.space()), scenario)
+    ask = next(t for t, step in enumerate(trace) if any(op.type == "retrieve" for op in step.operations))
+    switch = next(s for s in range(ask + 1, len(trace)) if any(op.type == "subgoal" for op in trace[s].operations))
+    gone = {(s, e.type, e.meta["subgoal"], e.meta.get("step")) for s in range(ask + 1, switch + 1)
+            for e, why in zip(trace[s].removed, trace[s].reasons)
+            if e.meta.get("subgoal") in (1, 3) and "renewed" not in why}
+    pair_1 = next(s for s, kind, k, _ in gone if kind == "retrieved" and k == 1)
+    summary_1 = next(s for s, kind, k, _ in gone if kind == "summary" and k == 1)
+    early_3 = sorted(step for s, kind, k, step in gone if kind == "retrieved" and k == 3 and s < switch)
+    at_switch = sorted(step for s, kind, k, step in gone if kind == "retrieved" and k == 3 and s == switch)
+    got_back = len([e for e in trace.state_at(ask + 1) if e.type == "retrieved" and e.meta["subgoal"] == 3])
+    text = " ".join(_markdown("05_hiagent").split())
+    assert (pair_1, summary_1, switch) == (17, 19, 23)
+    assert "both fold back" not in text
+    assert f"drops its one retrieved pair at step {pair_1} and then its summary at step {summary_1}" in text
+    assert f"(steps {early_3[0]} and {early_3[1]}, at step 21)" in text and len(early_3) == 2
+    assert f"at the switch, step {switch}, only subgoal 3 folds back" in text
+    assert (f"giving up the {len(at_switch)} pairs it still held (steps {at_switch[0]}, {at_switch[1]} and "
+            f"{at_switch[2]}) of the {got_back} it got back") in text
+
+
+def test_04_to_07_predict_prompts_state_the_runs_facts():
+    """The 'predict, then run' prompts of 04-07 state facts of the scenarios; each is held to the run."""
+    from stmviz import SCM, AgentFold, HiAgent, load_scenario, run
+
+    text = {name: " ".join(_markdown(name).split()) for name in ("04_scm", "05_hiagent", "06_agentfold", "07_compare")}
+    dialogue = load_scenario("long_dialogue")
+    assert "with $k = 3$" in text["04_scm"] and SCM(dialogue.space()).k == 3
+
+    household = load_scenario("household")
+    trace = run(HiAgent(household.space()), household)
+    ranges = {e.meta["subgoal"]: tuple(e.meta["range"]) for e in trace.state_at(16).where(type="summary")}
+    assert "Subgoal 1 holds the pairs of steps 0–2, subgoal 3 those of steps 6–10" in text["05_hiagent"]
+    assert (ranges[1], ranges[3]) == ((0, 2), (6, 10))
+    assert f"$V_{{max}}$ is {household.v_max} tokens" in text["05_hiagent"]
+
+    research = load_scenario("web_research")
+    folded = run(AgentFold(research.space()), research)
+    blocks = [tuple(e.meta["range"]) for e in AgentFold.blocks(folded.state_at(7))]
+    assert blocks == [(s, s) for s in range(6)]
+    assert "$s_{0,0}, s_{1,1}, \\dots, s_{5,5}$ and the latest interaction $I_6$" in text["06_agentfold"]
+    assert tuple(research.steps[7].directives["fold"]["range"]) == (0, 6) and "range $[0, 6]$" in text["06_agentfold"]
+
+    assert f"whose {len(dialogue.probes)} probes ask" in text["07_compare"]
+    assert f"at its $V_{{max}}$ of {dialogue.v_max} tokens" in text["07_compare"]

@@ -20,9 +20,13 @@ key                       checker                              what the student 
 ``02-keep-first``         :func:`check_keep_first`             a mechanism that never forgets step 0
 ``03-which-leave``        :func:`check_eviction_prediction`    a prediction: which messages a window evicts
 ``03-fifo-push``          :func:`check_fifo_push`              FIFO's U on a list of messages
+``04-joke``               :func:`check_joke_prediction`        predict: memories SCM activates for a joke
 ``04-judge``              :func:`check_judge`                  SCM's judgement of one memory
+``05-retrieve``           :func:`check_retrieval_prediction`   predict: the steps retrieve(1, 3) brings back
 ``05-subgoal``            :func:`check_subgoal_switch`         HiAgent's U when a subgoal starts
+``06-blocks``             :func:`check_blocks_prediction`      predict: the blocks after a deep consolidation
 ``06-fold``               :func:`check_fold`                   AgentFold's fold of blocks s_{x,y}
+``07-keepers``            :func:`check_keepers_prediction`     predict: which mechanisms keep a probe
 ``07-fifo-match``         :func:`check_fifo_match`             the V_max a FIFO window needs to match SCM
 ``08-priority``           :func:`check_priority_memory`        a mechanism using the priority D_1
 ``09-chat-steps``         :func:`check_chat_steps`             a chat cut into steps (output, input)
@@ -34,16 +38,16 @@ key                       checker                              what the student 
 from __future__ import annotations
 
 from ..core import guards
-from .agentfold import check_fold
+from .agentfold import check_blocks_prediction, check_fold
 from .build_your_own import PRIORITY_STEPS, check_priority_memory
 from .checking import Criterion, ExerciseReport
-from .compare import check_fifo_match
+from .compare import check_fifo_match, check_keepers_prediction
 from .fifo import check_eviction_prediction, check_fifo_push
-from .hiagent import check_subgoal_switch
+from .hiagent import check_retrieval_prediction, check_subgoal_switch
 from .managers import check_clear_tool_results
 from .measuring import check_evidence_recall
 from .mechanism import KEEP_FIRST_STEPS, check_keep_first, check_window_prediction
-from .scm import check_judge
+from .scm import check_joke_prediction, check_judge
 from .start import check_room_left
 from .state_space import check_membership, check_which_fit
 from .your_own_logs import check_chat_steps
@@ -60,9 +64,13 @@ __all__ = [
     "KEEP_FIRST_STEPS",
     "check_eviction_prediction",
     "check_fifo_push",
+    "check_joke_prediction",
     "check_judge",
+    "check_retrieval_prediction",
     "check_subgoal_switch",
+    "check_blocks_prediction",
     "check_fold",
+    "check_keepers_prediction",
     "check_fifo_match",
     "check_priority_memory",
     "PRIORITY_STEPS",

@@ -1,4 +1,4 @@
-"""Notebook 07's exercise — the comparison: the V_max a FIFO window needs to match SCM."""
+"""Notebook 07's exercises — the comparison: predict which mechanisms keep a probe; the V_max FIFO needs to match SCM."""
 
 from __future__ import annotations
 
@@ -9,7 +9,79 @@ from ..core.mechanism import Mechanism
 from ..core.trace import run
 from .checking import Checks, ExerciseReport, error_text
 
-__all__ = ["check_fifo_match"]
+__all__ = ["check_fifo_match", "check_keepers_prediction"]
+
+MECHANISMS = ("FIFOWindow", "SCM", "HiAgent", "AgentFold")
+
+# Every sentence a student reads, whole, with named placeholders (translatable).
+TEXT = {
+    "names": "a set of mechanism names, among FIFOWindow, SCM, HiAgent, AgentFold",
+    "names hint": "answer a set of names, e.g. {\"FIFOWindow\"}: the mechanisms that keep at least one probe",
+    "names got": "got {got!r}",
+    "mechanism": "your prediction for {name} matches the run",
+    "right": "{name} keeps {kept} of {n} probes: you predicted it {said}",
+    "wrong": "you predicted {name} {said}; the run: it keeps {kept} of {n} probes",
+    "keeps some": "keeps some",
+    "keeps none": "keeps none",
+    "FIFOWindow hint": "a FIFO window keeps only the newest messages that fit V_max: every probe asks about a turn long gone",
+    "SCM hint": "SCM retrieves, for each message, the older turns most like it: a question brings back the turn it asks about",
+    "HiAgent hint": "a dialogue states no subgoal, so HiAgent never summarizes and, on overflow, drops the oldest pair: "
+                    "here it is a window",
+    "AgentFold hint": "a dialogue carries no folding directives: a rule folds, and the extractive fallback summary keeps "
+                      "sentences, not the names and dates the probes ask for",
+    "whole": "V_max is a whole number of tokens",
+    "whole got": "got {got!r} ({kind})",
+    "whole hint": "answer an int (a count of tokens), e.g. the result of a binary search over V_max",
+    "above": "V_max is larger than the scenario's, where SCM is measured",
+    "above got": "got {v_max}, not above the scenario's V_max = {scenario_v_max}",
+    "above hint": "SCM keeps its probes at the scenario's V_max and FIFO keeps fewer there: the answer lies above it",
+    "enough": "at your V_max the FIFO window keeps as many probes as SCM",
+    "enough got": "SCM keeps {target} of {n} probes at V_max = {scenario_v_max}; FIFO at V_max = {v_max}: {at}",
+    "enough hint": "a FIFO window keeps a fact only while everything said since fits: try larger values",
+    "smallest": "at V_max − 1 it keeps fewer: no smaller window will do",
+    "smallest got": "FIFO at V_max = {below_v_max} still keeps {below} of {n}: a smaller window will do",
+    "smallest hint": "search downwards too: halve the interval [scenario.v_max, your value] until it is one token wide",
+}
+
+
+def _name(item: Any) -> Any:
+    return item.__name__ if isinstance(item, type) else item
+
+
+def check_keepers_prediction(prediction: Any, scenario: str = "long_dialogue") -> ExerciseReport:
+    """Notebook 07, predict then run: which of the four mechanisms keep at least one probe at the scenario's V_max.
+
+    Each mechanism is its own criterion: a wrong guess about one is one ✗, explained by the run.
+
+    >>> check_keepers_prediction({"SCM"}).ok
+    True
+    """
+    from .. import metrics  # late: keeps this module light for notebooks 01-03
+    from ..mechanisms import SCM, AgentFold, FIFOWindow, HiAgent
+    from ..scenarios import load_scenario
+
+    needs = ("a set of names",)
+    criteria: dict[str, tuple[Any, ...]] = {"a set of names": (TEXT["names"], TEXT["names hint"])}
+    for name in MECHANISMS:
+        criteria[name] = (TEXT["mechanism"].format(name=name), TEXT[f"{name} hint"], needs)
+    c = Checks("07 · predict: who keeps a probe", criteria)
+    if prediction is None or prediction is ...:
+        return c.not_done(NotImplementedError("keepers is None"))
+    names = {_name(p) for p in prediction} if isinstance(prediction, (set, frozenset, list, tuple)) else None
+    if not c.check("a set of names", names is not None and all(n in MECHANISMS for n in names),
+                   TEXT["names got"].format(got=prediction)):
+        return c.report()
+    data = load_scenario(scenario)
+    n = len(data.probes)
+    for cls in (FIFOWindow, SCM, HiAgent, AgentFold):
+        name = cls.__name__
+        kept = sum(r.retained for r in metrics.retention(run(cls(data.space()), data), data.probes))
+        said = TEXT["keeps some"] if name in (names or set()) else TEXT["keeps none"]
+        if (kept > 0) == (name in (names or set())):
+            c.spec[name] = (TEXT["right"].format(name=name, kept=kept, n=n, said=said), TEXT[f"{name} hint"])
+        else:
+            c.fail(name, TEXT["wrong"].format(name=name, said=said, kept=kept, n=n))
+    return c.report()
 
 
 def check_fifo_match(v_max: Any, scenario: str = "long_dialogue") -> ExerciseReport:
@@ -17,37 +89,28 @@ def check_fifo_match(v_max: Any, scenario: str = "long_dialogue") -> ExerciseRep
 
     Checked by running the FIFO window at ``v_max`` and at ``v_max - 1``:
     the first must retain at least as many probes as SCM (with its defaults) at
-    ``scenario.v_max``, the second fewer.
+    ``scenario.v_max``, the second fewer. A criterion is judged only once those
+    it builds on are met (a V_max that is not enough is not asked to be the smallest).
     """
     from .. import metrics  # late: keeps this module light for notebooks 01-03
     from ..mechanisms import SCM, FIFOWindow
     from ..scenarios import load_scenario
 
-    c = Checks("07 · what FIFO needs to match SCM", {
-        "a whole number": ("V_max is a whole number of tokens",
-                           "answer an int (a count of tokens), e.g. the result of a binary search over V_max"),
-        "above the scenario's V_max": ("V_max is larger than the scenario's, where SCM is measured",
-                                       "SCM keeps its probes at the scenario's V_max and FIFO keeps fewer there: "
-                                       "the answer lies above it"),
-        "enough": ("at your V_max the FIFO window keeps as many probes as SCM",
-                   "a FIFO window keeps a fact only while everything said since fits: try larger values"),
-        "smallest": ("at V_max − 1 it keeps fewer: no smaller window will do",
-                     "search downwards too: halve the interval [scenario.v_max, your value] until it is one token wide"),
-    })
+    criteria: dict[str, tuple[Any, ...]] = {
+        "a whole number": (TEXT["whole"], TEXT["whole hint"]),
+        "above the scenario's V_max": (TEXT["above"], TEXT["above hint"], ("a whole number",)),
+        "enough": (TEXT["enough"], TEXT["enough hint"], ("above the scenario's V_max",)),
+        "smallest": (TEXT["smallest"], TEXT["smallest hint"], ("enough",)),
+    }
+    c = Checks("07 · what FIFO needs to match SCM", criteria)
     if v_max is None or v_max is ...:
         return c.not_done(NotImplementedError("fifo_v_max is None"))
     data = load_scenario(scenario)
-    unchecked = "not checked: {}".format
     if isinstance(v_max, bool) or not isinstance(v_max, int):
-        c.fail("a whole number", f"got {v_max!r} ({type(v_max).__name__})")
-        for name in ("above the scenario's V_max", "enough", "smallest"):
-            c.fail(name, unchecked("V_max is not a whole number"), hint="first answer a whole number")
+        c.fail("a whole number", TEXT["whole got"].format(got=v_max, kind=type(v_max).__name__))
         return c.report()
     if v_max <= (data.v_max or 0):
-        c.fail("above the scenario's V_max", f"got {v_max}, not above the scenario's V_max = {data.v_max}")
-        for name in ("enough", "smallest"):
-            c.fail(name, unchecked(f"V_max = {v_max} is not above the scenario's {data.v_max}"),
-                   hint="first find a V_max above the scenario's")
+        c.fail("above the scenario's V_max", TEXT["above got"].format(v_max=v_max, scenario_v_max=data.v_max))
         return c.report()
 
     def kept(mechanism: Mechanism) -> int | str:
@@ -58,13 +121,12 @@ def check_fifo_match(v_max: Any, scenario: str = "long_dialogue") -> ExerciseRep
         return sum(r.retained for r in metrics.retention(trace, data.probes))
 
     target = kept(SCM(data.space()))
-    at, below = kept(FIFOWindow(data.space(v_max=v_max))), kept(FIFOWindow(data.space(v_max=v_max - 1)))
+    at = kept(FIFOWindow(data.space(v_max=v_max)))
     n = len(data.probes)
-    enough = c.check("enough", isinstance(at, int) and isinstance(target, int) and at >= target,
-                     f"SCM keeps {target} of {n} probes at V_max = {data.v_max}; FIFO at V_max = {v_max}: {at}")
-    if not enough:  # "smallest" means the smallest V_max that is enough: not to be judged at one that is not
-        c.fail("smallest", unchecked(f"V_max = {v_max} is not enough yet"), hint="first find a V_max that is enough")
-    else:
-        c.check("smallest", not isinstance(below, int) or not isinstance(target, int) or below < target,
-                f"FIFO at V_max = {v_max - 1} still keeps {below} of {n}: a smaller window will do")
+    if not c.check("enough", isinstance(at, int) and isinstance(target, int) and at >= target,
+                   TEXT["enough got"].format(target=target, n=n, scenario_v_max=data.v_max, v_max=v_max, at=at)):
+        return c.report()
+    below = kept(FIFOWindow(data.space(v_max=v_max - 1)))
+    c.check("smallest", not isinstance(below, int) or not isinstance(target, int) or below < target,
+            TEXT["smallest got"].format(below_v_max=v_max - 1, below=below, n=n))
     return c.report()

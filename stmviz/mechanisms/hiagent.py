@@ -72,6 +72,14 @@ _CHECK_VALID = "check valid"  # an action holding this asks for the valid action
 _EXPANSION = ("expanded", "summary_text", "steps", "restored")  # the meta an expanded header adds to its summary
 _T_KEPT = 0.15  # a pair kept at a switch because the model still acts on its observation: just before its summary
 _SUBGOAL_LINE = re.compile(r"^\s*subgoal\s*:\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
+# The reasons of a retrieve operation, whole sentences with named placeholders (a translation renders each whole).
+# When a subgoal asked for is no longer in ω, the reason says so first: what was asked, why nothing came back.
+_RETRIEVAL_REQUESTED = "retrieval requested at step {t} ({origin})"
+_NOTHING_BACK = (
+    "nothing comes back for subgoal(s) {asked}: their summaries are no longer in ω (overflow dropped them earlier, "
+    "the oldest memory first, when ω or π(ω) would not fit V_max) and their pairs went with them"
+)
+
 _RETRIEVE_CALL = re.compile(r"^\s*retrieve\s*\(\s*([0-9]+(?:\s*,\s*[0-9]+)*)?\s*\)\s*$", re.IGNORECASE)
 _VERDICTS = {True: "achieved", False: "not achieved", None: "not confirmed"}
 #: ω's groups by type, its current subgoal and largest subgoal id, each view derived from the previous ω's
@@ -786,7 +794,7 @@ class HiAgent(Mechanism):
         request, origin = _retrieve_request(step)
         if request is not None:
             targets = tuple(request) if isinstance(request, (list, tuple)) else (request,)
-            why = f"retrieval requested at step {t} ({origin})"
+            why = _RETRIEVAL_REQUESTED.format(t=t, origin=origin)
             gone = []
             for target in targets:
                 try:
@@ -795,11 +803,9 @@ class HiAgent(Mechanism):
                     if not self._was_evicted(state, target, context):
                         raise
                     gone.append(repr(target))
-            if gone:
-                why += (
-                    f"; subgoal(s) {', '.join(gone)} finished earlier and their summaries were dropped from ω for lack "
-                    f"of space (Σμ > V_max): nothing is retrieved for them"
-                )
+            if gone:  # what matters first: the player and the tables show the start of a reason
+                nothing = _NOTHING_BACK.format(asked=", ".join(gone))
+                why = "; ".join([nothing, why] if len(gone) == len(targets) else [why, nothing])
             ops.append(Operation("retrieve", {"subgoals": targets}, reason=why))
         return ops
 

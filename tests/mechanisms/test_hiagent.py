@@ -434,7 +434,7 @@ def test_retrieval_of_subgoal_evicted_for_overflow_is_a_recorded_noop():
 
     trace = run(HiAgent(StateSpace(sizes.tokens(), v_max=300)), load_scenario("household"))
     ops = [op for step in trace for op in step.operations if op.type == "retrieve"]
-    evicted = [op for op in ops if "dropped from ω for lack of space" in op.reason]
+    evicted = [op for op in ops if "no longer in ω" in op.reason]
     assert all(op.params["subgoals"] for op in ops)
     assert evicted, [op.reason for op in ops]
     for t, step in enumerate(trace):
@@ -516,3 +516,27 @@ def test_hiagent_is_whole_in_its_module():
         function = getattr(value, "fget", None) or getattr(value, "__func__", value)
         if callable(function) and hasattr(function, "__code__"):
             assert function.__module__ == "stmviz.mechanisms.hiagent", (name, function.__module__)
+
+
+def test_household_retrieval_of_a_dropped_subgoal_says_what_was_asked_and_why_nothing_came_back():
+    """Issue 34 item 7: at step 29 of household the agent asks retrieve(2), whose summary overflow dropped at step 20.
+
+    The step must record what was asked and why nothing came back, and the scenario's thought must not
+    promise that the trajectory comes back in full.
+    """
+    from stmviz.scenarios import load_scenario
+
+    scenario = load_scenario("household")
+    trace = run(HiAgent(scenario.space()), scenario)
+    dropped = [t for t, step in enumerate(trace) for e in step.removed
+               if e.type == "summary" and e.meta["subgoal"] == 2 and not e.meta.get("expanded")]
+    asks = [t for t, step in enumerate(trace) for op in step.operations
+            if op.type == "retrieve" and op.params["subgoals"] == (2,)]
+    assert asks and dropped and dropped[-1] < asks[0]
+    t = asks[0]
+    op = next(op for op in trace[t].operations if op.type == "retrieve")
+    assert op.reason.startswith("nothing comes back for subgoal(s) 2: their summaries are no longer in ω")
+    assert "retrieval requested at step 29" in op.reason
+    assert not [e for e in trace[t].added if e.type == "retrieved"]
+    assert not [e for e in trace.state_at(t + 1) if e.meta.get("subgoal") == 2]
+    assert "back in full" not in scenario.steps[t].thought
