@@ -131,6 +131,11 @@ def chat_steps(messages):
         steps.append((output, None))            # the last reply, with nothing after it
     return steps
 ''',
+    "09-predict-steps": '''
+# step 0: Ada's request alone; step 1: "Let me search." then the tool's result;
+# step 2: the reply about Casa Azul then "Book Casa Azul..."; step 3: the last reply, no input
+prediction = (4, 2, 1)
+''',
     "10-evidence-recall": '''
 from stmviz import metrics
 

@@ -66,6 +66,7 @@ CHECKERS = {
     "07-fifo-match": (check_fifo_match, "fifo_v_max"),
     "08-priority": (check_priority_memory, "PriorityMemory"),
     "09-chat-steps": (check_chat_steps, "chat_steps"),
+    "09-predict-steps": (ex.check_steps_prediction, "prediction"),
     "10-evidence-recall": (check_evidence_recall, "my_evidence_recall"),
     "11-clear-results": (ex.check_clear_tool_results, "project"),
 }
@@ -98,7 +99,7 @@ def test_the_untouched_todo_is_reported_as_not_done(key):
                 return "\n".join(e.text for e in state)
 
         report = checker(Todo)
-    elif key == "07-fifo-match":
+    elif key in ("07-fifo-match", "09-predict-steps"):
         report = checker(None)
     else:
         report = checker(todo)
@@ -546,7 +547,7 @@ def steps_user_as_output(messages):  # (u_k, a_k): the user's message as the out
     (steps_same_index, "step 0", 'the model has produced nothing yet'),
     (steps_drop_last_reply, "last reply", 'still a step'),
     (steps_extra_empty, "no extra step", 'do not add an empty step'),
-    (steps_user_as_output, "reply then message", 'a reply is produced from'),
+    (steps_user_as_output, "roles", 'swapped'),
 ])
 def test_chat_steps_catches(wrong, criterion, fault):
     assert_catches(check_chat_steps(wrong), criterion, fault)

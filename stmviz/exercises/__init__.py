@@ -21,6 +21,7 @@ key                       checker                              what the student 
 ``06-fold``               :func:`check_fold`                   AgentFold's fold of blocks s_{x,y}
 ``07-fifo-match``         :func:`check_fifo_match`             the V_max a FIFO window needs to match SCM
 ``08-priority``           :func:`check_priority_memory`        a mechanism using the priority D_1
+``09-predict-steps``      :func:`check_steps_prediction`       a prediction of how notebook 09's chat is cut
 ``09-chat-steps``         :func:`check_chat_steps`             a chat cut into steps (output, input)
 ``10-evidence-recall``    :func:`check_evidence_recall`        evidence recall computed by hand
 ``11-clear-results``      :func:`check_clear_tool_results`     π of tool-result clearing (the history untouched)
@@ -41,7 +42,7 @@ from .measuring import check_evidence_recall
 from .mechanism import KEEP_FIRST_STEPS, check_keep_first
 from .scm import check_judge
 from .state_space import check_membership
-from .your_own_logs import check_chat_steps
+from .your_own_logs import LISBON_CHAT, check_chat_steps, check_steps_prediction
 
 __all__ = [
     "Criterion",
@@ -58,6 +59,8 @@ __all__ = [
     "check_priority_memory",
     "PRIORITY_STEPS",
     "check_chat_steps",
+    "check_steps_prediction",
+    "LISBON_CHAT",
     "check_evidence_recall",
     "check_clear_tool_results",
 ]
