@@ -97,13 +97,14 @@ def check_chat_steps(chat_steps: Callable[[list[dict[str, str]]], Any]) -> Exerc
     >>> check_chat_steps(lambda messages: []).failed("step 0")
     True
     """
-    c = Checks(TEXT["steps"], {
+    criteria: dict[str, tuple[Any, ...]] = {  # (met, hint[, the criteria it needs])
         "roles": (TEXT["roles met"], TEXT["roles hint"]),
         "step 0": (TEXT["step 0 met"], TEXT["step 0 hint"], ("roles",)),
         "reply then message": (TEXT["pairs met"], TEXT["pairs hint"], ("roles", "step 0")),
         "last reply": (TEXT["last met"], TEXT["last hint"], ("roles",)),
         "no extra step": (TEXT["extra met"], TEXT["extra hint"], ("roles",)),
-    })
+    }
+    c = Checks(TEXT["steps"], criteria)
     u = [f"user says {i}" for i in range(3)]
     a = [f"assistant says {i}" for i in range(3)]
     ends_on_reply = [m for i in range(3) for m in ({"role": "user", "content": u[i]}, {"role": "assistant", "content": a[i]})]
@@ -157,12 +158,13 @@ def check_steps_prediction(prediction: Any) -> ExerciseReport:
     """
     from ..scenarios import from_openai_messages  # late: keeps this module light
 
-    c = Checks(TEXT["predict"], {
+    criteria: dict[str, tuple[Any, ...]] = {
         "a tuple": (TEXT["a tuple"], TEXT["a tuple"]),
         "how many steps": (TEXT["count met"], TEXT["count hint"], ("a tuple",)),
         "the tool's result": (TEXT["tool met"], TEXT["tool hint"], ("a tuple",)),
         "the booking message": (TEXT["booking met"], TEXT["booking hint"], ("a tuple",)),
-    })
+    }
+    c = Checks(TEXT["predict"], criteria)
     if prediction is None or prediction is ...:
         return c.not_done(NotImplementedError("prediction is None"))
     if (not isinstance(prediction, (tuple, list)) or len(prediction) != 3
