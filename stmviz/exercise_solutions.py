@@ -136,10 +136,15 @@ def chat_steps(messages):
 # step 2: the reply about Casa Azul then "Book Casa Azul..."; step 3: the last reply, no input
 prediction = (4, 2, 1)
 ''',
-    "10-evidence-recall": '''
+    "10-predict-capacity": '''
+# FIFO keeps the latest turns that fit: more room reaches back towards the evidence.
+# SCM answers from its flash memory and k = 3 activated memories, whatever the room.
+prediction = {"FIFOWindow": "rises", "SCM": "stays"}
+''',
+    "10-word-overlap": '''
 from stmviz import metrics
 
-def my_evidence_recall(trace, probe):
+def my_word_overlap(trace, probe):
     # C(T(S_p)): the content words of the evidence steps' texts
     evidence = metrics.content_tokens("\\n".join(trace[s].context.step.text for s in probe.evidence_steps))
     # C(X_t): the content words of the model input the answer was produced from

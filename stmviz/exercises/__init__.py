@@ -23,7 +23,8 @@ key                       checker                              what the student 
 ``08-priority``           :func:`check_priority_memory`        a mechanism using the priority D_1
 ``09-predict-steps``      :func:`check_steps_prediction`       a prediction of how notebook 09's chat is cut
 ``09-chat-steps``         :func:`check_chat_steps`             a chat cut into steps (output, input)
-``10-evidence-recall``    :func:`check_evidence_recall`        evidence recall computed by hand
+``10-predict-capacity``   :func:`check_capacity_prediction`    a prediction: what more V_max buys FIFO and SCM
+``10-word-overlap``       :func:`check_word_overlap`           the evidence word overlap computed by hand
 ``11-clear-results``      :func:`check_clear_tool_results`     π of tool-result clearing (the history untouched)
 ========================  ===================================  =====================================
 """
@@ -38,7 +39,7 @@ from .compare import check_fifo_match
 from .fifo import check_fifo_push
 from .hiagent import check_subgoal_switch
 from .managers import check_clear_tool_results
-from .measuring import check_evidence_recall
+from .measuring import check_capacity_prediction, check_evidence_recall, check_word_overlap
 from .mechanism import KEEP_FIRST_STEPS, check_keep_first
 from .scm import check_judge
 from .state_space import check_membership
@@ -61,7 +62,9 @@ __all__ = [
     "check_chat_steps",
     "check_steps_prediction",
     "LISBON_CHAT",
+    "check_word_overlap",
     "check_evidence_recall",
+    "check_capacity_prediction",
     "check_clear_tool_results",
 ]
 
