@@ -102,14 +102,6 @@ CLAUDE_CODE_INSTRUCTIONS = (
 _FLAVOURS = ("anthropic", "claude_code")
 
 
-#: Where Claude Code's auto-compact does each part of its work: its history is rewritten (U).
-CLAUDE_CODE_PLACEMENT = {
-    "append messages": "U",
-    "replace the history by a summary": "U",
-    "keep the system prompt": "U",
-}
-
-
 class Compaction(Mechanism):
     """The mechanism (O, E, Ω_STM, C, U, X, π) of server-side compaction: U adds a summary block, π starts at the last one.
 
@@ -217,36 +209,24 @@ class Compaction(Mechanism):
 
         ``window`` defaults to V_max; ``percent`` (like ``CLAUDE_AUTOCOMPACT_PCT_OVERRIDE``)
         fires at that percentage of the effective window (window − reserve)
-        instead, capped at the default threshold as Claude Code caps it (the
-        override can fire earlier, never later: anthropics/claude-code issue
-        31806); when the window is too small for a default threshold, the
-        percentage of the window itself. Older versions fired at about 95 % of the window.
-
-        Claude Code's compaction **replaces** its conversation history by the
-        summary: here U removes every message before the new block from ω
-        (the API flavour only hides them in π).
+        instead; older versions fired at about 95 % of the window.
         """
         window = guards.whole_number(window if window is not None else int(space.v_max), "window", 1)
         reserve = guards.whole_number(reserve, "reserve", 0)
         buffer = guards.whole_number(buffer, "buffer", 0)
         effective = window - reserve
-        default = effective - buffer
         if percent is not None:
             guards.real_number(percent, "percent", 0, 100, low_open=True)
             trigger = int((window if effective <= 0 else effective) * percent / 100)
-            if default >= 1:  # the override can only lower the threshold (capped at the default)
-                trigger = min(trigger, default)
         else:
-            trigger = default
+            trigger = effective - buffer
         if trigger < 1:
             raise InvalidArgumentError(
                 f"window = {format_number(window)} is smaller than Claude Code's reserve ({format_number(reserve)}) "
                 f"+ buffer ({format_number(buffer)}); pass percent=95 to fire at 95 % of the window, as older versions did"
             )
-        made = cls(space, system=system, trigger=min(trigger, int(space.v_max)), summarizer=summarizer,
+        return cls(space, system=system, trigger=min(trigger, int(space.v_max)), summarizer=summarizer,
                    summary_tokens=summary_tokens, flavour="claude_code")
-        made.placement = CLAUDE_CODE_PLACEMENT
-        return made
 
     @property
     def prompt(self) -> str:
@@ -318,14 +298,10 @@ class Compaction(Mechanism):
         summary = self._summary(texts)
         block = Element((CLAUDE_CODE_PREFIX if self.flavour == "claude_code" else "") + summary, meta)
         result = state | {block}
-        reasons: dict[Element, str] = {}
-        if self.flavour == "claude_code":  # Claude Code rewrites its history: the summary replaces every message
-            reasons = {e: "replaced by the compaction summary (Claude Code rewrites its conversation history)"
-                       for e in state.ordered() if not e.meta.get("pinned")}
-            result = result - reasons.keys()
         total = self.space.size(result)
+        reasons: dict[Element, str] = {}
         if total > self.space.v_max:
-            reasons |= evict_oldest(result.ordered(), total, self.space.v_max, self.space.measure, keep=(block, *kept),
+            reasons = evict_oldest(result.ordered(), total, self.space.v_max, self.space.measure, keep=(block, *kept),
                                    note=HISTORY_BOUND, pairs_note=RESULT_WITH_CALL)
             result = result - reasons.keys()
         return Transition(result, reasons)
