@@ -151,6 +151,11 @@ def my_word_overlap(trace, probe):
     seen = metrics.content_tokens(trace.project(probe.t).text())
     return len(evidence & seen) / len(evidence) if evidence else None
 ''',
+    "11-predict-clearing": '''
+# ClearToolUses is a π-manager: U only adds, so ω_11 still holds the file read of step 3;
+# past the trigger, π shows it as a placeholder (it is older than the 3 newest results)
+prediction = (True, False)
+''',
     "11-clear-results": '''
 def project(messages, keep, placeholder):
     results = [k for k, m in enumerate(messages) if m["role"] == "tool"]

@@ -25,6 +25,7 @@ key                       checker                              what the student 
 ``09-chat-steps``         :func:`check_chat_steps`             a chat cut into steps (output, input)
 ``10-predict-capacity``   :func:`check_capacity_prediction`    a prediction: what more V_max buys FIFO and SCM
 ``10-word-overlap``       :func:`check_word_overlap`           the evidence word overlap computed by hand
+``11-predict-clearing``  :func:`check_clear_prediction`       a prediction: is the tax rate in ω_11, in π(ω_11)?
 ``11-clear-results``      :func:`check_clear_tool_results`     π of tool-result clearing (the history untouched)
 ========================  ===================================  =====================================
 """
@@ -38,7 +39,7 @@ from .checking import Criterion, ExerciseReport
 from .compare import check_fifo_match
 from .fifo import check_fifo_push
 from .hiagent import check_subgoal_switch
-from .managers import check_clear_tool_results
+from .managers import check_clear_prediction, check_clear_tool_results
 from .measuring import check_capacity_prediction, check_evidence_recall, check_word_overlap
 from .mechanism import KEEP_FIRST_STEPS, check_keep_first
 from .scm import check_judge
@@ -65,6 +66,7 @@ __all__ = [
     "check_word_overlap",
     "check_evidence_recall",
     "check_capacity_prediction",
+    "check_clear_prediction",
     "check_clear_tool_results",
 ]
 
