@@ -93,6 +93,11 @@ while low < high:                                     # binary search: the small
         low = middle + 1
 fifo_v_max = low
 ''',
+    "08-predict-eviction": '''
+# words: 6, 7, 6, 5, 6, ... → Σμ = 24 after step 3, 30 > 26 at step 4;
+# the lowest priority held is low (observations 1 and 3): the oldest, observation 1, leaves
+prediction = (4, 1)
+''',
     "08-priority": '''
 from stmviz import Element, Mechanism, Transition
 

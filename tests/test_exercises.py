@@ -64,6 +64,7 @@ CHECKERS = {
     "06-fold": (check_fold, "fold"),
     "07-fifo-match": (check_fifo_match, "fifo_v_max"),
     "08-priority": (check_priority_memory, "PriorityMemory"),
+    "08-predict-eviction": (ex.check_eviction_prediction, "prediction"),
     "09-chat-steps": (check_chat_steps, "chat_steps"),
     "09-predict-steps": (ex.check_steps_prediction, "prediction"),
     "10-word-overlap": (ex.check_word_overlap, "my_word_overlap"),
@@ -100,7 +101,7 @@ def test_the_untouched_todo_is_reported_as_not_done(key):
                 return "\n".join(e.text for e in state)
 
         report = checker(Todo)
-    elif key in ("07-fifo-match", "09-predict-steps", "10-predict-capacity", "11-predict-clearing"):
+    elif key in ("07-fifo-match", "08-predict-eviction", "09-predict-steps", "10-predict-capacity", "11-predict-clearing"):
         report = checker(None)
     else:
         report = checker(todo)

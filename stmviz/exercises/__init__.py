@@ -20,6 +20,7 @@ key                       checker                              what the student 
 ``05-subgoal``            :func:`check_subgoal_switch`         HiAgent's U when a subgoal starts
 ``06-fold``               :func:`check_fold`                   AgentFold's fold of blocks s_{x,y}
 ``07-fifo-match``         :func:`check_fifo_match`             the V_max a FIFO window needs to match SCM
+``08-predict-eviction``  :func:`check_eviction_prediction`    a prediction: the first eviction by priority
 ``08-priority``           :func:`check_priority_memory`        a mechanism using the priority D_1
 ``09-predict-steps``      :func:`check_steps_prediction`       a prediction of how notebook 09's chat is cut
 ``09-chat-steps``         :func:`check_chat_steps`             a chat cut into steps (output, input)
@@ -34,7 +35,7 @@ from __future__ import annotations
 
 from ..core import guards
 from .agentfold import check_fold
-from .build_your_own import PRIORITY_STEPS, check_priority_memory
+from .build_your_own import PRIORITY_STEPS, check_eviction_prediction, check_priority_memory
 from .checking import Criterion, ExerciseReport
 from .compare import check_fifo_match
 from .fifo import check_fifo_push
@@ -58,6 +59,7 @@ __all__ = [
     "check_subgoal_switch",
     "check_fold",
     "check_fifo_match",
+    "check_eviction_prediction",
     "check_priority_memory",
     "PRIORITY_STEPS",
     "check_chat_steps",
