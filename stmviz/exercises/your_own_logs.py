@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..core.formatting import shorten
 from .checking import Checks, ExerciseReport, call_answer, error_text
 
 __all__ = ["check_chat_steps", "check_steps_prediction", "LISBON_CHAT"]
@@ -43,6 +44,10 @@ TEXT = {
                     "its step is (a_n, None), not (a_n, {got})"),
     "extra met": "a chat that ends on a user message ends with the step that holds that message",
     "extra hint": "the chat ended on the user's message: do not add an empty step after it",
+    "untouched met": "the messages passed in are left as they were (the log is read, not consumed)",
+    "untouched hint": ("chat_steps changed the list it was given (pop, remove or an edited dict): read the messages "
+                       "with a loop and build a new list of steps, leaving the log as it is"),
+    "untouched detail": "{chat}: after chat_steps the messages were {after}",
     "got": "{chat}: got {got}",
     "returned None": "chat_steps returned None",
     "no list": "{chat}: chat_steps returned {kind}, not a list of (output, input) pairs",
@@ -103,6 +108,7 @@ def check_chat_steps(chat_steps: Callable[[list[dict[str, str]]], Any]) -> Exerc
         "reply then message": (TEXT["pairs met"], TEXT["pairs hint"], ("roles", "step 0")),
         "last reply": (TEXT["last met"], TEXT["last hint"], ("roles",)),
         "no extra step": (TEXT["extra met"], TEXT["extra hint"], ("roles",)),
+        "messages untouched": (TEXT["untouched met"], TEXT["untouched hint"]),
     }
     c = Checks(TEXT["steps"], criteria)
     u = [f"user says {i}" for i in range(3)]
@@ -111,7 +117,10 @@ def check_chat_steps(chat_steps: Callable[[list[dict[str, str]]], Any]) -> Exerc
     ends_on_user = ends_on_reply[:-1]
     try:
         for chat, messages in (("a chat ending on a reply", ends_on_reply), ("a chat ending on a user message", ends_on_user)):
-            ok, got = call_answer(chat_steps, [dict(m) for m in messages])
+            given = [dict(m) for m in messages]
+            ok, got = call_answer(chat_steps, given)
+            c.check("messages untouched", given == messages,
+                    TEXT["untouched detail"].format(chat=chat, after=shorten(str(given), 100)))
             if got is None:
                 raise NotImplementedError(TEXT["returned None"])
             if not ok:

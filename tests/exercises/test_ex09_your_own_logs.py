@@ -63,6 +63,18 @@ def one_step_per_message(messages):  # each message a step of its own
     return [(m["content"], None) if m["role"] == "assistant" else (None, m["content"]) for m in messages]
 
 
+def consumes_the_log(messages):  # pops each message off the list it was given
+    steps, output = [], None
+    while messages:
+        m = messages.pop(0)
+        if m["role"] == "assistant":
+            output = m["content"]
+        else:
+            steps.append((output, m["content"]))
+            output = None
+    return steps + ([(output, None)] if output is not None else [])
+
+
 CHAT_CATALOGUE = [
     # answer, {criterion: a phrase its hint must hold}, the criteria not judged
     (same_index, {"step 0": "the model has produced nothing yet", "last reply": "nothing arrived after it"},
@@ -72,6 +84,7 @@ CHAT_CATALOGUE = [
     (user_as_output, {"roles": "swapped"}, ("step 0", "reply then message", "last reply", "no extra step")),
     (missing_step_0, {"step 0": "step 0 of its own"}, ("reply then message",)),
     (one_step_per_message, {"reply then message": "opens step k"}, ()),
+    (consumes_the_log, {"messages untouched": "changed the list it was given"}, ()),
 ]
 
 
