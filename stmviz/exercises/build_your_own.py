@@ -14,7 +14,7 @@ from ..core.space import StateSpace
 from ..core.trace import Trace, run
 from .checking import Checks, ExerciseReport, call_answer, error_text
 
-__all__ = ["check_priority_memory", "check_eviction_prediction", "PRIORITY_STEPS"]
+__all__ = ["PRIORITY_STEPS", "check_eviction_prediction", "check_priority_memory"]
 
 
 #: The trajectory of exercise 08: facts with a priority (D_1) and a source (D_2) in step metadata.

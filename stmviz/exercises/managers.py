@@ -8,7 +8,7 @@ from typing import Any
 from ..core.formatting import shorten
 from .checking import Checks, ExerciseReport, call_answer, error_text
 
-__all__ = ["check_clear_tool_results", "check_clear_prediction"]
+__all__ = ["check_clear_prediction", "check_clear_tool_results"]
 
 
 def _history() -> list[dict[str, Any]]:

@@ -18,7 +18,7 @@ from ..core.formatting import shorten
 from ..core.trace import Trace, run
 from .checking import Checks, ExerciseReport, call_answer, error_text
 
-__all__ = ["check_word_overlap", "check_evidence_recall", "check_capacity_prediction"]
+__all__ = ["check_capacity_prediction", "check_evidence_recall", "check_word_overlap"]
 
 # Every sentence a student reads from these checkers, in one place (issue 35 translates them whole).
 TEXT = {

@@ -8,7 +8,7 @@ from typing import Any
 from ..core.formatting import shorten
 from .checking import Checks, ExerciseReport, call_answer, error_text
 
-__all__ = ["check_chat_steps", "check_steps_prediction", "LISBON_CHAT"]
+__all__ = ["LISBON_CHAT", "check_chat_steps", "check_steps_prediction"]
 
 #: Notebook 09's travel chat (OpenAI-style messages): a system prompt, Ada's request, a tool call and its
 #: result, a reply, Ada's next message and the last reply.

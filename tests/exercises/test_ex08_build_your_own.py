@@ -6,7 +6,11 @@ import pytest
 
 from stmviz import Element, Mechanism, Transition
 from stmviz.exercise_solutions import SOLUTIONS
-from stmviz.exercises import PRIORITY_STEPS, check_eviction_prediction, check_priority_memory
+from stmviz.exercises import (
+    PRIORITY_STEPS,
+    check_eviction_prediction,
+    check_priority_memory,
+)
 
 
 def solved(key: str, name: str):

@@ -6,7 +6,11 @@ import pytest
 
 from stmviz import metrics
 from stmviz.exercise_solutions import SOLUTIONS
-from stmviz.exercises import check_capacity_prediction, check_evidence_recall, check_word_overlap
+from stmviz.exercises import (
+    check_capacity_prediction,
+    check_evidence_recall,
+    check_word_overlap,
+)
 
 
 def solved(key: str, name: str):
