@@ -20,13 +20,13 @@ key                       checker                              what the student 
 ``05-subgoal``            :func:`check_subgoal_switch`         HiAgent's U when a subgoal starts
 ``06-fold``               :func:`check_fold`                   AgentFold's fold of blocks s_{x,y}
 ``07-fifo-match``         :func:`check_fifo_match`             the V_max a FIFO window needs to match SCM
-``08-predict-eviction``  :func:`check_eviction_prediction`    a prediction: the first eviction by priority
+``08-predict-eviction``   :func:`check_eviction_prediction`    a prediction: the first eviction by priority
 ``08-priority``           :func:`check_priority_memory`        a mechanism using the priority D_1
 ``09-predict-steps``      :func:`check_steps_prediction`       a prediction of how notebook 09's chat is cut
 ``09-chat-steps``         :func:`check_chat_steps`             a chat cut into steps (output, input)
 ``10-predict-capacity``   :func:`check_capacity_prediction`    a prediction: what more V_max buys FIFO and SCM
 ``10-word-overlap``       :func:`check_word_overlap`           the evidence word overlap computed by hand
-``11-predict-clearing``  :func:`check_clear_prediction`       a prediction: is the tax rate in ω_11, in π(ω_11)?
+``11-predict-clearing``   :func:`check_clear_prediction`       a prediction: is the tax rate in ω_11, in π(ω_11)?
 ``11-clear-results``      :func:`check_clear_tool_results`     π of tool-result clearing (the history untouched)
 ========================  ===================================  =====================================
 """
