@@ -64,7 +64,7 @@ CHECKERS = {
     "06-fold": (check_fold, "fold"),
     "07-fifo-match": (check_fifo_match, "fifo_v_max"),
     "08-priority": (check_priority_memory, "PriorityMemory"),
-    "08-predict-eviction": (ex.check_eviction_prediction, "prediction"),
+    "08-predict-eviction": (ex.check_priority_prediction, "prediction"),
     "09-chat-steps": (check_chat_steps, "chat_steps"),
     "09-predict-steps": (ex.check_steps_prediction, "prediction"),
     "10-word-overlap": (ex.check_word_overlap, "my_word_overlap"),

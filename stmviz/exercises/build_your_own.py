@@ -14,7 +14,7 @@ from ..core.space import StateSpace
 from ..core.trace import Trace, run
 from .checking import Checks, ExerciseReport, call_answer, error_text
 
-__all__ = ["PRIORITY_STEPS", "check_eviction_prediction", "check_priority_memory"]
+__all__ = ["PRIORITY_STEPS", "check_priority_memory", "check_priority_prediction"]
 
 
 #: The trajectory of exercise 08: facts with a priority (D_1) and a source (D_2) in step metadata.
@@ -172,7 +172,7 @@ PREDICT_TEXT = {
 }
 
 
-def check_eviction_prediction(prediction: Any, v_max: int = 26) -> ExerciseReport:
+def check_priority_prediction(prediction: Any, v_max: int = 26) -> ExerciseReport:
     """Notebook 08: predict the first eviction of the priority rule on PRIORITY_STEPS at μ = words.
 
     ``prediction`` is ``(step, i)``: the step at which Σμ first exceeds ``v_max`` and the
@@ -180,7 +180,7 @@ def check_eviction_prediction(prediction: Any, v_max: int = 26) -> ExerciseRepor
     first, the oldest within a priority). The expected pair is worked out here from
     that rule alone.
 
-    >>> check_eviction_prediction((4, 1)).ok
+    >>> check_priority_prediction((4, 1)).ok
     True
     """
     criteria: dict[str, tuple[Any, ...]] = {

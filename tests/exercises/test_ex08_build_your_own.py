@@ -8,8 +8,8 @@ from stmviz import Element, Mechanism, Transition
 from stmviz.exercise_solutions import SOLUTIONS
 from stmviz.exercises import (
     PRIORITY_STEPS,
-    check_eviction_prediction,
     check_priority_memory,
+    check_priority_prediction,
 )
 
 
@@ -125,7 +125,7 @@ PREDICTION_CATALOGUE = [
 
 @pytest.mark.parametrize("wrong, faults", PREDICTION_CATALOGUE, ids=[str(w) for w, _ in PREDICTION_CATALOGUE])
 def test_eviction_prediction_catalogue(wrong, faults):
-    assert_exactly(check_eviction_prediction(wrong), faults, ("the step", "who leaves") if "a pair" in faults else ())
+    assert_exactly(check_priority_prediction(wrong), faults, ("the step", "who leaves") if "a pair" in faults else ())
 
 
 def test_the_prediction_agrees_with_the_reference_mechanism():
@@ -135,4 +135,4 @@ def test_the_prediction_agrees_with_the_reference_mechanism():
     trace = run(solved("08-priority", "PriorityMemory")(StateSpace(sizes.words, 26)), PRIORITY_STEPS)
     first = next(s for s in trace if s.removed)
     assert first.t == step and [e.text for e in first.removed] == [PRIORITY_STEPS[leaves].observation]
-    assert check_eviction_prediction((step, leaves)).ok and not check_eviction_prediction(None).done
+    assert check_priority_prediction((step, leaves)).ok and not check_priority_prediction(None).done
