@@ -35,49 +35,41 @@ from __future__ import annotations
 
 from ..core import guards
 from .agentfold import check_fold
-from .build_your_own import (
-    PRIORITY_STEPS,
-    check_priority_memory,
-    check_priority_prediction,
-)
+from .build_your_own import PRIORITY_STEPS, check_priority_prediction, check_priority_memory
 from .checking import Criterion, ExerciseReport
 from .compare import check_fifo_match
 from .fifo import check_fifo_push
 from .hiagent import check_subgoal_switch
 from .managers import check_clear_prediction, check_clear_tool_results
-from .measuring import (
-    check_capacity_prediction,
-    check_evidence_recall,
-    check_word_overlap,
-)
+from .measuring import check_capacity_prediction, check_evidence_recall, check_word_overlap
 from .mechanism import KEEP_FIRST_STEPS, check_keep_first
 from .scm import check_judge
 from .state_space import check_membership
 from .your_own_logs import LISBON_CHAT, check_chat_steps, check_steps_prediction
 
 __all__ = [
-    "KEEP_FIRST_STEPS",
-    "LISBON_CHAT",
-    "PRIORITY_STEPS",
     "Criterion",
     "ExerciseReport",
-    "check_capacity_prediction",
+    "solution",
+    "check_membership",
+    "check_keep_first",
+    "KEEP_FIRST_STEPS",
+    "check_fifo_push",
+    "check_judge",
+    "check_subgoal_switch",
+    "check_fold",
+    "check_fifo_match",
+    "check_priority_prediction",
+    "check_priority_memory",
+    "PRIORITY_STEPS",
     "check_chat_steps",
+    "check_steps_prediction",
+    "LISBON_CHAT",
+    "check_word_overlap",
+    "check_evidence_recall",
+    "check_capacity_prediction",
     "check_clear_prediction",
     "check_clear_tool_results",
-    "check_evidence_recall",
-    "check_fifo_match",
-    "check_fifo_push",
-    "check_fold",
-    "check_judge",
-    "check_keep_first",
-    "check_membership",
-    "check_priority_memory",
-    "check_priority_prediction",
-    "check_steps_prediction",
-    "check_subgoal_switch",
-    "check_word_overlap",
-    "solution",
 ]
 
 
@@ -88,9 +80,7 @@ def solution(key: str) -> None:
     def fold(blocks, latest, x, sigma):
     ...
     """
-    from ..exercise_solutions import (
-        SOLUTIONS,  # loaded on request only: the notebooks' import never brings it
-    )
+    from ..exercise_solutions import SOLUTIONS  # loaded on request only: the notebooks' import never brings it
 
     guards.choice(key, "key", sorted(SOLUTIONS), "the exercises with a reference solution", where="solution")
     print(SOLUTIONS[key].strip("\n"))

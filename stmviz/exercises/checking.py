@@ -23,7 +23,7 @@ from ..core.mechanism import Mechanism
 from ..core.space import StateSpace
 from ..core.trace import Trace, run
 
-__all__ = ["Checks", "Criterion", "ExerciseReport", "call_answer", "checked_run", "error_text"]
+__all__ = ["Criterion", "ExerciseReport", "Checks", "call_answer", "checked_run", "error_text"]
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from ..core.sizes import words
 from ..core.space import State, StateSpace
 from .checking import Checks, ExerciseReport, checked_run
 
-__all__ = ["KEEP_FIRST_STEPS", "check_keep_first"]
+__all__ = ["check_keep_first", "KEEP_FIRST_STEPS"]
 
 
 #: The stream of exercise 02: the task comes first and must never be forgotten.
