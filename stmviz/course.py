@@ -294,7 +294,7 @@ def find_exercises(nb: Any, name: str = "") -> list[Exercise]:
     it, no Markdown cell naming one key right after it, or a key of another notebook.
 
     >>> [(e.key, e.checker, e.answer) for e in find_exercises(read_source(source_paths(names=["01"])[0]))]
-    [('01-membership', 'check_membership', 'in_omega')]
+    [('01-which-fit', 'check_which_fit', 'fits'), ('01-membership', 'check_membership', 'in_omega')]
     """
     where = f"notebook {name}" if name else "the notebook"
     cells = list(nb.cells)
@@ -348,7 +348,7 @@ def points(checker: Callable[[Any], ExerciseReport], answer: Any) -> int:
     >>> points(check_membership, lambda elements, mu, v_max: sum(mu(e) for e in set(elements)) <= v_max)
     5
     >>> points(check_membership, lambda elements, mu, v_max: sum(mu(e) for e in elements) < v_max)
-    2
+    3
     """
     checker = function(checker, "checker", "(answer) -> ExerciseReport", where="points", none_ok=False)
     with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):

@@ -11,10 +11,16 @@ __all__ = ["SOLUTIONS"]
 
 #: Exercise key → the reference solution's source code.
 SOLUTIONS: dict[str, str] = {
+    "01-which-fit": '''
+fits = {"B", "C", "E"}  # A: 7 + 14 = 21 > 20; C is the set {weather}: 14; D: the image alone is 771; E: ∅, 0
+''',
     "01-membership": '''
 def in_omega(elements, mu, v_max):
     omega = set(elements)                      # ω ∈ 2^E: a set, each element once
     return sum(mu(e) for e in omega) <= v_max  # Definition 1: Σμ(e) ≤ V_max
+''',
+    "02-predict-window": '''
+kept = {2, 3, 4}  # μ = 7, 8, 6, 11, 11 tokens: from the newest, 11 + 11 + 6 = 28 ≤ 30; with step 1's 8 it is 36
 ''',
     "02-keep-first": '''
 from stmviz import Element, Mechanism, Transition
@@ -37,6 +43,10 @@ class KeepFirst(Mechanism):
 
     def project(self, state):
         return "\\n".join(e.text for e in state)
+''',
+    "03-which-leave": '''
+# 2 + 7 + 5 + 5 = 19 words; the 10-word reply makes 29 > 20: the oldest unpinned messages leave until Σμ ≤ 20
+leaves = {"My parcel 1234 has not arrived yet.", "Let me check the tracking."}  # 29 − 7 − 5 = 17
 ''',
     "03-fifo-push": '''
 def push(window, new, mu, v_max):

@@ -44,8 +44,17 @@ def _student_version(course_dir: Path):
     return nbformat.read(course_dir / "release" / NAME / f"{NAME}.ipynb", as_version=4)
 
 
-def _answer_cell(nb):
-    return next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution"))
+def _answer_cell(nb, key: str = "01-membership"):
+    return next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == f"{key}-answer")
+
+
+PREDICTION_TODO = 'fits = None  # TODO'  # notebook 01's first exercise, a prediction (01-which-fit)
+
+
+def _predict(nb) -> None:
+    """Answer notebook 01's prediction rightly, so that a submission's total is about in_omega alone."""
+    answer = _answer_cell(nb, "01-which-fit")
+    answer.source = answer.source.replace(PREDICTION_TODO, 'fits = {"B", "C", "E"}  # TODO')
 
 
 def _submit(nb, tmp_path: Path, filename: str = f"{NAME}.ipynb") -> Path:
@@ -61,14 +70,16 @@ def test_the_student_version_keeps_the_todo_and_the_checker_and_holds_no_solutio
     text = json.dumps(student.cells)
     assert "BEGIN SOLUTION" not in text and "omega = set(elements)" not in text  # the reference's body
     answer = _answer_cell(student)
-    exercise = course.find_exercises(shipped, NAME)[0]
+    exercise = next(e for e in course.find_exercises(shipped, NAME) if e.key == "01-membership")
     # the exercise cell as the tutorial notebook has it (nbgrader leaves an empty line where the region was)
     assert answer.source == shipped.cells[exercise.answer_cell].source + "\n" and TODO in answer.source
     # every cell of the tutorial notebook, in order, then a locked grade cell after the checker
-    kept = [c for c in student.cells if c.id != "01-membership-grade"]
+    kept = [c for c in student.cells if c.id not in ("01-which-fit-grade", "01-membership-grade")]
     assert [c.id for c in kept] == [c.id for c in shipped.cells]
     assert [c.source.rstrip("\n") for c in kept] == [c.source for c in shipped.cells]
-    graded = student.cells[exercise.checker_cell + 1]
+    at = next(k for k, c in enumerate(student.cells) if c.id == "01-membership-grade")
+    graded = student.cells[at]
+    assert student.cells[at - 1].source.strip() == shipped.cells[exercise.checker_cell].source.strip()
     assert graded.metadata.nbgrader["grade_id"] == "01-membership" and graded.metadata.nbgrader["points"] == 5
     assert graded.metadata.nbgrader["locked"] and graded.metadata.get("editable") is False
     assert all(not c.get("outputs") for c in student.cells if c.cell_type == "code")
@@ -88,10 +99,11 @@ def test_a_solved_submission_gets_every_point(course_dir, tmp_path, capsys):
     nb = _student_version(course_dir)
     answer = _answer_cell(nb)
     answer.source = answer.source.replace(TODO, "return sum(mu(e) for e in set(elements)) <= v_max")
+    _predict(nb)
     path = _submit(nb, tmp_path, "ada-01.ipynb")  # renamed on the way back: recognised by its cells
     assert cli.main(["course", "grade", str(path), "--course", str(course_dir), "--student", "ada"]) == 0
     shown = capsys.readouterr().out
-    assert re.search(r"01-membership\s+5 of 5", shown) and re.search(r"total\s+5 of 5", shown), shown
+    assert re.search(r"01-membership\s+5 of 5", shown) and re.search(r"total\s+10 of 10", shown), shown
     assert (course_dir / "autograded" / "ada" / NAME / f"{NAME}.ipynb").is_file()  # in the course's gradebook
 
 
@@ -99,23 +111,23 @@ def test_a_solved_submission_gets_every_point(course_dir, tmp_path, capsys):
 def test_a_wrong_submission_scores_the_criteria_it_meets_even_with_its_grade_cell_changed(course_dir, tmp_path):
     nb = _student_version(course_dir)
     answer = _answer_cell(nb)
-    # counts duplicates and forgets the boundary: meets "empty state" and "over capacity" only
+    # counts duplicates and forgets the boundary: fails "boundary" and "a set" only
     answer.source = answer.source.replace(TODO, "return sum(mu(e) for e in elements) < v_max")
-    graded = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade"))
+    graded = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "01-membership")
     graded.source = "5  # full marks, please"  # the course's grade cell is restored before grading
     grades = course.grade(_submit(nb, tmp_path), course_dir, student="bob")
-    assert [(g.key, g.score, g.max_score) for g in grades] == [("01-membership", 2.0, 5.0)]
-    failed = [line.split(":")[0].strip() for line in grades[0].report.splitlines() if line.strip().startswith("✗")]
-    assert failed == ["✗ boundary", "✗ sizes, not counts", "✗ a set"]
-    assert "2 of 5" in course.summary(grades) and "✗ a set" in course.summary(grades)
+    assert [(g.key, g.score, g.max_score) for g in grades] == [("01-which-fit", 0.0, 5.0), ("01-membership", 3.0, 5.0)]
+    failed = [line.split(":")[0].strip() for line in grades[1].report.splitlines() if line.strip().startswith("✗")]
+    assert failed == ["✗ boundary", "✗ a set"]
+    assert "3 of 5" in course.summary(grades) and "✗ a set" in course.summary(grades)
 
 
 @needs_nbgrader
 def test_an_untouched_student_version_scores_nothing_in_a_temporary_course(course_dir, tmp_path):
     """Without --course the grading builds its own course from the sources: the same grade cells."""
     grades = course.grade(_submit(_student_version(course_dir), tmp_path))
-    assert [(g.key, g.score, g.max_score) for g in grades] == [("01-membership", 0.0, 5.0)]
-    assert "not done yet" in grades[0].report
+    assert [(g.key, g.score, g.max_score) for g in grades] == [("01-which-fit", 0.0, 5.0), ("01-membership", 0.0, 5.0)]
+    assert all("not done yet" in g.report for g in grades)
 
 
 @needs_nbgrader
@@ -137,8 +149,9 @@ def test_a_translated_notebook_is_graded_as_its_english_twin(course_dir, tmp_pat
     assert [c.source for c in nb.cells if c.cell_type == "code"] == [c.source for c in english.cells if c.cell_type == "code"]
     answer = _answer_cell(nb)
     answer.source = answer.source.replace(TODO, "return sum(mu(e) for e in set(elements)) <= v_max")
+    _predict(nb)
     grades = course.grade(_submit(nb, tmp_path), lang="ru")
-    assert [(g.key, g.score, g.max_score) for g in grades] == [("01-membership", 5.0, 5.0)]
+    assert [(g.key, g.score, g.max_score) for g in grades] == [("01-which-fit", 5.0, 5.0), ("01-membership", 5.0, 5.0)]
 
 
 @needs_nbgrader

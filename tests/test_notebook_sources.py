@@ -68,7 +68,7 @@ def test_a_notebook_edited_without_its_source_is_caught(tmp_path):
 def test_a_source_edited_without_a_rebuild_is_caught(tmp_path):
     source, notebook = _pair(tmp_path)
     source.write_text(source.read_text(encoding="utf-8") + "\n```{code-cell} ipython3\n1 + 1\n```\n", encoding="utf-8")
-    assert course.source_differences(source, notebook) == [f"{notebook.name}: 26 cells, its source 27"]
+    assert course.source_differences(source, notebook) == [f"{notebook.name}: 31 cells, its source 32"]
 
 
 def test_the_build_script_checks_without_a_kernel():

@@ -68,6 +68,45 @@ def test_a_quoted_value_is_what_the_cell_prints(value, where, printed):
     assert token.search(printed), f"{where} quotes {value!r}, but that cell prints:\n{printed[:1500]}"
 
 
+# -- notebooks 00-03: numbers the prose derives from an output (not printed as such) --------------------------
+
+def _source(name: str) -> str:
+    return (NOTEBOOKS[0].parent / f"{name}.md").read_text(encoding="utf-8")
+
+
+def test_03_says_how_much_larger_the_support_chat_is_than_its_window():
+    from stmviz import load_scenario
+
+    scenario = load_scenario("tool_chat")
+    ratio = f"{scenario.token_count() / scenario.v_max:.1f}"
+    assert f"about {ratio} times larger than the window" in _source("03_fifo_context_window")
+
+
+def test_the_predictions_of_01_to_03_are_what_their_run_cells_print():
+    """The reference predictions (the keys' answers) agree with the outputs shown right after each prediction."""
+    import json
+
+    from stmviz.exercise_solutions import SOLUTIONS
+
+    cells = {p.stem: json.loads(p.read_text(encoding="utf-8"))["cells"] for p in NOTEBOOKS}
+
+    def printed_after(notebook: str, key: str) -> str:
+        nb = cells[notebook]
+        at = next(i for i, c in enumerate(nb) if c["cell_type"] == "markdown" and f'solution("{key}")' in _text(c["source"]))
+        return _printed(next(c for c in nb[at:] if c["cell_type"] == "code"))
+
+    fits = printed_after("01_definition1_state_space", "01-which-fit")
+    assert SOLUTIONS["01-which-fit"].startswith('\nfits = {"B", "C", "E"}')
+    assert all(f"'{n}': ({size}, {truth})" in fits for n, size, truth in
+               [("A", 21, False), ("B", 15, True), ("C", 14, True), ("D", 771, False), ("E", 0, True), ("F", 29, False)])
+    window = printed_after("02_definition2_mechanism", "02-predict-window")
+    assert "kept = {2, 3, 4}" in SOLUTIONS["02-predict-window"]
+    assert "'The user is allergic to peanuts.'" in window.splitlines()[5] and "It is raining" in window.splitlines()[6]
+    leaves = printed_after("03_fifo_context_window", "03-which-leave")
+    last = leaves.splitlines()[-1]
+    assert "'My parcel 1234 has not arrived yet.', 'Let me check the tracking.'" in last and "17 / 20" in last
+
+
 # ----------------------------------------------------------------- notebooks 08-11: numbers the prose states
 
 

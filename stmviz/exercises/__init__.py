@@ -13,8 +13,12 @@ checkers (as every notebook does) does not bring the answers along.
 ========================  ===================================  =====================================
 key                       checker                              what the student writes
 ========================  ===================================  =====================================
+(00, a worked example)    :func:`check_room_left`              ``room_left(sizes, v_max)``, not graded
+``01-which-fit``          :func:`check_which_fit`              a prediction: which sets fit V_max = 20
 ``01-membership``         :func:`check_membership`             ``in_omega(elements, mu, v_max)``
+``02-predict-window``     :func:`check_window_prediction`      a prediction: which steps ω_5 of a window holds
 ``02-keep-first``         :func:`check_keep_first`             a mechanism that never forgets step 0
+``03-which-leave``        :func:`check_eviction_prediction`    a prediction: which messages a window evicts
 ``03-fifo-push``          :func:`check_fifo_push`              FIFO's U on a list of messages
 ``04-judge``              :func:`check_judge`                  SCM's judgement of one memory
 ``05-subgoal``            :func:`check_subgoal_switch`         HiAgent's U when a subgoal starts
@@ -38,22 +42,27 @@ from .agentfold import check_fold
 from .build_your_own import PRIORITY_STEPS, check_priority_prediction, check_priority_memory
 from .checking import Criterion, ExerciseReport
 from .compare import check_fifo_match
-from .fifo import check_fifo_push
+from .fifo import check_eviction_prediction, check_fifo_push
 from .hiagent import check_subgoal_switch
 from .managers import check_clear_prediction, check_clear_tool_results
 from .measuring import check_capacity_prediction, check_evidence_recall, check_word_overlap
-from .mechanism import KEEP_FIRST_STEPS, check_keep_first
+from .mechanism import KEEP_FIRST_STEPS, check_keep_first, check_window_prediction
 from .scm import check_judge
-from .state_space import check_membership
+from .start import check_room_left
+from .state_space import check_membership, check_which_fit
 from .your_own_logs import LISBON_CHAT, check_chat_steps, check_steps_prediction
 
 __all__ = [
     "Criterion",
     "ExerciseReport",
     "solution",
+    "check_room_left",
+    "check_which_fit",
     "check_membership",
+    "check_window_prediction",
     "check_keep_first",
     "KEEP_FIRST_STEPS",
+    "check_eviction_prediction",
     "check_fifo_push",
     "check_judge",
     "check_subgoal_switch",

@@ -1,15 +1,100 @@
-"""Notebook 01's exercise — Definition 1: is a set of elements a state of Ω_STM?."""
+"""Notebook 01's exercises — Definition 1: which sets of elements are states of Ω_STM.
+
+Two exercises: a prediction (which of six candidate sets fit V_max = 20 tokens?),
+then ``in_omega``, membership written by hand. Each criterion is judged on
+cases where only its fault changes the answer: the boundary case is the only
+one with Σμ = V_max, the duplicate and the counting cases stay away from it.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..core.element import Element
-from ..core.sizes import words
+from ..core.element import Element, ImagePart
+from ..core.sizes import tokens, words
+from ..core.space import State, StateSpace
 from .checking import Checks, ExerciseReport, call_answer, error_text
+from .predicting import read_choice
 
-__all__ = ["check_membership"]
+__all__ = ["WHICH_FIT_V_MAX", "check_membership", "check_which_fit", "fit_candidates"]
+
+# -- the prediction: which candidates fit V_max = 20 tokens --------------------------------------------------
+
+#: The capacity of the prediction "which of these sets fit?", in tokens.
+WHICH_FIT_V_MAX = 20
+
+PREDICTION_CRITERIA: dict[str, tuple[Any, ...]] = {
+    "names from the list": ("the answer is a set of the candidates' names",
+                            "answer a set of names, such as {\"B\", \"E\"}"),
+    "sizes add up": ("A, B and F (sets of a few elements): predicted rightly",
+                     "add up μ(e) of every element of the set: each may fit alone while together they do not",
+                     ("names from the list",)),
+    "a set counts each element once": ("C (an element listed twice): predicted rightly",
+                                       "ω is a set: [weather, weather] is the state {weather}, of size μ(weather)",
+                                       ("names from the list",)),
+    "the empty state": ("E (no element at all): predicted rightly", "Σμ over no elements is 0 ≤ V_max: ∅ ∈ Ω_STM",
+                        ("names from the list",)),
+    "an image's size": ("D (an image): predicted rightly",
+                        "μ counts an image as 85 tokens plus 170 per 512-pixel tile: look at μ(chart)",
+                        ("names from the list",)),
+}
+SAID_FITS = "you predicted that {name} fits; Σμ({name}) = {total} > V_max = {v_max}, so it does not fit"
+SAID_DOES_NOT_FIT = "you predicted that {name} does not fit; Σμ({name}) = {total} ≤ V_max = {v_max}, so it fits"
+
+
+def fit_candidates() -> dict[str, list[Element]]:
+    """The six candidate sets of notebook 01's prediction, built from the notebook's elements."""
+    allergy = Element("The user is allergic to peanuts.", {"t": 0, "priority": "high", "source": "user"})
+    weather = Element("Weather API: 14 °C and light rain in Riga.", {"t": 1, "priority": "low", "source": "api"})
+    plan = Element("I will suggest three nut-free restaurants.", {"t": 2, "priority": "medium", "source": "model"})
+    chart = Element(("Here is the sales chart:", ImagePart("sales.png", width=1024, height=768)),
+                    {"t": 3, "source": "user"})
+    return {"A": [allergy, weather], "B": [allergy, plan], "C": [weather, weather], "D": [chart], "E": [],
+            "F": [allergy, weather, plan]}
+
+
+def check_which_fit(fits: Any) -> ExerciseReport:
+    """Notebook 01's prediction: the names of the candidates (:func:`fit_candidates`) in Ω_STM at V_max = 20 tokens.
+
+    >>> check_which_fit({"B", "C", "E"}).ok
+    True
+    >>> check_which_fit({"B", "E"}).failures[0].name
+    'a set counts each element once'
+    """
+    c = Checks("01 · which sets fit?", PREDICTION_CRITERIA)
+    candidates = fit_candidates()
+    judged_by = {"A": "sizes add up", "B": "sizes add up", "F": "sizes add up",
+                 "C": "a set counts each element once", "D": "an image's size", "E": "the empty state"}
+    space = StateSpace(tokens(), WHICH_FIT_V_MAX)
+    try:
+        chosen = read_choice(c, "names from the list", fits, list(candidates))
+    except NotImplementedError as exc:
+        return c.not_done(exc)
+    if chosen is not None:
+        for name, elements in candidates.items():
+            state = State(elements)
+            truth, said = state in space, name in chosen
+            if truth != said:
+                total = space.size(state)
+                wrong = SAID_FITS if said else SAID_DOES_NOT_FIT
+                c.fail(judged_by[name], wrong.format(name=name, total=f"{total:g}", v_max=WHICH_FIT_V_MAX))
+    return c.report()
+
+
+# -- in_omega, by hand ---------------------------------------------------------------------------------------
+
+MEMBERSHIP_CRITERIA: dict[str, tuple[Any, ...]] = {
+    "empty state": ("the empty set is a state (Σμ = 0 ≤ V_max)", "a sum over no elements is 0: ∅ is a state"),
+    "boundary": ("a state with Σμ = V_max is in Ω_STM", "Definition 1 says Σμ(e) ≤ V_max: equality is allowed"),
+    "over capacity": ("a set with Σμ > V_max is not in Ω_STM",
+                      "compare the total size Σμ(e) of all the elements with V_max"),
+    "sizes, not counts": ("two large elements can overflow a V_max larger than their count",
+                          "add up μ(e) for each element; the number of elements is not its size",
+                          ("over capacity",)),
+    "a set": ("an element listed twice is counted once", "ω ∈ 2^E is a set: build set(elements) first"),
+}
+WRONG_MEMBERSHIP = "{n} element(s) listed, Σμ = {total} as a set, V_max = {v_max}: expected {expected}, got {got}"
 
 
 def check_membership(in_omega: Callable[[Iterable[Element], Callable[[Element], float], float], Any]) -> ExerciseReport:
@@ -19,28 +104,21 @@ def check_membership(in_omega: Callable[[Iterable[Element], Callable[[Element], 
     ...     return sum(mu(e) for e in set(elements)) <= v_max
     >>> check_membership(in_omega).ok
     True
-    >>> check_membership(lambda elements, mu, v_max: sum(mu(e) for e in elements) < v_max).failed("boundary")
-    True
+    >>> [c.name for c in check_membership(lambda elements, mu, v_max: sum(mu(e) for e in set(elements)) < v_max).failures]
+    ['boundary']
     """
-    c = Checks("01 · ω ∈ Ω_STM", {
-        "empty state": ("the empty set is a state (Σμ = 0 ≤ V_max)", "a sum over no elements is 0"),
-        "boundary": ("a state with Σμ = V_max is in Ω_STM", "Definition 1 says Σμ(e) ≤ V_max: equality is allowed"),
-        "over capacity": ("a set with Σμ > V_max is not in Ω_STM", "compare the total size Σμ(e) with V_max"),
-        "sizes, not counts": ("a few large elements can overflow, many small ones can fit",
-                              "add up μ(e) for each element; the number of elements is not its size"),
-        "a set": ("an element listed twice is counted once", "ω ∈ 2^E is a set: build set(elements) first"),
-    })
+    c = Checks("01 · ω ∈ Ω_STM", MEMBERSHIP_CRITERIA)
     a = Element("one two three four")            # 4 words
     b = Element("five six seven eight nine ten")  # 6 words
-    many = [Element(f"w{i}") for i in range(8)]   # 8 elements of 1 word
-    cases = [  # (criterion, elements, v_max, expected)
+    ones = [Element(f"w{i}") for i in range(8)]   # 8 elements of 1 word: their count is their size
+    cases = [  # (criterion, elements, v_max, expected): only the criterion's fault changes the answer
         ("empty state", [], 5, True),
         ("boundary", [a, b], 10, True),
-        ("over capacity", [a, b], 9, False),
-        ("sizes, not counts", [a, b], 3 * 2 + 1, False),
-        ("sizes, not counts", many, 8, True),
-        ("a set", [a, a, b], 10, True),
-        ("a set", [a, a], 5, True),
+        ("boundary", ones[:3], 3, True),
+        ("over capacity", ones, 5, False),
+        ("sizes, not counts", [a, b], 7, False),
+        ("a set", [a, a, b], 12, True),
+        ("a set", [b, b], 9, True),
     ]
     try:
         for name, elements, v_max, expected in cases:
@@ -49,8 +127,8 @@ def check_membership(in_omega: Callable[[Iterable[Element], Callable[[Element], 
                 c.fail(name, error_text(answer))
             elif answer is None or bool(answer) != expected:
                 total = sum(words(e) for e in set(elements))
-                c.fail(name, f"{len(elements)} element(s), Σμ = {total} (as a set), V_max = {v_max}: "
-                             f"expected {expected}, got {answer!r}")
+                c.fail(name, WRONG_MEMBERSHIP.format(n=len(elements), total=total, v_max=v_max,
+                                                     expected=expected, got=repr(answer)))
     except NotImplementedError as exc:
         return c.not_done(exc)
     return c.report()
