@@ -122,6 +122,11 @@ while low < high:                                     # binary search: the small
         low = middle + 1
 fifo_v_max = low
 ''',
+    "08-predict-eviction": '''
+# words: 6, 7, 6, 5, 6, ... → Σμ = 24 after step 3, 30 > 26 at step 4;
+# the lowest priority held is low (observations 1 and 3): the oldest, observation 1, leaves
+prediction = (4, 1)
+''',
     "08-priority": '''
 from stmviz import Element, Mechanism, Transition
 
@@ -160,15 +165,30 @@ def chat_steps(messages):
         steps.append((output, None))            # the last reply, with nothing after it
     return steps
 ''',
-    "10-evidence-recall": '''
+    "09-predict-steps": '''
+# step 0: Ada's request alone; step 1: "Let me search." then the tool's result;
+# step 2: the reply about Casa Azul then "Book Casa Azul..."; step 3: the last reply, no input
+prediction = (4, 2, 1)
+''',
+    "10-predict-capacity": '''
+# FIFO keeps the latest turns that fit: more room reaches back towards the evidence.
+# SCM answers from its flash memory and k = 3 activated memories, whatever the room.
+prediction = {"FIFOWindow": "rises", "SCM": "stays"}
+''',
+    "10-word-overlap": '''
 from stmviz import metrics
 
-def my_evidence_recall(trace, probe):
+def my_word_overlap(trace, probe):
     # C(T(S_p)): the content words of the evidence steps' texts
     evidence = metrics.content_tokens("\\n".join(trace[s].context.step.text for s in probe.evidence_steps))
     # C(X_t): the content words of the model input the answer was produced from
     seen = metrics.content_tokens(trace.project(probe.t).text())
     return len(evidence & seen) / len(evidence) if evidence else None
+''',
+    "11-predict-clearing": '''
+# ClearToolUses is a π-manager: U only adds, so ω_11 still holds the file read of step 3;
+# past the trigger, π shows it as a placeholder (it is older than the 3 newest results)
+prediction = (True, False)
 ''',
     "11-clear-results": '''
 def project(messages, keep, placeholder):

@@ -164,3 +164,24 @@ def test_04_to_07_predict_prompts_state_the_runs_facts():
 
     assert f"whose {len(dialogue.probes)} probes ask" in text["07_compare"]
     assert f"at its $V_{{max}}$ of {dialogue.v_max} tokens" in text["07_compare"]
+
+
+# ----------------------------------------------------------------- notebooks 08-11: numbers the prose states
+
+
+def test_11_the_window_is_chosen_so_the_preset_compacts_where_claude_code_did():
+    """Notebook 11: 95 % of the 1,700-token window (1,615) is just above the 1,611 tokens Claude Code recorded,
+    and every window from 1,644 to 1,786 tokens compacts at step 11, the step before the recorded compaction's."""
+    from stmviz import StateSpace, run, sizes
+    from stmviz.managers import Compaction
+    from stmviz.scenarios import example_transcript, load_transcript, recorded_compactions
+
+    session = load_transcript(example_transcript("claude_code_session"))
+    (real,) = recorded_compactions(session)
+    assert (real.pre_tokens, real.t, round(0.95 * 1700)) == (1611, 12, 1615)
+
+    def first_compaction(window):
+        trace = run(Compaction.claude_code(StateSpace(sizes.tokens(), 2400), window=window, percent=95), session)
+        return next(step.t for step in trace if "compact" in str(step.operation))
+
+    assert [first_compaction(w) for w in (1643, 1644, 1700, 1786, 1787)] == [10, 11, 11, 11, 12]

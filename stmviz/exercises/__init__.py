@@ -28,9 +28,13 @@ key                       checker                              what the student 
 ``06-fold``               :func:`check_fold`                   AgentFold's fold of blocks s_{x,y}
 ``07-keepers``            :func:`check_keepers_prediction`     predict: which mechanisms keep a probe
 ``07-fifo-match``         :func:`check_fifo_match`             the V_max a FIFO window needs to match SCM
+``08-predict-eviction``   :func:`check_priority_prediction`    a prediction: the first eviction by priority
 ``08-priority``           :func:`check_priority_memory`        a mechanism using the priority D_1
+``09-predict-steps``      :func:`check_steps_prediction`       a prediction of how notebook 09's chat is cut
 ``09-chat-steps``         :func:`check_chat_steps`             a chat cut into steps (output, input)
-``10-evidence-recall``    :func:`check_evidence_recall`        evidence recall computed by hand
+``10-predict-capacity``   :func:`check_capacity_prediction`    a prediction: what more V_max buys FIFO and SCM
+``10-word-overlap``       :func:`check_word_overlap`           the evidence word overlap computed by hand
+``11-predict-clearing``   :func:`check_clear_prediction`       a prediction: is the tax rate in ω_11, in π(ω_11)?
 ``11-clear-results``      :func:`check_clear_tool_results`     π of tool-result clearing (the history untouched)
 ========================  ===================================  =====================================
 """
@@ -39,18 +43,18 @@ from __future__ import annotations
 
 from ..core import guards
 from .agentfold import check_blocks_prediction, check_fold
-from .build_your_own import PRIORITY_STEPS, check_priority_memory
+from .build_your_own import PRIORITY_STEPS, check_priority_memory, check_priority_prediction
 from .checking import Criterion, ExerciseReport
 from .compare import check_fifo_match, check_keepers_prediction
 from .fifo import check_eviction_prediction, check_fifo_push
 from .hiagent import check_retrieval_prediction, check_subgoal_switch
-from .managers import check_clear_tool_results
-from .measuring import check_evidence_recall
+from .managers import check_clear_prediction, check_clear_tool_results
+from .measuring import check_capacity_prediction, check_evidence_recall, check_word_overlap
 from .mechanism import KEEP_FIRST_STEPS, check_keep_first, check_window_prediction
 from .scm import check_joke_prediction, check_judge
 from .start import check_room_left
 from .state_space import check_membership, check_which_fit
-from .your_own_logs import check_chat_steps
+from .your_own_logs import LISBON_CHAT, check_chat_steps, check_steps_prediction
 
 __all__ = [
     "Criterion",
@@ -72,10 +76,16 @@ __all__ = [
     "check_fold",
     "check_keepers_prediction",
     "check_fifo_match",
+    "check_priority_prediction",
     "check_priority_memory",
     "PRIORITY_STEPS",
     "check_chat_steps",
+    "check_steps_prediction",
+    "LISBON_CHAT",
+    "check_word_overlap",
     "check_evidence_recall",
+    "check_capacity_prediction",
+    "check_clear_prediction",
     "check_clear_tool_results",
 ]
 

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
+from ..contract import check_mechanism
 from ..core.context import AgentStep
 from ..core.element import Element
 from ..core.mechanism import Mechanism
 from ..core.sizes import words
 from ..core.space import StateSpace
-from .checking import Checks, ExerciseReport, call_answer, checked_run, error_text
+from ..core.trace import Trace, run
+from .checking import Checks, ExerciseReport, call_answer, error_text
 
-__all__ = ["check_priority_memory", "PRIORITY_STEPS"]
+__all__ = ["PRIORITY_STEPS", "check_priority_memory", "check_priority_prediction"]
 
 
 #: The trajectory of exercise 08: facts with a priority (D_1) and a source (D_2) in step metadata.
@@ -35,7 +38,8 @@ def check_priority_memory(make: Callable[[StateSpace], Mechanism] | type, v_max:
     At μ = words and the given V_max, each step's observation is a candidate
     together with ω_t; whatever of them is not in ω_{t+1} has left. Checked:
 
-    1. ``check_mechanism`` passes;
+    1. ``check_mechanism``'s closure and operations hold; and, apart, its purity: U leaves its
+       inputs and the mechanism unchanged and gives the same result twice;
     2. each element holding an observation keeps the step's ``priority`` and ``source`` in its metadata;
     3. a lower priority leaves before a higher one;
     4. within one priority, the oldest leaves first (the observation that just arrived is the newest);
@@ -47,23 +51,29 @@ def check_priority_memory(make: Callable[[StateSpace], Mechanism] | type, v_max:
     >>> check_priority_memory(ExampleMechanism).ok
     False
     """
-    c = Checks("08 · priority memory", {
-        "contract": ("check_mechanism passes", "read the ✗ lines of check_mechanism(...) on your mechanism"),
+    criteria: dict[str, tuple[Any, ...]] = {
+        "contract": ("check_mechanism's closure and operations hold",
+                     "read the ✗ lines of check_mechanism(...) on your mechanism"),
+        "U pure": ("U leaves ω, o, c and the mechanism unchanged, and gives the same result twice",
+                   "U is a function of (ω, o, c): build the new state from them alone; keep nothing on self "
+                   "(a list of what you saw is a memory outside ω)"),
         "metadata": ("each element holding an observation carries its step's priority and source",
                      "Element(context.observation, {'t': context.t, **context.step.meta})"),
+        # the order is judged by the steps' priorities: only once the elements carry them
         "priority": ("lower priorities always left before higher ones",
-                     "sort the candidates by RANK[priority] first, lowest first"),
+                     "sort the candidates by RANK[priority] first, lowest first", ("metadata",)),
         "age": ("within one priority the oldest left first",
-                "break ties by meta['t'], smallest (oldest) first — not the newest"),
+                "break ties by meta['t'], smallest (oldest) first — not the newest", ("metadata",)),
         "only as needed": ("no element left while the state would fit without removing it",
                            "check `state in self.space` before each removal, and stop when it holds"),
         "projection": ("π lists every element, high priority first, then medium, then low",
-                       "in project, sort by -RANK[priority] (then by t) and render every element"),
+                       "in project, sort by -RANK[priority] (then by t) and render every element", ("metadata",)),
         "high-priority facts": ("both user facts marked high are still in ω_n",
-                                "high facts leave only when nothing of lower priority is left"),
-    })
+                                "high facts leave only when nothing of lower priority is left", ("priority",)),
+    }
+    c = Checks("08 · priority memory", criteria)
     space = StateSpace(words, v_max)
-    built = checked_run(c, make, space, PRIORITY_STEPS, todo="TODO: update or project is not written yet")
+    built = _checked_run(c, make, space)
     if isinstance(built, ExerciseReport):
         return built
     mechanism, trace = built
@@ -117,4 +127,90 @@ def check_priority_memory(make: Callable[[StateSpace], Mechanism] | type, v_max:
     final = " ".join(e.text for e in trace.final)
     c.check("high-priority facts", all(fact in final for fact in ("allergic to peanuts", "Friday at 19:30")),
             "a high-priority user fact is missing from ω_n")
+    return c.report()
+
+
+def _checked_run(c: Checks, make: Any, space: StateSpace) -> tuple[Mechanism, Trace] | ExerciseReport:
+    """Build the mechanism, check its contract ("contract", and "U pure" for the purity clause) and run it."""
+    todo = "TODO: update or project is not written yet"
+    try:
+        ok, mechanism = call_answer(make, space)
+        if not ok:
+            c.fail("contract", f"could not build the mechanism: {error_text(mechanism)}")
+            return c.report()
+        contract = check_mechanism(mechanism, PRIORITY_STEPS)
+        if any("TODO" in r.detail or "NotImplementedError" in r.detail for r in contract.failures):
+            raise NotImplementedError(todo)
+        impure = [r.detail for r in contract.failures if r.name == "purity"]
+        other = [r.detail for r in contract.failures if r.name != "purity"]
+        c.check("U pure", not impure, "check_mechanism: " + "; ".join(impure))
+        c.check("contract", not other, "check_mechanism fails: " + "; ".join(other))
+        ok, trace = call_answer(run, make(space), PRIORITY_STEPS)
+    except NotImplementedError as exc:
+        return c.not_done(exc)
+    if not ok:
+        c.fail("contract", f"run() failed: {error_text(trace)}")
+        return c.report()
+    return mechanism, trace
+
+
+# Every sentence a student reads from the prediction's checker, in one place (issue 35 translates them whole).
+PREDICT_TEXT = {
+    "title": "08 · predict the first eviction",
+    "pair met": "a pair of whole numbers: (the step, the index of the observation that leaves)",
+    "pair hint": "answer (step, index): both whole numbers, the index as in PRIORITY_STEPS (0 to 6)",
+    "pair detail": "got {got!r}",
+    "step met": "the step at which Σμ first exceeds V_max = {v_max} words",
+    "step hint": "add up μ = the words of each observation, step by step: the first step whose sum passes {v_max}",
+    "step detail": "predicted step {got}; Σμ first exceeds {v_max} at step {want} ({total} words)",
+    "leaves met": "the observation that leaves then",
+    "leaves hint": "the lowest priority leaves first, and within it the oldest",
+    "leaves fifo": "observation {got} is the oldest of all: that is FIFO's choice; here the lowest priority leaves first",
+    "leaves newest": "observation {got} is the newest low-priority one: within a priority the oldest leaves first",
+    "leaves new": "observation {got} is the one arriving: a candidate too, but not of the lowest priority held",
+    "leaves detail": "predicted observation {got}; observation {want} leaves ({text!r})",
+}
+
+
+def check_priority_prediction(prediction: Any, v_max: int = 26) -> ExerciseReport:
+    """Notebook 08: predict the first eviction of the priority rule on PRIORITY_STEPS at μ = words.
+
+    ``prediction`` is ``(step, i)``: the step at which Σμ first exceeds ``v_max`` and the
+    index in :data:`PRIORITY_STEPS` of the observation that leaves then (lowest priority
+    first, the oldest within a priority). The expected pair is worked out here from
+    that rule alone.
+
+    >>> check_priority_prediction((4, 1)).ok
+    True
+    """
+    criteria: dict[str, tuple[Any, ...]] = {
+        "a pair": (PREDICT_TEXT["pair met"], PREDICT_TEXT["pair hint"]),
+        "the step": (PREDICT_TEXT["step met"].format(v_max=v_max), PREDICT_TEXT["step hint"].format(v_max=v_max),
+                     ("a pair",)),
+        "who leaves": (PREDICT_TEXT["leaves met"], PREDICT_TEXT["leaves hint"], ("a pair",)),
+    }
+    c = Checks(PREDICT_TEXT["title"], criteria)
+    if prediction is None or prediction is ...:
+        return c.not_done(NotImplementedError("prediction is None"))
+    if (not isinstance(prediction, (tuple, list)) or len(prediction) != 2
+            or not all(isinstance(n, int) and not isinstance(n, bool) for n in prediction)):
+        c.fail("a pair", PREDICT_TEXT["pair detail"].format(got=prediction))
+        return c.report()
+    size = [words(Element(s.observation)) for s in PRIORITY_STEPS]
+    held: list[int] = []
+    for t in range(len(PRIORITY_STEPS)):
+        held.append(t)
+        if sum(size[i] for i in held) > v_max:
+            break
+    step, total = held[-1], sum(size[i] for i in held)
+    leaves = min(held, key=lambda i: (_RANK[PRIORITY_STEPS[i].meta["priority"]], i))
+    got_step, got = prediction
+    c.check("the step", got_step == step,
+            PREDICT_TEXT["step detail"].format(got=got_step, want=step, total=total, v_max=v_max))
+    lowest = [i for i in held if PRIORITY_STEPS[i].meta["priority"] == PRIORITY_STEPS[leaves].meta["priority"]]
+    hint = (PREDICT_TEXT["leaves fifo"] if got == held[0] else PREDICT_TEXT["leaves new"] if got == step
+            else PREDICT_TEXT["leaves newest"] if got == max(lowest) else None)
+    c.check("who leaves", got == leaves,
+            PREDICT_TEXT["leaves detail"].format(got=got, want=leaves, text=PRIORITY_STEPS[leaves].observation),
+            hint=hint.format(got=got) if hint else None)
     return c.report()

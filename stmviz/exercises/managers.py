@@ -8,7 +8,7 @@ from typing import Any
 from ..core.formatting import shorten
 from .checking import Checks, ExerciseReport, call_answer, error_text
 
-__all__ = ["check_clear_tool_results"]
+__all__ = ["check_clear_prediction", "check_clear_tool_results"]
 
 
 def _history() -> list[dict[str, Any]]:
@@ -37,7 +37,7 @@ def check_clear_tool_results(project: Callable[..., Any]) -> ExerciseReport:
     other message is shown as it is, in order; and the stored messages (the
     state ω) are left unchanged — clearing is π's work, not U's.
     """
-    c = Checks("11 · tool-result clearing as π", {
+    criteria: dict[str, tuple[Any, ...]] = {
         "recent kept": ("the `keep` most recent tool results are shown as they are",
                         "count the tool results from the end: the newest `keep` of them keep their content"),
         "older cleared": ("every older tool result shows the placeholder",
@@ -48,9 +48,12 @@ def check_clear_tool_results(project: Callable[..., Any]) -> ExerciseReport:
         "ω untouched": ("the stored messages are unchanged after π (π builds a copy for each model call)",
                         "you changed the messages in place: π must build new dicts (e.g. {**m, 'content': placeholder}) "
                         "and leave ω — the history the client keeps — as it was; changing it would be U's work"),
+        # judged once the rule holds for an ordinary keep: an off-by-one shows at keep = 0 too
         "edge cases": ("keep ≥ the number of results clears nothing; keep = 0 clears every result",
-                       "with keep = 0 nothing is kept; with more `keep` than results there is nothing to clear"),
-    })
+                       "with keep = 0 nothing is kept; with more `keep` than results there is nothing to clear",
+                       ("recent kept", "older cleared")),
+    }
+    c = Checks("11 · tool-result clearing as π", criteria)
     try:
         for keep, placeholder in ((1, "[cleared]"), (2, "[result cleared to save context]"), (0, "[x]"), (5, "[x]")):
             history = _history()
@@ -85,4 +88,55 @@ def check_clear_tool_results(project: Callable[..., Any]) -> ExerciseReport:
                                                 f"{[shorten(str(got[k].get('content')), 30) for k in older]}")
     except NotImplementedError as exc:
         return c.not_done(exc)
+    return c.report()
+
+
+# Every sentence a student reads from the prediction's checker, in one place (issue 35 translates them whole).
+PREDICT_TEXT = {
+    "title": "11 · predict where the tax rate is",
+    "pair met": "a pair of booleans: (the rate's file read is in ω_11, the rate is in π(ω_11))",
+    "pair hint": "answer (True or False, True or False): first for the state ω_11, then for the model input π(ω_11)",
+    "pair detail": "got {got!r}",
+    "omega met": "whether ClearToolUses still stores the file read of step 3 in ω_11",
+    "omega hint": "ClearToolUses is a π-manager: its U only adds, so ω keeps every message, old tool results included",
+    "pi met": "whether the tax rate reaches the model in π(ω_11)",
+    "pi hint": ("past its trigger, π shows every tool result but the keep = 3 newest as a placeholder: "
+                "the read of step 3 is older than three"),
+    "detail": "predicted {got}; ClearToolUses gives {want}",
+}
+
+
+def check_clear_prediction(prediction: Any) -> ExerciseReport:
+    """Notebook 11: predict whether ClearToolUses keeps the tax rate (read at step 3) in ω_11 and in π(ω_11).
+
+    Checked against notebook 11's ClearToolUses (V_max = 2,400 tokens, trigger at 850
+    tokens, the 3 newest tool results kept) on the bundled Claude Code session.
+
+    >>> check_clear_prediction((True, False)).ok
+    True
+    """
+    from ..core import sizes
+    from ..core.space import StateSpace
+    from ..core.trace import run
+    from ..managers import ClearToolUses
+    from ..scenarios import example_transcript, load_transcript
+
+    criteria: dict[str, tuple[Any, ...]] = {
+        "a pair": (PREDICT_TEXT["pair met"], PREDICT_TEXT["pair hint"]),
+        "in ω": (PREDICT_TEXT["omega met"], PREDICT_TEXT["omega hint"], ("a pair",)),
+        "in π": (PREDICT_TEXT["pi met"], PREDICT_TEXT["pi hint"], ("a pair",)),
+    }
+    c = Checks(PREDICT_TEXT["title"], criteria)
+    if prediction is None or prediction is ...:
+        return c.not_done(NotImplementedError("prediction is None"))
+    if not isinstance(prediction, (tuple, list)) or len(prediction) != 2 or not all(isinstance(b, bool) for b in prediction):
+        c.fail("a pair", PREDICT_TEXT["pair detail"].format(got=prediction))
+        return c.report()
+    session = load_transcript(example_transcript("claude_code_session"))
+    trace = run(ClearToolUses(StateSpace(sizes.tokens(), 2400), trigger=850, keep=3), session)
+    rate = "0.0725"
+    in_omega = any(rate in e.text for e in trace.state_at(11))
+    in_pi = rate in trace.project(11).text()
+    c.check("in ω", prediction[0] == in_omega, PREDICT_TEXT["detail"].format(got=prediction[0], want=in_omega))
+    c.check("in π", prediction[1] == in_pi, PREDICT_TEXT["detail"].format(got=prediction[1], want=in_pi))
     return c.report()
