@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -54,10 +55,14 @@ from ..agentfold_log import load_agentfold_log
 from ..scenario import Scenario
 from . import anthropic, langchain, openai, otel
 from ._conversation import COMPACTION_KEY, Conversation, fail, word
+from .report import ReportItem, TranscriptReport, TranscriptWarning
 
 __all__ = [
     "FORMATS",
     "RecordedCompaction",
+    "ReportItem",
+    "TranscriptReport",
+    "TranscriptWarning",
     "detect_format",
     "example_transcript",
     "from_transcript",
@@ -132,7 +137,7 @@ def _kind_of(document: Any) -> str | None:
         return "anthropic"
     if "request" in document or "response" in document:
         return "anthropic"
-    if word(document.get("object")) == "response" or "input" in document or "items" in document:
+    if word(document.get("object")) in ("response", "response.compaction") or "input" in document or "items" in document:
         return "openai_responses"
     if isinstance(document.get("messages"), list):
         if "system" in document or "max_tokens" in document:
@@ -322,7 +327,7 @@ def from_transcript(
     kind = kind or _detect(data, None, source)
     if kind in ("agentfold", "scenario"):
         raise fail(source, "top level", f"this is {_NAMES[kind]}; load its file with load_transcript")
-    return _conversation(kind, data, None, source).scenario(name, kind=_NAMES[kind], v_max=v_max)
+    return _announce(_conversation(kind, data, None, source).scenario(name, kind=_NAMES[kind], v_max=v_max))
 
 
 def load_transcript(
@@ -364,7 +369,18 @@ def load_transcript(
     if kind == "scenario":
         scenario = Scenario.load(path)
         return scenario if v_max is None else _with_v_max(scenario, v_max)
-    return _conversation(kind, document, lines, source).scenario(name, kind=_NAMES[kind], v_max=v_max)
+    return _announce(_conversation(kind, document, lines, source).scenario(name, kind=_NAMES[kind], v_max=v_max))
+
+
+def _announce(scenario: Scenario) -> Scenario:
+    """The scenario, after a :class:`TranscriptWarning` if its report says something was left out."""
+    report = scenario.report
+    if isinstance(report, TranscriptReport) and not report.complete:
+        warnings.warn(TranscriptWarning(
+            f"{report.source or 'transcript'}: not everything in the file reached the steps — {report.summary()} "
+            "(see scenario.report for an example of each; silence with warnings.simplefilter('ignore', TranscriptWarning))"
+        ), stacklevel=3)
+    return scenario
 
 
 def _with_v_max(scenario: Scenario, v_max: float) -> Scenario:
