@@ -56,7 +56,7 @@ def _mechanism(kind: str, v_max: float, oversize: str | None = None) -> Mechanis
 
     space = StateSpace(sizes.tokens(), v_max)
     if kind == "fifo":
-        return mechanisms.FIFOWindow(space, **({"oversize": oversize} if oversize else {}))
+        return mechanisms.FIFOWindow(space, oversize=oversize or "error")
     factory = {
         "scm": mechanisms.SCM,
         "hiagent": mechanisms.HiAgent,
@@ -349,7 +349,8 @@ def _port(text: str) -> int:
 
 def _formats() -> tuple[str, ...]:
     """The formats ``--format`` takes: those of stmviz.scenarios.load_transcript (kept in step by a test)."""
-    return ("claude_code", "anthropic", "openai_chat", "openai_responses", "otel", "langchain", "agentfold", "scenario")
+    return ("claude_code", "anthropic", "openai_chat", "openai_responses", "otel", "langchain", "swe_agent", "agentfold",
+            "scenario")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -364,7 +365,8 @@ def build_parser() -> argparse.ArgumentParser:
     p_lab.add_argument("--dry-run", action="store_true", help="print the command instead of starting JupyterLab (copies nothing)")
 
     for name, helptext in (("demo", "run the built-in demo and print its trace"),
-                           ("replay", "replay a scenario or a transcript (Claude Code, Anthropic, OpenAI, OpenTelemetry, LangChain, AgentFold) through a mechanism")):
+                           ("replay", "replay a scenario or a transcript (Claude Code, Anthropic, OpenAI, OpenTelemetry, LangChain, SWE-agent, "
+                                      "AgentFold) through a mechanism")):
         p = sub.add_parser(name, help=helptext)
         if name == "replay":
             p.add_argument("scenario", help="a bundled scenario name, a scenario file, or a transcript file")

@@ -17,6 +17,7 @@ user's next message).
 ``"openai_responses"``  OpenAI Responses API / Agents SDK items (``function_call`` …)
 ``"otel"``              OpenTelemetry GenAI spans (``gen_ai.input.messages`` / ``output``)
 ``"langchain"``         LangChain message dicts (``messages_to_dict``, ``model_dump``, ``dumpd``)
+``"swe_agent"``         a SWE-agent trajectory (``.traj``: ``history``, or ``trajectory``)
 ``"agentfold"``         AgentFold's ``infer.py`` records (``question``, ``full_traj``, …),
                         read by :func:`~stmviz.scenarios.load_agentfold_log`
 ``"scenario"``          a stmviz scenario file (``steps``)
@@ -53,7 +54,7 @@ from ...io.files import as_path, read_bytes
 from ...io.jsonio import MAX_DEPTH, decode_json, decode_json_lines
 from ..agentfold_log import load_agentfold_log
 from ..scenario import Scenario
-from . import anthropic, langchain, openai, otel
+from . import anthropic, langchain, openai, otel, swe_agent
 from ._conversation import COMPACTION_KEY, Conversation, fail, word
 from .report import ReportItem, TranscriptReport, TranscriptWarning
 
@@ -71,12 +72,13 @@ __all__ = [
 ]
 
 #: The formats :func:`load_transcript` reads, by the name its ``format`` argument takes.
-FORMATS = ("claude_code", "anthropic", "openai_chat", "openai_responses", "otel", "langchain", "agentfold", "scenario")
+FORMATS = ("claude_code", "anthropic", "openai_chat", "openai_responses", "otel", "langchain", "swe_agent", "agentfold",
+           "scenario")
 
 _NAMES = {
     "claude_code": "a Claude Code session", "anthropic": "an Anthropic Messages API transcript",
     "openai_chat": "OpenAI chat messages", "openai_responses": "OpenAI Responses / Agents SDK items",
-    "otel": "OpenTelemetry GenAI spans", "langchain": "LangChain messages", "agentfold": "an AgentFold infer.py log",
+    "otel": "OpenTelemetry GenAI spans", "langchain": "LangChain messages", "swe_agent": "a SWE-agent trajectory", "agentfold": "an AgentFold infer.py log",
     "scenario": "a stmviz scenario",
 }
 
@@ -131,6 +133,8 @@ def _kind_of(document: Any) -> str | None:
         return "scenario"
     if _is_agentfold(document):
         return "agentfold"
+    if swe_agent.is_trajectory(document):
+        return "swe_agent"
     if otel.is_span(document) or isinstance(document.get("spans"), list):
         return "otel"
     if word(document.get("type")) == "message" and word(document.get("role")) == "assistant":
@@ -228,6 +232,10 @@ def _conversation(kind: str, document: Any, lines: list[tuple[int, Any]] | None,
     if kind == "langchain":
         records, labels = _records(document, lines, "messages")
         return langchain.read_langchain(records, labels, source)
+    if kind == "swe_agent":
+        if lines is not None:
+            raise fail(source, "top level", "a SWE-agent trajectory is one JSON object (a .traj file), not JSON Lines")
+        return swe_agent.read_trajectory(document, source)
     raise InvalidArgumentError(f"format must be one of {', '.join(FORMATS)}, got {brief(kind, 40)}")  # pragma: no cover - detected kinds are all above
 
 

@@ -224,6 +224,8 @@ class Conversation:
     def report(self, kind: str) -> TranscriptReport:
         """What the conversation holds, by kind, beside what the reader left out, guessed and skipped."""
         kept = Tally()
+        for part in self.query_parts:
+            kept.add("system prompt (the query Q)", "", part)
         for i, message in enumerate(self.messages):
             if not isinstance(message, Mapping):
                 continue
