@@ -38,6 +38,7 @@ record (``line 12``, ``messages[3].content[1]``) and what to fix.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
@@ -445,12 +446,41 @@ def recorded_compactions(steps: Scenario | Iterable[AgentStep]) -> list[Recorded
     out = []
     for k, step in enumerate(items):
         guards.instance(step, f"steps[{k}]", AgentStep, where="recorded_compactions")
-        for event in step.meta.get(COMPACTION_KEY, ()):
-            out.append(RecordedCompaction(
-                t=int(event["t"]), system=str(event.get("system", "")), trigger=event.get("trigger"),
-                pre_tokens=event.get("pre_tokens"), summary=event.get("summary"), where=str(event.get("where", "")),
-            ))
+        events = step.meta.get(COMPACTION_KEY, ())
+        at = f"recorded_compactions: steps[{k}].meta[{COMPACTION_KEY!r}]"
+        if not isinstance(events, (list, tuple)):
+            raise FormatError(f"{at}: expected a list of recorded compactions, got {brief(events, 40)}; "
+                              "load the transcript again with load_transcript, or remove the key")
+        for j, event in enumerate(events):
+            out.append(_compaction(event, f"{at}[{j}]", len(items)))
     return out
+
+
+def _shown(value: Any) -> str:
+    return f"{type(value).__name__} {brief(value, 40)}"
+
+
+def _compaction(event: Any, at: str, steps: int) -> RecordedCompaction:
+    """One recorded compaction of a step's meta, checked: a hand-edited file may hold anything there."""
+    fix = "load the transcript again with load_transcript, or correct the value"
+    if not isinstance(event, Mapping):
+        raise FormatError(f"{at}: expected an object with 't', 'system', …, got {_shown(event)}; {fix}")
+    t = event.get("t")
+    if type(t) is not int or not 0 <= t <= steps:
+        raise FormatError(f"{at}.t: expected the step of the output after the compaction, a whole number "
+                          f"0 ≤ t ≤ {steps}, got {_shown(t) if 't' in event else 'nothing (no t)'}; {fix}")
+    pre = event.get("pre_tokens")
+    if pre is not None and (isinstance(pre, bool) or not isinstance(pre, (int, float)) or not math.isfinite(pre) or pre < 0):
+        raise FormatError(f"{at}.pre_tokens: expected a number of tokens ≥ 0 (or null), got {_shown(pre)}; {fix}")
+    texts = {}
+    for key in ("system", "trigger", "summary", "where"):
+        value = event.get(key)
+        if value is not None and not isinstance(value, str):
+            raise FormatError(f"{at}.{key}: expected text (or null), got {_shown(value)}; {fix}")
+        texts[key] = value
+    return RecordedCompaction(t=t, system=texts["system"] or "", trigger=texts["trigger"],
+                              pre_tokens=float(pre) if pre is not None else None, summary=texts["summary"],
+                              where=texts["where"] or "")
 
 
 # ------------------------------------------------------------------------------------------- bundled examples

@@ -34,6 +34,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...core.guards import brief
+from ...io.jsonio import MAX_DEPTH
 from ._conversation import Conversation, arguments_text, fail, listed, mapping, result_text, text_of, word, id_of
 
 INPUT, OUTPUT, SYSTEM = "gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions"
@@ -109,12 +110,28 @@ def _span_messages(span: Mapping[str, Any]) -> tuple[Any, Any, Any]:
     return found[0], found[1], found[2]
 
 
+def _depth_ok(value: Any, source: str, where: str) -> None:
+    """Refuse a decoded attribute nested deeper than a transcript file may be (walked without recursion)."""
+    level, depth = [value], 0
+    while level:
+        depth += 1
+        if depth > MAX_DEPTH:
+            raise fail(source, where, f"the attribute's JSON text is nested more than {MAX_DEPTH} levels deep; "
+                       "it holds a JSON list of messages")
+        level = [v for node in level for v in (node.values() if isinstance(node, dict) else node if isinstance(node, list) else ())
+                 if isinstance(v, (dict, list))]
+
+
 def _decoded(value: Any, source: str, where: str) -> list[Any]:
     if isinstance(value, str):
         try:
             value = json.loads(value)
         except ValueError:
             raise fail(source, where, "the attribute is not valid JSON text; it holds a JSON list of messages") from None
+        except RecursionError:  # "[[[[…" thousands deep inside the string: not messages
+            raise fail(source, where, f"the attribute's JSON text is nested more than {MAX_DEPTH} levels deep; "
+                       "it holds a JSON list of messages") from None
+        _depth_ok(value, source, where)
     return listed(value, source, where, "a list of messages")
 
 
