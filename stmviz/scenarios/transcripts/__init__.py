@@ -31,8 +31,14 @@ into ``meta["recorded_compaction"]`` of the first step whose output came after
 it; :func:`recorded_compactions` lists them, so a figure can mark where the real
 system compacted beside what each mechanism does on the same transcript.
 
+What reading a file kept, left out, guessed and skipped is counted, by kind
+with an example, in the scenario's ``report`` (a :class:`TranscriptReport`);
+its ``description`` ends with the summary, and a :class:`TranscriptWarning`
+says when anything the model saw or wrote was left out.
+
 Malformed files raise :class:`~stmviz.FormatError` naming the file, the
-record (``line 12``, ``messages[3].content[1]``) and what to fix.
+record (``line 12``, ``messages[3].content[1]``) and what to fix; an unknown
+block or item type is not malformed: it is kept as its JSON text, and noted.
 """
 
 from __future__ import annotations

@@ -7,13 +7,18 @@ Both speak in **content blocks** (``anthropic-sdk-python``, ``types/`` and
   — the model's reasoning, kept in the step's ``meta["thinking"]``;
 - ``tool_use`` / ``server_tool_use`` (``id``, ``name``, ``input``) — a tool call,
   answered by a ``tool_result`` block (``tool_use_id``, ``content`` as text or
-  blocks, ``is_error``: the result then reads ``[error] …``) in the next user
-  message: the results are the input of the step that made the calls, and text
-  the user adds after them is an input of its own; server tools' results
-  (``web_search_tool_result``, any ``*_tool_result``) come back in the
-  assistant's own message;
+  blocks, ``is_error``: true or false, the result then reads ``[error] …``) in
+  the next user message: the results are the input of the step that made the
+  calls, and text the user adds after them is an input of its own;
+- server tools' results (``web_search_tool_result``, ``code_execution_tool_result``,
+  any ``*_tool_result``) come back in the assistant's own message: each is the
+  tool result of its ``server_tool_use``, with its content (a web search keeps
+  each result's title, URL and age), and the reply is cut there;
 - ``image``, ``document``, ``search_result``, ``container_upload`` — kept as
   placeholders such as ``[image]``;
+- any other type (``tool_reference``, a type newer than this reader) — kept as
+  its JSON text and counted in the scenario's report, never a reason to refuse
+  the file;
 - ``compaction`` (``content``: the summary, ``null`` if it failed) — server-side
   compaction (``compact_20260112``): the API drops every block before it, so it is
   read as a recorded compaction, not as text.
@@ -22,24 +27,37 @@ A **Claude Code session** (``~/.claude/projects/<project>/<session>.jsonl``) hol
 one record per line: ``user`` and ``assistant`` records wrap a Messages API
 ``message``; an assistant reply is written as one record per content block,
 sharing ``message.id``, and is joined again here. Records link to the one before
-by ``parentUuid``; after a rewind or an edit the file holds abandoned branches,
-so the conversation is the chain from the last record back to the first (through
-``logicalParentUuid`` across a compaction), with the parallel pieces of its turns
-(tool results and blocks of a reply on the chain). Records with ``isSidechain``
-(a sub-agent's conversation) are left out. A ``system`` record with ``subtype``
+by ``parentUuid``; the conversation is the chain from the last record back to
+the first (through ``logicalParentUuid`` across a compaction), with the parallel
+pieces of its turns (tool results and blocks of a reply on the chain). The
+chain runs through every record with a ``uuid``, whatever its type: in 2.x a
+prompt's parent may be a ``system`` record (``turn_duration``,
+``stop_hook_summary``, ``informational``) or an ``attachment``, and a boundary's
+``logicalParentUuid`` may name an attachment. A record off the chain whose
+ancestry joins it is on an abandoned branch (a rewind or an edit: a true fork);
+a parent missing from the file is a gap, and the chain goes on with the record
+before it (a guess the report counts). A record written twice (same ``uuid``)
+is read once. Records with ``isSidechain`` (a sub-agent's conversation) are left
+out. Everything left out, guessed or skipped is counted in the scenario's
+:class:`~stmviz.scenarios.TranscriptReport`. A ``system`` record with ``subtype``
 ``compact_boundary`` marks a compaction (``compactMetadata``: ``trigger``
 ``"auto"`` or ``"manual"``, ``preTokens``; ``compact_metadata`` / ``pre_tokens``
 as the SDK streams them); the ``user`` record with ``isCompactSummary`` that
 follows holds its summary. Both become one recorded compaction; the summary is
-not replayed as a user message (each mechanism makes its own). Other records
-(``summary`` titles, ``file-history-snapshot``, ``progress``, other ``system``
-subtypes) are not model input and are skipped.
+not replayed as a user message (each mechanism makes its own); a ``preTokens``
+that is not a number is left unknown and reported. ``attachment`` records on the
+chain (files, reminders Claude Code adds to the context in a form the file does
+not spell out) are left out and reported; other records (``summary`` titles,
+``file-history-snapshot``, ``progress``, other ``system`` subtypes) are not
+model input and are skipped, counted.
 
 What is not verified: Anthropic does not document the session file. Its
 fields here are those public session files show and their parsers read
 (anthropics/claude-code issues, e.g. #22193; third-party converters): the
-reader takes both spellings of the compaction metadata, ignores record types
-it does not know, and falls back to file order when records carry no ``uuid``.
+reader takes both spellings of the compaction metadata, counts record types
+it does not know as skipped, and falls back to file order when records carry
+no ``uuid``. No genuine openly licensed 2.x session was found; the 2.x record
+kinds are those public session parsers and viewers document.
 Claude Code also re-attaches recently read files and its todo list after a
 compaction (as ``isMeta`` user records in some versions); those records are
 read as user input like any other.

@@ -20,13 +20,25 @@ Agents SDK's ``result.to_input_list()`` and its sessions store; ``openai-python`
   ``local_shell_call``, ``shell_call``, ``apply_patch_call``) answered by its
   ``*_call_output``; a hosted tool's ``*_call`` without one (``web_search_call``,
   ``file_search_call``, ``code_interpreter_call``, ``image_generation_call``,
-  ``mcp_call``) is a call with its result inside it;
+  ``mcp_call``) is a call with its result inside it (``output``, ``outputs``,
+  ``results``, ``error``, ``status``), and its other fields (``code``,
+  ``container_id``) its arguments;
 - ``reasoning`` (``summary`` and ``content`` texts; ``encrypted_content`` is
   opaque) — the thinking of the assistant turn that follows;
 - ``compaction`` (from ``/responses/compact``: an opaque ``encrypted_content``)
   — a recorded compaction, with no readable summary;
 - ``item_reference`` — a pointer to a stored item, whose text is not in the file:
-  skipped and counted.
+  left out and counted in the report;
+- any other item or part type (``mcp_list_tools``, a type newer than this
+  reader) — kept as its JSON text and counted in the report, never a reason to
+  refuse the file.
+
+A ``function_call`` must carry its ``call_id`` (else a :class:`~stmviz.FormatError`:
+the result that answers it cannot be found). A hosted tool's call without a
+result in the file gets none invented: its ``status`` is its result, and the
+report counts the guess. A ``/responses/compact`` body (``object:
+"response.compaction"``) is read from its ``output``: the compacted window, whose
+``compaction`` item is a recorded compaction.
 """
 
 from __future__ import annotations
