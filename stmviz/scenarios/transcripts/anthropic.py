@@ -65,6 +65,7 @@ read as user input like any other.
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -327,7 +328,8 @@ def _chain(records: Sequence[tuple[str, Mapping[str, Any]]], conv: Conversation)
     if not by_uuid:
         return set(range(len(records)))
     on: set[int] = set()
-    k: int | None = max(by_uuid.values())
+    ordered = sorted(by_uuid.values())
+    k: int | None = ordered[-1]
     while k is not None:
         if k in on:
             raise fail(source, records[k][0], "the parentUuid chain loops back to this record; the file is corrupt")
@@ -339,8 +341,10 @@ def _chain(records: Sequence[tuple[str, Mapping[str, Any]]], conv: Conversation)
             k = by_uuid[parent]
         else:
             here = records[k][0]
-            earlier = [j for j in by_uuid.values() if j < k and j not in on]
-            k = max(earlier) if earlier else None
+            i = bisect.bisect_left(ordered, k) - 1
+            while i >= 0 and ordered[i] in on:
+                i -= 1
+            k = ordered[i] if i >= 0 else None
             if k is not None:
                 conv.guessed.add("parent missing from the file (the chain goes on with the record before it)", here, parent)
     # the parallel pieces of the chain's turns: blocks of a reply on the chain, results of its calls
@@ -362,15 +366,17 @@ def _off_chain(records: Sequence[tuple[str, Mapping[str, Any]]], on: set[int], c
 
     def joins(k: int) -> bool:
         path: list[int] = []
+        walked: set[int] = set()
         j: int | None = k
         result = False
         while j is not None and j not in forked:
             if j in on:
                 result = True
                 break
-            if j in path:
+            if j in walked:
                 break
             path.append(j)
+            walked.add(j)
             parent = _parent(records[j][1])
             j = by_uuid.get(parent) if parent is not None else None
         else:
