@@ -89,3 +89,13 @@ def test_oversize_is_fifos_policy(capsys):
     with pytest.raises(SystemExit):
         cli.main(["replay", "tool_chat", "--oversize", "sometimes"])
     assert "invalid choice: 'sometimes'" in capsys.readouterr().err
+
+
+def test_replay_reads_a_swe_agent_trajectory(capsys):
+    path = Path(__file__).parent / "data" / "real_transcripts" / "openai_chat" / "swe-agent_gpt4_pydicom-1458.traj"
+    assert cli.main(["replay", str(path), "--limit", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "(13 steps)" in out and "Read a SWE-agent trajectory swe-agent_gpt4_pydicom-1458.traj" in out
+    assert "12 × assistant text" in out and "left out" not in out
+    assert cli.main(["replay", str(path), "--format", "swe_agent", "--v-max", "20000", "--limit", "0"]) == 0
+    assert "V_max = 20000." in capsys.readouterr().out
