@@ -244,3 +244,22 @@ def test_unknown_responses_items_and_parts_are_kept():
     assert "mcpl_1" in text_of(s) and "input_hologram" in text_of(s)
     assert s.report.count("unknown item 'mcp_list_tools' (kept as its JSON text)") == 1
     assert s.report.count("unknown part 'input_hologram' (kept as its JSON text)") == 1
+
+
+def test_server_tool_results_keep_their_content_as_tool_results():
+    response = {"type": "message", "role": "assistant", "content": [
+        {"type": "server_tool_use", "id": "s1", "name": "code_execution", "input": {"code": "print(6*7)"}},
+        {"type": "code_execution_tool_result", "tool_use_id": "s1",
+         "content": {"type": "code_execution_result", "stdout": "42\n", "stderr": "", "return_code": 0}},
+        {"type": "mcp_tool_use", "id": "s2", "name": "ask", "server_name": "wiki", "input": {"q": "x"}},
+        {"type": "mcp_tool_result", "tool_use_id": "s2", "is_error": False, "content": [{"type": "text", "text": "wiki says y"}]},
+        {"type": "server_tool_use", "id": "s3", "name": "web_search", "input": {"query": "q"}},
+        {"type": "web_search_tool_result", "tool_use_id": "s3",
+         "content": {"type": "web_search_tool_result_error", "error_code": "max_uses_exceeded"}},
+        {"type": "text", "text": "The answer is 42."}]}
+    s = from_transcript({"request": {"messages": [{"role": "user", "content": "go"}]}, "response": response}, "anthropic")
+    results = [(step.action, step.observation) for step in s.steps if step.action]
+    assert results == [('code_execution({"code": "print(6*7)"})', '{"stdout": "42\\n", "stderr": "", "return_code": 0}'),
+                       ('ask({"q": "x"})', "wiki says y"),
+                       ('web_search({"query": "q"})', "[error] max_uses_exceeded")]
+    assert s.steps[-1].thought == "The answer is 42." and s.report.complete
