@@ -73,7 +73,13 @@ def _load(source: str, format: str | None = None) -> Scenario:
     """
     import warnings
 
-    from .scenarios import TranscriptWarning, bundled_names, detect_format, load_scenario, load_transcript
+    from .scenarios import (
+        TranscriptWarning,
+        bundled_names,
+        detect_format,
+        load_scenario,
+        load_transcript,
+    )
 
     path = Path(source)
     if format is None and (source in bundled_names() or not os.path.lexists(path)):
@@ -365,8 +371,8 @@ def build_parser() -> argparse.ArgumentParser:
     p_lab.add_argument("--dry-run", action="store_true", help="print the command instead of starting JupyterLab (copies nothing)")
 
     for name, helptext in (("demo", "run the built-in demo and print its trace"),
-                           ("replay", "replay a scenario or a transcript (Claude Code, Anthropic, OpenAI, OpenTelemetry, LangChain, SWE-agent, "
-                                      "AgentFold) through a mechanism")):
+                           ("replay", ("replay a scenario or a transcript (Claude Code, Anthropic, OpenAI, OpenTelemetry, "
+                                       "LangChain, SWE-agent, AgentFold) through a mechanism"))):
         p = sub.add_parser(name, help=helptext)
         if name == "replay":
             p.add_argument("scenario", help="a bundled scenario name, a scenario file, or a transcript file")
