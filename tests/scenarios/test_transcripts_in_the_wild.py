@@ -263,3 +263,16 @@ def test_server_tool_results_keep_their_content_as_tool_results():
                        ('ask({"q": "x"})', "wiki says y"),
                        ('web_search({"query": "q"})', "[error] max_uses_exceeded")]
     assert s.steps[-1].thought == "The answer is 42." and s.report.complete
+
+
+def test_an_otel_server_tool_call_gets_its_response_and_no_invented_one():
+    def span(parts):
+        return {"attributes": {"gen_ai.input.messages": [{"role": "user", "parts": [{"type": "text", "content": "weather?"}]}],
+                               "gen_ai.output.messages": [{"role": "assistant", "parts": parts}]}}
+    call = {"type": "server_tool_call", "id": "s1", "name": "web_search", "arguments": {"q": "oslo"}}
+    answered = quiet(from_transcript, span([call, {"type": "server_tool_call_response", "id": "s1", "response": {"hits": ["4 °C"]}},
+                                            {"type": "text", "content": "4 °C"}]), "otel")
+    assert answered.steps[1].observation == '{"hits": ["4 °C"]}' and answered.report.summary() == ""
+    alone = quiet(from_transcript, span([call]), "otel")
+    assert "(done by the provider)" not in text_of(alone) and alone.steps[1].observation == ""
+    assert alone.report.count("server_tool_call with no response in the file (left without a result)") == 1

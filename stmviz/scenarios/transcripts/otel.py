@@ -218,6 +218,7 @@ def _message(conv: Conversation, message: Any, source: str, where: str) -> None:
     thinking: list[str] = []
     calls: list[tuple[str, str, str]] = []
     results: list[tuple[str, str]] = []
+    server: list[str] = []  # the ids of the calls the provider ran (their responses come in this message)
     for j, part in enumerate(parts):
         at = f"{where}.parts[{j}]"
         kind = word(part.get("type")) if isinstance(part, Mapping) else None
@@ -226,7 +227,7 @@ def _message(conv: Conversation, message: Any, source: str, where: str) -> None:
             call_id = id_of(part.get("id"), f"call@{at}")
             calls.append((call_id, name, arguments_text(part.get("arguments"), source, f"{at}.arguments")))
             if kind == "server_tool_call":
-                results.append((call_id, "(done by the provider)"))
+                server.append(call_id)
         elif kind in ("tool_call_response", "server_tool_call_response"):
             if "response" not in part and "result" not in part:
                 raise fail(source, at, "a tool_call_response holds its 'response' (or 'result')")
@@ -239,11 +240,14 @@ def _message(conv: Conversation, message: Any, source: str, where: str) -> None:
             (thinking if what == "reasoning" else text).append(value)
     body = "\n".join(t for t in text if t)
     if role == "assistant":
-        server = {c for c, r in results if r == "(done by the provider)"}
         conv.assistant(body, where, calls, thinking)
-        for call_id, result in results:
-            if call_id in server:
-                conv.tool(call_id, result, where)
+        answered = set()
+        for call_id, result in results:  # a server tool's response, in the model's own message
+            conv.tool(call_id, result, where)
+            answered.add(call_id)
+        for call_id in server:
+            if call_id not in answered:  # no result is invented: the step's call stays unanswered
+                conv.guessed.add("server_tool_call with no response in the file (left without a result)", where, call_id)
         return
     if calls or thinking:
         raise fail(source, where, f"a {role} message holds tool_call or reasoning parts; only an assistant message makes them")
