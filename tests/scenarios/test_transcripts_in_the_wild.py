@@ -276,3 +276,12 @@ def test_an_otel_server_tool_call_gets_its_response_and_no_invented_one():
     alone = quiet(from_transcript, span([call]), "otel")
     assert "(done by the provider)" not in text_of(alone) and alone.steps[1].observation == ""
     assert alone.report.count("server_tool_call with no response in the file (left without a result)") == 1
+
+
+def test_an_unknown_langchain_block_is_kept_with_a_note():
+    messages = [{"type": "human", "content": [{"type": "text", "text": "look"}, {"type": "image", "url": "https://x/y.png"},
+                                              {"type": "citation", "title": "Doc", "cited_text": "the fact"}]},
+                {"type": "ai", "content": "seen"}]
+    s = quiet(from_transcript, messages, "langchain", source="l.json")
+    assert "[image]" in s.steps[0].observation and "the fact" in s.steps[0].observation
+    assert s.report.count("unknown block 'citation' (kept as its JSON text)") == 1
