@@ -99,3 +99,14 @@ def test_replay_reads_a_swe_agent_trajectory(capsys):
     assert "12 × assistant text" in out and "left out" not in out
     assert cli.main(["replay", str(path), "--format", "swe_agent", "--v-max", "20000", "--limit", "0"]) == 0
     assert "V_max = 20000." in capsys.readouterr().out
+
+
+REAL = sorted(p for p in (Path(__file__).parent / "data" / "real_transcripts").glob("*/*.*") if p.suffix != ".md")
+
+
+@pytest.mark.parametrize("path", REAL, ids=lambda p: p.name[:40])
+def test_replay_runs_every_real_transcript_with_its_default_v_max(path, capsys):
+    """issue 33: the default V_max of 1,024 failed on 3 of the 5 loadable Claude Code and Anthropic files."""
+    assert cli.main(["replay", str(path), "--limit", "0"]) == 0
+    out = capsys.readouterr().out
+    assert f"scenario {path.stem!r}" in out and "Read " in out and "kept:" in out

@@ -365,7 +365,16 @@ def load_transcript(
     -------
     Scenario
         Steps in the conversation's order; thinking in ``meta["thinking"]``,
-        recorded compactions in ``meta["recorded_compaction"]``.
+        recorded compactions in ``meta["recorded_compaction"]``; what the
+        reading kept, left out, guessed and skipped in ``scenario.report`` (a
+        :class:`TranscriptReport`; ``None`` for the ``agentfold`` and
+        ``scenario`` formats, which have readers of their own).
+
+    Warns
+    -----
+    TranscriptWarning
+        when anything the model saw or wrote was left out (a sidechain, an
+        abandoned branch, an attachment); the report says what.
 
     Raises
     ------
