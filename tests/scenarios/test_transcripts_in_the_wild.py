@@ -161,10 +161,11 @@ def _infer_log(tmp_path, tag):
               reply("fold", ([0], "MARK"), "again", MARK_CALL),
               reply("done", None, None, answer="a")]
     run = reenact("Q?", script, lambda call: "found", max_turn=3)
-    marked = json.dumps(MARK_CALL) if tag == "tool_call" else json.dumps({"compress_range": [0], "compress_text": "MARK"})
+    marked = json.dumps(MARK_CALL) if tag in ("tool_call", "nothing") else json.dumps({"compress_range": [0], "compress_text": "MARK"})
     assert run.full_traj.count(marked) >= 1
     path = tmp_path / "run.jsonl"
-    path.write_text(json.dumps({"question": "Q?", "final_response": "a", "full_traj": run.full_traj.replace(marked, DEEP)}) + "\n")
+    full_traj = run.full_traj.replace(marked, DEEP) if tag != "nothing" else run.full_traj
+    path.write_text(json.dumps({"question": "Q?", "final_response": "a", "full_traj": full_traj}) + "\n")
     return path
 
 
@@ -285,3 +286,9 @@ def test_an_unknown_langchain_block_is_kept_with_a_note():
     s = quiet(from_transcript, messages, "langchain", source="l.json")
     assert "[image]" in s.steps[0].observation and "the fact" in s.steps[0].observation
     assert s.report.count("unknown block 'citation' (kept as its JSON text)") == 1
+
+
+def test_an_agentfold_log_has_a_report_too(tmp_path):
+    s = load_transcript(_infer_log(tmp_path, "nothing"))  # the marked blocks left as they are
+    assert s.report.complete and s.report.count("tool call") == sum(1 for st in s.steps if st.action)
+    assert s.report.count("fold (a <compress> infer.py applied)") == sum(1 for st in s.steps if "fold" in st.directives) == 1

@@ -63,7 +63,7 @@ from ..agentfold_log import load_agentfold_log
 from ..scenario import Scenario
 from . import anthropic, langchain, openai, otel, swe_agent
 from ._conversation import COMPACTION_KEY, Conversation, fail, word
-from .report import ReportItem, TranscriptReport, TranscriptWarning
+from .report import ReportItem, Tally, TranscriptReport, TranscriptWarning
 
 __all__ = [
     "FORMATS",
@@ -367,8 +367,7 @@ def load_transcript(
         Steps in the conversation's order; thinking in ``meta["thinking"]``,
         recorded compactions in ``meta["recorded_compaction"]``; what the
         reading kept, left out, guessed and skipped in ``scenario.report`` (a
-        :class:`TranscriptReport`; ``None`` for the ``agentfold`` and
-        ``scenario`` formats, which have readers of their own).
+        :class:`TranscriptReport`; ``None`` for a ``scenario`` file).
 
     Warns
     -----
@@ -389,11 +388,29 @@ def load_transcript(
     document, lines = _documents(raw, source, path.suffix.lower())
     kind = kind or _detect(document, lines, source)
     if kind == "agentfold":
-        return load_agentfold_log(path, name=name, **({"v_max": v_max} if v_max is not None else {}))
+        scenario = load_agentfold_log(path, name=name, **({"v_max": v_max} if v_max is not None else {}))
+        object.__setattr__(scenario, "report", _agentfold_report(scenario, source))  # a new scenario: set once, here
+        return scenario
     if kind == "scenario":
         scenario = Scenario.load(path)
         return scenario if v_max is None else _with_v_max(scenario, v_max)
     return _announce(_conversation(kind, document, lines, source).scenario(name, kind=_NAMES[kind], v_max=v_max))
+
+
+def _agentfold_report(scenario: Scenario, source: str) -> TranscriptReport:
+    """What an AgentFold log's steps hold, by kind (its reader leaves nothing out: a <compress> it ignores stays in meta)."""
+    kept, skipped = Tally(), Tally()
+    for t, st in enumerate(scenario.steps):
+        for kind, value in (("assistant text", st.thought), ("tool call", st.action),
+                            ("tool result", st.observation if st.action.strip() else ""),
+                            ("thinking", st.meta.get("thinking")),
+                            ("fold (a <compress> infer.py applied)", st.directives.get("fold") and str(dict(st.directives["fold"])))):
+            if isinstance(value, str) and value.strip():
+                kept.add(kind, f"step {t}", value)
+        if st.meta.get("ignored_compress"):
+            skipped.add("<compress> infer.py ignored (kept in the step's meta['ignored_compress'])", f"step {t}",
+                        str(st.meta["ignored_compress"]))
+    return TranscriptReport(source, _NAMES["agentfold"], kept=kept.items(), skipped=skipped.items())
 
 
 def _announce(scenario: Scenario) -> Scenario:
