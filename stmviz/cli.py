@@ -6,9 +6,16 @@
     Run a small built-in demo and print its trace as a table.
 ``stmviz scenarios``
     List the bundled scenarios.
-``stmviz replay FILE --mechanism fifo --v-max 2048``
+``stmviz replay FILE --mechanism fifo [--v-max 2048] [--oversize truncate]``
     Replay a bundled scenario, a scenario file or a transcript through a
-    mechanism. A transcript — a Claude Code session, an Anthropic Messages
+    mechanism. V_max is the scenario's own, else the largest context the
+    transcript records (a recorded compaction's size), else one the transcript
+    fits (twice its largest step with Q, rounded up to a power of two, at least
+    1,024); ``--v-max`` sets it, and ``--oversize`` (FIFO's policy: ``error``,
+    ``skip``, ``truncate``) says what to do with a message larger than V_max.
+    For a transcript, replay prints what reading it kept, left out and guessed
+    (:class:`~stmviz.scenarios.TranscriptReport`), and where the recorded system
+    compacted beside what the mechanism removed. A transcript — a Claude Code session, an Anthropic Messages
     request or response, OpenAI chat messages or Responses / Agents SDK items,
     OpenTelemetry GenAI spans, LangChain messages, an AgentFold log — is
     recognised from its records (``--format`` names it instead) and read with
@@ -43,13 +50,14 @@ MECHANISMS = ("fifo", "scm", "hiagent", "agentfold")
 DEFAULT_V_MAX = 1024  # for chat logs, which carry no capacity of their own
 
 
-def _mechanism(kind: str, v_max: float) -> Mechanism:
+def _mechanism(kind: str, v_max: float, oversize: str | None = None) -> Mechanism:
     from . import StateSpace, sizes
     from . import mechanisms
 
     space = StateSpace(sizes.tokens(), v_max)
+    if kind == "fifo":
+        return mechanisms.FIFOWindow(space, oversize=oversize or "error")
     factory = {
-        "fifo": mechanisms.FIFOWindow,
         "scm": mechanisms.SCM,
         "hiagent": mechanisms.HiAgent,
         "agentfold": mechanisms.AgentFold,
@@ -58,8 +66,20 @@ def _mechanism(kind: str, v_max: float) -> Mechanism:
 
 
 def _load(source: str, format: str | None = None) -> Scenario:
-    """A bundled scenario by name, or a file: a scenario, or a transcript in any format load_transcript reads."""
-    from .scenarios import bundled_names, detect_format, load_scenario, load_transcript
+    """A bundled scenario by name, or a file: a scenario, or a transcript in any format load_transcript reads.
+
+    A transcript's :class:`~stmviz.scenarios.TranscriptWarning` is not shown:
+    replay prints the whole report instead.
+    """
+    import warnings
+
+    from .scenarios import (
+        TranscriptWarning,
+        bundled_names,
+        detect_format,
+        load_scenario,
+        load_transcript,
+    )
 
     path = Path(source)
     if format is None and (source in bundled_names() or not os.path.lexists(path)):
@@ -68,7 +88,30 @@ def _load(source: str, format: str | None = None) -> Scenario:
         format = detect_format(path)  # read as every file is: bounded, never from a pipe or a device
     if format in (None, "scenario"):
         return load_scenario(path)  # a folder, a pipe: load_scenario's own clear error
-    return load_transcript(path, format)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TranscriptWarning)
+        return load_transcript(path, format)
+
+
+def default_v_max(scenario: Scenario) -> tuple[float, str]:
+    """The V_max replay uses without ``--v-max``, and why.
+
+    The scenario's own; else the largest context size at which the recorded
+    system compacted (the capacity the transcript records), if the transcript
+    fits it; else one the transcript fits: twice the tokens of its largest
+    step with Q, rounded up to a power of two, and at least 1,024.
+    """
+    from .core.tokenizer import count_tokens
+    from .scenarios import recorded_compactions
+
+    if scenario.v_max is not None:
+        return scenario.v_max, "the scenario's"
+    largest = max((count_tokens(step.text) for step in scenario.steps), default=0) + count_tokens(scenario.query)
+    fits = float(max(DEFAULT_V_MAX, 1 << max(0, (2 * largest - 1).bit_length())))
+    recorded = [c.pre_tokens for c in recorded_compactions(scenario) if c.pre_tokens]
+    if recorded and max(recorded) >= 2 * largest:
+        return max(recorded), "the context size at which the recorded system compacted"
+    return fits, f"one the transcript fits: its largest step with Q is {largest:,} tokens"
 
 
 def demo(args: argparse.Namespace) -> int:
@@ -77,11 +120,26 @@ def demo(args: argparse.Namespace) -> int:
     from .core.formatting import plural
 
     scenario = _load(args.scenario, getattr(args, "format", None))
-    v_max = args.v_max if args.v_max is not None else (scenario.v_max or DEFAULT_V_MAX)
-    mechanism = _mechanism(args.mechanism, v_max)
+    if args.v_max is not None:
+        v_max, why = args.v_max, "--v-max"
+    else:
+        v_max, why = default_v_max(scenario)
+    oversize = getattr(args, "oversize", None)
+    if oversize is not None and args.mechanism != "fifo":
+        from .core.errors import InvalidArgumentError
+
+        raise InvalidArgumentError(f"--oversize is FIFO's policy for a message larger than V_max; "
+                                   f"drop it for --mechanism {args.mechanism}, or use --mechanism fifo")
+    mechanism = _mechanism(args.mechanism, v_max, oversize)
     trace = run(mechanism, scenario)
     # agent text may hold lone surrogates ("cut \\ud83d"): _say shows them as U+FFFD, as an HTML export does
     _say(f"stmviz {args.command or 'demo'} — scenario {scenario.name!r} ({len(scenario.steps)} steps) through {mechanism}")
+    if scenario.report is not None:
+        for line in scenario.report.lines():
+            _say(line)
+        _say("")
+    if why not in ("--v-max", "the scenario's"):
+        _say(f"V_max = {v_max:g}: {why} (--v-max sets another).")
     _say(f"Ω_STM: μ = {trace.size_name}, V_max = {v_max:g}.  Each row is one pass of the Figure 1 loop:")
     _say("x_t = π(ω_t) → model output, then the input that arrives after it → c_t, o_t → ω_{t+1} = U(ω_t, o_t, c_t)\n")
     _say(trace.table(limit=args.limit))
@@ -91,8 +149,25 @@ def demo(args: argparse.Namespace) -> int:
     peak = max((step.size_after for step in trace), default=0)
     _say(f"\n{len(trace)} steps; peak Σμ = {peak:g} of V_max = {v_max:g}; {plural(evicted, 'element')} removed; "
           f"final |ω| = {len(trace.final)}.")
+    for line in _compactions_beside(scenario, trace):
+        _say(line)
     _say("Next: `stmviz lab` opens the notebooks that explain and animate this.")
     return 0
+
+
+def _compactions_beside(scenario: Scenario, trace: Any) -> list[str]:
+    """Where the recorded system compacted, beside the steps at which the mechanism removed elements."""
+    from .scenarios import recorded_compactions
+
+    recorded = recorded_compactions(scenario)
+    if not recorded:
+        return []
+    removed = [t for t, step in enumerate(trace) if step.removed]
+    shown = ", ".join(f"t={t}" for t in removed[:12]) + (f", … ({len(removed)} in all)" if len(removed) > 12 else "")
+    lines = [f"The recorded system compacted {len(recorded)} time(s):"]
+    lines += [f"  before the output of step t={c.t}: {c.label} [{c.where}]" for c in recorded]
+    lines.append(f"  the mechanism removed elements at {shown}." if removed else "  the mechanism removed no element.")
+    return lines
 
 
 def _say(*parts: object, **kwargs: Any) -> None:
@@ -280,7 +355,8 @@ def _port(text: str) -> int:
 
 def _formats() -> tuple[str, ...]:
     """The formats ``--format`` takes: those of stmviz.scenarios.load_transcript (kept in step by a test)."""
-    return ("claude_code", "anthropic", "openai_chat", "openai_responses", "otel", "langchain", "agentfold", "scenario")
+    return ("claude_code", "anthropic", "openai_chat", "openai_responses", "otel", "langchain", "swe_agent", "agentfold",
+            "scenario")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -295,7 +371,8 @@ def build_parser() -> argparse.ArgumentParser:
     p_lab.add_argument("--dry-run", action="store_true", help="print the command instead of starting JupyterLab (copies nothing)")
 
     for name, helptext in (("demo", "run the built-in demo and print its trace"),
-                           ("replay", "replay a scenario or a transcript (Claude Code, Anthropic, OpenAI, OpenTelemetry, LangChain, AgentFold) through a mechanism")):
+                           ("replay", ("replay a scenario or a transcript (Claude Code, Anthropic, OpenAI, OpenTelemetry, "
+                                       "LangChain, SWE-agent, AgentFold) through a mechanism"))):
         p = sub.add_parser(name, help=helptext)
         if name == "replay":
             p.add_argument("scenario", help="a bundled scenario name, a scenario file, or a transcript file")
@@ -304,7 +381,11 @@ def build_parser() -> argparse.ArgumentParser:
         else:
             p.add_argument("--scenario", default="tool_chat", help="bundled scenario (default: tool_chat)")
         p.add_argument("--mechanism", choices=MECHANISMS, default="fifo")
-        p.add_argument("--v-max", type=_v_max, default=None, help=f"capacity V_max in tokens, > 0 (default: the scenario's, or {DEFAULT_V_MAX})")
+        p.add_argument("--v-max", type=_v_max, default=None,
+                       help="capacity V_max in tokens, > 0 (default: the scenario's, else the context the transcript "
+                            f"records, else one it fits, at least {DEFAULT_V_MAX})")
+        p.add_argument("--oversize", choices=("error", "skip", "truncate"), default=None,
+                       help="FIFO's policy for a message larger than V_max (default: error)")
         p.add_argument("--limit", type=_limit, default=None, help="print at most this many steps (≥ 0)")
 
     sub.add_parser("scenarios", help="list the bundled scenarios")

@@ -45,6 +45,9 @@ from .schema import json_schema, problems, validate
 from .transcripts import (
     FORMATS,
     RecordedCompaction,
+    ReportItem,
+    TranscriptReport,
+    TranscriptWarning,
     detect_format,
     example_transcript,
     from_transcript,
@@ -81,6 +84,9 @@ __all__ = [
     "detect_format",
     "FORMATS",
     "RecordedCompaction",
+    "ReportItem",
+    "TranscriptReport",
+    "TranscriptWarning",
     "recorded_compactions",
     "example_transcript",
 ]

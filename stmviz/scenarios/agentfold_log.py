@@ -78,7 +78,7 @@ from ..core.guards import brief
 from ..core.errors import FormatError
 from ..core.formatting import shorten
 from ..io.files import as_path, read_bytes
-from ..io.jsonio import decode_json, decode_json_lines
+from ..io.jsonio import MAX_DEPTH, decode_json, decode_json_lines
 from .scenario import Scenario, _listed
 
 __all__ = ["from_agentfold_records", "from_infer_trajectory", "is_infer_record", "load_agentfold_log", "load_agentfold_runs", "parse_response"]
@@ -90,13 +90,38 @@ def _fail(source: str, where: str, what: str) -> FormatError:
     return FormatError(f"{source + ': ' if source else ''}{where}: {what}")
 
 
+_NOT_JSON = object()
+
+
+def _loads(text: str, source: str, where: str) -> Any:
+    """``json.loads`` of a block inside a reply (``<tool_call>``, ``<compress>``): ``_NOT_JSON`` if it is not JSON.
+
+    JSON nested deeper than a file may be (``[[[[…`` thousands deep) is a
+    :class:`FormatError` naming the record, never a ``RecursionError``.
+    """
+    too_deep = f"a block of the reply holds JSON nested more than {MAX_DEPTH} levels deep; this is not a tool call or a fold"
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise _fail(source, where, too_deep) from None
+    except ValueError:
+        return _NOT_JSON
+    level, depth = [value], 0
+    while level:  # walked without recursion
+        depth += 1
+        if depth > MAX_DEPTH:
+            raise _fail(source, where, too_deep)
+        level = [v for node in level for v in (node.values() if isinstance(node, dict) else node if isinstance(node, list) else ())
+                 if isinstance(v, (dict, list))]
+    return value
+
+
 def _call_text(call: Any, where: str, source: str) -> str:
     """A tool call as ``name(arguments)``: from text (a JSON object or plain) or a mapping."""
     if isinstance(call, str):
         text = call.strip()
-        try:
-            decoded = json.loads(text)
-        except ValueError:
+        decoded = _loads(text, source, where)
+        if decoded is _NOT_JSON:
             return text
         call = decoded
     if isinstance(call, Mapping):
@@ -173,10 +198,8 @@ def parse_response(text: str, where: str = "response", source: str = "") -> dict
         elif tag == "motivation":
             motivation = body if motivation is None else motivation
         else:
-            try:
-                decoded = json.loads(body)
-            except ValueError:
-                decoded = None
+            decoded = _loads(body, source, where)
+            decoded = None if decoded is _NOT_JSON else decoded
             if _is_fold(decoded):
                 folds.append(decoded)
             elif tag in ("fold", "folding", "compress", "summary"):
@@ -440,9 +463,8 @@ def _reply(text: str, turn: int, source: str) -> dict[str, Any]:
     compress = _first_tag(action, "compress")
     fold = None
     if compress is not None and answer is None and turn > 0:
-        try:
-            decoded = json.loads(compress)
-        except ValueError:
+        decoded = _loads(compress, source, where)
+        if decoded is _NOT_JSON:
             raise _fail(source, where, f"the <compress> block is not JSON: {shorten(compress)}") from None
         fold = _fold(decoded, where, source)
     call = _first_tag(action, "tool_call")
@@ -524,11 +546,8 @@ def from_infer_trajectory(
                                observation=r.get("observation", ""), directives={"fold": r["fold"]} if r["fold"] else {},
                                meta=meta))
     tools: dict[str, None] = {}
-    for r in replies:
-        try:
-            called = json.loads(r["tool_call"]) if r["tool_call"] else None
-        except ValueError:
-            called = None
+    for k, r in enumerate(replies):
+        called = _loads(r["tool_call"], source, f"turn {k}: <tool_call>") if r["tool_call"] else None
         if isinstance(called, Mapping) and isinstance(called.get("name"), str):
             tools.setdefault(called["name"], None)
     description = f"A run of AgentFold's released infer.py: {len(prompts)} prompts"

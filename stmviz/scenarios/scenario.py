@@ -170,6 +170,10 @@ class Scenario:
         ``"AgentFold"``).
     meta : mapping
         Request metadata shared by every step.
+    report : TranscriptReport, optional
+        For a scenario read from a transcript: what the reading kept, left out
+        and guessed (:class:`stmviz.scenarios.TranscriptReport`); ``None``
+        otherwise. Not saved with the scenario and not compared.
 
     Examples
     --------
@@ -193,6 +197,7 @@ class Scenario:
     mechanism: str | None = None
     meta: Meta = field(default_factory=Meta)
     source: str = field(default="", compare=False, repr=False)
+    report: Any = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         label = self.source or (f"{self.name}.json" if isinstance(self.name, str) else "scenario")

@@ -17,6 +17,7 @@ user's next message).
 ``"openai_responses"``  OpenAI Responses API / Agents SDK items (``function_call`` …)
 ``"otel"``              OpenTelemetry GenAI spans (``gen_ai.input.messages`` / ``output``)
 ``"langchain"``         LangChain message dicts (``messages_to_dict``, ``model_dump``, ``dumpd``)
+``"swe_agent"``         a SWE-agent trajectory (``.traj``: ``history``, or ``trajectory``)
 ``"agentfold"``         AgentFold's ``infer.py`` records (``question``, ``full_traj``, …),
                         read by :func:`~stmviz.scenarios.load_agentfold_log`
 ``"scenario"``          a stmviz scenario file (``steps``)
@@ -30,14 +31,22 @@ into ``meta["recorded_compaction"]`` of the first step whose output came after
 it; :func:`recorded_compactions` lists them, so a figure can mark where the real
 system compacted beside what each mechanism does on the same transcript.
 
+What reading a file kept, left out, guessed and skipped is counted, by kind
+with an example, in the scenario's ``report`` (a :class:`TranscriptReport`);
+its ``description`` ends with the summary, and a :class:`TranscriptWarning`
+says when anything the model saw or wrote was left out.
+
 Malformed files raise :class:`~stmviz.FormatError` naming the file, the
-record (``line 12``, ``messages[3].content[1]``) and what to fix.
+record (``line 12``, ``messages[3].content[1]``) and what to fix; an unknown
+block or item type is not malformed: it is kept as its JSON text, and noted.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -52,12 +61,16 @@ from ...io.files import as_path, read_bytes
 from ...io.jsonio import MAX_DEPTH, decode_json, decode_json_lines
 from ..agentfold_log import load_agentfold_log
 from ..scenario import Scenario
-from . import anthropic, langchain, openai, otel
+from . import anthropic, langchain, openai, otel, swe_agent
 from ._conversation import COMPACTION_KEY, Conversation, fail, word
+from .report import ReportItem, Tally, TranscriptReport, TranscriptWarning
 
 __all__ = [
     "FORMATS",
     "RecordedCompaction",
+    "ReportItem",
+    "TranscriptReport",
+    "TranscriptWarning",
     "detect_format",
     "example_transcript",
     "from_transcript",
@@ -66,12 +79,13 @@ __all__ = [
 ]
 
 #: The formats :func:`load_transcript` reads, by the name its ``format`` argument takes.
-FORMATS = ("claude_code", "anthropic", "openai_chat", "openai_responses", "otel", "langchain", "agentfold", "scenario")
+FORMATS = ("claude_code", "anthropic", "openai_chat", "openai_responses", "otel", "langchain", "swe_agent", "agentfold",
+           "scenario")
 
 _NAMES = {
     "claude_code": "a Claude Code session", "anthropic": "an Anthropic Messages API transcript",
     "openai_chat": "OpenAI chat messages", "openai_responses": "OpenAI Responses / Agents SDK items",
-    "otel": "OpenTelemetry GenAI spans", "langchain": "LangChain messages", "agentfold": "an AgentFold infer.py log",
+    "otel": "OpenTelemetry GenAI spans", "langchain": "LangChain messages", "swe_agent": "a SWE-agent trajectory", "agentfold": "an AgentFold infer.py log",
     "scenario": "a stmviz scenario",
 }
 
@@ -126,13 +140,15 @@ def _kind_of(document: Any) -> str | None:
         return "scenario"
     if _is_agentfold(document):
         return "agentfold"
+    if swe_agent.is_trajectory(document):
+        return "swe_agent"
     if otel.is_span(document) or isinstance(document.get("spans"), list):
         return "otel"
     if word(document.get("type")) == "message" and word(document.get("role")) == "assistant":
         return "anthropic"
     if "request" in document or "response" in document:
         return "anthropic"
-    if word(document.get("object")) == "response" or "input" in document or "items" in document:
+    if word(document.get("object")) in ("response", "response.compaction") or "input" in document or "items" in document:
         return "openai_responses"
     if isinstance(document.get("messages"), list):
         if "system" in document or "max_tokens" in document:
@@ -223,6 +239,10 @@ def _conversation(kind: str, document: Any, lines: list[tuple[int, Any]] | None,
     if kind == "langchain":
         records, labels = _records(document, lines, "messages")
         return langchain.read_langchain(records, labels, source)
+    if kind == "swe_agent":
+        if lines is not None:
+            raise fail(source, "top level", "a SWE-agent trajectory is one JSON object (a .traj file), not JSON Lines")
+        return swe_agent.read_trajectory(document, source)
     raise InvalidArgumentError(f"format must be one of {', '.join(FORMATS)}, got {brief(kind, 40)}")  # pragma: no cover - detected kinds are all above
 
 
@@ -322,7 +342,7 @@ def from_transcript(
     kind = kind or _detect(data, None, source)
     if kind in ("agentfold", "scenario"):
         raise fail(source, "top level", f"this is {_NAMES[kind]}; load its file with load_transcript")
-    return _conversation(kind, data, None, source).scenario(name, kind=_NAMES[kind], v_max=v_max)
+    return _announce(_conversation(kind, data, None, source).scenario(name, kind=_NAMES[kind], v_max=v_max))
 
 
 def load_transcript(
@@ -345,7 +365,15 @@ def load_transcript(
     -------
     Scenario
         Steps in the conversation's order; thinking in ``meta["thinking"]``,
-        recorded compactions in ``meta["recorded_compaction"]``.
+        recorded compactions in ``meta["recorded_compaction"]``; what the
+        reading kept, left out, guessed and skipped in ``scenario.report`` (a
+        :class:`TranscriptReport`; ``None`` for a ``scenario`` file).
+
+    Warns
+    -----
+    TranscriptWarning
+        when anything the model saw or wrote was left out (a sidechain, an
+        abandoned branch, an attachment); the report says what.
 
     Raises
     ------
@@ -360,11 +388,40 @@ def load_transcript(
     document, lines = _documents(raw, source, path.suffix.lower())
     kind = kind or _detect(document, lines, source)
     if kind == "agentfold":
-        return load_agentfold_log(path, name=name, **({"v_max": v_max} if v_max is not None else {}))
+        scenario = load_agentfold_log(path, name=name, **({"v_max": v_max} if v_max is not None else {}))
+        object.__setattr__(scenario, "report", _agentfold_report(scenario, source))  # a new scenario: set once, here
+        return scenario
     if kind == "scenario":
         scenario = Scenario.load(path)
         return scenario if v_max is None else _with_v_max(scenario, v_max)
-    return _conversation(kind, document, lines, source).scenario(name, kind=_NAMES[kind], v_max=v_max)
+    return _announce(_conversation(kind, document, lines, source).scenario(name, kind=_NAMES[kind], v_max=v_max))
+
+
+def _agentfold_report(scenario: Scenario, source: str) -> TranscriptReport:
+    """What an AgentFold log's steps hold, by kind (its reader leaves nothing out: a <compress> it ignores stays in meta)."""
+    kept, skipped = Tally(), Tally()
+    for t, st in enumerate(scenario.steps):
+        for kind, value in (("assistant text", st.thought), ("tool call", st.action),
+                            ("tool result", st.observation if st.action.strip() else ""),
+                            ("thinking", st.meta.get("thinking")),
+                            ("fold (a <compress> infer.py applied)", st.directives.get("fold") and str(dict(st.directives["fold"])))):
+            if isinstance(value, str) and value.strip():
+                kept.add(kind, f"step {t}", value)
+        if st.meta.get("ignored_compress"):
+            skipped.add("<compress> infer.py ignored (kept in the step's meta['ignored_compress'])", f"step {t}",
+                        str(st.meta["ignored_compress"]))
+    return TranscriptReport(source, _NAMES["agentfold"], kept=kept.items(), skipped=skipped.items())
+
+
+def _announce(scenario: Scenario) -> Scenario:
+    """The scenario, after a :class:`TranscriptWarning` if its report says something was left out."""
+    report = scenario.report
+    if isinstance(report, TranscriptReport) and not report.complete:
+        warnings.warn(TranscriptWarning(
+            f"{report.source or 'transcript'}: not everything in the file reached the steps — {report.summary()} "
+            "(see scenario.report for an example of each; silence with warnings.simplefilter('ignore', TranscriptWarning))"
+        ), stacklevel=3)
+    return scenario
 
 
 def _with_v_max(scenario: Scenario, v_max: float) -> Scenario:
@@ -421,12 +478,41 @@ def recorded_compactions(steps: Scenario | Iterable[AgentStep]) -> list[Recorded
     out = []
     for k, step in enumerate(items):
         guards.instance(step, f"steps[{k}]", AgentStep, where="recorded_compactions")
-        for event in step.meta.get(COMPACTION_KEY, ()):
-            out.append(RecordedCompaction(
-                t=int(event["t"]), system=str(event.get("system", "")), trigger=event.get("trigger"),
-                pre_tokens=event.get("pre_tokens"), summary=event.get("summary"), where=str(event.get("where", "")),
-            ))
+        events = step.meta.get(COMPACTION_KEY, ())
+        at = f"recorded_compactions: steps[{k}].meta[{COMPACTION_KEY!r}]"
+        if not isinstance(events, (list, tuple)):
+            raise FormatError(f"{at}: expected a list of recorded compactions, got {brief(events, 40)}; "
+                              "load the transcript again with load_transcript, or remove the key")
+        for j, event in enumerate(events):
+            out.append(_compaction(event, f"{at}[{j}]", len(items)))
     return out
+
+
+def _shown(value: Any) -> str:
+    return f"{type(value).__name__} {brief(value, 40)}"
+
+
+def _compaction(event: Any, at: str, steps: int) -> RecordedCompaction:
+    """One recorded compaction of a step's meta, checked: a hand-edited file may hold anything there."""
+    fix = "load the transcript again with load_transcript, or correct the value"
+    if not isinstance(event, Mapping):
+        raise FormatError(f"{at}: expected an object with 't', 'system', …, got {_shown(event)}; {fix}")
+    t = event.get("t")
+    if type(t) is not int or not 0 <= t <= steps:
+        raise FormatError(f"{at}.t: expected the step of the output after the compaction, a whole number "
+                          f"0 ≤ t ≤ {steps}, got {_shown(t) if 't' in event else 'nothing (no t)'}; {fix}")
+    pre = event.get("pre_tokens")
+    if pre is not None and (isinstance(pre, bool) or not isinstance(pre, (int, float)) or not math.isfinite(pre) or pre < 0):
+        raise FormatError(f"{at}.pre_tokens: expected a number of tokens ≥ 0 (or null), got {_shown(pre)}; {fix}")
+    texts = {}
+    for key in ("system", "trigger", "summary", "where"):
+        value = event.get(key)
+        if value is not None and not isinstance(value, str):
+            raise FormatError(f"{at}.{key}: expected text (or null), got {_shown(value)}; {fix}")
+        texts[key] = value
+    return RecordedCompaction(t=t, system=texts["system"] or "", trigger=texts["trigger"],
+                              pre_tokens=float(pre) if pre is not None else None, summary=texts["summary"],
+                              where=texts["where"] or "")
 
 
 # ------------------------------------------------------------------------------------------- bundled examples

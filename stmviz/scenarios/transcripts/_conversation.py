@@ -30,6 +30,7 @@ from ...core.context import AgentStep
 from ...core.errors import FormatError
 from ..chatlog import from_openai_messages
 from ..scenario import Scenario
+from .report import Tally, TranscriptReport
 
 #: The step-meta key of the compactions the recorded system made before that step's output.
 COMPACTION_KEY = "recorded_compaction"
@@ -109,8 +110,12 @@ class Conversation:
     thinking: dict[int, list[str]] = field(default_factory=dict)  # message index -> thinking texts
     events: list[tuple[int, dict[str, Any]]] = field(default_factory=list)  # (messages before it, event)
     query_parts: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # what was left out, for the scenario's description
+    notes: list[str] = field(default_factory=list)  # free notes for the scenario's description
     pending_thinking: list[str] = field(default_factory=list)
+    kept: Tally = field(default_factory=Tally)  # content kept in a form of its own (an unknown block as JSON text)
+    left_out: Tally = field(default_factory=Tally)  # what the model saw or wrote that is not in the steps
+    guessed: Tally = field(default_factory=Tally)  # where a rule decided what the file does not say
+    skipped: Tally = field(default_factory=Tally)  # bookkeeping records, never model input
 
     # -- adding messages ---------------------------------------------------------
     def system(self, text: str, where: str) -> None:
@@ -199,17 +204,50 @@ class Conversation:
                 out.append(AgentStep(step.thought, step.action, step.observation, step.directives, meta))
             return out
 
+        report = self.report(kind)
         compactions = len(self.events)
         description = f"Read from {kind} {self.source or '(in memory)'}: {len(self.messages)} messages"
         if compactions:
             description += f"; {compactions} compaction(s) recorded by the original system"
         if self.notes:
             description += "; " + "; ".join(self.notes)
-        return from_openai_messages(
+        if report.summary():
+            description += "; " + report.summary()
+        scenario = from_openai_messages(
             self.messages, name, source=self.source, _labels=self.labels, v_max=v_max, description=description + ".",
             query=query if query is not None else ("\n\n".join(self.query_parts) if self.query_parts else None),
             _finish=finish,
         )
+        object.__setattr__(scenario, "report", report)  # a new, frozen scenario: its report is set once, here
+        return scenario
+
+    def report(self, kind: str) -> TranscriptReport:
+        """What the conversation holds, by kind, beside what the reader left out, guessed and skipped."""
+        kept = Tally()
+        for part in self.query_parts:
+            kept.add("system prompt (the query Q)", "", part)
+        for i, message in enumerate(self.messages):
+            if not isinstance(message, Mapping):
+                continue
+            role, where = message.get("role"), self.labels[i] if i < len(self.labels) else ""
+            content = message.get("content")
+            text = content if isinstance(content, str) else ("" if content is None else json.dumps(content, default=str)[:200])
+            if role in ("user", "assistant", "system") and text.strip():
+                kept.add(f"{role} text", where, text)
+            if role == "tool":
+                kept.add("tool result", where, text)
+            calls = message.get("tool_calls")
+            for call in calls if isinstance(calls, list) else ():
+                function = call.get("function") if isinstance(call, Mapping) else None
+                kept.add("tool call", where, function.get("name") if isinstance(function, Mapping) else "")
+        for i in sorted(self.thinking):
+            for thought in self.thinking[i]:
+                kept.add("thinking", self.labels[i] if i < len(self.labels) else "", thought)
+        for _, event in self.events:
+            kept.add("compaction", str(event.get("where", "")), event.get("summary") or event.get("system") or "")
+        for kind_, (count, example, at) in self.kept.counts.items():
+            kept.add(kind_, str(at), example, int(count))  # type: ignore[call-overload]
+        return TranscriptReport(self.source, kind, kept.items(), self.left_out.items(), self.guessed.items(), self.skipped.items())
 
 
 def _outputs(steps: Sequence[AgentStep]) -> list[tuple[int, int]]:

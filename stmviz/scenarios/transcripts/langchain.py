@@ -13,7 +13,8 @@ Types: ``human`` (user), ``ai`` (assistant; ``tool_calls`` as ``{"name",
 or a list of blocks: ``text``, ``reasoning`` / ``thinking`` (thinking: kept in
 ``meta["thinking"]``, as is ``additional_kwargs["reasoning_content"]``),
 ``tool_use`` / ``tool_call`` blocks (the calls are read from ``tool_calls``),
-and images, files and other blocks as placeholders.
+images, files, audio and video as placeholders (``[image]``), and a block of
+any other type kept as its JSON text, noted in the scenario's report.
 """
 
 from __future__ import annotations
@@ -22,7 +23,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...core.guards import brief
-from ._conversation import Conversation, arguments_text, fail, listed, mapping, text_of, word, word_int, id_of
+from ._conversation import Conversation, arguments_text, fail, listed, mapping, result_text, text_of, word, word_int, id_of
+
+#: Block types that hold media: read as placeholders such as ``[image]``.
+_MEDIA = ("image", "image_url", "file", "audio", "input_audio", "video", "media")
 
 _TYPES = {
     "human": "user", "HumanMessage": "user", "ai": "assistant", "AIMessage": "assistant", "system": "system",
@@ -54,7 +58,7 @@ def _fields(item: Mapping[str, Any]) -> Mapping[str, Any]:
     return data if isinstance(data, Mapping) else item
 
 
-def _content(content: Any, source: str, where: str) -> tuple[str, list[str]]:
+def _content(content: Any, source: str, where: str, unknown: list[tuple[str, str, str]]) -> tuple[str, list[str]]:
     """(visible text, thinking) of a message's content."""
     if content is None or isinstance(content, str):
         return content or "", []
@@ -73,8 +77,12 @@ def _content(content: Any, source: str, where: str) -> tuple[str, list[str]]:
             thinking.append(text_of(block.get(kind, block.get("text")), source, f"{at}.{kind}"))
         elif kind in ("tool_use", "tool_call", "tool_call_chunk", "server_tool_call", "invalid_tool_call"):
             continue  # the calls are the message's tool_calls
-        elif isinstance(kind, str):
+        elif kind in _MEDIA:
             text.append(f"[{kind}]")
+        elif isinstance(kind, str):  # a block type this reader does not know: kept as its JSON text, and noted
+            shown = result_text(dict(block), source, at)
+            unknown.append((kind, at, shown))
+            text.append(f"[{kind}] {shown}")
         else:
             raise fail(source, f"{at}.type", f"a content block names its type, got {brief(block.get('type'), 40)}")
     return "\n".join(t for t in text if t), thinking
@@ -89,7 +97,10 @@ def read_langchain(items: Sequence[Any], labels: Sequence[str], source: str) -> 
             raise fail(source, where, f"not a LangChain message dict (a 'type' such as human, ai, tool with 'content' or 'data'), got {brief(item, 60)}")
         role = _TYPES[kind]
         fields = _fields(item)
-        text, thinking = _content(fields.get("content"), source, where)
+        unknown: list[tuple[str, str, str]] = []
+        text, thinking = _content(fields.get("content"), source, where, unknown)
+        for block_kind, at, shown in unknown:
+            conv.kept.add(f"unknown block {block_kind!r} (kept as its JSON text)", at, shown)
         extra = fields.get("additional_kwargs")
         if isinstance(extra, Mapping) and isinstance(extra.get("reasoning_content"), str):
             thinking.append(extra["reasoning_content"])

@@ -20,13 +20,25 @@ Agents SDK's ``result.to_input_list()`` and its sessions store; ``openai-python`
   ``local_shell_call``, ``shell_call``, ``apply_patch_call``) answered by its
   ``*_call_output``; a hosted tool's ``*_call`` without one (``web_search_call``,
   ``file_search_call``, ``code_interpreter_call``, ``image_generation_call``,
-  ``mcp_call``) is a call with its result inside it;
+  ``mcp_call``) is a call with its result inside it (``output``, ``outputs``,
+  ``results``, ``error``, ``status``), and its other fields (``code``,
+  ``container_id``) its arguments;
 - ``reasoning`` (``summary`` and ``content`` texts; ``encrypted_content`` is
   opaque) — the thinking of the assistant turn that follows;
 - ``compaction`` (from ``/responses/compact``: an opaque ``encrypted_content``)
   — a recorded compaction, with no readable summary;
 - ``item_reference`` — a pointer to a stored item, whose text is not in the file:
-  skipped and counted.
+  left out and counted in the report;
+- any other item or part type (``mcp_list_tools``, a type newer than this
+  reader) — kept as its JSON text and counted in the report, never a reason to
+  refuse the file.
+
+A ``function_call`` must carry its ``call_id`` (else a :class:`~stmviz.FormatError`:
+the result that answers it cannot be found). A hosted tool's call without a
+result in the file gets none invented: its ``status`` is its result, and the
+report counts the guess. A ``/responses/compact`` body (``object:
+"response.compaction"``) is read from its ``output``: the compacted window, whose
+``compaction`` item is a recorded compaction.
 """
 
 from __future__ import annotations
@@ -53,7 +65,7 @@ def read_chat(items: Sequence[Any], labels: Sequence[str], source: str) -> Conve
     return conv
 
 
-def _part_text(part: Any, source: str, where: str) -> str:
+def _part_text(part: Any, source: str, where: str, unknown: list[tuple[str, str, str]] | None = None) -> str:
     if isinstance(part, str):
         return part
     part = mapping(part, source, where, "a content part like {'type': 'input_text', 'text': ...}")
@@ -69,21 +81,31 @@ def _part_text(part: Any, source: str, where: str) -> str:
         return f"[file: {name}]" if isinstance(name, str) else "[file]"
     if kind == "input_audio":
         return "[audio]"
-    raise fail(source, f"{where}.type", f"unknown content part type {brief(part.get('type'), 40)}; known: {', '.join(sorted(_MESSAGE_PARTS))}")
+    shown = kind if kind is not None else brief(part.get("type"), 30)  # a part type stmviz does not know: kept as JSON
+    text = result_text(dict(part), source, where)
+    if unknown is not None:
+        unknown.append((shown, where, text))
+    return f"[{shown}] {text}"
 
 
-def _content(content: Any, source: str, where: str) -> str:
+def _content(content: Any, source: str, where: str, unknown: list[tuple[str, str, str]] | None = None) -> str:
     if content is None or isinstance(content, str):
         return content or ""
     parts = listed(content, source, f"{where}.content", "text or a list of content parts")
-    return "\n".join(p for p in (_part_text(part, source, f"{where}.content[{k}]") for k, part in enumerate(parts)) if p)
+    return "\n".join(p for p in (_part_text(part, source, f"{where}.content[{k}]", unknown) for k, part in enumerate(parts)) if p)
 
 
-def _output(value: Any, source: str, where: str) -> str:
+def _output(value: Any, source: str, where: str, unknown: list[tuple[str, str, str]] | None = None) -> str:
     """A ``*_call_output``'s ``output``: text, or a list of content parts, or any JSON."""
     if isinstance(value, list) and all(isinstance(p, Mapping) and "type" in p for p in value):
-        return "\n".join(_part_text(p, source, f"{where}.output[{k}]") for k, p in enumerate(value))
+        return "\n".join(_part_text(p, source, f"{where}.output[{k}]", unknown) for k, p in enumerate(value))
     return result_text(value, source, f"{where}.output")
+
+
+#: The fields of a hosted tool's call item that are its result, not its arguments.
+_RESULT_FIELDS = ("output", "outputs", "results", "result", "error", "status")
+#: The fields of an item that say what it is, not what it holds.
+_ID_FIELDS = ("type", "id", "call_id", "name")
 
 
 def read_responses_items(items: Sequence[Any], labels: Sequence[str], source: str, instructions: str = "") -> Conversation:
@@ -92,13 +114,13 @@ def read_responses_items(items: Sequence[Any], labels: Sequence[str], source: st
     if instructions.strip():
         conv.query_parts.append(instructions)
     thinking: list[str] = []
-    skipped = 0
+    unknown: list[tuple[str, str, str]] = []
     for item, where in zip(items, labels):
         item = mapping(item, source, where, "an item with a 'type' (or a message with 'role')")
         kind = word(item.get("type", "message" if "role" in item else None))
         if kind == "message":
             role = word(item.get("role"))
-            text = _content(item.get("content"), source, where)
+            text = _content(item.get("content"), source, where, unknown)
             if role in ("system", "developer"):
                 conv.system(text, where)
             elif role == "user":
@@ -112,23 +134,35 @@ def read_responses_items(items: Sequence[Any], labels: Sequence[str], source: st
             for key in ("summary", "content"):
                 value = item.get(key)
                 if isinstance(value, list):
-                    thinking.extend(t for t in (_part_text(p, source, f"{where}.{key}[{k}]") for k, p in enumerate(value)) if t.strip())
+                    thinking.extend(t for t in (_part_text(p, source, f"{where}.{key}[{k}]", unknown) for k, p in enumerate(value)) if t.strip())
             if not thinking and isinstance(item.get("encrypted_content"), str):
                 thinking.append("[encrypted reasoning]")
         elif kind == "compaction":
             conv.compaction(where, system="OpenAI Responses", trigger="server", summary=None)
         elif kind == "item_reference":
-            skipped += 1
+            conv.left_out.add("item_reference item (its text is stored with OpenAI, not in the file)", where, item.get("id"))
         elif isinstance(kind, str) and kind.endswith("_call_output"):
             call_id = text_of(item.get("call_id"), source, f"{where}.call_id", "the id of the call it answers")
-            conv.tool(call_id, _output(item.get("output"), source, where), where)
+            conv.tool(call_id, _output(item.get("output"), source, where, unknown), where)
         elif isinstance(kind, str) and kind.endswith("_call"):
             name = kind[: -len("_call")]
             if kind in ("function_call", "custom_tool_call"):
                 name = text_of(item.get("name"), source, f"{where}.name", "the tool's name")
                 if not name:
                     raise fail(source, f"{where}.name", f"a {kind} names its tool")
+                call_id = text_of(item.get("call_id"), source, f"{where}.call_id", "the call's id")
+                if not call_id:
+                    raise fail(source, f"{where}.call_id", f"a {kind} has the call_id its {kind}_output answers; "
+                               "add it (any text unique in the file)")
+                arguments = item.get("arguments", item.get("input"))
+                conv.add_calls([(call_id, name, arguments_text(arguments, source, where))], where, thinking)
+                thinking = []
+                continue
+            if word(item.get("name")):
+                name = f"{name}:{item['name']}"  # an MCP call: mcp:ask_question
             arguments = item.get("arguments", item.get("input", item.get("action")))
+            if arguments is None:  # a hosted tool's own fields (code_interpreter_call's code, container) are its arguments
+                arguments = {k: v for k, v in item.items() if k not in (*_ID_FIELDS, *_RESULT_FIELDS)} or None
             call_id = id_of(item.get("call_id"), "")
             if call_id:
                 conv.add_calls([(call_id, name, arguments_text(arguments, source, where))], where, thinking)
@@ -137,18 +171,19 @@ def read_responses_items(items: Sequence[Any], labels: Sequence[str], source: st
                 call_id = id_of(item.get("id"), f"{kind}@{where}")
                 conv.add_calls([(call_id, name, arguments_text(arguments, source, where))], where, thinking)
                 thinking = []
-                result = {k: v for k, v in item.items() if k in ("output", "outputs", "results", "result", "status")}
-                conv.tool(call_id, result_text(result, source, where) if result else "(done by the provider)", where)
-        else:
-            raise fail(
-                source, f"{where}.type",
-                f"unknown item type {brief(item.get('type'), 40)}; known: message, function_call, function_call_output, "
-                "reasoning, compaction, and other *_call / *_call_output items",
-            )
+                result = {k: v for k, v in item.items() if k in _RESULT_FIELDS}
+                conv.tool(call_id, result_text(result, source, where), where)
+                if not any(result.get(k) is not None for k in _RESULT_FIELDS if k != "status"):
+                    conv.guessed.add(f"{kind} with no result in the file (its status is the result)", where, result.get("status"))
+        else:  # an item type stmviz does not know (mcp_list_tools, …): kept, visible, as its JSON text
+            shown = kind if kind is not None else brief(item.get("type"), 30)
+            text = result_text(dict(item), source, where)
+            conv.system(f"[{shown}] {text}", where)
+            conv.kept.add(f"unknown item {shown!r} (kept as its JSON text)", where, text)
     if thinking:
         conv.assistant("", labels[-1] if labels else "items", thinking=thinking)
-    if skipped:
-        conv.notes.append(f"{skipped} item_reference item(s) skipped (their text is stored elsewhere)")
+    for shown, at, text in unknown:
+        conv.kept.add(f"unknown part {shown!r} (kept as its JSON text)", at, text)
     return conv
 
 

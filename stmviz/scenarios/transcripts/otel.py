@@ -34,6 +34,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...core.guards import brief
+from ...io.jsonio import MAX_DEPTH
 from ._conversation import Conversation, arguments_text, fail, listed, mapping, result_text, text_of, word, id_of
 
 INPUT, OUTPUT, SYSTEM = "gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions"
@@ -109,12 +110,28 @@ def _span_messages(span: Mapping[str, Any]) -> tuple[Any, Any, Any]:
     return found[0], found[1], found[2]
 
 
+def _depth_ok(value: Any, source: str, where: str) -> None:
+    """Refuse a decoded attribute nested deeper than a transcript file may be (walked without recursion)."""
+    level, depth = [value], 0
+    while level:
+        depth += 1
+        if depth > MAX_DEPTH:
+            raise fail(source, where, f"the attribute's JSON text is nested more than {MAX_DEPTH} levels deep; "
+                       "it holds a JSON list of messages")
+        level = [v for node in level for v in (node.values() if isinstance(node, dict) else node if isinstance(node, list) else ())
+                 if isinstance(v, (dict, list))]
+
+
 def _decoded(value: Any, source: str, where: str) -> list[Any]:
     if isinstance(value, str):
         try:
             value = json.loads(value)
         except ValueError:
             raise fail(source, where, "the attribute is not valid JSON text; it holds a JSON list of messages") from None
+        except RecursionError:  # "[[[[…" thousands deep inside the string: not messages
+            raise fail(source, where, f"the attribute's JSON text is nested more than {MAX_DEPTH} levels deep; "
+                       "it holds a JSON list of messages") from None
+        _depth_ok(value, source, where)
     return listed(value, source, where, "a list of messages")
 
 
@@ -201,6 +218,7 @@ def _message(conv: Conversation, message: Any, source: str, where: str) -> None:
     thinking: list[str] = []
     calls: list[tuple[str, str, str]] = []
     results: list[tuple[str, str]] = []
+    server: list[str] = []  # the ids of the calls the provider ran (their responses come in this message)
     for j, part in enumerate(parts):
         at = f"{where}.parts[{j}]"
         kind = word(part.get("type")) if isinstance(part, Mapping) else None
@@ -209,7 +227,7 @@ def _message(conv: Conversation, message: Any, source: str, where: str) -> None:
             call_id = id_of(part.get("id"), f"call@{at}")
             calls.append((call_id, name, arguments_text(part.get("arguments"), source, f"{at}.arguments")))
             if kind == "server_tool_call":
-                results.append((call_id, "(done by the provider)"))
+                server.append(call_id)
         elif kind in ("tool_call_response", "server_tool_call_response"):
             if "response" not in part and "result" not in part:
                 raise fail(source, at, "a tool_call_response holds its 'response' (or 'result')")
@@ -222,11 +240,14 @@ def _message(conv: Conversation, message: Any, source: str, where: str) -> None:
             (thinking if what == "reasoning" else text).append(value)
     body = "\n".join(t for t in text if t)
     if role == "assistant":
-        server = {c for c, r in results if r == "(done by the provider)"}
         conv.assistant(body, where, calls, thinking)
-        for call_id, result in results:
-            if call_id in server:
-                conv.tool(call_id, result, where)
+        answered = set()
+        for call_id, result in results:  # a server tool's response, in the model's own message
+            conv.tool(call_id, result, where)
+            answered.add(call_id)
+        for call_id in server:
+            if call_id not in answered:  # no result is invented: the step's call stays unanswered
+                conv.guessed.add("server_tool_call with no response in the file (left without a result)", where, call_id)
         return
     if calls or thinking:
         raise fail(source, where, f"a {role} message holds tool_call or reasoning parts; only an assistant message makes them")
