@@ -209,17 +209,23 @@ class Compaction(Mechanism):
 
         ``window`` defaults to V_max; ``percent`` (like ``CLAUDE_AUTOCOMPACT_PCT_OVERRIDE``)
         fires at that percentage of the effective window (window − reserve)
-        instead; older versions fired at about 95 % of the window.
+        instead, capped at the default threshold as Claude Code caps it (the
+        override can fire earlier, never later: anthropics/claude-code issue
+        31806); when the window is too small for a default threshold, the
+        percentage of the window itself. Older versions fired at about 95 % of the window.
         """
         window = guards.whole_number(window if window is not None else int(space.v_max), "window", 1)
         reserve = guards.whole_number(reserve, "reserve", 0)
         buffer = guards.whole_number(buffer, "buffer", 0)
         effective = window - reserve
+        default = effective - buffer
         if percent is not None:
             guards.real_number(percent, "percent", 0, 100, low_open=True)
             trigger = int((window if effective <= 0 else effective) * percent / 100)
+            if default >= 1:  # the override can only lower the threshold (capped at the default)
+                trigger = min(trigger, default)
         else:
-            trigger = effective - buffer
+            trigger = default
         if trigger < 1:
             raise InvalidArgumentError(
                 f"window = {format_number(window)} is smaller than Claude Code's reserve ({format_number(reserve)}) "

@@ -38,3 +38,15 @@ def test_the_paper_mechanisms_summaries_stay_on_one_line() -> None:
     assert cached_summarizer(multi_line)(["x"], 10) == " ".join(MULTI_LINE.split())
     assert cached_summarizer(multi_line, one_line=False)(["x"], 10) == MULTI_LINE
     assert cached_summarizer(lambda texts, budget: " \n ", one_line=False)(["a b"], 10) == "a b"  # blank: fallback
+
+
+# --------------------------------------------------------------------------- Claude Code's auto-compact
+
+
+def test_claude_codes_percent_override_is_capped_at_its_default_threshold() -> None:
+    from stmviz import Compaction
+
+    big = StateSpace(sizes.words, v_max=200_000)
+    assert Compaction.claude_code(big, percent=95).trigger == 167_000  # 95 % of 180,000 = 171,000 > the default
+    assert Compaction.claude_code(big, percent=50).trigger == 90_000  # below the default: the override holds
+
