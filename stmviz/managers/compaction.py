@@ -51,6 +51,10 @@ message (the API puts it in the assistant's response); the summary is at most
 ``summary_tokens`` long; the stored history is bounded by V_max (the oldest,
 hidden messages go first, as the documentation allows the client to drop them);
 Claude Code's re-attached files and todo list after a compaction are not reproduced.
+
+:meth:`Compaction.claude_code` differs in where it works: Claude Code replaces its
+in-memory conversation by the summary, so there U removes every message before
+the new block and π shows ω as it is.
 """
 
 from __future__ import annotations
@@ -100,6 +104,14 @@ CLAUDE_CODE_INSTRUCTIONS = (
 )
 
 _FLAVOURS = ("anthropic", "claude_code")
+
+
+#: Where Claude Code's auto-compact does each part of its work: its history is rewritten (U).
+CLAUDE_CODE_PLACEMENT = {
+    "append messages": "U",
+    "replace the history by a summary": "U",
+    "show the messages (the system prompt first)": "π",
+}
 
 
 class Compaction(Mechanism):
@@ -213,6 +225,10 @@ class Compaction(Mechanism):
         override can fire earlier, never later: anthropics/claude-code issue
         31806); when the window is too small for a default threshold, the
         percentage of the window itself. Older versions fired at about 95 % of the window.
+
+        Claude Code's compaction **replaces** its conversation history by the
+        summary: here U removes every message before the new block from ω
+        (the API flavour only hides them in π).
         """
         window = guards.whole_number(window if window is not None else int(space.v_max), "window", 1)
         reserve = guards.whole_number(reserve, "reserve", 0)
@@ -231,8 +247,10 @@ class Compaction(Mechanism):
                 f"window = {format_number(window)} is smaller than Claude Code's reserve ({format_number(reserve)}) "
                 f"+ buffer ({format_number(buffer)}); pass percent=95 to fire at 95 % of the window, as older versions did"
             )
-        return cls(space, system=system, trigger=min(trigger, int(space.v_max)), summarizer=summarizer,
+        made = cls(space, system=system, trigger=min(trigger, int(space.v_max)), summarizer=summarizer,
                    summary_tokens=summary_tokens, flavour="claude_code")
+        made.placement = CLAUDE_CODE_PLACEMENT
+        return made
 
     @property
     def prompt(self) -> str:
@@ -304,10 +322,14 @@ class Compaction(Mechanism):
         summary = self._summary(texts)
         block = Element((CLAUDE_CODE_PREFIX if self.flavour == "claude_code" else "") + summary, meta)
         result = state | {block}
-        total = self.space.size(result)
         reasons: dict[Element, str] = {}
+        if self.flavour == "claude_code":  # Claude Code rewrites its history: the summary replaces every message
+            reasons = {e: "replaced by the compaction summary (Claude Code rewrites its conversation history)"
+                       for e in state.ordered() if not e.meta.get("pinned")}
+            result = result - reasons.keys()
+        total = self.space.size(result)
         if total > self.space.v_max:
-            reasons = evict_oldest(result.ordered(), total, self.space.v_max, self.space.measure, keep=(block, *kept),
+            reasons |= evict_oldest(result.ordered(), total, self.space.v_max, self.space.measure, keep=(block, *kept),
                                    note=HISTORY_BOUND, pairs_note=RESULT_WITH_CALL)
             result = result - reasons.keys()
         return Transition(result, reasons)

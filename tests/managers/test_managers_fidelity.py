@@ -50,3 +50,14 @@ def test_claude_codes_percent_override_is_capped_at_its_default_threshold() -> N
     assert Compaction.claude_code(big, percent=95).trigger == 167_000  # 95 % of 180,000 = 171,000 > the default
     assert Compaction.claude_code(big, percent=50).trigger == 90_000  # below the default: the override holds
 
+
+def test_claude_code_compaction_replaces_the_history_in_u() -> None:
+    from stmviz import Compaction
+
+    m = Compaction.claude_code(StateSpace(sizes.words, v_max=60), system="Be brief.", percent=60)
+    trace = run(m, [user(f"question {k} " + "word " * 6, f"answer {k}") for k in range(10)])
+    t = next(s.t for s in trace if any(e.type == "compaction" for e in s.added))
+    after = trace.state_at(t + 1)
+    assert [e.type for e in after.ordered()][:2] == ["system", "compaction"]  # nothing before the summary is left in ω
+    assert all(not e.meta.get("pinned") for e in trace[t].removed)
+    assert m.hidden(after) == {} and m.placement["replace the history by a summary"] == "U"
