@@ -61,3 +61,43 @@ def test_claude_code_compaction_replaces_the_history_in_u() -> None:
     assert [e.type for e in after.ordered()][:2] == ["system", "compaction"]  # nothing before the summary is left in ω
     assert all(not e.meta.get("pinned") for e in trace[t].removed)
     assert m.hidden(after) == {} and m.placement["replace the history by a summary"] == "U"
+
+
+# --------------------------------------------------------------------------- ClearToolUses: the API's defaults and forms
+
+
+def _thinking_steps() -> list[AgentStep]:
+    steps = [AgentStep(observation="start")]
+    steps += [AgentStep(thought=f"reply {k}", observation=f"next {k}", meta={"thinking": f"I think {k}"}) for k in range(3)]
+    return steps
+
+
+@pytest.mark.parametrize(("model", "kept"), [
+    (None, 3), ("claude-opus-4-5-20251101", 3), ("claude-sonnet-4-6", 3), ("claude-opus-5", 3),
+    ("claude-opus-4-1-20250805", 1), ("claude-opus-4-20250514", 1), ("claude-sonnet-4-5-20250929", 1),
+    ("claude-haiku-4-5-20251001", 1), ("claude-3-7-sonnet-20250219", 1),
+])
+def test_the_thinking_default_depends_on_the_model_family(model, kept) -> None:
+    from stmviz import ClearToolUses
+
+    x = run(ClearToolUses(words(9_999), trigger=9_000, model=model), _thinking_steps()).project(4)
+    assert len([m for m in x if m.name == "thinking"]) == kept
+
+
+def test_clear_tool_uses_takes_the_apis_own_parameter_forms() -> None:
+    from stmviz import ClearToolUses
+
+    api = ClearToolUses(words(9_999), trigger={"type": "tool_uses", "value": 4}, keep={"type": "tool_uses", "value": 2},
+                        clear_at_least={"type": "input_tokens", "value": 5}, keep_thinking={"type": "thinking_turns", "value": 2})
+    plain = ClearToolUses(words(9_999), trigger=4, trigger_type="tool_uses", keep=2, clear_at_least=5, keep_thinking=2)
+    assert api.params() == plain.params()
+    tokens = ClearToolUses(words(9_999), trigger={"type": "input_tokens", "value": 50})
+    assert (tokens.trigger, tokens.trigger_type) == (50, "input_tokens")
+
+
+def test_a_trigger_never_reached_is_a_real_setting_it_warns() -> None:
+    from stmviz import ClearToolUses
+
+    with pytest.warns(UserWarning, match="never exceeds"):
+        m = ClearToolUses(words(100), trigger=100)
+    assert run(m, _thinking_steps()).final  # it runs, and clears nothing
