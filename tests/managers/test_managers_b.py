@@ -275,7 +275,7 @@ def test_adk_never_deletes_an_event(steps, interval, overlap) -> None:
 
 
 def test_adk_token_threshold_keeps_the_last_events_and_a_call_with_its_result() -> None:
-    adk = ADKCompaction(words(10**4), compaction_interval=0, token_threshold=30, event_retention_size=1)
+    adk = ADKCompaction(words(10**4), compaction_interval=0, overlap_size=0, token_threshold=30, event_retention_size=1)
     steps = [user("find the report"), tool("looking", "search(report)", " ".join(["hit"] * 40))]
     trace = run(adk, steps)
     x = trace.project(2)
@@ -285,7 +285,7 @@ def test_adk_token_threshold_keeps_the_last_events_and_a_call_with_its_result() 
 
 def test_adk_token_threshold_needs_retention() -> None:
     with pytest.raises(InvalidArgumentError, match="must be set together"):
-        ADKCompaction(words(100), compaction_interval=1, token_threshold=10)
+        ADKCompaction(words(100), compaction_interval=1, overlap_size=0, token_threshold=10)
 
 
 # --------------------------------------------------------------------------- LettaMemory
@@ -340,7 +340,7 @@ def test_letta_pages_archival_and_recall_memory_through_tool_calls() -> None:
 def test_adk_kept_compactions_are_the_non_subsumed_ranges_of_contents_py(ranges) -> None:
     from stmviz import Element, State
 
-    adk = ADKCompaction(words(100), compaction_interval=1)
+    adk = ADKCompaction(words(100), compaction_interval=1, overlap_size=0)
     done = [Element(f"s{n}", {"t": 10 + n, "type": "summary", "role": "assistant", "start": min(a, b), "end": max(a, b),
                              "n": n}) for n, (a, b) in enumerate(ranges)]
 
@@ -364,7 +364,7 @@ def test_adk_kept_compactions_are_the_non_subsumed_ranges_of_contents_py(ranges)
         (lambda: MemoryBlock("notes"), "static memory block 'notes' has no content"),
         (lambda: LettaMemory(words(100), context_window=200), "context_window = 200 > V_max = 100"),
         (lambda: LettaMemory(words(100), human="x" * 6000), "human has 6000 characters > block_limit = 5000"),
-        (lambda: ADKCompaction(words(100), compaction_interval=-1), "compaction_interval must be a whole number ≥ 0"),
+        (lambda: ADKCompaction(words(100), compaction_interval=-1, overlap_size=0), "compaction_interval must be a whole number ≥ 0"),
     ],
 )
 def test_bad_arguments_get_a_clear_error(build, message) -> None:

@@ -101,3 +101,22 @@ def test_a_trigger_never_reached_is_a_real_setting_it_warns() -> None:
     with pytest.warns(UserWarning, match="never exceeds"):
         m = ClearToolUses(words(100), trigger=100)
     assert run(m, _thinking_steps()).final  # it runs, and clears nothing
+
+
+# --------------------------------------------------------------------------- ADK compaction
+
+
+def test_adk_event_retention_zero_compacts_every_event() -> None:
+    adk = ADKCompaction(words(10**4), compaction_interval=0, overlap_size=0, token_threshold=20, event_retention_size=0)
+    steps = [user("find the report " + "word " * 10), AgentStep(thought="found it " + "word " * 10)]
+    trace = run(adk, steps)
+    done = adk.compactions(trace.final)
+    assert len(done) == 1
+    assert [m.role for m in trace.project(len(steps))] == ["assistant"]  # the summary alone: no raw event kept
+
+
+def test_adk_overlap_size_has_no_invented_default() -> None:
+    from stmviz.errors import InvalidArgumentError
+
+    with pytest.raises(InvalidArgumentError, match="overlap_size"):
+        ADKCompaction(words(100), compaction_interval=2)
