@@ -120,3 +120,24 @@ def test_adk_overlap_size_has_no_invented_default() -> None:
 
     with pytest.raises(InvalidArgumentError, match="overlap_size"):
         ADKCompaction(words(100), compaction_interval=2)
+
+
+# --------------------------------------------------------------------------- LangChain's summary input
+
+
+def test_langchains_summarizer_reads_the_messages_as_xml_as_its_model_does() -> None:
+    from stmviz import LangChainSummarization
+
+    seen = []
+
+    def spy(texts, budget):
+        seen.append(list(texts))
+        return "summary"
+
+    steps = [user("Is 5 < 10 & fine?"), AgentStep(thought="Look.", action='search({"q": "x"})', observation="hit"),
+             user("next", "ok"), user("more", "yes"), AgentStep(thought="done")]
+    run(LangChainSummarization(words(10**4), trigger=("messages", 5), keep=("messages", 2), summarizer=spy), steps)
+    assert seen and seen[0][0].startswith('<message type="human">Is 5 &lt; 10 &amp; fine?</message>\n<message type="ai">\n'
+                                          '  <content>Look.</content>\n  <tool_call id="call_1" name="search">{"q": "x"}'
+                                          '</tool_call>\n</message>\n<message type="tool">hit</message>')
+    assert len(seen[0]) == 1  # one text: what fills the prompt's {messages}
