@@ -33,9 +33,12 @@ How it works, in the paper's terms:
   cut take less than (1 − 0.3) × the window; everything before the cut (an
   earlier summary included) is summarized, and the summary message takes
   its place right after the system prompt. If no cut works, everything is
-  summarized. The goal counts the kept messages, not the new summary: with a
-  small window a long summary can leave the context over V_max, and
-  :func:`~stmviz.run` then raises :class:`~stmviz.errors.CapacityError`.
+  summarized. As Letta's ``compact_messages`` does, when the context is still
+  at or above the trigger after the sliding window, everything in context
+  (the new summary message included) is summarized again (``summarize_all``),
+  and Letta carries on even if that is still over. stmviz must keep
+  Σμ ≤ V_max (Definition 1): a summary that would leave the context over V_max
+  is cut to fit and marked so (a stmviz bound, labelled in the reason).
 - **π**: the system message — base instructions and the core blocks rendered
   with their sizes and limits — then the summary message, then the queue.
 
@@ -281,6 +284,9 @@ class LettaMemory(Mechanism):
             removed.update(evicted)
         return Transition(state, removed)
 
+    def _fits(self, state: State) -> bool:
+        return self.space.size(state) <= self.space.v_max
+
     def _tool_step(
         self, state: State, context: Context, calls: list[tuple[str, Any]]
     ) -> tuple[list[Element], dict[Element, Element]]:
@@ -376,7 +382,12 @@ class LettaMemory(Mechanism):
             approx = system_tokens + sum(measure(e) for e in messages[cut - 1:])
         if cut is None or eviction >= 1.0 or cut >= total - 1:
             return self._summarized(state, messages, "all", t)  # Letta falls back to summarizing every message
-        return self._summarized(state, messages[: cut - 1], "sliding_window", t)
+        compacted, removed = self._summarized(state, messages[: cut - 1], "sliding_window", t)
+        if self.context_tokens(compacted) >= self.trigger * self.context_window:  # compact_messages' fallback
+            again, removed_again = self._summarized(compacted, self.queue(compacted), "all", t)
+            removed.update({e: why for e, why in removed_again.items() if e in state})
+            compacted = again
+        return compacted, removed
 
     def _summarized(self, state: State, evicted: list[Element], mode: str, t: int) -> tuple[State, dict[Element, str]]:
         """ω with ``evicted`` replaced by the summary message of them."""
@@ -388,13 +399,18 @@ class LettaMemory(Mechanism):
             "Note: prior messages have been hidden from view due to conversation memory constraints.\n"
             f"The following is a summary of the previous messages:\n {summary}"
         )
-        message = Element(json.dumps({"type": "system_alert", "message": alert, "time": f"step {t}"}),
-                          {"t": -0.5, "type": "summary", "role": "user", "step": t, "mode": mode})
+        meta = {"t": -0.5, "type": "summary", "role": "user", "step": t, "mode": mode}
+        message = Element(json.dumps({"type": "system_alert", "message": alert, "time": f"step {t}"}), meta)
         why = (
             f"compacted ({mode.replace('_', ' ')}): context μ > {format_number(self.trigger)} × window "
             f"{format_number(self.context_window)}; summarized into the summary message"
         )
-        return state.replace(evicted, [message]), {e: why for e in evicted}
+        result = state.replace(evicted, [message])
+        if not self._fits(result):  # Letta carries on over its window; Definition 1 does not: cut the summary to fit
+            cut_to = _longest_fitting(len(summary), lambda n: self._fits(state.replace(evicted, [_alert(summary, n, t, meta)])))
+            result = state.replace(evicted, [_alert(summary, cut_to, t, meta)])
+            why += f" (the summary, {len(summary)} characters, was cut to {cut_to} to fit V_max = {format_number(self.space.v_max)}: a stmviz bound)"
+        return result, {e: why for e in evicted}
 
     # -- π -------------------------------------------------------------------------------------
     def project(self, state: State) -> ModelInput:
@@ -402,3 +418,24 @@ class LettaMemory(Mechanism):
         return ModelInput([Message("system", self.system_prompt(state))]
                           + [Message(str(e.meta.get("role", "user")), e.content) for e in self.queue(state)])
 
+
+def _alert(summary: str, n: int, t: int, meta: dict[str, Any]) -> Element:
+    """The summary message with the summary cut to its first ``n`` characters (a stmviz bound: see ``_summarized``)."""
+    text = summary[:n] + ("... [summary cut to fit V_max]" if n < len(summary) else "")
+    alert = (
+        "Note: prior messages have been hidden from view due to conversation memory constraints.\n"
+        f"The following is a summary of the previous messages:\n {text}"
+    )
+    return Element(json.dumps({"type": "system_alert", "message": alert, "time": f"step {t}"}), {**meta, "cut": True})
+
+
+def _longest_fitting(n: int, fits: Callable[[int], bool]) -> int:
+    """The largest k ≤ n with ``fits(k)`` (0 if none), by bisection: fits is monotone in k."""
+    low, high = 0, n
+    while low < high:
+        middle = (low + high + 1) // 2
+        if fits(middle):
+            low = middle
+        else:
+            high = middle - 1
+    return low

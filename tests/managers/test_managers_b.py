@@ -295,8 +295,8 @@ def test_letta_compacts_past_nine_tenths_of_the_window_with_the_summary_message(
     letta = LettaMemory(words(300), system="You are Sam.")
     steps = [user(" ".join([f"w{k}"] * 20), " ".join([f"r{k}"] * 10)) for k in range(12)]
     trace = run(letta, steps)
-    fired = [s.t for s in trace if s.removed]
-    assert fired, "the window filled up"
+    fired = [s.t for s in trace if s.removed and trace.state_at(s.t + 1).where(type="summary")[0].meta["mode"] == "sliding_window"]
+    assert fired, "the window filled up"  # (the first compaction falls back to summarizing all: see test_managers_fidelity)
     t = fired[0]
     after = trace.state_at(t + 1)
     summary_size = sum(len(e.text.split()) for e in after.where(type="summary"))

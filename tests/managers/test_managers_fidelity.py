@@ -141,3 +141,18 @@ def test_langchains_summarizer_reads_the_messages_as_xml_as_its_model_does() -> 
                                           '  <content>Look.</content>\n  <tool_call id="call_1" name="search">{"q": "x"}'
                                           '</tool_call>\n</message>\n<message type="tool">hit</message>')
     assert len(seen[0]) == 1  # one text: what fills the prompt's {messages}
+
+
+# --------------------------------------------------------------------------- Letta
+
+
+def test_letta_falls_back_to_summarizing_everything_and_carries_on() -> None:
+    from stmviz import LettaMemory
+
+    wordy = lambda texts, budget: "word " * 400  # noqa: E731  (a summarizer that ignores its budget)
+    letta = LettaMemory(StateSpace(sizes.words, 300), system="You are Sam.", summarize=wordy)
+    steps = [user(" ".join([f"w{k}"] * 20), " ".join([f"r{k}"] * 10)) for k in range(12)]
+    trace = run(letta, steps)  # before: CapacityError (the summary left the context over V_max)
+    summaries = [e for e in trace.final if e.type == "summary"]
+    assert len(summaries) == 1 and summaries[0].meta["mode"] == "all" and summaries[0].meta.get("cut")
+    assert letta.space.size(trace.final) <= 300
