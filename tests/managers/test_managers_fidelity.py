@@ -156,3 +156,23 @@ def test_letta_falls_back_to_summarizing_everything_and_carries_on() -> None:
     summaries = [e for e in trace.final if e.type == "summary"]
     assert len(summaries) == 1 and summaries[0].meta["mode"] == "all" and summaries[0].meta.get("cut")
     assert letta.space.size(trace.final) <= 300
+
+
+def test_letta_is_one_release_0_16_8_limits_rendering_and_summary_wording() -> None:
+    from stmviz import LettaMemory
+    from stmviz.managers.letta_memory import BLOCK_DESCRIPTIONS
+
+    letta = LettaMemory(words(400), system="You are Sam.")
+    assert letta.block_limit == 20_000  # CORE_MEMORY_PERSONA/HUMAN_CHAR_LIMIT in 0.16.8
+    steps = [user(" ".join([f"w{k}"] * 20), " ".join([f"r{k}"] * 10)) for k in range(12)]
+    trace = run(letta, steps)
+    system = trace.project(1)[0].content
+    assert f"<human>\n<description>\n{BLOCK_DESCRIPTIONS['human']}\n</description>\n<metadata>\n- chars_current=" in system
+    assert system.endswith("</value>\n</human>\n\n</memory_blocks>")
+    window = [s for s in trace if s.removed and trace.state_at(s.t + 1).where(type="summary")[0].meta["mode"] == "sliding_window"]
+    import json
+
+    message = json.loads(trace.project(window[0].t + 1)[1].content)["message"]
+    hidden = len(window[0].removed) - 1
+    assert message.startswith(f"Note: {hidden} messages from the beginning of the conversation have been hidden from view "
+                              "due to memory constraints.\nThe following is a summary of the previous messages:\n ")
