@@ -76,7 +76,7 @@ from ..core.space import State, StateSpace
 from ..core import guards
 from ..text.pluggable import pluggable_summarizer
 from .._fast.memo import Memo
-from .conversation import CHAT_TYPES, GAP, as_model_input, step_messages, system_element
+from .conversation import CHAT_TYPES, GAP, as_model_input, check_summary_fits, step_messages, system_element
 
 __all__ = ["ADKCompaction", "SUMMARY_PROMPT"]
 
@@ -271,9 +271,11 @@ class ADKCompaction(Mechanism):
                     fired = self._sliding_window(state, context.t)
                 if fired is not None:
                     state = state | [fired]
+                    check_summary_fits(self.space, state, fired, self.summary_budget, "ADKCompaction")
         fired = self._token_threshold(state, context.t)  # the pre-request check before the next model call
         if fired is not None:
             state = state | [fired]
+            check_summary_fits(self.space, state, fired, self.summary_budget, "ADKCompaction")
         return Transition(state)
 
     def _token_threshold(self, state: State, t: int) -> Element | None:

@@ -75,7 +75,7 @@ from ..core.space import State, StateSpace
 from ..protocol import element_types_of
 from ..text import summarize as default_summarize
 from .conversation import CHAT_TYPES, GAP, HISTORY_BOUND, RESULT_WITH_CALL, THINKING_TYPE, appended, as_model_input
-from .conversation import counts_content_tokens, evict_oldest, pinned_system, step_messages
+from .conversation import check_summary_fits, counts_content_tokens, evict_oldest, pinned_system, step_messages
 
 __all__ = ["Compaction", "DEFAULT_INSTRUCTIONS", "CLAUDE_CODE_PREFIX", "CLAUDE_CODE_INSTRUCTIONS"]
 
@@ -332,6 +332,7 @@ class Compaction(Mechanism):
             reasons |= evict_oldest(result.ordered(), total, self.space.v_max, self.space.measure, keep=(block, *kept),
                                    note=HISTORY_BOUND, pairs_note=RESULT_WITH_CALL)
             result = result - reasons.keys()
+        check_summary_fits(self.space, result, block, self.summary_tokens or max(16, self.trigger // 10), "Compaction")
         return Transition(result, reasons)
 
     def _appended(self, state: State, context: Context) -> Transition:

@@ -73,7 +73,7 @@ from ..core.space import State, StateSpace
 from ..protocol import element_types_of
 from ..text import summarize as default_summarize
 from .conversation import CHAT_TYPES, GAP, HISTORY_BOUND, RESULT_WITH_CALL, THINKING_TYPE, appended, as_model_input
-from .conversation import counts_content_tokens, evict_oldest, pinned_system, step_messages
+from .conversation import check_summary_fits, counts_content_tokens, evict_oldest, pinned_system, step_messages
 
 __all__ = ["LangChainSummarization", "SUMMARY_PREFIX", "SUMMARY_PROMPT", "messages_as_xml"]
 
@@ -302,6 +302,8 @@ class LangChainSummarization(Mechanism):
                                  note=HISTORY_BOUND, pairs_note=RESULT_WITH_CALL)
             reasons.update(extra)
             result = result - extra.keys()
+        check_summary_fits(self.space, result, summary, self.summary_tokens or max(16, int(self.space.v_max // 10)),
+                           "LangChainSummarization")
         return Transition(result, reasons)
 
     def _summary(self, old: Sequence[Element]) -> str:

@@ -176,3 +176,39 @@ def test_letta_is_one_release_0_16_8_limits_rendering_and_summary_wording() -> N
     hidden = len(window[0].removed) - 1
     assert message.startswith(f"Note: {hidden} messages from the beginning of the conversation have been hidden from view "
                               "due to memory constraints.\nThe following is a summary of the previous messages:\n ")
+
+
+# --------------------------------------------------------------------------- hostile input: a summarizer that ignores its budget
+
+
+def _wordy(texts, budget) -> str:
+    return "word " * 500
+
+
+@pytest.mark.parametrize("build", [
+    lambda: __import__("stmviz").LangChainSummarization(words(100), trigger=("tokens", 80), keep=("messages", 2), summarizer=_wordy),
+    lambda: SummarizingSession(words(100), summarize=_wordy),
+    lambda: ADKCompaction(words(100), compaction_interval=1, overlap_size=0, summarize=_wordy),
+    lambda: __import__("stmviz").Compaction(words(100), trigger=60, summarizer=_wordy),
+], ids=["LangChainSummarization", "SummarizingSession", "ADKCompaction", "Compaction"])
+def test_a_summarizer_that_ignores_its_budget_is_named_in_the_capacity_error(build) -> None:
+    from stmviz.errors import CapacityError
+
+    steps = [AgentStep(observation="w " * 10, thought="r " * 5, meta={"role": "user"})] * 8
+    with pytest.raises(CapacityError, match="the summarizer ignored its budget"):
+        run(build(), steps)
+
+
+def test_a_users_own_exception_from_their_summarizer_reaches_them_chained_to_an_error_naming_the_run() -> None:
+    from stmviz.errors import STMError
+
+    class ClientDown(Exception):
+        pass
+
+    def down(texts, budget):
+        raise ClientDown("my client failed")
+
+    steps = [user(f"q{k}", f"a{k}") for k in range(6)]
+    with pytest.raises(STMError, match="SummarizingSession") as caught:
+        run(SummarizingSession(words(10**4), keep_last_n_turns=0, context_limit=1, summarize=down), steps)
+    assert isinstance(caught.value.__cause__, ClientDown)
