@@ -110,7 +110,7 @@ def test_property_no_tool_result_without_its_call_and_at_most_one_summary_first(
 # ---------------------------------------------------------------- equivalence with LangChain
 
 
-def langchain_inputs(steps, **options):
+def langchain_inputs(steps, summarize=None, **options):
     """The messages LangChain's SummarizationMiddleware leaves in the state before each step's output."""
     from langchain.agents.middleware import SummarizationMiddleware
     from langchain_core.language_models.fake_chat_models import FakeListChatModel
@@ -118,7 +118,7 @@ def langchain_inputs(steps, **options):
 
     from langchain_core.messages import get_buffer_string
 
-    summarizer = lambda messages: label([get_buffer_string(messages, format="xml")], 0)  # noqa: E731  (what its model reads)
+    summarizer = lambda messages: (summarize or label)([get_buffer_string(messages, format="xml")], 0)  # noqa: E731  (what its model reads)
     middleware = SummarizationMiddleware(FakeListChatModel(responses=["-"]), token_counter=counter(), summarizer=summarizer, **options)
     state, seen = [], {}
     for t, step in enumerate(steps):
@@ -142,6 +142,23 @@ def langchain_inputs(steps, **options):
 def test_langchain_summarization_middleware_gives_the_same_model_input_at_every_step(steps, options):
     theirs = langchain_inputs(steps, **options)
     mine = run(LangChainSummarization(SPACE, summarizer=label, **options), steps)
+    for t, expected in theirs.items():
+        assert stmviz_pairs(mine.project(t)) == expected, f"step {t}"
+
+
+def multi_line(texts, budget):
+    """A summary on several lines, as a model writes one (sections, a list)."""
+    joined = "\n".join(texts)
+    return f"## Session intent\n{joined.count('<message ')} messages\n## Next steps\n- go on\n- from {joined[-20:]!r}"
+
+
+@needs_langchain
+@given(agent_streams(max_steps=16))
+@settings(max_examples=20, deadline=None)
+def test_a_multi_line_summary_reaches_the_model_as_written_in_stmviz_and_langchain(steps):
+    options = dict(trigger=("messages", 6), keep=("messages", 3))
+    theirs = langchain_inputs(steps, summarize=multi_line, **options)
+    mine = run(LangChainSummarization(SPACE, summarizer=multi_line, **options), steps)
     for t, expected in theirs.items():
         assert stmviz_pairs(mine.project(t)) == expected, f"step {t}"
 
