@@ -230,6 +230,11 @@ class Compaction(Mechanism):
         summary: here U removes every message before the new block from ω
         (the API flavour only hides them in π).
         """
+        if window is None and not space.v_max < 2**63:
+            raise InvalidArgumentError(
+                f"window defaults to V_max = {format_number(space.v_max)}, too large for a context window; "
+                f"pass window=200_000 (a model's window in tokens)"
+            )
         window = guards.whole_number(window if window is not None else int(space.v_max), "window", 1)
         reserve = guards.whole_number(reserve, "reserve", 0)
         buffer = guards.whole_number(buffer, "buffer", 0)

@@ -212,3 +212,17 @@ def test_a_users_own_exception_from_their_summarizer_reaches_them_chained_to_an_
     with pytest.raises(STMError, match="SummarizingSession") as caught:
         run(SummarizingSession(words(10**4), keep_last_n_turns=0, context_limit=1, summarize=down), steps)
     assert isinstance(caught.value.__cause__, ClientDown)
+
+
+# --------------------------------------------------------------------------- hostile input: huge numbers
+
+
+def test_huge_numbers_get_errors_about_what_was_passed() -> None:
+    from stmviz import Compaction, LangChainSummarization
+    from stmviz.errors import InvalidArgumentError
+
+    with pytest.raises(InvalidArgumentError, match=r"got float 1e\+300"):  # not "got int 1000…", which was not passed
+        LangChainSummarization(words(100), trigger=("tokens", 1e300))
+    assert LangChainSummarization(words(100), trigger=("messages", 20.0)).params()["trigger"] == [{"messages": 20.0}]
+    with pytest.raises(InvalidArgumentError, match="window defaults to V_max"):  # not "window must be …": none was passed
+        Compaction.claude_code(StateSpace(sizes.words, 1e308))
