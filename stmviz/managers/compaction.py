@@ -77,7 +77,7 @@ from ..text import summarize as default_summarize
 from .conversation import CHAT_TYPES, GAP, HISTORY_BOUND, RESULT_WITH_CALL, THINKING_TYPE, appended, as_model_input
 from .conversation import check_summary_fits, counts_content_tokens, evict_oldest, pinned_system, step_messages
 
-__all__ = ["Compaction", "DEFAULT_INSTRUCTIONS", "CLAUDE_CODE_PREFIX", "CLAUDE_CODE_INSTRUCTIONS"]
+__all__ = ["Compaction", "DEFAULT_INSTRUCTIONS", "CLAUDE_CODE_PREFIX", "CLAUDE_CODE_INSTRUCTIONS", "CLAUDE_CODE_PLACEMENT"]
 
 #: The summarization prompt Anthropic's compaction documentation shows ("some models use the following prompt").
 DEFAULT_INSTRUCTIONS = (

@@ -72,6 +72,7 @@ __all__ = [
     "system_element",
     "pinned_system",
     "evict_oldest",
+    "check_summary_fits",
     "appended",
     "as_model_input",
     "counts_content_tokens",

@@ -91,7 +91,7 @@ from ..text.pluggable import pluggable_summarizer
 from .._fast.memo import Memo
 from .conversation import CHAT_TYPES, INPUT, TOOL_RESULT, step_messages
 
-__all__ = ["LettaMemory", "SUMMARY_PROMPT", "MEMORY_TOOLS", "DEFAULT_PERSONA", "DEFAULT_HUMAN"]
+__all__ = ["LettaMemory", "SUMMARY_PROMPT", "MEMORY_TOOLS", "DEFAULT_PERSONA", "DEFAULT_HUMAN", "BLOCK_DESCRIPTIONS"]
 
 #: MemGPT's summarizer instruction (``{budget}``: its word limit, 100 in MemGPT; ``{text}``: the messages).
 SUMMARY_PROMPT = (
