@@ -224,11 +224,11 @@ def check_summary_fits(space: StateSpace, result: State, summary: Element, budge
     summarizer which ignored ``budget`` caused it. Nothing happens when the state fits, or when the
     summary kept to its budget (the run's own check then says what overflowed).
     """
+    size = space.measure(summary)  # one element first: the whole state is summed only for an overrun
+    if size <= budget:
+        return
     total = space.size(result)
     if total <= space.v_max:
-        return
-    size = space.measure(summary)
-    if size <= budget:
         return
     raise CapacityError(
         f"{who}: the summarizer returned a summary of μ = {format_number(size)} for a budget of {format_number(budget)}, "
