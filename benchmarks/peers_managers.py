@@ -120,13 +120,12 @@ def lc_clear(steps: list[Any], per_step: list[list[Any]], encode: Any, **edit: A
 def lc_summarize(steps: list[Any], per_step: list[list[Any]], encode: Any, **options: Any) -> dict[int, list[str]]:
     from langchain.agents.middleware import SummarizationMiddleware
     from langchain_core.language_models.fake_chat_models import FakeListChatModel
-    from langchain_core.messages import RemoveMessage
+    from langchain_core.messages import RemoveMessage, get_buffer_string
 
-    labels = {"human": "Human", "ai": "AI", "tool": "Tool"}
     summarize = summarizer()
-    middleware = SummarizationMiddleware(
+    middleware = SummarizationMiddleware(  # the summarizer reads what LangChain's summary model reads: the XML
         FakeListChatModel(responses=["-"]), token_counter=lc_counter(encode),
-        summarizer=lambda ms: summarize([f"{labels[m.type]}: {text_of(m)}" for m in ms], 0), **options,
+        summarizer=lambda ms: summarize([get_buffer_string(ms, format="xml")], 0), **options,
     )
     state: list[Any] = []
     seen: dict[int, list[str]] = {}

@@ -76,7 +76,7 @@ from ..core.space import State, StateSpace
 from ..core import guards
 from ..text.pluggable import pluggable_summarizer
 from .._fast.memo import Memo
-from .conversation import CHAT_TYPES, GAP, as_model_input, step_messages, system_element
+from .conversation import CHAT_TYPES, GAP, as_model_input, check_summary_fits, step_messages, system_element
 
 __all__ = ["ADKCompaction", "SUMMARY_PROMPT"]
 
@@ -100,11 +100,13 @@ class ADKCompaction(Mechanism):
     compaction_interval : int
         New invocations that trigger a sliding-window compaction (required by ADK; 0 turns it off).
     overlap_size : int
-        Invocations before the new ones included again in the next summary.
+        Invocations before the new ones included again in the next summary (required, as in
+        ADK's ``EventsCompactionConfig``, which gives it no default; 0: no overlap).
     token_threshold : int, optional
         Prompt tokens (in μ) that trigger a token-threshold compaction; set with ``event_retention_size``.
     event_retention_size : int, optional
-        Raw events kept out of a token-threshold compaction.
+        Raw events kept out of a token-threshold compaction (0: every event since the last
+        compaction is compacted, as ADK's ``_events_to_compact_for_token_threshold`` does).
     summarize : callable, optional
         ``summarize(texts, budget) -> str``; default the offline :func:`stmviz.text.summarize`.
     summary_budget : int
@@ -146,7 +148,7 @@ class ADKCompaction(Mechanism):
         space: StateSpace,
         *,
         compaction_interval: int,
-        overlap_size: int = 0,
+        overlap_size: int | None = None,
         token_threshold: int | None = None,
         event_retention_size: int | None = None,
         summarize: Callable[[Sequence[str], int], str] | None = None,
@@ -156,6 +158,11 @@ class ADKCompaction(Mechanism):
     ) -> None:
         super().__init__(space)
         self.compaction_interval = guards.whole_number(compaction_interval, "compaction_interval", 0)
+        if overlap_size is None:
+            raise InvalidArgumentError(
+                "ADKCompaction needs overlap_size: ADK's EventsCompactionConfig has no default for it (a required "
+                "field, like compaction_interval); pass overlap_size=0 for no overlap, or e.g. overlap_size=1"
+            )
         self.overlap_size = guards.whole_number(overlap_size, "overlap_size", 0)
         self.token_threshold = guards.whole_number(token_threshold, "token_threshold", 1, none_ok=True)
         self.event_retention_size = guards.whole_number(event_retention_size, "event_retention_size", 0, none_ok=True)
@@ -264,9 +271,11 @@ class ADKCompaction(Mechanism):
                     fired = self._sliding_window(state, context.t)
                 if fired is not None:
                     state = state | [fired]
+                    check_summary_fits(self.space, state, fired, self.summary_budget, "ADKCompaction")
         fired = self._token_threshold(state, context.t)  # the pre-request check before the next model call
         if fired is not None:
             state = state | [fired]
+            check_summary_fits(self.space, state, fired, self.summary_budget, "ADKCompaction")
         return Transition(state)
 
     def _token_threshold(self, state: State, t: int) -> Element | None:
@@ -280,7 +289,7 @@ class ADKCompaction(Mechanism):
         candidates = [e for e in self.raw(state) if _t(e) > after]
         if len(candidates) <= self.event_retention_size:
             return None
-        split = self._safe_split(candidates)
+        split = len(candidates) if self.event_retention_size == 0 else self._safe_split(candidates)  # ADK: 0 keeps none
         if split <= 0:
             return None
         events = candidates[:split]

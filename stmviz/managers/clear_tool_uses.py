@@ -29,7 +29,12 @@ In the terms of Definitions 1 and 2:
 
   1. **thinking clearing** (Anthropic only): thinking is shown for the
      ``keep_thinking`` most recent assistant turns that have some (``"all"``:
-     every one); the API's default when no strategy is set is 1;
+     every one). When no ``clear_thinking`` strategy is set the API's default
+     depends on the model (Anthropic, *Extended thinking*: Claude Opus 4.5 and
+     later Opus, Sonnet 4.6 and later Sonnet keep every earlier turn's thinking;
+     Opus 4.1 and earlier, Sonnet 4.5 and earlier and Haiku up to 4.5 keep only
+     the last turn's): ``keep_thinking=None`` takes it from ``model``
+     (:func:`default_keep_thinking`), and a current model when none is named;
   2. **tool-result clearing**, when the request's size exceeds ``trigger``
      (input tokens in units of μ, or ``trigger_type="tool_uses"``: the number
      of tool uses): every tool use except the ``keep`` most recent (and those
@@ -63,7 +68,9 @@ stored history is bounded by V_max; token counts are μ's, not the API's.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+import warnings
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .._fast.memo import Memo
@@ -80,7 +87,7 @@ from ..protocol import element_types_of
 from .conversation import CHAT_TYPES, HISTORY_BOUND, RESULT_WITH_CALL, THINKING_TYPE, appended, as_model_input
 from .conversation import counts_content_tokens, pinned_system, step_messages
 
-__all__ = ["ClearToolUses", "PLACEHOLDER", "LANGCHAIN_PLACEHOLDER"]
+__all__ = ["ClearToolUses", "PLACEHOLDER", "LANGCHAIN_PLACEHOLDER", "default_keep_thinking"]
 
 #: stmviz's stand-in for Anthropic's placeholder of a cleared tool result (the real text is not published).
 PLACEHOLDER = "[tool result cleared by context editing]"
@@ -100,21 +107,28 @@ class ClearToolUses(Mechanism):
     system : str, optional
         The system prompt (pinned; counted in the request's input tokens by
         the Anthropic flavour, not by LangChain's, whose system message is apart).
-    trigger : int
-        Clear once the request exceeds this (default 100,000 input tokens).
+    trigger : int or dict
+        Clear once the request exceeds this (default 100,000 input tokens), or the
+        API's own form ``{"type": "input_tokens" | "tool_uses", "value": n}``. A
+        trigger of input tokens at or above V_max is never reached: it warns.
     trigger_type : {"input_tokens", "tool_uses"}
         What ``trigger`` counts (Anthropic's two trigger types; LangChain: tokens).
-    keep : int
-        The most recent tool uses never cleared (default 3).
-    clear_at_least : int, optional
-        Tokens a clearing must free (see the module's text for the two flavours).
+    keep : int or dict
+        The most recent tool uses never cleared (default 3), or ``{"type": "tool_uses", "value": n}``.
+    clear_at_least : int or dict, optional
+        Tokens a clearing must free (see the module's text for the two flavours), or
+        ``{"type": "input_tokens", "value": n}``.
     exclude_tools : sequence of str
         Tools whose uses are never cleared.
     clear_tool_inputs : bool or sequence of str
         Also clear the calls' inputs (all, or those of the named tools).
-    keep_thinking : int or "all"
+    keep_thinking : int, "all", dict or None
         Assistant turns whose thinking π still shows (Anthropic's
-        ``clear_thinking_20251015`` ``keep``; default 1, the API's default).
+        ``clear_thinking_20251015`` ``keep``, also as ``{"type": "thinking_turns",
+        "value": n}``); ``None`` (default): the API's default for ``model``.
+    model : str, optional
+        The Claude model the requests go to, for the thinking default (none: a
+        current model, which keeps all thinking).
     placeholder : str
         The text shown instead of a cleared result.
     flavour : {"anthropic", "langchain"}
@@ -149,39 +163,54 @@ class ClearToolUses(Mechanism):
         space: StateSpace,
         *,
         system: str | None = None,
-        trigger: int = 100_000,
+        trigger: int | Mapping[str, Any] = 100_000,
         trigger_type: str = "input_tokens",
-        keep: int = 3,
-        clear_at_least: int | None = None,
+        keep: int | Mapping[str, Any] = 3,
+        clear_at_least: int | Mapping[str, Any] | None = None,
         exclude_tools: Sequence[str] = (),
         clear_tool_inputs: bool | Sequence[str] = False,
-        keep_thinking: int | str = 1,
+        keep_thinking: int | str | Mapping[str, Any] | None = None,
         placeholder: str = PLACEHOLDER,
         flavour: str = "anthropic",
+        model: str | None = None,
     ) -> None:
         super().__init__(space)
         self._pins = pinned_system(space, system)
         self.system = system
+        if isinstance(trigger, Mapping):  # the API's form {"type": "input_tokens" | "tool_uses", "value": n}
+            trigger_type, trigger = _api_form(trigger, "trigger", _TRIGGER_TYPES)
         self.trigger = guards.whole_number(trigger, "trigger", 0)
         self.trigger_type = guards.choice(trigger_type, "trigger_type", _TRIGGER_TYPES)
-        if trigger_type == "input_tokens" and trigger >= space.v_max:
-            raise InvalidArgumentError(
-                f"trigger = {format_number(trigger)} ≥ V_max = {format_number(space.v_max)}: the stored history never "
-                f"exceeds it, so nothing would ever be cleared; pass a trigger below V_max, e.g. trigger={int(space.v_max * 0.5)}"
+        if self.trigger_type == "input_tokens" and self.trigger >= space.v_max:
+            warnings.warn(
+                f"ClearToolUses: trigger = {format_number(self.trigger)} ≥ V_max = {format_number(space.v_max)}: the stored "
+                f"history never exceeds it, so no tool result will be cleared; pass a trigger below V_max to see clearing, "
+                f"e.g. trigger={int(space.v_max) // 2}",
+                UserWarning, stacklevel=2,
             )
+        if isinstance(keep, Mapping):
+            keep = _api_form(keep, "keep", ("tool_uses",))[1]
         self.keep = guards.whole_number(keep, "keep", 0)
+        if isinstance(clear_at_least, Mapping):
+            clear_at_least = _api_form(clear_at_least, "clear_at_least", ("input_tokens",))[1]
         self.clear_at_least = guards.whole_number(clear_at_least, "clear_at_least", 0, none_ok=True)
         self.exclude_tools = _names("exclude_tools", exclude_tools)
         if isinstance(clear_tool_inputs, bool):
             self.clear_tool_inputs: bool | tuple[str, ...] = clear_tool_inputs
         else:
             self.clear_tool_inputs = _names("clear_tool_inputs", clear_tool_inputs)
-        if keep_thinking != "all":
-            keep_thinking = guards.whole_number(keep_thinking, "keep_thinking", 0)
-        self.keep_thinking = keep_thinking
+        self.model = None if model is None else guards.text(model, "model", example="claude-opus-4-5")
+        thinking: Any = keep_thinking
+        if thinking is None:
+            thinking = default_keep_thinking(self.model)
+        elif isinstance(thinking, Mapping):
+            thinking = _api_form(thinking, "keep_thinking", ("thinking_turns",))[1]
+        if thinking != "all":
+            thinking = guards.whole_number(thinking, "keep_thinking", 0)
+        self.keep_thinking: int | str = thinking
         self.placeholder = guards.text(placeholder, "placeholder", example=LANGCHAIN_PLACEHOLDER)
         self.flavour = guards.choice(flavour, "flavour", _FLAVOURS)
-        if flavour == "langchain" and trigger_type != "input_tokens":
+        if flavour == "langchain" and self.trigger_type != "input_tokens":
             raise InvalidArgumentError("flavour='langchain' triggers on tokens only; pass trigger_type='input_tokens'")
         self._replacements = Memo()  # (element, shown text) → the element as π shows it
         self._messages = Memo()  # one element object per message: μ is counted once
@@ -214,6 +243,7 @@ class ClearToolUses(Mechanism):
             "clear_at_least": self.clear_at_least, "exclude_tools": list(self.exclude_tools),
             "clear_tool_inputs": inputs if isinstance(inputs, bool) else list(inputs),
             "keep_thinking": self.keep_thinking, "placeholder": self.placeholder, "flavour": self.flavour,
+            "model": self.model,
         }
 
     def initial_state(self, context: Context) -> State:
@@ -307,6 +337,43 @@ class ClearToolUses(Mechanism):
     def hidden(self, state: State) -> dict[Element, str]:
         """The elements of ω that π(ω) does not show as they are, with why (for ``why_forgotten``-style views)."""
         return {e: why for e, (_, why) in self.edits(state).items()}
+
+
+def default_keep_thinking(model: str | None) -> int | str:
+    """The thinking turns the API keeps when no ``clear_thinking`` strategy is set: ``"all"`` or 1, by model.
+
+    Anthropic, *Extended thinking* (platform.claude.com/docs/en/build-with-claude/extended-thinking):
+    Opus 4.5 and later Opus models and Sonnet 4.6 and later Sonnet models keep every earlier
+    turn's thinking; Opus 4.1 and earlier, Sonnet 4.5 and earlier, and Haiku models up to
+    Haiku 4.5 keep only the last assistant turn's. A model stmviz cannot place (a later Haiku,
+    another family, or none named) is taken as a current model: ``"all"``.
+
+    >>> default_keep_thinking("claude-opus-4-5-20251101"), default_keep_thinking("claude-sonnet-4-5-20250929")
+    ('all', 1)
+    >>> default_keep_thinking("claude-3-7-sonnet-20250219"), default_keep_thinking(None)
+    (1, 'all')
+    """
+    if model is None:
+        return "all"
+    name = guards.text(model, "model", example="claude-opus-4-5").lower()
+    family = next((f for f in ("opus", "sonnet", "haiku") if f in name), None)
+    numbers = [int(n) for n in re.findall(r"(?<![0-9])[0-9]{1,2}(?![0-9])", name)][:2]
+    if family is None or not numbers:
+        return "all"
+    version = (numbers + [0])[:2]
+    first_keeping_all = {"opus": [4, 5], "sonnet": [4, 6], "haiku": [4, 6]}[family]
+    return "all" if version >= first_keeping_all else 1
+
+
+def _api_form(value: Mapping[str, Any], name: str, types: Sequence[str]) -> tuple[str, Any]:
+    """``{"type": kind, "value": n}``, the API's form of a count, as (kind, n), checked."""
+    if set(value) != {"type", "value"}:
+        raise InvalidArgumentError(
+            f"{name} as a dict must hold exactly 'type' and 'value' (the API's form), got keys {sorted(map(str, value))}; "
+            f"e.g. {name}={{'type': {types[0]!r}, 'value': 3}}"
+        )
+    kind = guards.choice(value["type"], f"{name}['type']", types)
+    return kind, value["value"]
 
 
 def _replaced(key: tuple[Element, str]) -> Element:

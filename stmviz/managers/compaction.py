@@ -51,6 +51,10 @@ message (the API puts it in the assistant's response); the summary is at most
 ``summary_tokens`` long; the stored history is bounded by V_max (the oldest,
 hidden messages go first, as the documentation allows the client to drop them);
 Claude Code's re-attached files and todo list after a compaction are not reproduced.
+
+:meth:`Compaction.claude_code` differs in where it works: Claude Code replaces its
+in-memory conversation by the summary, so there U removes every message before
+the new block and π shows ω as it is.
 """
 
 from __future__ import annotations
@@ -71,9 +75,9 @@ from ..core.space import State, StateSpace
 from ..protocol import element_types_of
 from ..text import summarize as default_summarize
 from .conversation import CHAT_TYPES, GAP, HISTORY_BOUND, RESULT_WITH_CALL, THINKING_TYPE, appended, as_model_input
-from .conversation import counts_content_tokens, evict_oldest, pinned_system, step_messages
+from .conversation import check_summary_fits, counts_content_tokens, evict_oldest, pinned_system, step_messages
 
-__all__ = ["Compaction", "DEFAULT_INSTRUCTIONS", "CLAUDE_CODE_PREFIX", "CLAUDE_CODE_INSTRUCTIONS"]
+__all__ = ["Compaction", "DEFAULT_INSTRUCTIONS", "CLAUDE_CODE_PREFIX", "CLAUDE_CODE_INSTRUCTIONS", "CLAUDE_CODE_PLACEMENT"]
 
 #: The summarization prompt Anthropic's compaction documentation shows ("some models use the following prompt").
 DEFAULT_INSTRUCTIONS = (
@@ -100,6 +104,14 @@ CLAUDE_CODE_INSTRUCTIONS = (
 )
 
 _FLAVOURS = ("anthropic", "claude_code")
+
+
+#: Where Claude Code's auto-compact does each part of its work: its history is rewritten (U).
+CLAUDE_CODE_PLACEMENT = {
+    "append messages": "U",
+    "replace the history by a summary": "U",
+    "show the messages (the system prompt first)": "π",
+}
 
 
 class Compaction(Mechanism):
@@ -209,24 +221,41 @@ class Compaction(Mechanism):
 
         ``window`` defaults to V_max; ``percent`` (like ``CLAUDE_AUTOCOMPACT_PCT_OVERRIDE``)
         fires at that percentage of the effective window (window − reserve)
-        instead; older versions fired at about 95 % of the window.
+        instead, capped at the default threshold as Claude Code caps it (the
+        override can fire earlier, never later: anthropics/claude-code issue
+        31806); when the window is too small for a default threshold, the
+        percentage of the window itself. Older versions fired at about 95 % of the window.
+
+        Claude Code's compaction **replaces** its conversation history by the
+        summary: here U removes every message before the new block from ω
+        (the API flavour only hides them in π).
         """
+        if window is None and not space.v_max < 2**63:
+            raise InvalidArgumentError(
+                f"window defaults to V_max = {format_number(space.v_max)}, too large for a context window; "
+                f"pass window=200_000 (a model's window in tokens)"
+            )
         window = guards.whole_number(window if window is not None else int(space.v_max), "window", 1)
         reserve = guards.whole_number(reserve, "reserve", 0)
         buffer = guards.whole_number(buffer, "buffer", 0)
         effective = window - reserve
+        default = effective - buffer
         if percent is not None:
             guards.real_number(percent, "percent", 0, 100, low_open=True)
             trigger = int((window if effective <= 0 else effective) * percent / 100)
+            if default >= 1:  # the override can only lower the threshold (capped at the default)
+                trigger = min(trigger, default)
         else:
-            trigger = effective - buffer
+            trigger = default
         if trigger < 1:
             raise InvalidArgumentError(
                 f"window = {format_number(window)} is smaller than Claude Code's reserve ({format_number(reserve)}) "
                 f"+ buffer ({format_number(buffer)}); pass percent=95 to fire at 95 % of the window, as older versions did"
             )
-        return cls(space, system=system, trigger=min(trigger, int(space.v_max)), summarizer=summarizer,
+        made = cls(space, system=system, trigger=min(trigger, int(space.v_max)), summarizer=summarizer,
                    summary_tokens=summary_tokens, flavour="claude_code")
+        made.placement = CLAUDE_CODE_PLACEMENT
+        return made
 
     @property
     def prompt(self) -> str:
@@ -298,12 +327,17 @@ class Compaction(Mechanism):
         summary = self._summary(texts)
         block = Element((CLAUDE_CODE_PREFIX if self.flavour == "claude_code" else "") + summary, meta)
         result = state | {block}
-        total = self.space.size(result)
         reasons: dict[Element, str] = {}
+        if self.flavour == "claude_code":  # Claude Code rewrites its history: the summary replaces every message
+            reasons = {e: "replaced by the compaction summary (Claude Code rewrites its conversation history)"
+                       for e in state.ordered() if not e.meta.get("pinned")}
+            result = result - reasons.keys()
+        total = self.space.size(result)
         if total > self.space.v_max:
-            reasons = evict_oldest(result.ordered(), total, self.space.v_max, self.space.measure, keep=(block, *kept),
+            reasons |= evict_oldest(result.ordered(), total, self.space.v_max, self.space.measure, keep=(block, *kept),
                                    note=HISTORY_BOUND, pairs_note=RESULT_WITH_CALL)
             result = result - reasons.keys()
+        check_summary_fits(self.space, result, block, self.summary_tokens or max(16, self.trigger // 10), "Compaction")
         return Transition(result, reasons)
 
     def _appended(self, state: State, context: Context) -> Transition:

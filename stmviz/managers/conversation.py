@@ -72,6 +72,7 @@ __all__ = [
     "system_element",
     "pinned_system",
     "evict_oldest",
+    "check_summary_fits",
     "appended",
     "as_model_input",
     "counts_content_tokens",
@@ -214,6 +215,26 @@ def pinned_system(space: StateSpace, system: str | None, *, where: str = "") -> 
             f"{format_number(space.v_max)}; shorten it or raise v_max"
         )
     return (element,)
+
+
+def check_summary_fits(space: StateSpace, result: State, summary: Element, budget: float, who: str) -> None:
+    """Raise a CapacityError that names the summarizer when its answer overran its budget and left Σμ > V_max.
+
+    Without it the run's generic capacity check would report the overflow without saying that a
+    summarizer which ignored ``budget`` caused it. Nothing happens when the state fits, or when the
+    summary kept to its budget (the run's own check then says what overflowed).
+    """
+    size = space.measure(summary)  # one element first: the whole state is summed only for an overrun
+    if size <= budget:
+        return
+    total = space.size(result)
+    if total <= space.v_max:
+        return
+    raise CapacityError(
+        f"{who}: the summarizer returned a summary of μ = {format_number(size)} for a budget of {format_number(budget)}, "
+        f"and with it Σμ = {format_number(total)} > V_max = {format_number(space.v_max)}; the summarizer ignored its "
+        f"budget: make summarize(texts, budget) keep to budget (e.g. cut its answer), or raise v_max"
+    )
 
 
 def evict_oldest(

@@ -36,9 +36,15 @@ In the terms of Definitions 1 and 2:
 
 The prompt LangChain sends its summary model is :data:`SUMMARY_PROMPT` (its
 ``DEFAULT_SUMMARY_PROMPT``, MIT licence); :meth:`LangChainSummarization.openai_summarizer`
-sends exactly it to an OpenAI-compatible model. The default summarizer is
-stmviz's offline extractive one, given the messages as ``"Human: …"``,
-``"AI: …"``, ``"Tool: …"`` lines (LangChain's buffer-string labels).
+sends exactly it to an OpenAI-compatible model. LangChain fills the prompt's
+``{messages}`` with ``get_buffer_string(messages, format="xml")``: one
+``<message type="human|ai|tool|system">`` element per message, its text
+XML-escaped, an AI message with tool calls holding ``<content>`` and one
+``<tool_call id=… name=…>`` (the arguments as JSON) per call. A summarizer you
+pass gets that text (one string, :func:`messages_as_xml`), as LangChain's model
+does. The default summarizer, stmviz's offline extractive stand-in, is given the
+messages as ``"Human: …"``, ``"AI: …"``, ``"Tool: …"`` lines instead (tags
+would end up in its extract).
 
 Departures (docs/fidelity.md): the trigger on tokens the provider reported
 (``usage_metadata``) is not reproduced (μ counts); the check runs after each input (LangChain's runs
@@ -49,8 +55,10 @@ most ``summary_tokens`` long (a model's is as long as it writes).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
+from xml.sax.saxutils import escape, quoteattr
 
 from .._fast.memo import Memo
 from ..core import guards
@@ -65,9 +73,9 @@ from ..core.space import State, StateSpace
 from ..protocol import element_types_of
 from ..text import summarize as default_summarize
 from .conversation import CHAT_TYPES, GAP, HISTORY_BOUND, RESULT_WITH_CALL, THINKING_TYPE, appended, as_model_input
-from .conversation import counts_content_tokens, evict_oldest, pinned_system, step_messages
+from .conversation import check_summary_fits, counts_content_tokens, evict_oldest, pinned_system, step_messages
 
-__all__ = ["LangChainSummarization", "SUMMARY_PREFIX", "SUMMARY_PROMPT"]
+__all__ = ["LangChainSummarization", "SUMMARY_PREFIX", "SUMMARY_PROMPT", "messages_as_xml"]
 
 #: The text LangChain puts before the summary in the message that replaces the summarized ones.
 SUMMARY_PREFIX = "Here is a summary of the conversation to date:\n\n"
@@ -141,7 +149,8 @@ class LangChainSummarization(Mechanism):
     trim_tokens_to_summarize : int or None
         The most tokens of the summarized messages the summarizer sees (4,000; ``None``: all).
     summarizer : callable, optional
-        ``summarize(texts, budget) -> str``; default: stmviz's offline extractive one.
+        ``summarize(texts, budget) -> str``; it gets one text, the messages as LangChain's
+        XML (:func:`messages_as_xml`); default: stmviz's offline extractive one (given lines).
     summary_tokens : int, optional
         The summary's budget (default ⌊V_max / 10⌋, at least 16).
 
@@ -293,6 +302,8 @@ class LangChainSummarization(Mechanism):
                                  note=HISTORY_BOUND, pairs_note=RESULT_WITH_CALL)
             reasons.update(extra)
             result = result - extra.keys()
+        check_summary_fits(self.space, result, summary, self.summary_tokens or max(16, int(self.space.v_max // 10)),
+                           "LangChainSummarization")
         return Transition(result, reasons)
 
     def _summary(self, old: Sequence[Element]) -> str:
@@ -301,7 +312,10 @@ class LangChainSummarization(Mechanism):
             trimmed = self._trimmed(old)
             if not trimmed:
                 return "Previous conversation was too long to summarize."
-        texts = [f"{_LABELS.get(e.type, 'Human')}: {e.text}" for e in trimmed]
+        if self.summarizer is default_summarize:  # the offline stand-in reads plain lines
+            texts = [f"{_LABELS.get(e.type, 'Human')}: {e.text}" for e in trimmed]
+        else:  # a model's summarizer gets what LangChain's summary model gets
+            texts = [messages_as_xml(trimmed)]
         return self.summarizer(texts, self.summary_tokens or max(16, int(self.space.v_max // 10))).strip()
 
     def _trimmed(self, old: Sequence[Element]) -> list[Element]:
@@ -373,7 +387,8 @@ def _size(name: str, value: Any) -> tuple[str, float]:
         guards.real_number(number, f"{name}: a fraction", 0, 1, low_open=True)
     else:
         count = guards.as_int(number, float_ok=True)
-        guards.whole_number(number if count is None else count, f"{name}: the {kind} of {guards.brief(value)}", 1)
+        exact = count is not None and float(count) == number and abs(count) < 2**63  # 20.0 is 20; 1e300 stays a float
+        guards.whole_number(count if exact else number, f"{name}: the {kind} of {guards.brief(value)}", 1)
     return (kind, number)
 
 
@@ -392,6 +407,60 @@ def _clauses(trigger: Any) -> list[dict[str, float]]:
             kind, value = _size("trigger", item)
             out.append({kind: value})
     return out
+
+
+_XML_TYPES = {"user": "human", "summary_message": "human", "assistant": "ai", "tool": "tool", "system": "system"}
+
+
+def messages_as_xml(messages: Sequence[Element]) -> str:
+    """The messages as LangChain's summary model reads them: ``get_buffer_string(messages, format="xml")``.
+
+    Source: langchain-ai/langchain ``libs/core/langchain_core/messages/utils.py`` (``get_buffer_string``),
+    called by ``SummarizationMiddleware._format_summary_prompt``. Each message is
+    ``<message type="…">text</message>`` (text escaped); an assistant message with a tool call is
+    ``<message type="ai">``, then ``  <content>thought</content>`` (when there is one) and
+    ``  <tool_call id="…" name="…">arguments</tool_call>`` per line of its action, then ``</message>``;
+    messages are joined by line breaks. Thinking is left out.
+
+    >>> from stmviz import AgentStep
+    >>> from stmviz.managers.conversation import step_messages
+    >>> print(messages_as_xml(step_messages(AgentStep(thought="Look.", action='search({"q": "a<b"})', observation="hit"), 0, api=True)))
+    <message type="ai">
+      <content>Look.</content>
+      <tool_call id="call_0" name="search">{"q": "a&lt;b"}</tool_call>
+    </message>
+    <message type="tool">hit</message>
+    """
+    out = []
+    for e in messages:
+        kind = _XML_TYPES.get(str(e.type))
+        if kind is None:
+            continue
+        action = str(e.meta.get("action") or "")
+        if kind != "ai" or not action or e.meta.get("call") is None:
+            out.append(f"<message type={quoteattr(kind)}>{escape(e.text)}</message>")
+            continue
+        text = e.text
+        thought = text[: len(text) - len(action)].rstrip("\n") if text.endswith(action) else ""
+        parts = ["<message type=\"ai\">"] + ([f"  <content>{escape(thought)}</content>"] if thought else [])
+        for line in (line.strip() for line in action.splitlines()):
+            if line:
+                name, _, rest = line.partition("(")
+                parts.append(f"  <tool_call id={quoteattr(str(e.meta['call']))} name={quoteattr(name.strip())}>"
+                             f"{escape(_arguments(rest[:-1] if rest.endswith(')') else rest))}</tool_call>")
+        out.append("\n".join(parts + ["</message>"]))
+    return "\n".join(out)
+
+
+def _arguments(text: str) -> str:
+    """A call's arguments as LangChain shows them: JSON, re-dumped as ``json.dumps`` writes it; else as written."""
+    if not text.strip():
+        return "{}"  # no arguments: an empty dict
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    return json.dumps(value, ensure_ascii=False) if isinstance(value, dict) else text
 
 
 def _last_lines_within(message: Element, room: float, measure: Any) -> Element | None:

@@ -1,9 +1,14 @@
 """MemGPT / Letta: core memory blocks in the system prompt, a message queue compacted by a sliding window, and paging by tool calls.
 
-Source: ``letta-ai/letta`` — ``letta/services/summarizer/summarizer_sliding_window.py``
+Source: ``letta-ai/letta`` release 0.16.8 (the last before the server repository was archived,
+August 2026; every rule below is read there) — ``letta/services/summarizer/summarizer_sliding_window.py``
 (``summarize_via_sliding_window``), ``letta/services/summarizer/thresholds.py``
 and ``letta/constants.py`` (``SUMMARIZATION_TRIGGER_MULTIPLIER = 0.9``,
-``CORE_MEMORY_PERSONA_CHAR_LIMIT`` / ``CORE_MEMORY_HUMAN_CHAR_LIMIT`` = 5,000,
+``CORE_MEMORY_PERSONA_CHAR_LIMIT`` / ``CORE_MEMORY_HUMAN_CHAR_LIMIT`` = 20,000, not enforced
+on an edit: ``core_memory_append`` / ``core_memory_replace`` in ``letta/services/tool_executor/core_tool_executor.py``
+write the new value and return it; ``DEFAULT_PERSONA_BLOCK_DESCRIPTION`` / ``DEFAULT_HUMAN_BLOCK_DESCRIPTION``),
+``letta/schemas/memory.py`` (``Memory._render_memory_blocks_standard``: each block with its
+``<description>``, ``<metadata>`` and ``<value>``),
 ``RETRIEVAL_QUERY_DEFAULT_PAGE_SIZE = 5``), ``letta/services/summarizer/summarizer_config.py``
 (``CompactionSettings``: mode ``sliding_window``, ``sliding_window_percentage`` =
 ``partial_evict_summarizer_percentage`` = 0.3, ``clip_chars`` = 50,000),
@@ -33,9 +38,12 @@ How it works, in the paper's terms:
   cut take less than (1 − 0.3) × the window; everything before the cut (an
   earlier summary included) is summarized, and the summary message takes
   its place right after the system prompt. If no cut works, everything is
-  summarized. The goal counts the kept messages, not the new summary: with a
-  small window a long summary can leave the context over V_max, and
-  :func:`~stmviz.run` then raises :class:`~stmviz.errors.CapacityError`.
+  summarized. As Letta's ``compact_messages`` does, when the context is still
+  at or above the trigger after the sliding window, everything in context
+  (the new summary message included) is summarized again (``summarize_all``),
+  and Letta carries on even if that is still over. stmviz must keep
+  Σμ ≤ V_max (Definition 1): a summary that would leave the context over V_max
+  is cut to fit and marked so (a stmviz bound, labelled in the reason).
 - **π**: the system message — base instructions and the core blocks rendered
   with their sizes and limits — then the summary message, then the queue.
 
@@ -51,11 +59,16 @@ Departures (docs/fidelity.md, "Letta"):
 - memory tool calls are read from the step's directives (Letta parses the
   model's function call); archival search ranks by stmviz's offline embedding
   (Letta: the agent's embedding model), recall search by a case-insensitive
-  substring match; the tool results' wording is stmviz's (not verified);
-- not verified: the exact text of the rendered core memory and of the
-  summary message in current Letta (the summary follows
-  ``package_summarize_message_no_counts``, sent as a user message holding a
-  JSON ``system_alert``; the time field is the step).
+  substring match; the search results' wording is stmviz's (not verified);
+  an edit's result is the block's new value, as 0.16.8 returns it;
+- the summary message follows 0.16.8's ``package_summarize_message_no_counts``:
+  after a sliding window "Note: N messages from the beginning of the
+  conversation have been hidden …" (N: the in-context messages before less
+  those after), after summarizing everything "Note: prior messages have been
+  hidden …"; it is a user message holding a JSON ``system_alert`` (Letta may
+  use a ``summary`` role instead); the time field is the step;
+- the rest of Letta's system prompt around the memory blocks (tool rules,
+  memory metadata, the agent type's base instructions) is not reproduced.
 """
 
 from __future__ import annotations
@@ -78,7 +91,7 @@ from ..text.pluggable import pluggable_summarizer
 from .._fast.memo import Memo
 from .conversation import CHAT_TYPES, INPUT, TOOL_RESULT, step_messages
 
-__all__ = ["LettaMemory", "SUMMARY_PROMPT", "MEMORY_TOOLS", "DEFAULT_PERSONA", "DEFAULT_HUMAN"]
+__all__ = ["LettaMemory", "SUMMARY_PROMPT", "MEMORY_TOOLS", "DEFAULT_PERSONA", "DEFAULT_HUMAN", "BLOCK_DESCRIPTIONS"]
 
 #: MemGPT's summarizer instruction (``{budget}``: its word limit, 100 in MemGPT; ``{text}``: the messages).
 SUMMARY_PROMPT = (
@@ -106,6 +119,14 @@ MEMORY_TOOLS = {
     "conversation_search": ("query",),
 }
 
+#: The blocks' descriptions Letta 0.16.8 renders (``DEFAULT_PERSONA_BLOCK_DESCRIPTION``, ``DEFAULT_HUMAN_BLOCK_DESCRIPTION``
+#: in ``letta/constants.py``; Apache-2.0).
+BLOCK_DESCRIPTIONS = {
+    "persona": "The persona block: Stores details about your current persona, guiding how you behave and respond. "
+               "This helps you to maintain consistency and personality in your interactions.",
+    "human": "The human block: Stores key details about the person you are conversing with, allowing for more "
+             "personalized and friend-like conversation.",
+}
 DEFAULT_PERSONA = "I am a helpful assistant. I keep what I learn about the user in my core memory."
 DEFAULT_HUMAN = "Nothing is known about the user yet."
 PAGE_SIZE = 5
@@ -126,7 +147,8 @@ class LettaMemory(Mechanism):
     persona, human : str
         The initial values of the two core memory blocks.
     block_limit : int
-        Characters a core block may hold (Letta's 5,000 for persona and human).
+        The ``chars_limit`` each core block shows (Letta 0.16.8's 20,000 for persona and human);
+        as in 0.16.8 an edit past it is not refused.
     trigger : float
         Compaction fires when the context passes ``trigger × context_window`` (0.9).
     sliding_window_percentage : float
@@ -185,7 +207,7 @@ class LettaMemory(Mechanism):
         system: str = "You are a helpful assistant with a self-editing memory.",
         persona: str = DEFAULT_PERSONA,
         human: str = DEFAULT_HUMAN,
-        block_limit: int = 5000,
+        block_limit: int = 20_000,
         trigger: float = 0.9,
         sliding_window_percentage: float = 0.3,
         summarize: Callable[[Sequence[str], int], str] | None = None,
@@ -204,9 +226,6 @@ class LettaMemory(Mechanism):
         self.persona = guards.text(persona, "persona", example=DEFAULT_PERSONA)
         self.human = guards.text(human, "human", example=DEFAULT_HUMAN)
         self.block_limit = guards.whole_number(block_limit, "block_limit", 1)
-        for label, value in (("persona", persona), ("human", human)):
-            if len(value) > self.block_limit:
-                raise InvalidArgumentError(f"{label} has {len(value)} characters > block_limit = {block_limit}")
         self.trigger = guards.real_number(trigger, "trigger", 0, 1, low_open=True)
         self.sliding_window_percentage = guards.real_number(sliding_window_percentage, "sliding_window_percentage", 0, 1, low_open=True)
         self.summarize, self._summarize = pluggable_summarizer(summarize)
@@ -245,12 +264,13 @@ class LettaMemory(Mechanism):
         """The system message: the base instructions and the core memory blocks with their sizes and limits."""
         blocks = sorted((e for e in state if e.type == "core"), key=lambda e: e.t or 0)
         parts = [
-            f"<{e.meta['label']}>\n<metadata>\n- chars_current={len(e.text)}\n- chars_limit={e.meta['limit']}\n"
-            f"</metadata>\n<value>\n{e.text}\n</value>\n</{e.meta['label']}>"
+            f"<{e.meta['label']}>\n<description>\n{BLOCK_DESCRIPTIONS.get(e.meta['label'], '')}\n</description>\n"
+            f"<metadata>\n- chars_current={len(e.text)}\n- chars_limit={e.meta['limit']}\n"
+            f"</metadata>\n<value>\n{e.text}\n</value>\n</{e.meta['label']}>\n"
             for e in blocks
         ]
         memory = "<memory_blocks>\nThe following memory blocks are currently engaged in your core memory unit:\n\n"
-        return f"{self.system}\n\n{memory}" + "\n\n".join(parts) + "\n</memory_blocks>"
+        return f"{self.system}\n\n{memory}" + "\n".join(parts) + "\n</memory_blocks>"
 
     def context_tokens(self, state: State) -> float:
         """The context's size in μ: the system prompt (with core memory) and every in-context message."""
@@ -280,6 +300,9 @@ class LettaMemory(Mechanism):
             state, evicted = self.compact(state, context.t)
             removed.update(evicted)
         return Transition(state, removed)
+
+    def _fits(self, state: State) -> bool:
+        return self.space.size(state) <= self.space.v_max
 
     def _tool_step(
         self, state: State, context: Context, calls: list[tuple[str, Any]]
@@ -322,13 +345,9 @@ class LettaMemory(Mechanism):
             else:
                 old = str(args.get("old_content", ""))
                 if not old or old not in block.text:
-                    return f"Error: old content {old!r} not found in memory block {label!r}", None
+                    return f"Error: Old content '{old}' not found in memory block '{label}'", None  # 0.16.8's ValueError text
                 value = block.text.replace(old, str(args.get("new_content", "")))
-            if len(value) > self.block_limit:
-                return f"Error: edit failed: exceeds {self.block_limit} character limit (requested {len(value)})", None
-            if not value.strip():
-                return f"Error: memory block {label!r} cannot be empty", None
-            return "None", None if value == block.text else Element(value, dict(block.meta))
+            return value, None if value == block.text else Element(value, dict(block.meta))  # 0.16.8: no limit check
         if name == "archival_memory_insert":
             return "None", None
         query = str(args.get("query", ""))
@@ -376,7 +395,12 @@ class LettaMemory(Mechanism):
             approx = system_tokens + sum(measure(e) for e in messages[cut - 1:])
         if cut is None or eviction >= 1.0 or cut >= total - 1:
             return self._summarized(state, messages, "all", t)  # Letta falls back to summarizing every message
-        return self._summarized(state, messages[: cut - 1], "sliding_window", t)
+        compacted, removed = self._summarized(state, messages[: cut - 1], "sliding_window", t)
+        if self.context_tokens(compacted) >= self.trigger * self.context_window:  # compact_messages' fallback
+            again, removed_again = self._summarized(compacted, self.queue(compacted), "all", t)
+            removed.update({e: why for e, why in removed_again.items() if e in state})
+            compacted = again
+        return compacted, removed
 
     def _summarized(self, state: State, evicted: list[Element], mode: str, t: int) -> tuple[State, dict[Element, str]]:
         """ω with ``evicted`` replaced by the summary message of them."""
@@ -384,17 +408,19 @@ class LettaMemory(Mechanism):
         summary = self._summarize(lines, self.summary_budget)
         if len(summary) > self.clip_chars:
             summary = summary[: self.clip_chars] + "... [summary truncated to fit]"
-        alert = (
-            "Note: prior messages have been hidden from view due to conversation memory constraints.\n"
-            f"The following is a summary of the previous messages:\n {summary}"
-        )
-        message = Element(json.dumps({"type": "system_alert", "message": alert, "time": f"step {t}"}),
-                          {"t": -0.5, "type": "summary", "role": "user", "step": t, "mode": mode})
+        hidden = len(evicted) - 1  # Letta's count: in-context messages before less after (the summary message is new)
+        meta: dict[str, Any] = {"t": -0.5, "type": "summary", "role": "user", "step": t, "mode": mode, "hidden": hidden}
+        message = _alert(summary, len(summary), t, meta)
         why = (
             f"compacted ({mode.replace('_', ' ')}): context μ > {format_number(self.trigger)} × window "
             f"{format_number(self.context_window)}; summarized into the summary message"
         )
-        return state.replace(evicted, [message]), {e: why for e in evicted}
+        result = state.replace(evicted, [message])
+        if not self._fits(result):  # Letta carries on over its window; Definition 1 does not: cut the summary to fit
+            cut_to = _longest_fitting(len(summary), lambda n: self._fits(state.replace(evicted, [_alert(summary, n, t, meta)])))
+            result = state.replace(evicted, [_alert(summary, cut_to, t, meta)])
+            why += f" (the summary, {len(summary)} characters, was cut to {cut_to} to fit V_max = {format_number(self.space.v_max)}: a stmviz bound)"
+        return result, {e: why for e in evicted}
 
     # -- π -------------------------------------------------------------------------------------
     def project(self, state: State) -> ModelInput:
@@ -402,3 +428,31 @@ class LettaMemory(Mechanism):
         return ModelInput([Message("system", self.system_prompt(state))]
                           + [Message(str(e.meta.get("role", "user")), e.content) for e in self.queue(state)])
 
+
+def _alert(summary: str, n: int, t: int, meta: dict[str, Any]) -> Element:
+    """The summary message (0.16.8's ``package_summarize_message_no_counts``), the summary cut to ``n`` characters.
+
+    After a sliding window it says how many messages were hidden; after summarizing everything, "prior
+    messages". A summary cut to fit V_max (a stmviz bound: see ``_summarized``) says so and is marked ``cut``.
+    """
+    cut = n < len(summary)
+    text = summary[:n] + ("... [summary cut to fit V_max]" if cut else "")
+    if meta["mode"] == "sliding_window":
+        note = (f"Note: {meta['hidden']} messages from the beginning of the conversation have been hidden from view due "
+                "to memory constraints.\n")
+    else:
+        note = "Note: prior messages have been hidden from view due to conversation memory constraints.\n"
+    alert = note + f"The following is a summary of the previous messages:\n {text}"
+    return Element(json.dumps({"type": "system_alert", "message": alert, "time": f"step {t}"}), {**meta, "cut": cut})
+
+
+def _longest_fitting(n: int, fits: Callable[[int], bool]) -> int:
+    """The largest k ≤ n with ``fits(k)`` (0 if none), by bisection: fits is monotone in k."""
+    low, high = 0, n
+    while low < high:
+        middle = (low + high + 1) // 2
+        if fits(middle):
+            low = middle
+        else:
+            high = middle - 1
+    return low

@@ -65,7 +65,7 @@ from ..core.space import State, StateSpace
 from ..core import guards
 from ..text.pluggable import pluggable_summarizer
 from .._fast.memo import Memo
-from .conversation import CHAT_TYPES, GAP, as_model_input, step_messages, system_element
+from .conversation import CHAT_TYPES, GAP, as_model_input, check_summary_fits, step_messages, system_element
 
 __all__ = ["TrimmingSession", "SummarizingSession", "SUMMARY_PROMPT", "SUMMARY_PROMPT_TEMPLATE", "SHADOW_USER_LINE"]
 
@@ -319,7 +319,10 @@ class SummarizingSession(Mechanism):
             raise UnsupportedOperationError(f"{self} has no update for {operation.type!r}")  # pragma: no cover
         new = step_messages(context.step, context.t, memo=self._messages)
         removed, pair = self.summarized(self.items(state) + new, context.t)
-        return Transition(state.replace(removed.keys(), [e for e in new if e not in removed] + pair), removed)
+        result = state.replace(removed.keys(), [e for e in new if e not in removed] + pair)
+        if pair:
+            check_summary_fits(self.space, result, pair[1], self.summary_budget, "SummarizingSession")
+        return Transition(result, removed)
 
     def snippets(self, messages: Sequence[Element]) -> list[str]:
         """The summarizer's input: ``"ROLE: text"`` per message with text, long tool results cut (the recipe's ``to_snippet``)."""

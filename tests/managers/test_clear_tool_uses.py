@@ -98,7 +98,8 @@ def test_thinking_of_earlier_turns_is_hidden_keep_n_or_all():
     for k in range(4):
         steps.append(AgentStep(thought=f"reply {k}", observation=f"next {k}", meta={"thinking": f"I think {k}"}))
     thinking = lambda x: [m.text for m in x if m.name == "thinking"]  # noqa: E731
-    assert thinking(run(ClearToolUses(SPACE, trigger=9_999), steps).project(4)) == ["I think 2"]  # the API's default: 1 turn
+    old_model = ClearToolUses(SPACE, trigger=9_999, model="claude-sonnet-4-5-20250929")
+    assert thinking(run(old_model, steps).project(4)) == ["I think 2"]  # the API's default on Sonnet 4.5: 1 turn
     assert thinking(run(ClearToolUses(SPACE, trigger=9_999, keep_thinking=2), steps).project(4)) == ["I think 1", "I think 2"]
     assert len(thinking(run(ClearToolUses(SPACE, trigger=9_999, keep_thinking="all"), steps).project(4))) == 3
     assert thinking(run(ClearToolUses(SPACE, trigger=9_999, keep_thinking=0), steps).project(4)) == []
@@ -119,8 +120,12 @@ def test_bad_parameters_get_clear_errors():
         ClearToolUses(SPACE, trigger=100, exclude_tools="memory")
     with pytest.raises(InvalidArgumentError, match="trigger_type"):
         ClearToolUses(SPACE, trigger=100, trigger_type="messages")
-    with pytest.raises(InvalidArgumentError, match="never"):
+    with pytest.warns(UserWarning, match="never exceeds"):  # a real setting: warned, not refused
         ClearToolUses(StateSpace(sizes.words, v_max=4096))  # the default 100,000 is never exceeded
+    with pytest.raises(InvalidArgumentError, match="'type' and 'value'"):
+        ClearToolUses(SPACE, trigger={"value": 100})
+    with pytest.raises(InvalidArgumentError, match="keep\\['type'\\]"):
+        ClearToolUses(SPACE, trigger=100, keep={"type": "input_tokens", "value": 3})
 
 
 def test_check_mechanism_passes():

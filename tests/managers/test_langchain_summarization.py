@@ -19,8 +19,9 @@ needs_langchain = pytest.mark.skipif(not HAS_LANGCHAIN, reason="peer library lan
 
 
 def label(texts, budget):
-    """A deterministic stand-in summary: how many messages, and the first words of the first and last."""
-    return f"{len(texts)} messages from {texts[0][:12]!r} to {texts[-1][-12:]!r}"
+    """A deterministic stand-in summary: how many messages (XML elements), and how the text starts and ends."""
+    joined = "\n".join(texts)
+    return f"{joined.count('<message ') or len(texts)} messages from {joined[:40]!r} to {joined[-40:]!r}"
 
 
 
@@ -38,8 +39,9 @@ def test_messages_trigger_keeps_the_last_keep_messages_and_puts_the_summary_mess
     x = trace.project(6)  # 11 messages ≥ 10: summarized down to the summary + 4 kept
     assert x[0].role == "system" and x[1].role == "user" and x[1].text.startswith(SUMMARY_PREFIX)
     assert len(x) == 1 + 1 + 4
-    summarized = ["Human: user 0 says hello"] + ["(middle)"] * 5 + ["Human: user 3 asks more"]  # 11 − 4 kept = 7
-    assert x[1].text == SUMMARY_PREFIX + label(summarized, 0)
+    # 11 − 4 kept = 7 messages, given to the summarizer as LangChain's XML (get_buffer_string(format="xml"))
+    assert x[1].text == SUMMARY_PREFIX + "7 messages from '<message type=\"human\">user 0 says hello ' to " \
+        "' type=\"human\">user 3 asks more</message>'"
 
 
 def test_the_cut_moves_back_so_a_tool_result_keeps_its_call():
@@ -108,14 +110,15 @@ def test_property_no_tool_result_without_its_call_and_at_most_one_summary_first(
 # ---------------------------------------------------------------- equivalence with LangChain
 
 
-def langchain_inputs(steps, **options):
+def langchain_inputs(steps, summarize=None, **options):
     """The messages LangChain's SummarizationMiddleware leaves in the state before each step's output."""
     from langchain.agents.middleware import SummarizationMiddleware
     from langchain_core.language_models.fake_chat_models import FakeListChatModel
     from langchain_core.messages import RemoveMessage
 
-    labels = {"human": "Human", "ai": "AI", "tool": "Tool"}
-    summarizer = lambda messages: label([f"{labels[m.type]}: {text_of(m)}" for m in messages], 0)  # noqa: E731
+    from langchain_core.messages import get_buffer_string
+
+    summarizer = lambda messages: (summarize or label)([get_buffer_string(messages, format="xml")], 0)  # noqa: E731  (what its model reads)
     middleware = SummarizationMiddleware(FakeListChatModel(responses=["-"]), token_counter=counter(), summarizer=summarizer, **options)
     state, seen = [], {}
     for t, step in enumerate(steps):
@@ -139,6 +142,23 @@ def langchain_inputs(steps, **options):
 def test_langchain_summarization_middleware_gives_the_same_model_input_at_every_step(steps, options):
     theirs = langchain_inputs(steps, **options)
     mine = run(LangChainSummarization(SPACE, summarizer=label, **options), steps)
+    for t, expected in theirs.items():
+        assert stmviz_pairs(mine.project(t)) == expected, f"step {t}"
+
+
+def multi_line(texts, budget):
+    """A summary on several lines, as a model writes one (sections, a list)."""
+    joined = "\n".join(texts)
+    return f"## Session intent\n{joined.count('<message ')} messages\n## Next steps\n- go on\n- from {joined[-20:]!r}"
+
+
+@needs_langchain
+@given(agent_streams(max_steps=16))
+@settings(max_examples=20, deadline=None)
+def test_a_multi_line_summary_reaches_the_model_as_written_in_stmviz_and_langchain(steps):
+    options = dict(trigger=("messages", 6), keep=("messages", 3))
+    theirs = langchain_inputs(steps, summarize=multi_line, **options)
+    mine = run(LangChainSummarization(SPACE, summarizer=multi_line, **options), steps)
     for t, expected in theirs.items():
         assert stmviz_pairs(mine.project(t)) == expected, f"step {t}"
 
@@ -184,3 +204,17 @@ def test_a_previous_summary_that_does_not_fit_is_summarized_by_its_last_lines_as
     assert any("\n" in text for t in theirs for _, text in theirs[t][:1])  # a partial summary was summarized
     for t, expected in theirs.items():
         assert stmviz_pairs(mine.project(t)) == expected, f"step {t}"
+
+
+@needs_langchain
+@given(agent_streams(max_steps=12))
+@settings(max_examples=40, deadline=None)
+def test_messages_as_xml_equals_langchains_get_buffer_string_xml(steps):
+    from langchain_core.messages import get_buffer_string
+
+    from stmviz.managers.conversation import step_messages
+    from stmviz.managers.langchain_summarization import messages_as_xml
+
+    mine = [e for t, step in enumerate(steps) for e in step_messages(step, t, api=True)]
+    theirs = [m for t, step in enumerate(steps) for m in langchain_messages(step, t)]
+    assert messages_as_xml(mine) == get_buffer_string(theirs, format="xml")

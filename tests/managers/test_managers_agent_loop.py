@@ -81,14 +81,14 @@ def test_clear_tool_uses_edit_in_an_agent_loop(results, trigger, keep, inputs):
 def test_summarization_middleware_in_an_agent_loop(results, trigger, keep):
     from langchain.agents.middleware import SummarizationMiddleware
     from langchain_core.language_models.fake_chat_models import FakeListChatModel
+    from langchain_core.messages import get_buffer_string
 
     def summarize(texts, budget=0):
         return f"{len(texts)} messages, the last: {texts[-1]}"
 
-    labels = {"human": "Human", "ai": "AI", "tool": "Tool"}
     middleware = SummarizationMiddleware(
         FakeListChatModel(responses=["-"]), trigger=("messages", trigger), keep=("messages", keep), token_counter=counter(),
-        summarizer=lambda ms: summarize([f"{labels[m.type]}: {text_of(m)}" for m in ms]),
+        summarizer=lambda ms: summarize([get_buffer_string(ms, format="xml")]),  # what LangChain's model reads
     )
     theirs = agent_run(results, middleware)
     mine = stmviz_run(LangChainSummarization(SPACE, system=SYSTEM, trigger=("messages", trigger), keep=("messages", keep),

@@ -275,7 +275,7 @@ def test_adk_never_deletes_an_event(steps, interval, overlap) -> None:
 
 
 def test_adk_token_threshold_keeps_the_last_events_and_a_call_with_its_result() -> None:
-    adk = ADKCompaction(words(10**4), compaction_interval=0, token_threshold=30, event_retention_size=1)
+    adk = ADKCompaction(words(10**4), compaction_interval=0, overlap_size=0, token_threshold=30, event_retention_size=1)
     steps = [user("find the report"), tool("looking", "search(report)", " ".join(["hit"] * 40))]
     trace = run(adk, steps)
     x = trace.project(2)
@@ -285,43 +285,45 @@ def test_adk_token_threshold_keeps_the_last_events_and_a_call_with_its_result() 
 
 def test_adk_token_threshold_needs_retention() -> None:
     with pytest.raises(InvalidArgumentError, match="must be set together"):
-        ADKCompaction(words(100), compaction_interval=1, token_threshold=10)
+        ADKCompaction(words(100), compaction_interval=1, overlap_size=0, token_threshold=10)
 
 
 # --------------------------------------------------------------------------- LettaMemory
 
 
 def test_letta_compacts_past_nine_tenths_of_the_window_with_the_summary_message() -> None:
-    letta = LettaMemory(words(300), system="You are Sam.")
+    letta = LettaMemory(words(400), system="You are Sam.")
     steps = [user(" ".join([f"w{k}"] * 20), " ".join([f"r{k}"] * 10)) for k in range(12)]
     trace = run(letta, steps)
-    fired = [s.t for s in trace if s.removed]
-    assert fired, "the window filled up"
+    fired = [s.t for s in trace if s.removed and trace.state_at(s.t + 1).where(type="summary")[0].meta["mode"] == "sliding_window"]
+    assert fired, "the window filled up"  # (the first compaction falls back to summarizing all: see test_managers_fidelity)
     t = fired[0]
     after = trace.state_at(t + 1)
     summary_size = sum(len(e.text.split()) for e in after.where(type="summary"))
     before = letta.context_tokens(after) - summary_size + sum(len(e.text.split()) for e in trace[t].removed)
-    assert before > 0.9 * 300 >= letta.context_tokens(trace.state_at(t))
+    assert before > 0.9 * 400 >= letta.context_tokens(trace.state_at(t))
     summary = json.loads(trace.project(t + 1)[1].content)
     assert summary["type"] == "system_alert"
-    assert summary["message"].startswith("Note: prior messages have been hidden from view due to conversation memory "
-                                         "constraints.\nThe following is a summary of the previous messages:\n ")
+    assert summary["message"].startswith(f"Note: {len(trace[t].removed) - 1} messages from the beginning of the conversation "
+                                         "have been hidden from view due to memory constraints.\nThe following is a summary "
+                                         "of the previous messages:\n ")  # Letta 0.16.8's sliding-window wording
     kept = letta.queue(trace.state_at(t + 1))
     assert kept[1].meta["role"] == "assistant"  # the cut is at an assistant message
 
 
-def test_letta_core_memory_edits_respect_the_limit() -> None:
+def test_letta_core_memory_edits_show_the_limit_and_are_not_refused_past_it_as_in_0_16_8() -> None:
     letta = LettaMemory(words(500), block_limit=100)
     steps = [AgentStep(thought="save", directives={"core_memory_append": {"label": "human", "content": "Ann, Oslo."}}),
              AgentStep(thought="save", directives={"core_memory_append": {"label": "human", "content": "x" * 80}})]
     trace = run(letta, steps)
-    assert letta.block(trace.final, "human").endswith("Ann, Oslo.")
-    assert trace.project(2)[-1].content.startswith("Error: edit failed: exceeds 100 character limit")
-    assert "chars_limit=100" in trace.project(2)[0].content and "Ann, Oslo." in trace.project(2)[0].content
+    assert letta.block(trace.final, "human").endswith("x" * 80)  # past chars_limit, written all the same
+    assert trace.project(2)[-1].content == letta.block(trace.final, "human")  # the tool returns the new value
+    system = trace.project(2)[0].content
+    assert "chars_limit=100" in system and f"chars_current={len(letta.block(trace.final, 'human'))}" in system
 
 
 def test_letta_pages_archival_and_recall_memory_through_tool_calls() -> None:
-    letta = LettaMemory(words(300))
+    letta = LettaMemory(words(400))
     steps = [AgentStep(thought="store", directives={"archival_memory_insert": {"content": "The locker code is 7391."}})]
     steps += [user(" ".join([f"filler{k}"] * 30), "ok") for k in range(8)]
     steps += [AgentStep(thought="find", directives={"archival_memory_search": {"query": "locker code"}}),
@@ -340,7 +342,7 @@ def test_letta_pages_archival_and_recall_memory_through_tool_calls() -> None:
 def test_adk_kept_compactions_are_the_non_subsumed_ranges_of_contents_py(ranges) -> None:
     from stmviz import Element, State
 
-    adk = ADKCompaction(words(100), compaction_interval=1)
+    adk = ADKCompaction(words(100), compaction_interval=1, overlap_size=0)
     done = [Element(f"s{n}", {"t": 10 + n, "type": "summary", "role": "assistant", "start": min(a, b), "end": max(a, b),
                              "n": n}) for n, (a, b) in enumerate(ranges)]
 
@@ -363,8 +365,7 @@ def test_adk_kept_compactions_are_the_non_subsumed_ranges_of_contents_py(ranges)
         (lambda: LlamaIndexMemory(words(100), token_limit=50, insert_method="assistant"), "insert_method must be one of"),
         (lambda: MemoryBlock("notes"), "static memory block 'notes' has no content"),
         (lambda: LettaMemory(words(100), context_window=200), "context_window = 200 > V_max = 100"),
-        (lambda: LettaMemory(words(100), human="x" * 6000), "human has 6000 characters > block_limit = 5000"),
-        (lambda: ADKCompaction(words(100), compaction_interval=-1), "compaction_interval must be a whole number ≥ 0"),
+        (lambda: ADKCompaction(words(100), compaction_interval=-1, overlap_size=0), "compaction_interval must be a whole number ≥ 0"),
     ],
 )
 def test_bad_arguments_get_a_clear_error(build, message) -> None:

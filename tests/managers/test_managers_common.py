@@ -87,7 +87,7 @@ def test_the_openai_adapters_send_the_originals_prompts():
                                summarizer=LangChainSummarization.openai_summarizer(client, "any-model"))
     trace = run(m, chat(5))
     assert client.asked and client.asked[0].startswith(SUMMARY_PROMPT.split("{messages}")[0])
-    assert "Human: user 0 says hello there" in client.asked[0]
+    assert "<message type=\"human\">user 0 says hello there</message>" in client.asked[0]  # get_buffer_string(format="xml")
     assert any(msg.text.endswith("the summary") for msg in trace.project(5))
 
     client = _Client()

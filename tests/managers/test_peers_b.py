@@ -195,6 +195,16 @@ def test_summarizing_session_gives_the_model_input_of_the_recipe_at_every_step(k
     _check_session(mine, summarizing_recipe(keep, limit, summarize_lines), stream(keep * 10 + limit, 40))
 
 
+@pytest.mark.parametrize(("keep", "limit"), [(3, 3), (0, 2)])
+def test_a_multi_line_summary_reaches_the_model_as_written_in_stmviz_and_the_recipe(keep: int, limit: int) -> None:
+    def summary_of(lines) -> str:  # a cookbook-shaped summary: several lines, as a model writes it
+        return f"Product & environment:\n- {len(lines)} lines read\nSteps tried:\n- {lines[-1][:30]}\n"
+
+    mine = SummarizingSession(StateSpace(sizes.words, 10**6), keep_last_n_turns=keep, context_limit=limit,
+                              summarize=lambda texts, budget: summary_of(list(texts)))
+    _check_session(mine, summarizing_recipe(keep, limit, summary_of), stream(keep * 10 + limit, 40))
+
+
 # --------------------------------------------------------------------------- Google ADK compaction (sliding window)
 
 
