@@ -187,6 +187,7 @@ def _with_compaction(event):
     ({"t": 7}, r"\.t: .*0 ≤ t ≤ 2, got int 7"),
     ({"t": 1, "pre_tokens": "1200"}, r"\.pre_tokens: expected a number of tokens ≥ 0 \(or null\), got str '1200'"),
     ({"t": 1, "pre_tokens": math.nan}, r"\.pre_tokens: expected a number of tokens ≥ 0 \(or null\), got float nan"),
+    ({"t": 1, "pre_tokens": -3}, r"\.pre_tokens: expected a number of tokens ≥ 0 \(or null\), got int -3"),
     ({"t": 1, "summary": 5}, r"\.summary: expected text \(or null\), got int 5"),
     ("compacted", r": expected an object with 't'.* got str 'compacted'"),
 ])
@@ -197,7 +198,14 @@ def test_hand_edited_recorded_compactions_are_format_errors(event, message):
 
 def test_a_well_formed_recorded_compaction_reads():
     (c,) = recorded_compactions(_with_compaction({"t": 1, "system": "X", "pre_tokens": 10}))
-    assert (c.t, c.pre_tokens, c.label) == (1, 10.0, "X compacted (10 tokens)")
+    assert (c.t, c.pre_tokens, c.label) == (1, 10, "X compacted (10 tokens)")
+    assert type(c.pre_tokens) is int  # a count as recorded: printed "1,611", not "1,611.0"
+
+
+def test_a_recorded_compaction_with_a_huge_token_count_reads_without_overflow():
+    """An int beyond float's range is a number of tokens like any other (math.isfinite would overflow on it)."""
+    (c,) = recorded_compactions(_with_compaction({"t": 1, "system": "X", "pre_tokens": 10**400}))
+    assert c.pre_tokens == 10**400 and c.label == f"X compacted ({10**400:,} tokens)"
 
 
 def test_compact_metadata_that_is_not_a_number_is_reported_not_read_as_nan():

@@ -462,7 +462,8 @@ class RecordedCompaction:
     @property
     def label(self) -> str:
         """A short label for a figure: ``Claude Code compacted (auto, 155,000 tokens)``."""
-        details = [d for d in (self.trigger, f"{self.pre_tokens:,.0f} tokens" if self.pre_tokens is not None else None) if d]
+        tokens = None if self.pre_tokens is None else f"{round(self.pre_tokens):,} tokens"  # round: an int stays exact
+        details = [d for d in (self.trigger, tokens) if d]
         return f"{self.system} compacted" + (f" ({', '.join(details)})" if details else "")
 
 
@@ -502,7 +503,8 @@ def _compaction(event: Any, at: str, steps: int) -> RecordedCompaction:
         raise FormatError(f"{at}.t: expected the step of the output after the compaction, a whole number "
                           f"0 ≤ t ≤ {steps}, got {_shown(t) if 't' in event else 'nothing (no t)'}; {fix}")
     pre = event.get("pre_tokens")
-    if pre is not None and (isinstance(pre, bool) or not isinstance(pre, (int, float)) or not math.isfinite(pre) or pre < 0):
+    if pre is not None and (isinstance(pre, bool) or not isinstance(pre, (int, float))
+                            or (isinstance(pre, float) and not math.isfinite(pre)) or pre < 0):
         raise FormatError(f"{at}.pre_tokens: expected a number of tokens ≥ 0 (or null), got {_shown(pre)}; {fix}")
     texts = {}
     for key in ("system", "trigger", "summary", "where"):
@@ -511,7 +513,7 @@ def _compaction(event: Any, at: str, steps: int) -> RecordedCompaction:
             raise FormatError(f"{at}.{key}: expected text (or null), got {_shown(value)}; {fix}")
         texts[key] = value
     return RecordedCompaction(t=t, system=texts["system"] or "", trigger=texts["trigger"],
-                              pre_tokens=float(pre) if pre is not None else None, summary=texts["summary"],
+                              pre_tokens=pre, summary=texts["summary"],
                               where=texts["where"] or "")
 
 

@@ -444,14 +444,12 @@ def _answers(message: Any) -> set[str]:
 
 
 def _number(value: Any) -> float | None:
-    """A finite number of JSON (not a bool, not NaN or infinite), or ``None``."""
+    """A finite number of JSON (not a bool, not NaN or infinite) as it was written (a count stays an int), or ``None``."""
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         return None
-    try:
-        number = float(value)
-    except OverflowError:  # a whole number too large for a float
+    if isinstance(value, float) and not math.isfinite(value):
         return None
-    return number if math.isfinite(number) else None
+    return value
 
 
 def read_claude_code(records: Sequence[tuple[str, Any]], source: str) -> Conversation:
