@@ -3,30 +3,15 @@
 from __future__ import annotations
 
 import pytest
+from wrong_answers import assert_fails, solved
 
 from stmviz import Element, Mechanism, Transition
-from stmviz.exercise_solutions import SOLUTIONS
 from stmviz.exercises import (
     PRIORITY_STEPS,
+    check_fifo_match,
     check_priority_memory,
     check_priority_prediction,
 )
-
-
-def solved(key: str, name: str):
-    namespace: dict = {}
-    exec(compile(SOLUTIONS[key], key, "exec"), namespace)
-    return namespace[name]
-
-
-def assert_exactly(report, faults: dict[str, str], not_judged: tuple[str, ...] = ()):
-    """Exactly the criteria in ``faults`` fail, each hint holds its phrase, ``not_judged`` wait, and nothing passes."""
-    assert report.done and not report.ok, str(report)
-    assert sorted(c.name for c in report.failures) == sorted(faults), str(report)
-    for c in report.failures:
-        assert faults[c.name] in c.hint, f"the hint of ✗ {c.name} should name {faults[c.name]!r}:\n{report}"
-    assert sorted(c.name for c in report.not_judged) == sorted(not_judged), str(report)
-
 
 RANK = {"low": 0, "medium": 1, "high": 2}
 
@@ -106,7 +91,7 @@ PRIORITY_CATALOGUE = [
 
 @pytest.mark.parametrize("wrong, faults, not_judged", PRIORITY_CATALOGUE, ids=[w.__name__ for w, _, _ in PRIORITY_CATALOGUE])
 def test_priority_memory_catalogue(wrong, faults, not_judged):
-    assert_exactly(check_priority_memory(wrong), faults, not_judged)
+    assert_fails(check_priority_memory(wrong), faults, not_judged)
 
 
 def test_the_reference_meets_every_criterion():
@@ -125,7 +110,7 @@ PREDICTION_CATALOGUE = [
 
 @pytest.mark.parametrize("wrong, faults", PREDICTION_CATALOGUE, ids=[str(w) for w, _ in PREDICTION_CATALOGUE])
 def test_eviction_prediction_catalogue(wrong, faults):
-    assert_exactly(check_priority_prediction(wrong), faults, ("the step", "who leaves") if "a pair" in faults else ())
+    assert_fails(check_priority_prediction(wrong), faults, ("the step", "who leaves") if "a pair" in faults else ())
 
 
 def test_the_prediction_agrees_with_the_reference_mechanism():
@@ -136,3 +121,9 @@ def test_the_prediction_agrees_with_the_reference_mechanism():
     first = next(s for s in trace if s.removed)
     assert first.t == step and [e.text for e in first.removed] == [PRIORITY_STEPS[leaves].observation]
     assert check_priority_prediction((step, leaves)).ok and not check_priority_prediction(None).done
+
+
+def test_checkers_are_deterministic():
+    wrong = check_priority_memory(NewestOfPriority)
+    assert str(wrong) == str(check_priority_memory(NewestOfPriority))
+    assert str(check_fifo_match(1000)) == str(check_fifo_match(1000))

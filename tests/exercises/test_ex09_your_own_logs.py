@@ -3,25 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from wrong_answers import assert_fails, solved
 
-from stmviz.exercise_solutions import SOLUTIONS
 from stmviz.exercises import check_chat_steps, check_steps_prediction
-
-
-def solved(key: str, name: str):
-    namespace: dict = {}
-    exec(compile(SOLUTIONS[key], key, "exec"), namespace)
-    return namespace[name]
-
-
-def assert_exactly(report, faults: dict[str, str], not_judged: tuple[str, ...] = ()):
-    """Exactly the criteria in ``faults`` fail, each hint holds its phrase, ``not_judged`` wait, and nothing passes."""
-    assert report.done and not report.ok, str(report)
-    assert sorted(c.name for c in report.failures) == sorted(faults), str(report)
-    for c in report.failures:
-        assert faults[c.name] in c.hint, f"the hint of ✗ {c.name} should name {faults[c.name]!r}:\n{report}"
-    assert sorted(c.name for c in report.not_judged) == sorted(not_judged), str(report)
-
 
 # -- chat_steps -------------------------------------------------------------------------------------------
 
@@ -90,7 +74,7 @@ CHAT_CATALOGUE = [
 
 @pytest.mark.parametrize("wrong, faults, not_judged", CHAT_CATALOGUE, ids=[w.__name__ for w, _, _ in CHAT_CATALOGUE])
 def test_chat_steps_catalogue(wrong, faults, not_judged):
-    assert_exactly(check_chat_steps(wrong), faults, not_judged)
+    assert_fails(check_chat_steps(wrong), faults, not_judged)
 
 
 def test_a_missing_step_0_is_not_told_about_an_empty_step():
@@ -118,7 +102,7 @@ PREDICTION_CATALOGUE = [
 @pytest.mark.parametrize("wrong, faults", PREDICTION_CATALOGUE, ids=[str(w) for w, _ in PREDICTION_CATALOGUE])
 def test_steps_prediction_catalogue(wrong, faults):
     not_judged = ("how many steps", "the tool's result", "the booking message") if "a tuple" in faults else ()
-    assert_exactly(check_steps_prediction(wrong), faults, not_judged)
+    assert_fails(check_steps_prediction(wrong), faults, not_judged)
 
 
 def test_the_prediction_follows_the_importer():

@@ -3,29 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from wrong_answers import assert_fails, solved
 
 from stmviz import metrics
-from stmviz.exercise_solutions import SOLUTIONS
 from stmviz.exercises import (
     check_capacity_prediction,
     check_evidence_recall,
     check_word_overlap,
 )
-
-
-def solved(key: str, name: str):
-    namespace: dict = {}
-    exec(compile(SOLUTIONS[key], key, "exec"), namespace)
-    return namespace[name]
-
-
-def assert_exactly(report, faults: dict[str, str], not_judged: tuple[str, ...] = ()):
-    """Exactly the criteria in ``faults`` fail, each hint holds its phrase, ``not_judged`` wait, and nothing passes."""
-    assert report.done and not report.ok, str(report)
-    assert sorted(c.name for c in report.failures) == sorted(faults), str(report)
-    for c in report.failures:
-        assert faults[c.name] in c.hint, f"the hint of ✗ {c.name} should name {faults[c.name]!r}:\n{report}"
-    assert sorted(c.name for c in report.not_judged) == sorted(not_judged), str(report)
 
 
 def _evidence(trace, probe):
@@ -79,14 +64,14 @@ OVERLAP_CATALOGUE = [
 @pytest.mark.parametrize("wrong, faults", OVERLAP_CATALOGUE, ids=[w.__name__ for w, _ in OVERLAP_CATALOGUE])
 def test_word_overlap_catalogue(wrong, faults):
     waiting = () if "None without evidence" in faults else ("every probe", "None without evidence")
-    assert_exactly(check_word_overlap(wrong), faults, waiting)
+    assert_fails(check_word_overlap(wrong), faults, waiting)
 
 
 def test_two_slips_at_once_fail_the_definition_with_its_hint():
     def raw_and_last(trace, probe):
         return _share(set(trace.project(len(trace)).text().split()), set(_evidence(trace, probe).split()))
 
-    assert_exactly(check_word_overlap(raw_and_last), {"every probe": "|C(T(S_p)) ∩ C(X_t)|"}, ("None without evidence",))
+    assert_fails(check_word_overlap(raw_and_last), {"every probe": "|C(T(S_p)) ∩ C(X_t)|"}, ("None without evidence",))
 
 
 def test_the_reference_and_the_library_meet_every_criterion():
@@ -111,7 +96,7 @@ PREDICTION_CATALOGUE = [
 
 @pytest.mark.parametrize("wrong, faults", PREDICTION_CATALOGUE, ids=[str(w) for w, _ in PREDICTION_CATALOGUE])
 def test_capacity_prediction_catalogue(wrong, faults):
-    assert_exactly(check_capacity_prediction(wrong), faults, ("FIFO", "SCM") if "a dict" in faults else ())
+    assert_fails(check_capacity_prediction(wrong), faults, ("FIFO", "SCM") if "a dict" in faults else ())
 
 
 def test_the_prediction_reference_passes():

@@ -3,25 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from wrong_answers import assert_fails, solved
 
-from stmviz.exercise_solutions import SOLUTIONS
 from stmviz.exercises import check_clear_prediction, check_clear_tool_results
-
-
-def solved(key: str, name: str):
-    namespace: dict = {}
-    exec(compile(SOLUTIONS[key], key, "exec"), namespace)
-    return namespace[name]
-
-
-def assert_exactly(report, faults: dict[str, str], not_judged: tuple[str, ...] = ()):
-    """Exactly the criteria in ``faults`` fail, each hint holds its phrase, ``not_judged`` wait, and nothing passes."""
-    assert report.done and not report.ok, str(report)
-    assert sorted(c.name for c in report.failures) == sorted(faults), str(report)
-    for c in report.failures:
-        assert faults[c.name] in c.hint, f"the hint of ✗ {c.name} should name {faults[c.name]!r}:\n{report}"
-    assert sorted(c.name for c in report.not_judged) == sorted(not_judged), str(report)
-
 
 # -- π of tool-result clearing ----------------------------------------------------------------------------
 
@@ -77,7 +61,7 @@ CLEAR_CATALOGUE = [
 @pytest.mark.parametrize("wrong, faults", CLEAR_CATALOGUE, ids=[w.__name__ for w, _ in CLEAR_CATALOGUE])
 def test_clear_tool_results_catalogue(wrong, faults):
     waiting = ("edge cases",) if {"recent kept", "older cleared"} & set(faults) else ()
-    assert_exactly(check_clear_tool_results(wrong), faults, waiting)
+    assert_fails(check_clear_tool_results(wrong), faults, waiting)
 
 
 def test_clearing_the_newest_fails_both_halves_of_the_rule():
@@ -99,7 +83,7 @@ PREDICTION_CATALOGUE = [
 
 @pytest.mark.parametrize("wrong, faults", PREDICTION_CATALOGUE, ids=[str(w) for w, _ in PREDICTION_CATALOGUE])
 def test_clear_prediction_catalogue(wrong, faults):
-    assert_exactly(check_clear_prediction(wrong), faults, ("in ω", "in π") if "a pair" in faults else ())
+    assert_fails(check_clear_prediction(wrong), faults, ("in ω", "in π") if "a pair" in faults else ())
 
 
 def test_the_references_pass():

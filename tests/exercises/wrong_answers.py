@@ -4,6 +4,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from stmviz.exercise_solutions import SOLUTIONS
+
+
+def solved(key: str, name: str):
+    """The name ``name`` defined by the reference solution of exercise ``key`` (what a solved cell defines)."""
+    namespace: dict = {}
+    exec(compile(SOLUTIONS[key], key, "exec"), namespace)  # noqa: S102 - the package's own reference solutions
+    return namespace[name]
+
+
+def assert_fails(report, faults: Mapping[str, str], not_judged: tuple[str, ...] = ()) -> None:
+    """Exactly the criteria in ``faults`` fail, each hint holds its phrase, exactly ``not_judged`` wait, and the
+    answer does not pass (the criteria's dependencies named by the test, not read from the checker)."""
+    assert report.done and not report.ok, str(report)
+    assert sorted(c.name for c in report.failures) == sorted(faults), str(report)
+    for c in report.failures:
+        assert faults[c.name] in c.hint, f"the hint of ✗ {c.name} should name {faults[c.name]!r}:\n{report}"
+    assert sorted(c.name for c in report.not_judged) == sorted(not_judged), str(report)
+
 
 def assert_exactly(report, faults: Mapping[str, str], criteria: Mapping[str, tuple]) -> None:
     """The report fails exactly ``faults`` (criterion → a phrase its hint must hold); the criteria needing a failed
