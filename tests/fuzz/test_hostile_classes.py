@@ -1,0 +1,158 @@
+"""Issue 33's classes of hostile and careless input, one test each: the error is an STMError that says what was
+wrong (the value), how to fix it and where; nothing silently dropped or coerced; nothing hangs; a user's own
+exception reaches the user unchanged or chained to an STMError that names the run.
+
+The fuzz modules count verdicts; these tests hold the wording and the results the verdicts cannot see. Cases in
+files other helpers own are marked with the names of ``_known.KNOWN_FAILURES``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
+
+import pytest
+
+from stmviz import FIFOWindow
+from stmviz.errors import CapacityError, FormatError, InvalidArgumentError, STMError
+from stmviz.scenarios import load_locomo, load_longmemeval
+from stmviz.sweep import sweep
+
+from _known import KNOWN_FAILURES
+
+
+def known(name: str):
+    """The strict xfail mark of a case listed in ``_known.KNOWN_FAILURES`` (no mark once it is removed from there)."""
+    return [pytest.mark.xfail(strict=True, reason=KNOWN_FAILURES[name])] if name in KNOWN_FAILURES else []
+
+
+# ----------------------------------------------------------------------------- the benchmark loaders on special files
+
+
+@pytest.fixture
+def pipe(tmp_path):
+    path = tmp_path / "locomo.json"
+    os.mkfifo(path)
+    return path
+
+
+@pytest.mark.parametrize("load", [load_locomo, load_longmemeval])
+def test_a_loader_refuses_a_named_pipe_at_once(load, pipe):
+    with pytest.raises(FormatError, match=r"locomo.json: is a named pipe \(FIFO\), not a regular file.*save it to a file"):
+        load(pipe)
+
+
+@pytest.mark.parametrize("load", [load_locomo, load_longmemeval])
+def test_a_loader_refuses_a_device(load):
+    with pytest.raises(FormatError, match=r"/dev/zero: is a device, not a regular file"):
+        load("/dev/zero")
+
+
+def test_a_loader_still_names_max_bytes(tmp_path):
+    path = tmp_path / "big.json"
+    path.write_text("[" + " " * 100 + "]")
+    with pytest.raises(FormatError, match=r"big.json: the file holds 102 bytes, more than max_bytes = 10"):
+        load_locomo(path, max_bytes=10)
+
+
+# ----------------------------------------------------------------------------- sweep: the user's errors and executors
+
+
+class UserError(Exception):
+    def __init__(self, code: int, why: str) -> None:
+        super().__init__(f"{code}: {why}")
+
+
+class UserCapacityError(CapacityError):
+    """A user's STMError whose __init__ takes two arguments: type(exc)(msg) cannot rebuild it."""
+
+    def __init__(self, a: str, b: str) -> None:
+        super().__init__(f"{a} {b}")
+
+
+def _raising(error: BaseException):
+    def factory(space, **kwargs):
+        raise error
+
+    return factory
+
+
+def test_a_users_stm_error_subclass_is_chained_not_turned_into_a_type_error(tool_chat):
+    error = UserCapacityError("too", "big")
+    with pytest.raises(CapacityError, match=r"sweep: factory at V_max = 300 on 'tool_chat': too big") as info:
+        sweep([_raising(error)], tool_chat, [300], progress=False)
+    assert type(info.value) is CapacityError and info.value.__cause__ is error
+
+
+def test_a_users_own_error_reaches_the_user_unchanged(tool_chat):
+    error = UserError(3, "my factory failed")
+    with pytest.raises(UserError) as info:
+        sweep([_raising(error)], tool_chat, [300], progress=False)
+    assert info.value is error
+
+
+class RaisingSubmit(Executor):
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+    def submit(self, fn, /, *args, **kwargs):
+        raise self.error
+
+
+class NoneSubmit(Executor):
+    def submit(self, fn, /, *args, **kwargs):
+        return None
+
+
+class FailingFutures(Executor):
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+    def submit(self, fn, /, *args, **kwargs):
+        future: Future = Future()
+        future.set_exception(self.error)
+        return future
+
+
+def test_an_executor_whose_submit_raises(tool_chat):
+    error = UserError(7, "the cluster is down")
+    with pytest.raises(InvalidArgumentError, match=r"sweep, executor=RaisingSubmit: the executor's submit\(\) failed for "
+                                                   r"the run of FIFOWindow on 'tool_chat' \(UserError: 7: the cluster") as info:
+        sweep([FIFOWindow], tool_chat, [300], executor=RaisingSubmit(error), progress=False)
+    assert info.value.__cause__ is error
+
+
+def test_an_executor_whose_submit_returns_none(tool_chat):
+    with pytest.raises(InvalidArgumentError, match=r"submit\(\) returned NoneType None for the run of FIFOWindow on "
+                                                   r"'tool_chat', not a concurrent.futures.Future"):
+        sweep([FIFOWindow], tool_chat, [300], executor=NoneSubmit(), progress=False)
+
+
+def test_an_executor_whose_futures_raise(tool_chat):
+    error = UserError(9, "worker lost")
+    with pytest.raises(InvalidArgumentError, match=r"the run of FIFOWindow on 'tool_chat' failed on the executor "
+                                                   r"\(UserError: 9: worker lost\)") as info:
+        sweep([FIFOWindow], tool_chat, [300], executor=FailingFutures(error), progress=False)
+    assert info.value.__cause__ is error
+
+
+def test_an_executor_that_is_shut_down(tool_chat):
+    pool = ThreadPoolExecutor(1)
+    pool.shutdown()
+    with pytest.raises(InvalidArgumentError, match=r"submit\(\) failed .*RuntimeError: cannot schedule new futures after "
+                                                   r"shutdown.*not shut down"):
+        sweep([FIFOWindow], tool_chat, [300], executor=pool, progress=False)
+
+
+def test_a_runs_stm_error_from_an_executor_still_names_the_run(tool_chat):
+    with ThreadPoolExecutor(1) as pool, pytest.raises(CapacityError, match=r"sweep: factory at V_max = 300 on 'tool_chat'"):
+        sweep([_raising(UserCapacityError("a", "b"))], tool_chat, [300], executor=pool, progress=False)
+
+
+@pytest.fixture(scope="module")
+def tool_chat():
+    from stmviz.scenarios import load_scenario
+
+    return load_scenario("tool_chat")
