@@ -335,7 +335,7 @@ def prompt(value: object, name: str, fields: Mapping[str, Any]) -> str:
 
 # ---------------------------------------------------------------- the words the layers above the core share
 
-__all__ += ["instance", "labelled", "nonempty", "probe"]
+__all__ += ["instance", "labelled", "nonempty", "probe", "evidence_steps"]
 
 
 def _a(noun: str) -> str:
@@ -434,7 +434,42 @@ def probe(value: object, name: str, trace: Sized, *, where: str = "", texts: Ite
             f"{_prefix(where)}{name}{asked} is asked at t = {t}, but the trace has states ω_0 … ω_{n}; "
             f"run the whole scenario, or drop probes after step {n}"
         )
+    if "evidence_steps" in present:
+        evidence_steps(value, name, where=where)
     return value
+
+
+def evidence_steps(value: object, name: str, *, where: str = "") -> tuple[int, ...]:
+    """The evidence steps S_p of a probe (its ``evidence_steps``, else its one ``evidence_step``), checked.
+
+    As :class:`stmviz.scenarios.Probe` is built: each a whole number in 0 … t−1 (a step before the probe is
+    asked). A negative step does not count from the end: −1 would silently read the last step of the run.
+
+    >>> class Asked:
+    ...     t, evidence_steps = 3, (0, -1)
+    >>> evidence_steps(Asked(), "probe", where="evidence_recall")
+    Traceback (most recent call last):
+    ...
+    stmviz.core.errors.InvalidArgumentError: evidence_recall: probe.evidence_steps[1] must be a step before the probe is asked at t = 3 (a whole number 0 … 2), got int -1; a negative step does not count from the end: pass the step's number
+    """
+    t = as_int(getattr(value, "t", None))
+    listed = getattr(value, "evidence_steps", None)
+    if listed is None or (isinstance(listed, (tuple, list)) and not listed and hasattr(value, "evidence_step")):
+        single = getattr(value, "evidence_step", None)
+        listed = () if single is None else (single,)
+    given = items(listed, f"{name}.evidence_steps", where=where, what="step numbers")
+    out = []
+    for k, step in enumerate(given):
+        number = as_int(step)
+        if t is None or number is None or not 0 <= number < t:
+            top = f"0 … {t - 1}" if t is not None and t > 0 else "none: a probe at t = 0 has no step before it"
+            raise InvalidArgumentError(
+                f"{_prefix(where)}{name}.evidence_steps[{k}] must be a step before the probe is asked at t = {t} "
+                f"(a whole number {top}), got {_got(step)}; a negative step does not count from the end: pass the "
+                f"step's number"
+            )
+        out.append(number)
+    return tuple(out)
 
 
 def nonempty(value: object, name: str, *, where: str = "", what: str = "items", fix: str = "") -> list[Any]:

@@ -189,6 +189,14 @@ def probe():
     return _trace()[1].probes[0]
 
 
+def odd_probe(step):
+    """A probe-like object (not a Probe, which refuses it) whose evidence step is ``step``."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(t=3, question="where?", answer="PW769074391", evidence_step=step, evidence_steps=(step,),
+                           reference=None, reference_answer="PW769074391")
+
+
 def replay(source, mechanism, v_max, format):
     """The CLI's replay: its exit status and output (argparse's usage error, exit status 2, is a clear refusal)."""
     from stmviz.cli import main
@@ -327,17 +335,17 @@ ENTRIES = [
           {"trace": trace, "probes": probes}, max_examples=30),
     Entry("metrics.evidence_recall", lambda trace, probe, n: metrics.evidence_recall(trace, probe, n),
           {"trace": trace, "probe": probe, "n": lambda: 3}, max_examples=30,
-          cases=({"probe": lambda: Probe("key", t=3, evidence_steps=(-1,))}, {"n": lambda: 10**400})),
+          cases=({"probe": lambda: odd_probe(-1)}, {"probe": lambda: odd_probe(99)}, {"n": lambda: 10**400})),
     Entry("metrics.token_f1", lambda prediction, reference: metrics.token_f1(prediction, reference),
           {"prediction": lambda: "the blue mat", "reference": lambda: "a blue mat"}, max_examples=25),
     Entry("metrics.cost_at", lambda trace, t: metrics.cost_at(trace, t), {"trace": trace, "t": lambda: 2},
           max_examples=25, cases=({"t": lambda: -1}, {"t": lambda: math.nan}, {"t": lambda: 10**400})),
     Entry("metrics.probe_metrics", lambda trace, probes: metrics.probe_metrics(trace, probes),
           {"trace": trace, "probes": probes}, max_examples=25,
-          cases=({"probes": lambda: [Probe("key", t=3, evidence_steps=(-1,))]},)),
+          cases=({"probes": lambda: [odd_probe(-1)]},)),
     Entry("forgetting.why_forgotten", lambda trace, probe: forgetting.why_forgotten(trace, probe),
           {"trace": trace, "probe": probe}, max_examples=30,
-          cases=({"probe": lambda: Probe("key", t=3, evidence_steps=(-1,))},)),
+          cases=({"probe": lambda: odd_probe(-1)},)),
     Entry("forgetting.why_forgotten_all", lambda trace, probes: forgetting.why_forgotten_all(trace, probes),
           {"trace": trace, "probes": probes}, max_examples=25),
     Entry("locomo_f1", lambda prediction, reference, category: locomo_eval.locomo_f1(prediction, reference, category),

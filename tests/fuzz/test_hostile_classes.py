@@ -156,3 +156,39 @@ def tool_chat():
     from stmviz.scenarios import load_scenario
 
     return load_scenario("tool_chat")
+
+
+# ----------------------------------------------------------------------------- an evidence step of −1 or past t
+
+
+def _asked_at_3(step):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(t=3, question="where?", answer="blue", evidence_step=step, evidence_steps=(step,),
+                           reference_answer="blue")
+
+
+@pytest.fixture(scope="module")
+def short_trace():
+    from stmviz import AgentStep, StateSpace, run, sizes
+
+    steps = [AgentStep(observation=f"the key is under mat {k}") for k in range(6)]
+    return run(FIFOWindow(StateSpace(sizes.words, 40)), steps)
+
+
+@pytest.mark.parametrize("name", ["evidence_recall", "evidence_text", "whole_turns", "evidence_word_overlap"])
+@pytest.mark.parametrize("step", [-1, 3, 99])
+def test_an_evidence_step_is_not_read_from_the_end_nor_past_t(short_trace, name, step):
+    from stmviz import metrics
+
+    with pytest.raises(InvalidArgumentError, match=rf"{name}: probe.evidence_steps\[0\] must be a step before the probe "
+                                                   rf"is asked at t = 3 \(a whole number 0 … 2\), got int {step}"):
+        getattr(metrics, name)(short_trace, _asked_at_3(step))
+
+
+@pytest.mark.parametrize("step", [-1, 3, 99])
+def test_why_forgotten_refuses_an_evidence_step_outside_0_to_t(short_trace, step):
+    from stmviz.forgetting import why_forgotten
+
+    with pytest.raises(InvalidArgumentError, match=rf"why_forgotten: probe.evidence_steps\[0\] must be a step before"):
+        why_forgotten(short_trace, _asked_at_3(step))
