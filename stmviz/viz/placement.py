@@ -89,7 +89,8 @@ def placement_figure(mechanisms: Iterable[Any], *, title: str = "Where each mech
     ['Compaction', 'ClearToolUses']
     """
     title = guards.text(title, "title", where="placement_figure", blank_ok=True)
-    rows = placements(mechanisms)
+    # the rows' names are axis labels, which plotly renders as HTML: a class named "<img …>" is shown, not run
+    rows = [(escape(name), in_u, in_pi) for name, in_u, in_pi in placements(mechanisms)]
     fig = go.Figure()
     for column, (place, (meaning, color)) in enumerate(PLACES.items()):
         names, texts, hovers, bases = [], [], [], []
@@ -98,7 +99,7 @@ def placement_figure(mechanisms: Iterable[Any], *, title: str = "Where each mech
             for k, part in enumerate(parts):
                 names.append(name)
                 texts.append("<br>".join(escape(line) for line in textwrap.wrap(part, 30)))
-                hovers.append(f"<b>{escape(name)}</b><br>{escape(place)}: {escape(part)}")
+                hovers.append(f"<b>{name}</b><br>{escape(place)}: {escape(part)}")
                 bases.append(column + k / max(1, len(parts)))
         widths = [1 / max(1, sum(1 for n in names if n == name)) for name in names]
         fig.add_trace(go.Bar(

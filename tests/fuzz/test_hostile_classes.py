@@ -192,3 +192,36 @@ def test_why_forgotten_refuses_an_evidence_step_outside_0_to_t(short_trace, step
 
     with pytest.raises(InvalidArgumentError, match=rf"why_forgotten: probe.evidence_steps\[0\] must be a step before"):
         why_forgotten(short_trace, _asked_at_3(step))
+
+
+# ----------------------------------------------------------------------------- recorded compactions drawn, placement labels
+
+
+@pytest.mark.parametrize("field, value, match", [
+    ("t", math.nan, r"compactions\[0\].t must be a whole number ≥ 0, got float nan"),
+    ("t", "3", r"compactions\[0\].t must be a whole number ≥ 0, got str '3'"),
+    ("t", -1, r"compactions\[0\].t must be a whole number ≥ 0, got int -1"),
+    ("pre_tokens", math.nan, r"compactions\[0\].pre_tokens must be a finite number ≥ 0, got float nan"),
+    ("pre_tokens", "many", r"compactions\[0\].pre_tokens must be a finite number ≥ 0, got str 'many'"),
+    ("summary", 5, r"compactions\[0\].summary must be a str or None, got int 5"),
+])
+def test_a_hand_made_recorded_compaction_is_refused_before_drawing(field, value, match):
+    import plotly.graph_objects as go
+
+    from stmviz.scenarios import RecordedCompaction
+    from stmviz.viz.recorded import mark_recorded_compactions
+
+    event = RecordedCompaction(**{"t": 2, "system": "Claude Code", "trigger": "auto", "pre_tokens": 1611.0, field: value})
+    figure = go.Figure()
+    with pytest.raises(InvalidArgumentError, match=rf"mark_recorded_compactions: {match}"):
+        mark_recorded_compactions(figure, [event])
+    assert not figure.layout.shapes  # nothing half-drawn
+
+
+def test_placement_rows_are_escaped():
+    from stmviz.viz.placement import placement_figure
+
+    odd = type("<img src=x onerror=alert(1)>", (), {"placement": {"keep <b>all</b>": "U"}})
+    fig = placement_figure([odd])
+    shown = [*fig.data[0].y, *fig.layout.yaxis.categoryarray, *fig.data[0].hovertext]
+    assert not any("<img" in text for text in shown), shown
