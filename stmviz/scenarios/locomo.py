@@ -259,7 +259,22 @@ def _from_locomo(
     for i in chosen:
         where = "" if single else f"[{i}]"
         out.extend(_sample(samples[i], source, where, i, assistant, questions, chosen_categories, strict, anomalies))
+    if chosen_categories is not None and chosen and not any(s.probes for s in out):
+        _no_question_of(chosen_categories, [samples[i] for i in chosen], source, caller)
     return out
+
+
+def _no_question_of(categories: frozenset[int], samples: list[Any], source: str, caller: str) -> None:
+    """A category filter that keeps no question is a mistake to say, not an empty list of probes to return."""
+    present = sorted({q.get("category") for s in samples if isinstance(s, Mapping) and isinstance(s.get("qa"), list)
+                      for q in s["qa"] if isinstance(q, Mapping) and isinstance(q.get("category"), int)})
+    # the file's own categories: what it holds, no guard's rule
+    raise InvalidArgumentError(
+        f"{caller}: no question of {source} with an answer and evidence is of the categories "
+        f"{sorted(categories)}; the file's questions are of the categories {present or 'none'} "
+        f"(LoCoMo: 1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial); pass some of these, "
+        f"or categories=None for every question"
+    )
 
 
 def _choose(samples: list[Any], sample: int | str | None, source: str, caller: str) -> list[int]:
@@ -494,6 +509,9 @@ def _questions(
                 found.add(step)
         if not found:
             because = "every evidence id names no turn" if evidence else "its evidence list is empty"
+            if strict:  # strict=True refuses every anomaly it would otherwise skip with a warning
+                raise fail(source, f"{at}.evidence", f"the question has no evidence turn: {because}; list the dia_ids "
+                           f"of the turns that hold its answer, or load with strict=False to skip such questions")
             anomaly(anomalies, at, f"the question has no evidence turn: {because} (skipped)")
             skipped.append({"qa": j, "reason": "no evidence turn"})
             continue

@@ -225,3 +225,32 @@ def test_placement_rows_are_escaped():
     fig = placement_figure([odd])
     shown = [*fig.data[0].y, *fig.layout.yaxis.categoryarray, *fig.data[0].hovertext]
     assert not any("<img" in text for text in shown), shown
+
+
+# ----------------------------------------------------------------------------- LoCoMo options
+
+
+def _locomo():
+    from pathlib import Path
+
+    return json.loads((Path(__file__).resolve().parents[1] / "scenarios" / "fixtures" / "locomo_small.json").read_text())
+
+
+def test_a_category_filter_that_matches_nothing_says_so():
+    from stmviz.scenarios import from_locomo
+
+    with pytest.raises(InvalidArgumentError, match=r"from_locomo: no question of locomo with an answer and evidence is of "
+                                                   r"the categories \[99\]; the file's questions are of the categories \[1"):
+        from_locomo(_locomo(), categories=[99])
+
+
+def test_strict_refuses_a_question_without_evidence_instead_of_warning():
+    from stmviz.scenarios import from_locomo
+
+    data = _locomo()
+    data[0]["qa"][0]["evidence"] = []
+    with pytest.raises(FormatError, match=r"locomo: \[0\].qa\[0\].evidence: the question has no evidence turn: its "
+                                          r"evidence list is empty; list the dia_ids"):
+        from_locomo(data, strict=True)
+    with pytest.warns(UserWarning, match="without an evidence turn"):
+        from_locomo(data)
