@@ -141,7 +141,9 @@ def _categories(scenario: Any, probes: tuple[Any, ...]) -> list[int | None]:
             f"locomo_records: the scenario's meta['categories'] holds {len(found)} value(s) for {len(probes)} probe(s); "
             f"pass a scenario loaded by stmviz.scenarios.load_locomo"
         )
-    return found
+    return [guards.whole_number(c, f"scenario.meta['categories'][{k}]", 1, where="locomo_records", none_ok=True,
+                                fix="; LoCoMo's categories are 1 … 5 (pass a scenario of load_locomo)")
+            for k, c in enumerate(found)]
 
 
 def locomo_records(
@@ -231,6 +233,14 @@ def by_category(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     rows = guards.items(records, "records", where="by_category", what="records of locomo_records (dicts)")
     for k, row in enumerate(rows):
         guards.instance(row, f"records[{k}]", Mapping, where="by_category", what="a dict (a record of locomo_records)")
+        # one kind of category id (mixed 1 and "1" would be two categories, or not sort at all), numbers to average
+        guards.whole_number(row.get("category_id"), f"records[{k}]['category_id']", 1, where="by_category",
+                            none_ok=True, fix="; LoCoMo's categories are 1 … 5 (records of locomo_records)")
+        guards.text(row.get("category"), f"records[{k}]['category']", where="by_category", none_ok=True,
+                    example="temporal")
+        for measure in MEASURES:
+            if row.get(measure) is not None:
+                guards.real_number(row[measure], f"records[{k}][{measure!r}]", where="by_category")
     present = [m for m in MEASURES if any(m in row for row in rows)]
     groups: dict[Any, list[Mapping[str, Any]]] = {}
     for row in sorted(rows, key=lambda r: (r.get("category_id") is None, r.get("category_id") or 0)):

@@ -254,3 +254,19 @@ def test_strict_refuses_a_question_without_evidence_instead_of_warning():
         from_locomo(data, strict=True)
     with pytest.warns(UserWarning, match="without an evidence turn"):
         from_locomo(data)
+
+
+# ----------------------------------------------------------------------------- LoCoMo scoring: mixed category ids
+
+
+@pytest.mark.parametrize("records, match", [
+    ([{"category": "a", "category_id": 1, "f1": 0.5}, {"category": "b", "category_id": "2", "f1": 1.0}],
+     r"records\[1\]\['category_id'\] must be a whole number ≥ 1 or None, got str '2'"),
+    ([{"category": "a", "category_id": 1, "f1": "0.5"}], r"records\[0\]\['f1'\] must be a finite number, got str '0.5'"),
+    ([{"category": "a", "category_id": 1, "f1": math.nan}], r"records\[0\]\['f1'\] must be a finite number, got float nan"),
+])
+def test_by_category_refuses_mixed_ids_and_measures_that_are_no_numbers(records, match):
+    from stmviz.locomo_eval import by_category
+
+    with pytest.raises(InvalidArgumentError, match=rf"by_category: {match}"):
+        by_category(records)
