@@ -322,7 +322,7 @@ def _capacities(v_max: Any, scenario: Any) -> list[float]:
     )
     values: list[float] = []
     for value in given:
-        guards.real_number(value, "every V_max in v_max", 0, low_open=True, where="sweep")
+        guards.capacity(value, "every V_max in v_max", where="sweep")
         values.append(value if isinstance(value, (int, float)) else float(value))
     return values
 

@@ -486,3 +486,32 @@ def nonempty(value: object, name: str, *, where: str = "", what: str = "items", 
     if not found:
         raise InvalidArgumentError(f"{_prefix(where)}{name} is empty; pass at least one of the {what}{fix}")
     return found
+
+
+def capacity(value: object, name: str = "v_max", *, where: str = "", none_ok: bool = False) -> Any:
+    """``value``, if it is a capacity V_max ∈ ℝ⁺: a finite real number > 0 that a float holds (or None when ``none_ok``).
+
+    NaN and ±∞ are no capacity (Σμ(e) ≤ NaN is never true; ∞ bounds nothing), and an int too large for a
+    float (``10**400``) would overflow wherever V_max meets a float: each is refused here. The value is
+    returned as it was given (an int stays an int).
+
+    >>> capacity(4096), capacity(None, none_ok=True)
+    (4096, None)
+    >>> capacity(float("nan"), where="generate_dialogue")
+    Traceback (most recent call last):
+    ...
+    stmviz.core.errors.InvalidArgumentError: generate_dialogue: v_max must be a finite number > 0, got float nan; a capacity V_max ∈ ℝ⁺ bounds Σμ(e): pass e.g. v_max=4096
+    """
+    if value is None and none_ok:
+        return None
+    try:
+        real_number(value, name, 0, low_open=True, where=where)
+    except InvalidArgumentError:
+        raise InvalidArgumentError(
+            f"{_prefix(where)}{name} must be a finite number > 0, got {_got(value)}; a capacity V_max ∈ ℝ⁺ bounds "
+            "Σμ(e): pass e.g. v_max=4096" + (", or None" if none_ok else "")
+        ) from None
+    return value
+
+
+__all__ += ["capacity"]

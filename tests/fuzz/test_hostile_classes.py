@@ -270,3 +270,22 @@ def test_by_category_refuses_mixed_ids_and_measures_that_are_no_numbers(records,
 
     with pytest.raises(InvalidArgumentError, match=rf"by_category: {match}"):
         by_category(records)
+
+
+# ----------------------------------------------------------------------------- V_max: NaN, ∞, an int too large for a float
+
+
+@pytest.mark.parametrize("v_max", [math.nan, math.inf, -math.inf, 10**400, 0, -3])
+def test_a_generator_refuses_a_v_max_that_is_no_capacity(v_max):
+    from stmviz.scenarios import generate_agent, generate_dialogue
+
+    for generate, where in ((generate_dialogue, "generate_dialogue"), (generate_agent, "generate_agent")):
+        with pytest.raises(InvalidArgumentError, match=rf"{where}: v_max must be a finite number > 0, got .*; a capacity "
+                                                       rf"V_max ∈ ℝ⁺ bounds Σμ\(e\): pass e.g. v_max=4096, or None"):
+            generate(12, v_max=v_max)
+
+
+@pytest.mark.parametrize("v_max", [math.nan, math.inf, 10**400, [300, math.nan], [10**400]])
+def test_sweep_refuses_a_v_max_that_is_no_capacity(v_max, tool_chat):
+    with pytest.raises(InvalidArgumentError, match=r"sweep: every V_max in v_max must be a finite number > 0, got .*; a capacity V_max"):
+        sweep([FIFOWindow], tool_chat, v_max, progress=False)
