@@ -268,7 +268,8 @@ def _no_question_of(categories: frozenset[int], samples: list[Any], source: str,
     """A category filter that keeps no question is a mistake to say, not an empty list of probes to return."""
     found: set[int] = set()
     for s in samples:
-        for q in (s.get("qa") if isinstance(s, Mapping) and isinstance(s.get("qa"), list) else ()):
+        qa = s.get("qa") if isinstance(s, Mapping) else None
+        for q in qa if isinstance(qa, list) else ():
             if isinstance(q, Mapping) and isinstance(q.get("category"), int) and not isinstance(q["category"], bool):
                 found.add(q["category"])
     present = sorted(found)
