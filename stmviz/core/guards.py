@@ -149,6 +149,8 @@ def _bounds(name: str, minimum: int | None, maximum: int | None, number: int | N
     if maximum == LARGEST and (number is None or number <= maximum):
         maximum = None
     if minimum is not None and maximum is not None:
+        if len(name) > 24 or " " in name:  # a long name said twice in one message reads as noise
+            return f" in {minimum} … {maximum}"
         return f" with {minimum} ≤ {name} ≤ {maximum}"
     if minimum is not None:
         return f" ≥ {minimum}"

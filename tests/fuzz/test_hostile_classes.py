@@ -289,3 +289,79 @@ def test_a_generator_refuses_a_v_max_that_is_no_capacity(v_max):
 def test_sweep_refuses_a_v_max_that_is_no_capacity(v_max, tool_chat):
     with pytest.raises(InvalidArgumentError, match=r"sweep: every V_max in v_max must be a finite number > 0, got .*; a capacity V_max"):
         sweep([FIFOWindow], tool_chat, v_max, progress=False)
+
+
+# ----------------------------------------------------------------------------- classes in other helpers' files (G1, G3)
+# Held here so that the lead sees them pass after merging; each is a strict xfail while listed in _known.py.
+
+TRANSCRIPTS = __import__("pathlib").Path(__file__).resolve().parents[1] / "scenarios" / "fixtures" / "transcripts"
+
+
+def _observations(scenario):
+    return [(s.thought, s.action, s.observation) for s in scenario.steps]
+
+
+@pytest.mark.parametrize("case", [pytest.param("dup", marks=known("G1: duplicated records"))])
+def test_a_session_file_whose_records_appear_twice_does_not_duplicate_replies(case, tmp_path):
+    from stmviz.scenarios import load_transcript
+
+    lines = (TRANSCRIPTS / "claude_code_small.jsonl").read_text(encoding="utf-8").splitlines()
+    twice = tmp_path / "twice.jsonl"
+    twice.write_text("\n".join(line for line in lines for _ in range(2)) + "\n", encoding="utf-8")
+    once = load_transcript(TRANSCRIPTS / "claude_code_small.jsonl", "claude_code")
+    try:
+        read = load_transcript(twice, "claude_code")
+    except FormatError:
+        return  # refused, with a message: also a clear answer
+    assert _observations(read) == _observations(once)
+
+
+@pytest.mark.parametrize("case", [pytest.param("text", marks=known("G1: is_error as text"))])
+def test_is_error_given_as_text_is_not_read_as_success(case, tmp_path):
+    from stmviz.scenarios import load_transcript
+
+    text = (TRANSCRIPTS / "claude_code_small.jsonl").read_text(encoding="utf-8").replace('"is_error": true', '"is_error": "true"')
+    path = tmp_path / "session.jsonl"
+    path.write_text(text, encoding="utf-8")
+    try:
+        read = load_transcript(path, "claude_code")
+    except FormatError as exc:
+        assert "is_error" in str(exc)
+        return
+    assert any("[error] File has been modified" in (s.observation or "") for s in read.steps)
+
+
+@pytest.mark.parametrize("case", [pytest.param("missing", marks=known("G1: function_call without output"))])
+def test_a_function_call_without_output_gets_no_invented_result(case):
+    from stmviz.scenarios import from_transcript
+
+    items = json.loads((TRANSCRIPTS / "openai_responses.json").read_text(encoding="utf-8"))
+    items = [x for x in items if not (x.get("type") == "function_call_output" and x.get("call_id") == "call_1")]
+    try:
+        read = from_transcript(items, "openai_responses")
+    except FormatError as exc:
+        assert "call_1" in str(exc)
+        return
+    assert not any("done by the provider" in " ".join(map(str, step)) for step in _observations(read))
+
+
+@pytest.mark.parametrize("case", [pytest.param("wordy", marks=known("G3: a summarizer ignoring its budget"))])
+def test_a_summarizer_that_ignores_its_budget_is_named(case):
+    from stmviz import AgentStep, StateSpace, run, sizes
+    from stmviz.managers import Compaction
+
+    def wordy(texts, budget):
+        return "word " * 5000
+
+    steps = [AgentStep(thought=f"reply {k}", observation=f"user {k} asks about room {k} " * 4) for k in range(10)]
+    with pytest.raises(CapacityError, match=r"summarizer"):
+        run(Compaction(StateSpace(sizes.words, 400), trigger=50, summarizer=wordy), steps)
+
+
+def test_a_huge_keep_is_refused_in_words_that_name_it_once():
+    from stmviz import StateSpace, sizes
+    from stmviz.managers import LangChainSummarization
+
+    with pytest.raises(InvalidArgumentError) as info:
+        LangChainSummarization(StateSpace(sizes.words, 400), keep=("tokens", 10**400))
+    assert str(info.value).count("keep") <= 2 and "≤ keep" not in str(info.value), str(info.value)
