@@ -351,8 +351,11 @@ ENTRIES = [
     Entry("locomo_f1", lambda prediction, reference, category: locomo_eval.locomo_f1(prediction, reference, category),
           {"prediction": lambda: "Lisbon", "reference": lambda: "Lisbon", "category": lambda: 1}, max_examples=30),
     Entry("by_category", lambda records: locomo_eval.by_category(records),
-          {"records": lambda: [{"category": 1, "f1": 0.5}, {"category": 2, "f1": 1.0}]}, max_examples=30,
-          cases=({"records": lambda: [{"category": 1, "f1": 0.5}, {"category": "1", "f1": 1.0}]},)),
+          {"records": lambda: [{"category": "multi-hop", "category_id": 1, "f1": 0.5},
+                               {"category": "temporal", "category_id": 2, "f1": 1.0}]}, max_examples=30,
+          cases=({"records": lambda: [{"category": "a", "category_id": 1, "f1": 0.5},
+                                      {"category": "a", "category_id": "1", "f1": 1.0}]},
+                 {"records": lambda: [{"category": "a", "category_id": 1, "f1": math.nan}]})),
     # ------------------------------------------------------------------ CLI, recorded marks, placement
     Entry("cli replay", replay, {"source": lambda: str(FIXTURES / "transcripts" / "otel_otlp.json"),
                                  "mechanism": lambda: "fifo", "v_max": lambda: "500", "format": lambda: None},
