@@ -365,3 +365,13 @@ def test_a_huge_keep_is_refused_in_words_that_name_it_once():
     with pytest.raises(InvalidArgumentError) as info:
         LangChainSummarization(StateSpace(sizes.words, 400), keep=("tokens", 10**400))
     assert str(info.value).count("keep") <= 2 and "≤ keep" not in str(info.value), str(info.value)
+
+
+@pytest.mark.parametrize("v_max", [pytest.param(v, marks=known("lead: Scenario v_max")) for v in (math.nan, math.inf, 10**400)])
+def test_a_scenario_refuses_a_v_max_that_is_no_capacity(v_max):
+    from stmviz.scenarios import Scenario, from_transcript
+
+    with pytest.raises(STMError, match="v_max"):
+        Scenario(name="s", steps=({"observation": "hello"},), v_max=v_max)
+    with pytest.raises(STMError, match="v_max"):
+        from_transcript([{"role": "user", "content": "hi"}], "openai_chat", v_max=v_max)
