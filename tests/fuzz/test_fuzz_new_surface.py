@@ -10,7 +10,6 @@ device file or a named pipe given to a loader, executors that misbehave.
 from __future__ import annotations
 
 import contextlib
-import copy
 import io
 import json
 import math
@@ -22,7 +21,6 @@ from pathlib import Path
 import pytest
 
 from stmviz import AgentStep, ClearToolUses, FIFOWindow, StateSpace, run, sizes
-from stmviz.scenarios import Probe
 from stmviz import forgetting, locomo_eval, metrics
 from stmviz.scenarios import (
     detect_format,

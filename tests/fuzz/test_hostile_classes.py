@@ -190,7 +190,7 @@ def test_an_evidence_step_is_not_read_from_the_end_nor_past_t(short_trace, name,
 def test_why_forgotten_refuses_an_evidence_step_outside_0_to_t(short_trace, step):
     from stmviz.forgetting import why_forgotten
 
-    with pytest.raises(InvalidArgumentError, match=rf"why_forgotten: probe.evidence_steps\[0\] must be a step before"):
+    with pytest.raises(InvalidArgumentError, match=r"why_forgotten: probe.evidence_steps\[0\] must be a step before"):
         why_forgotten(short_trace, _asked_at_3(step))
 
 
