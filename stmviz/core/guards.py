@@ -454,11 +454,17 @@ def evidence_steps(value: object, name: str, *, where: str = "") -> tuple[int, .
     ...
     stmviz.core.errors.InvalidArgumentError: evidence_recall: probe.evidence_steps[1] must be a step before the probe is asked at t = 3 (a whole number 0 … 2), got int -1; a negative step does not count from the end: pass the step's number
     """
-    t = as_int(getattr(value, "t", None))
-    listed = getattr(value, "evidence_steps", None)
-    if listed is None or (isinstance(listed, (tuple, list)) and not listed and hasattr(value, "evidence_step")):
-        single = getattr(value, "evidence_step", None)
-        listed = () if single is None else (single,)
+    try:
+        t = as_int(getattr(value, "t", None))
+        listed = getattr(value, "evidence_steps", None)
+        if listed is None or (isinstance(listed, (tuple, list)) and not listed and hasattr(value, "evidence_step")):
+            single = getattr(value, "evidence_step", None)
+            listed = () if single is None else (single,)
+    except Exception:  # an object whose attributes cannot be read names no step
+        raise InvalidArgumentError(
+            f"{_prefix(where)}{name}.evidence_steps cannot be read from {_got(value)}; pass scenario.probes or "
+            f"Probe(t, question, answer, evidence_step)"
+        ) from None
     given = items(listed, f"{name}.evidence_steps", where=where, what="step numbers")
     out = []
     for k, step in enumerate(given):
