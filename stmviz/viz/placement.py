@@ -44,8 +44,15 @@ def placements(mechanisms: Iterable[Any]) -> list[tuple[str, list[str], list[str
     rows: list[tuple[str, list[str], list[str]]] = []
     for mechanism in given:
         name = mechanism.__name__ if isinstance(mechanism, type) else type(mechanism).__name__
-        declared = getattr(mechanism, "placement", None)
-        if not isinstance(declared, Mapping) or not declared:  # the protocol's rule: a mechanism declares its placement
+        try:  # a user's class: its placement is read once, as plain pairs (a Mapping whose methods raise is none)
+            found = getattr(mechanism, "placement", None)
+            declared = dict(found.items()) if isinstance(found, Mapping) else None
+        except Exception as exc:  # noqa: BLE001 - any failure to read it means it declares no readable placement
+            raise InvalidArgumentError(
+                f"{name}.placement cannot be read ({type(exc).__name__}: {brief(str(exc), 80)}); give the class an "
+                "attribute placement = {'part of its work': 'U' or 'π', ...}"
+            ) from None
+        if not declared:  # the protocol's rule: a mechanism declares its placement
             raise InvalidArgumentError(
                 f"{name} declares no placement: give the class an attribute placement = "
                 "{'part of its work': 'U' or 'π', ...} saying where each part happens"

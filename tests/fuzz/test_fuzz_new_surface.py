@@ -37,7 +37,7 @@ from stmviz.scenarios.agentfold_log import from_infer_trajectory
 from stmviz.scenarios.transcripts import RecordedCompaction, recorded_compactions
 from stmviz.sweep import sweep
 
-from _harness import Entry, inside
+from _harness import BadEverything, BadMapping, Entry, inside
 from _run import fuzz, params
 
 FIXTURES = Path(__file__).resolve().parents[1] / "scenarios" / "fixtures"
@@ -376,7 +376,9 @@ ENTRIES = [
     Entry("placement_figure", placement, {"mechanisms": lambda: [ClearToolUses], "title": lambda: "where"}, max_examples=40,
           cases=({"mechanisms": lambda: [type("Odd", (), {"placement": {"<b>x</b>": "U"}})]},
                  {"mechanisms": lambda: [type("Odd", (), {"placement": {"a": "X"}})]},
-                 {"mechanisms": lambda: [type("Odd", (), {"placement": {1: "U"}})]})),
+                 {"mechanisms": lambda: [type("Odd", (), {"placement": {1: "U"}})]},
+                 {"mechanisms": lambda: [BadEverything()]},
+                 {"mechanisms": lambda: [type("Odd", (), {"placement": BadMapping()})]})),
 ]
 
 
