@@ -230,9 +230,17 @@ def by_category(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     ...              {"category": "temporal", "category_id": 2, "whole_turns": 0.0}])
     [{'category': 'temporal', 'questions': 2, 'whole_turns': 0.5}, {'category': 'all', 'questions': 2, 'whole_turns': 0.5}]
     """
-    rows = guards.items(records, "records", where="by_category", what="records of locomo_records (dicts)")
-    for k, row in enumerate(rows):
+    given = guards.items(records, "records", where="by_category", what="records of locomo_records (dicts)")
+    rows: list[Mapping[str, Any]] = []
+    for k, row in enumerate(given):
         guards.instance(row, f"records[{k}]", Mapping, where="by_category", what="a dict (a record of locomo_records)")
+        try:  # read once, as plain pairs: a Mapping whose methods raise is no record
+            row = dict(row.items())
+        except Exception as exc:  # noqa: BLE001 - any failure to read it: the record cannot be averaged
+            raise InvalidArgumentError(
+                f"by_category: records[{k}] cannot be read ({type(exc).__name__}); pass the dicts of locomo_records"
+            ) from None
+        rows.append(row)
         # one kind of category id (mixed 1 and "1" would be two categories, or not sort at all), numbers to average
         guards.whole_number(row.get("category_id"), f"records[{k}]['category_id']", 1, where="by_category",
                             none_ok=True, fix="; LoCoMo's categories are 1 … 5 (records of locomo_records)")

@@ -388,7 +388,7 @@ def _run_group(
             mechanism = _build(factory, StateSpace(mu, v_max), params, caches)
             trace = run(mechanism, scenario)
         except STMError as exc:
-            settings = "".join(f", {k}={v!r}" for k, v in params.items())
+            settings = "".join(f", {k}={brief(v, 40)}" for k, v in params.items())
             where = f"sweep: {label}{settings} at V_max = {v_max} on {name!r}"
             if errors == "raise":
                 raise _naming_the_run(exc, where) from exc
@@ -658,5 +658,5 @@ def _on_executor(tasks: list[tuple[Any, ...]], executor: Executor, bar: Any, how
 def _run_name(task: tuple[Any, ...]) -> str:
     """A group's mechanism, parameters and scenario, for messages: ``FIFOWindow, k=2 on 'tool_chat'``."""
     scenario, label, _, params = task[:4]
-    settings = "".join(f", {k}={v!r}" for k, v in params.items())
+    settings = "".join(f", {k}={brief(v, 40)}" for k, v in params.items())
     return f"{label}{settings} on {getattr(scenario, 'name', '')!r}"

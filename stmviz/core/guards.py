@@ -178,7 +178,7 @@ def real_number(value: object, name: str, low: float = -math.inf, high: float = 
     if not isinstance(value, bool) and (isinstance(value, (int, float)) or hasattr(type(value), "__float__")):
         try:
             number = float(value)  # type: ignore[arg-type]
-        except (OverflowError, TypeError, ValueError):  # an int too large for a float; an odd __float__
+        except Exception:  # noqa: BLE001 - an int too large for a float; an odd __float__ (any error it raises)
             number = None
         if isinstance(value, (str, bytes, complex)):
             number = None

@@ -37,7 +37,7 @@ from stmviz.scenarios.agentfold_log import from_infer_trajectory
 from stmviz.scenarios.transcripts import RecordedCompaction, recorded_compactions
 from stmviz.sweep import sweep
 
-from _harness import BadEverything, BadMapping, Entry, inside
+from _harness import BadEverything, BadMapping, BadRepr, Entry, inside
 from _run import fuzz, params
 
 FIXTURES = Path(__file__).resolve().parents[1] / "scenarios" / "fixtures"
@@ -321,9 +321,12 @@ ENTRIES = [
         {"mechanisms": lambda: [FIFOWindow], "scenarios": small_scenario, "v_max": lambda: [80],
          "errors": lambda: "raise", "progress": lambda: False, "size": lambda: "words"}, max_examples=50,
         cases=({"v_max": lambda: 10**400}, {"v_max": lambda: [10**400]}, {"v_max": lambda: math.nan},
-               {"v_max": lambda: [math.inf]}, {"progress": lambda: "no"},
+               {"v_max": lambda: [math.inf]}, {"v_max": lambda: [BadEverything()]}, {"progress": lambda: "no"},
                {"mechanisms": lambda: [failing_factory]}, {"mechanisms": lambda: [two_arg_stm_factory]}),
         own_errors=(HostileUserError,)),
+    Entry("sweep(grid)", lambda system: sweep([FIFOWindow], small_scenario(), [80], progress=False, system=system),
+          {"system": lambda: ["be brief"]}, max_examples=20,
+          cases=({"system": lambda: [BadRepr()]}, {"system": lambda: [BadEverything()]})),
     Entry("sweep(executor)", lambda executor: sweep([FIFOWindow], small_scenario(), [80], executor=executor, progress=False),
           {"executor": lambda: ThreadPoolExecutor(1)}, max_examples=20,
           cases=({"executor": RaisingSubmit}, {"executor": NoneSubmit}, {"executor": FailingFutures},
@@ -353,7 +356,9 @@ ENTRIES = [
                                {"category": "temporal", "category_id": 2, "f1": 1.0}]}, max_examples=30,
           cases=({"records": lambda: [{"category": "a", "category_id": 1, "f1": 0.5},
                                       {"category": "a", "category_id": "1", "f1": 1.0}]},
-                 {"records": lambda: [{"category": "a", "category_id": 1, "f1": math.nan}]})),
+                 {"records": lambda: [{"category": "a", "category_id": 1, "f1": math.nan}]},
+                 {"records": lambda: [BadMapping()]},
+                 {"records": lambda: [{"category": "a", "category_id": 1, "f1": BadEverything()}]})),
     # ------------------------------------------------------------------ CLI, recorded marks, placement
     Entry("cli replay", replay, {"source": lambda: str(FIXTURES / "transcripts" / "otel_otlp.json"),
                                  "mechanism": lambda: "fifo", "v_max": lambda: "500", "format": lambda: None},
