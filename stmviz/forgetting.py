@@ -546,9 +546,7 @@ def _probe_fields(probe: Any, trace: Trace, where: str, name: str) -> tuple[int,
     """(t, casefolded key string, evidence steps) of a probe, checked."""
     guards.probe(probe, name, trace, where=where)
     answer = guards.text(probe.answer, f"{name}.answer", where=where)  # a blank key string is found in every text
-    listed = guards.items(getattr(probe, "evidence_steps", None) or (getattr(probe, "evidence_step", None),),
-                          f"{name}.evidence_steps", where=where, what="step numbers")
-    steps = tuple(guards.whole_number(s, f"{name}.evidence_steps[{k}]", 0, where=where) for k, s in enumerate(listed))
+    steps = guards.evidence_steps(probe, name, where=where)
     return int(probe.t), answer.casefold(), steps
 
 

@@ -141,7 +141,9 @@ def _categories(scenario: Any, probes: tuple[Any, ...]) -> list[int | None]:
             f"locomo_records: the scenario's meta['categories'] holds {len(found)} value(s) for {len(probes)} probe(s); "
             f"pass a scenario loaded by stmviz.scenarios.load_locomo"
         )
-    return found
+    return [guards.whole_number(c, f"scenario.meta['categories'][{k}]", 1, where="locomo_records", none_ok=True,
+                                fix="; LoCoMo's categories are 1 … 5 (pass a scenario of load_locomo)")
+            for k, c in enumerate(found)]
 
 
 def locomo_records(
@@ -228,9 +230,25 @@ def by_category(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     ...              {"category": "temporal", "category_id": 2, "whole_turns": 0.0}])
     [{'category': 'temporal', 'questions': 2, 'whole_turns': 0.5}, {'category': 'all', 'questions': 2, 'whole_turns': 0.5}]
     """
-    rows = guards.items(records, "records", where="by_category", what="records of locomo_records (dicts)")
-    for k, row in enumerate(rows):
+    given = guards.items(records, "records", where="by_category", what="records of locomo_records (dicts)")
+    rows: list[Mapping[str, Any]] = []
+    for k, row in enumerate(given):
         guards.instance(row, f"records[{k}]", Mapping, where="by_category", what="a dict (a record of locomo_records)")
+        try:  # read once, as plain pairs: a Mapping whose methods raise is no record
+            row = dict(row.items())
+        except Exception as exc:  # noqa: BLE001 - any failure to read it: the record cannot be averaged
+            raise InvalidArgumentError(
+                f"by_category: records[{k}] cannot be read ({type(exc).__name__}); pass the dicts of locomo_records"
+            ) from None
+        rows.append(row)
+        # one kind of category id (mixed 1 and "1" would be two categories, or not sort at all), numbers to average
+        guards.whole_number(row.get("category_id"), f"records[{k}]['category_id']", 1, where="by_category",
+                            none_ok=True, fix="; LoCoMo's categories are 1 … 5 (records of locomo_records)")
+        guards.text(row.get("category"), f"records[{k}]['category']", where="by_category", none_ok=True,
+                    example="temporal")
+        for measure in MEASURES:
+            if row.get(measure) is not None:
+                guards.real_number(row[measure], f"records[{k}][{measure!r}]", where="by_category")
     present = [m for m in MEASURES if any(m in row for row in rows)]
     groups: dict[Any, list[Mapping[str, Any]]] = {}
     for row in sorted(rows, key=lambda r: (r.get("category_id") is None, r.get("category_id") or 0)):

@@ -77,7 +77,7 @@ import itertools
 import numbers
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
 from typing import Any
 
 from .core import guards
@@ -322,7 +322,7 @@ def _capacities(v_max: Any, scenario: Any) -> list[float]:
     )
     values: list[float] = []
     for value in given:
-        guards.real_number(value, "every V_max in v_max", 0, low_open=True, where="sweep")
+        guards.capacity(value, "every V_max in v_max", where="sweep")
         values.append(value if isinstance(value, (int, float)) else float(value))
     return values
 
@@ -388,10 +388,10 @@ def _run_group(
             mechanism = _build(factory, StateSpace(mu, v_max), params, caches)
             trace = run(mechanism, scenario)
         except STMError as exc:
-            settings = "".join(f", {k}={v!r}" for k, v in params.items())
+            settings = "".join(f", {k}={brief(v, 40)}" for k, v in params.items())
             where = f"sweep: {label}{settings} at V_max = {v_max} on {name!r}"
             if errors == "raise":
-                raise type(exc)(f"{where}: {exc}") from exc
+                raise _naming_the_run(exc, where) from exc
             record["error"] = f"{type(exc).__name__}: {exc}"
             records.append(record)
             if tick is not None:
@@ -407,6 +407,17 @@ def _run_group(
         if tick is not None:
             tick()
     return records
+
+
+def _naming_the_run(exc: STMError, where: str) -> STMError:
+    """The error of a failed run, its message prefixed by ``where`` (the mechanism, parameters, V_max, scenario).
+
+    Of the same class as ``exc`` when that is one of stmviz's own kinds; a user's subclass of one (whose
+    ``__init__`` may take other arguments) is not rebuilt: the nearest stmviz kind it derives from is raised
+    instead, and the caller chains the user's error to it (``raise … from exc``), unchanged.
+    """
+    kind = next(k for k in type(exc).__mro__ if issubclass(k, STMError) and k.__module__ == STMError.__module__)
+    return kind(f"{where}: {exc}")
 
 
 _WORKER = threading.local()
@@ -600,16 +611,52 @@ def _check_picklable(tasks: list[tuple[Any, ...]], how: str) -> None:
 
 
 def _on_executor(tasks: list[tuple[Any, ...]], executor: Executor, bar: Any, how: str) -> list[list[dict[str, Any]]]:
-    """Every group submitted to ``executor``; the records in the tasks' order, the bar moved as groups finish."""
-    futures = {executor.submit(_run_group, task): k for k, task in enumerate(tasks)}
+    """Every group submitted to ``executor``; the records in the tasks' order, the bar moved as groups finish.
+
+    An executor that fails — ``submit`` raises or returns no Future, a future raises something other than an
+    STMError (a lost worker, a shut-down pool) — gives an :class:`InvalidArgumentError` naming the run and the
+    executor, chained to the executor's own error, which is kept unchanged as its ``__cause__``. An STMError of
+    a run already names the run (see :func:`_run_group`) and is raised as it is.
+    """
+    futures: dict[Future[Any], int] = {}
     groups: list[list[dict[str, Any]]] = [[] for _ in tasks]
     try:
+        for k, task in enumerate(tasks):
+            try:
+                future = executor.submit(_run_group, task)
+            except Exception as exc:  # noqa: BLE001 - the user's executor failed: chained below, unchanged
+                raise InvalidArgumentError(
+                    f"sweep, {how}: the executor's submit() failed for the run of {_run_name(task)} "
+                    f"({type(exc).__name__}: {shorten(str(exc), 160)}); check that the executor is running (not shut "
+                    f"down), or run without executor="
+                ) from exc
+            if not isinstance(future, Future):  # the Executor protocol: submit returns a Future
+                raise InvalidArgumentError(
+                    f"sweep, {how}: the executor's submit() returned {type(future).__name__} {brief(future)} for the "
+                    f"run of {_run_name(task)}, not a concurrent.futures.Future; pass a concurrent.futures.Executor"
+                )
+            futures[future] = k
         for future in as_completed(futures):
             k = futures[future]
-            groups[k] = future.result()
+            try:
+                groups[k] = future.result()
+            except STMError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - the executor or the user's factory failed: chained, unchanged
+                raise InvalidArgumentError(
+                    f"sweep, {how}: the run of {_run_name(tasks[k])} failed on the executor "
+                    f"({type(exc).__name__}: {shorten(str(exc), 160)}); its own error is chained above this one"
+                ) from exc
             bar.update(len(tasks[k][4]))
     except BaseException:
         for future in futures:
             future.cancel()
         raise
     return groups
+
+
+def _run_name(task: tuple[Any, ...]) -> str:
+    """A group's mechanism, parameters and scenario, for messages: ``FIFOWindow, k=2 on 'tool_chat'``."""
+    scenario, label, _, params = task[:4]
+    settings = "".join(f", {k}={brief(v, 40)}" for k, v in params.items())
+    return f"{label}{settings} on {getattr(scenario, 'name', '')!r}"

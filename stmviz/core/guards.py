@@ -149,6 +149,8 @@ def _bounds(name: str, minimum: int | None, maximum: int | None, number: int | N
     if maximum == LARGEST and (number is None or number <= maximum):
         maximum = None
     if minimum is not None and maximum is not None:
+        if len(name) > 24 or " " in name:  # a long name said twice in one message reads as noise
+            return f" in {minimum} … {maximum}"
         return f" with {minimum} ≤ {name} ≤ {maximum}"
     if minimum is not None:
         return f" ≥ {minimum}"
@@ -176,7 +178,7 @@ def real_number(value: object, name: str, low: float = -math.inf, high: float = 
     if not isinstance(value, bool) and (isinstance(value, (int, float)) or hasattr(type(value), "__float__")):
         try:
             number = float(value)  # type: ignore[arg-type]
-        except (OverflowError, TypeError, ValueError):  # an int too large for a float; an odd __float__
+        except Exception:  # noqa: BLE001 - an int too large for a float; an odd __float__ (any error it raises)
             number = None
         if isinstance(value, (str, bytes, complex)):
             number = None
@@ -335,7 +337,7 @@ def prompt(value: object, name: str, fields: Mapping[str, Any]) -> str:
 
 # ---------------------------------------------------------------- the words the layers above the core share
 
-__all__ += ["instance", "labelled", "nonempty", "probe"]
+__all__ += ["instance", "labelled", "nonempty", "probe", "evidence_steps"]
 
 
 def _a(noun: str) -> str:
@@ -434,7 +436,48 @@ def probe(value: object, name: str, trace: Sized, *, where: str = "", texts: Ite
             f"{_prefix(where)}{name}{asked} is asked at t = {t}, but the trace has states ω_0 … ω_{n}; "
             f"run the whole scenario, or drop probes after step {n}"
         )
+    if "evidence_steps" in present:
+        evidence_steps(value, name, where=where)
     return value
+
+
+def evidence_steps(value: object, name: str, *, where: str = "") -> tuple[int, ...]:
+    """The evidence steps S_p of a probe (its ``evidence_steps``, else its one ``evidence_step``), checked.
+
+    As :class:`stmviz.scenarios.Probe` is built: each a whole number in 0 … t−1 (a step before the probe is
+    asked). A negative step does not count from the end: −1 would silently read the last step of the run.
+
+    >>> class Asked:
+    ...     t, evidence_steps = 3, (0, -1)
+    >>> evidence_steps(Asked(), "probe", where="evidence_recall")
+    Traceback (most recent call last):
+    ...
+    stmviz.core.errors.InvalidArgumentError: evidence_recall: probe.evidence_steps[1] must be a step before the probe is asked at t = 3 (a whole number 0 … 2), got int -1; a negative step does not count from the end: pass the step's number
+    """
+    try:
+        t = as_int(getattr(value, "t", None))
+        listed = getattr(value, "evidence_steps", None)
+        if listed is None or (isinstance(listed, (tuple, list)) and not listed and hasattr(value, "evidence_step")):
+            single = getattr(value, "evidence_step", None)
+            listed = () if single is None else (single,)
+    except Exception:  # an object whose attributes cannot be read names no step
+        raise InvalidArgumentError(
+            f"{_prefix(where)}{name}.evidence_steps cannot be read from {_got(value)}; pass scenario.probes or "
+            f"Probe(t, question, answer, evidence_step)"
+        ) from None
+    given = items(listed, f"{name}.evidence_steps", where=where, what="step numbers")
+    out = []
+    for k, step in enumerate(given):
+        number = as_int(step)
+        if t is None or number is None or not 0 <= number < t:
+            top = f"0 … {t - 1}" if t is not None and t > 0 else "none: a probe at t = 0 has no step before it"
+            raise InvalidArgumentError(
+                f"{_prefix(where)}{name}.evidence_steps[{k}] must be a step before the probe is asked at t = {t} "
+                f"(a whole number {top}), got {_got(step)}; a negative step does not count from the end: pass the "
+                f"step's number"
+            )
+        out.append(number)
+    return tuple(out)
 
 
 def nonempty(value: object, name: str, *, where: str = "", what: str = "items", fix: str = "") -> list[Any]:
@@ -451,3 +494,32 @@ def nonempty(value: object, name: str, *, where: str = "", what: str = "items", 
     if not found:
         raise InvalidArgumentError(f"{_prefix(where)}{name} is empty; pass at least one of the {what}{fix}")
     return found
+
+
+def capacity(value: object, name: str = "v_max", *, where: str = "", none_ok: bool = False) -> Any:
+    """``value``, if it is a capacity V_max ∈ ℝ⁺: a finite real number > 0 that a float holds (or None when ``none_ok``).
+
+    NaN and ±∞ are no capacity (Σμ(e) ≤ NaN is never true; ∞ bounds nothing), and an int too large for a
+    float (``10**400``) would overflow wherever V_max meets a float: each is refused here. The value is
+    returned as it was given (an int stays an int).
+
+    >>> capacity(4096), capacity(None, none_ok=True)
+    (4096, None)
+    >>> capacity(float("nan"), where="generate_dialogue")
+    Traceback (most recent call last):
+    ...
+    stmviz.core.errors.InvalidArgumentError: generate_dialogue: v_max must be a finite number > 0, got float nan; a capacity V_max ∈ ℝ⁺ bounds Σμ(e): pass e.g. v_max=4096
+    """
+    if value is None and none_ok:
+        return None
+    try:
+        real_number(value, name, 0, low_open=True, where=where)
+    except InvalidArgumentError:
+        raise InvalidArgumentError(
+            f"{_prefix(where)}{name} must be a finite number > 0, got {_got(value)}; a capacity V_max ∈ ℝ⁺ bounds "
+            "Σμ(e): pass e.g. v_max=4096" + (", or None" if none_ok else "")
+        ) from None
+    return value
+
+
+__all__ += ["capacity"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import warnings
 import zipfile
 from collections import Counter
@@ -19,7 +20,7 @@ from typing import Any
 from ..core import guards
 from ..core.errors import FormatError
 from ..core.formatting import shorten
-from ..io.files import as_path
+from ..io.files import as_path, read_bytes
 from ..io.jsonio import decode_json
 
 #: The largest file the loaders read unless told otherwise (``max_bytes``): 1 GiB.
@@ -41,19 +42,21 @@ def read_json_file(
     source = path.name or str(path)
     max_bytes = guards.whole_number(max_bytes, "max_bytes", 1, where=where, fix="; a number of bytes, e.g. 2**30")
     try:
-        size = path.stat().st_size
-        if path.is_dir():
-            raise FormatError(f"{path}: is a folder; give the path of the JSON file in it")
-        if size > max_bytes:
-            raise FormatError(
-                f"{source}: the file holds {size:,} bytes, more than max_bytes = {max_bytes:,}; if it is the file you "
-                f"meant, pass a larger max_bytes (reading it needs several times its size in memory)"
-            )
-        raw = path.read_bytes()
+        info = path.stat()
     except FileNotFoundError:
         raise FormatError(f"{path}: no such file; give the path of the downloaded JSON file") from None
     except OSError as exc:
         raise FormatError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise FormatError(f"{path}: is a folder; give the path of the JSON file in it")
+    if stat.S_ISREG(info.st_mode) and info.st_size > max_bytes:
+        raise FormatError(
+            f"{source}: the file holds {info.st_size:,} bytes, more than max_bytes = {max_bytes:,}; if it is the file "
+            f"you meant, pass a larger max_bytes (reading it needs several times its size in memory)"
+        )
+    # the bounded, non-blocking reader every file of stmviz goes through: a device (/dev/zero) or a named pipe
+    # is refused at once, instead of read to exhaustion or waited on for ever
+    raw = read_bytes(path, what="benchmark file", error=FormatError, limit=max_bytes)
     try:
         return decode_json(raw, source, FormatError, expected=expected), source
     except RecursionError:

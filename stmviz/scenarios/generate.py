@@ -576,6 +576,7 @@ def _scenario(
     steps: list[AgentStep], facts: list[_Fact], plan: _Plan, *, name: str, kind: str, seed: int, per_fact: int,
     query: str, tools: Sequence[str], v_max: float | None, mechanism: str | None,
 ) -> Scenario:
+    v_max = guards.capacity(v_max, where=f"generate_{kind}", none_ok=True)
     probes = [
         Probe(t=k + 1, question=fact.question, answer=fact.answer, evidence_step=e)
         for fact, e, k in zip(facts, plan.evidence, plan.question)

@@ -259,7 +259,26 @@ def _from_locomo(
     for i in chosen:
         where = "" if single else f"[{i}]"
         out.extend(_sample(samples[i], source, where, i, assistant, questions, chosen_categories, strict, anomalies))
+    if chosen_categories is not None and chosen and not any(s.probes for s in out):
+        _no_question_of(chosen_categories, [samples[i] for i in chosen], source, caller)
     return out
+
+
+def _no_question_of(categories: frozenset[int], samples: list[Any], source: str, caller: str) -> None:
+    """A category filter that keeps no question is a mistake to say, not an empty list of probes to return."""
+    found: set[int] = set()
+    for s in samples:
+        qa = s.get("qa") if isinstance(s, Mapping) else None
+        for q in qa if isinstance(qa, list) else ():
+            if isinstance(q, Mapping) and isinstance(q.get("category"), int) and not isinstance(q["category"], bool):
+                found.add(q["category"])
+    present = sorted(found)
+    # the file's own categories: what it holds, no guard's rule
+    raise InvalidArgumentError(
+        f"{caller}: no question of {source} with an answer and evidence is of the categories "
+        f"{sorted(categories)}; the file's questions are of the categories {present or 'none'}; pass some of these, "
+        f"or categories=None for every question"
+    )
 
 
 def _choose(samples: list[Any], sample: int | str | None, source: str, caller: str) -> list[int]:
@@ -494,6 +513,9 @@ def _questions(
                 found.add(step)
         if not found:
             because = "every evidence id names no turn" if evidence else "its evidence list is empty"
+            if strict:  # strict=True refuses every anomaly it would otherwise skip with a warning
+                raise fail(source, f"{at}.evidence", f"the question has no evidence turn: {because}; list the dia_ids "
+                           f"of the turns that hold its answer, or load with strict=False to skip such questions")
             anomaly(anomalies, at, f"the question has no evidence turn: {because} (skipped)")
             skipped.append({"qa": j, "reason": "no evidence turn"})
             continue

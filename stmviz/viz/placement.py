@@ -44,8 +44,15 @@ def placements(mechanisms: Iterable[Any]) -> list[tuple[str, list[str], list[str
     rows: list[tuple[str, list[str], list[str]]] = []
     for mechanism in given:
         name = mechanism.__name__ if isinstance(mechanism, type) else type(mechanism).__name__
-        declared = getattr(mechanism, "placement", None)
-        if not isinstance(declared, Mapping) or not declared:  # the protocol's rule: a mechanism declares its placement
+        try:  # a user's class: its placement is read once, as plain pairs (a Mapping whose methods raise is none)
+            found = getattr(mechanism, "placement", None)
+            declared = dict(found.items()) if isinstance(found, Mapping) else None
+        except Exception as exc:  # noqa: BLE001 - any failure to read it means it declares no readable placement
+            raise InvalidArgumentError(
+                f"{name}.placement cannot be read ({type(exc).__name__}: {brief(str(exc), 80)}); give the class an "
+                "attribute placement = {'part of its work': 'U' or 'π', ...}"
+            ) from None
+        if not declared:  # the protocol's rule: a mechanism declares its placement
             raise InvalidArgumentError(
                 f"{name} declares no placement: give the class an attribute placement = "
                 "{'part of its work': 'U' or 'π', ...} saying where each part happens"
@@ -89,7 +96,8 @@ def placement_figure(mechanisms: Iterable[Any], *, title: str = "Where each mech
     ['Compaction', 'ClearToolUses']
     """
     title = guards.text(title, "title", where="placement_figure", blank_ok=True)
-    rows = placements(mechanisms)
+    # the rows' names are axis labels, which plotly renders as HTML: a class named "<img …>" is shown, not run
+    rows = [(escape(name), in_u, in_pi) for name, in_u, in_pi in placements(mechanisms)]
     fig = go.Figure()
     for column, (place, (meaning, color)) in enumerate(PLACES.items()):
         names, texts, hovers, bases = [], [], [], []
@@ -98,7 +106,7 @@ def placement_figure(mechanisms: Iterable[Any], *, title: str = "Where each mech
             for k, part in enumerate(parts):
                 names.append(name)
                 texts.append("<br>".join(escape(line) for line in textwrap.wrap(part, 30)))
-                hovers.append(f"<b>{escape(name)}</b><br>{escape(place)}: {escape(part)}")
+                hovers.append(f"<b>{name}</b><br>{escape(place)}: {escape(part)}")
                 bases.append(column + k / max(1, len(parts)))
         widths = [1 / max(1, sum(1 for n in names if n == name)) for name in names]
         fig.add_trace(go.Bar(

@@ -57,7 +57,8 @@ def mark_recorded_compactions(figure: go.Figure, compactions: Scenario | Iterabl
     events = guards.items(items, "compactions", where="mark_recorded_compactions",
                           what="RecordedCompaction items (or a Scenario read from a transcript)")
     for k, event in enumerate(events):
-        guards.instance(event, f"compactions[{k}]", RecordedCompaction, where="mark_recorded_compactions")
+        _check_event(guards.instance(event, f"compactions[{k}]", RecordedCompaction, where="mark_recorded_compactions"),
+                     f"compactions[{k}]")
     panels = _panels(figure)
     for event in events:
         for x_axis, y_axis in panels:
@@ -72,6 +73,24 @@ def mark_recorded_compactions(figure: go.Figure, compactions: Scenario | Iterabl
             name="recorded compaction", bgcolor="rgba(255,255,255,0.7)",
         )
     return figure
+
+
+def _check_event(event: RecordedCompaction, name: str) -> None:
+    """A compaction drawn at a step t (a whole number ≥ 0, not NaN), with text labels and a finite size in tokens.
+
+    A RecordedCompaction is a plain record anyone can build (or hand-edit in a transcript's metadata): its
+    fields are checked here, before anything is drawn, so the figure never gets a line at t = NaN or a
+    label saying "nan tokens".
+    """
+    where = "mark_recorded_compactions"
+    guards.whole_number(event.t, f"{name}.t", 0, where=where)
+    guards.text(event.system, f"{name}.system", where=where, blank_ok=True)
+    guards.text(event.trigger, f"{name}.trigger", where=where, none_ok=True, blank_ok=True, example="auto")
+    if event.pre_tokens is not None:
+        guards.real_number(event.pre_tokens, f"{name}.pre_tokens", 0,
+                           where=where)
+    guards.text(event.summary, f"{name}.summary", where=where, none_ok=True, blank_ok=True)
+    guards.text(event.where, f"{name}.where", where=where, blank_ok=True)
 
 
 def _panels(figure: go.Figure) -> list[tuple[str, str]]:

@@ -15,7 +15,10 @@ thread and gives one of five verdicts:
 ``hang``
     it did not finish within :data:`HANG_SECONDS` (a failure);
 ``mutated``
-    it returned or raised, but changed an argument it was given (a failure).
+    it returned or raised, but changed an argument it was given (a failure);
+``user error``
+    it raised, unchanged, an exception of a type the case's own callable raises (``Entry.own_errors``: a
+    factory, a client or an executor the user passed): the user's error reaches the user (not a failure).
 
 With the environment variable ``STMVIZ_FUZZ_RECORD`` set to a file, every verdict
 is appended there as one JSON line and no test fails:
@@ -310,6 +313,8 @@ class Entry:
     valid_raises: bool = False
     #: regression cases tried before the random ones: each maps some arguments to junk (the rest stay valid)
     cases: tuple[Mapping[str, Callable[[], Any]], ...] = ()
+    #: exception types the cases' own callables (a user's factory, client or executor) raise: passed on unchanged
+    own_errors: tuple[type[BaseException], ...] = ()
 
     @property
     def slots(self) -> tuple[str, ...]:
@@ -388,13 +393,13 @@ def fingerprint(value: Any, _seen: frozenset[int] = frozenset()) -> Any:
 
 @dataclass
 class Verdict:
-    kind: str  # returned | STMError | other | hang | mutated
+    kind: str  # returned | STMError | user error | other | hang | mutated
     detail: str = ""
     arguments: dict[str, str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
-        return self.kind in ("returned", "STMError")
+        return self.kind in ("returned", "STMError", "user error")
 
 
 def _describe(value: Any) -> str:
@@ -428,6 +433,8 @@ def check_call(entry: Entry, kwargs: dict[str, Any], record: bool = True) -> Ver
             verdict = Verdict("returned", "", shown)
         elif isinstance(error, STMError):
             verdict = Verdict("STMError", f"{type(error).__name__}: {str(error)[:200]}", shown)
+        elif entry.own_errors and isinstance(error, entry.own_errors):
+            verdict = Verdict("user error", f"{type(error).__name__}: {_describe(str(error))}", shown)
         else:
             verdict = Verdict("other", f"{type(error).__module__}.{type(error).__name__}: {_describe(str(error))}", shown)
         if verdict.ok:

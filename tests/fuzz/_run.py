@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
+import pytest
 from hypothesis import given, settings
 
 from _harness import RECORD, Entry, arguments, assert_ok, check_call
+from _known import KNOWN_FAILURES
 
 
 def valid_call(entry: Entry) -> None:
@@ -34,3 +37,12 @@ def fuzz(entry: Entry) -> None:
 
 def ids(entries: Sequence[Entry]) -> list[str]:
     return [e.name for e in entries]
+
+
+def params(entries: Sequence[Entry]) -> list[Any]:
+    """The entries as pytest parameters, each one listed in ``_known.KNOWN_FAILURES`` marked ``xfail(strict=True)``."""
+    return [
+        pytest.param(e, id=e.name, marks=[pytest.mark.xfail(strict=True, reason=KNOWN_FAILURES[e.name])]
+                     if e.name in KNOWN_FAILURES else [])
+        for e in entries
+    ]

@@ -8,7 +8,7 @@ Usage (from the repository root)::
 
 In record mode (``STMVIZ_FUZZ_RECORD``) no case fails and hypothesis does not
 shrink, so every entry point runs exactly its ``max_examples`` cases; each
-verdict (returned / STMError / other / hang / mutated, see ``_harness.py``) is
+verdict (returned / STMError / user error / other / hang / mutated, see ``_harness.py``) is
 counted as it happened, nothing here is typed in by hand.
 """
 
@@ -23,7 +23,7 @@ import tempfile
 from collections import Counter, defaultdict
 from pathlib import Path
 
-KINDS = ("returned", "STMError", "other", "hang", "mutated")
+KINDS = ("returned", "STMError", "user error", "other", "hang", "mutated")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     examples: dict[tuple[str, str], dict] = {}
     for row in rows:
         counts[row["entry"]][row["verdict"]] += 1
-        if row["verdict"] not in ("returned", "STMError"):
+        if row["verdict"] not in ("returned", "STMError", "user error"):
             key = f'{row["verdict"]}: {row["detail"]}'
             failures[row["entry"]][key] += 1
             examples.setdefault((row["entry"], key), row["arguments"])
@@ -61,9 +61,9 @@ def main(argv: list[str] | None = None) -> int:
             print("| " + " | ".join(str(v) for v in line) + " |")
     else:
         width = max(len(str(line[0])) for line in [header, *table])
-        print(f"{header[0]:<{width}}  " + "  ".join(f"{h:>8}" for h in header[1:]))
+        print(f"{header[0]:<{width}}  " + "  ".join(f"{h:>10}" for h in header[1:]))
         for line in table:
-            print(f"{line[0]:<{width}}  " + "  ".join(f"{v:>8}" for v in line[1:]))
+            print(f"{line[0]:<{width}}  " + "  ".join(f"{v:>10}" for v in line[1:]))
     if args.details:
         for name, found in failures.items():
             print(f"\n{name}:")
