@@ -457,6 +457,13 @@ def _path(path: Any, what: str) -> Path:
         raise InvalidArgumentError(f"the path of the {what} must be text, got {type(raw).__name__} {brief(raw)}")
     if not raw or "\0" in raw:
         raise InvalidArgumentError(f"the path of the {what} must be a non-empty file name without NUL characters, got {brief(raw)}")
+    try:
+        os.fsencode(raw)  # what the OS is given: a lone surrogate (not one os.fsdecode made) has no bytes
+    except UnicodeEncodeError:
+        raise InvalidArgumentError(
+            f"the path of the {what} holds characters no file name can have (a lone surrogate), got {brief(raw)}; "
+            "pass the name as the OS gave it (os.listdir, pathlib) or as bytes decoded with os.fsdecode"
+        ) from None
     return Path(raw)
 
 

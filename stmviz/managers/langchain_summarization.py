@@ -387,7 +387,7 @@ def _size(name: str, value: Any) -> tuple[str, float]:
         guards.real_number(number, f"{name}: a fraction", 0, 1, low_open=True)
     else:
         count = guards.as_int(number, float_ok=True)
-        exact = count is not None and float(count) == number and abs(count) < 2**63  # 20.0 is 20; 1e300 stays a float
+        exact = count is not None and abs(count) < 2**63 and float(count) == number  # 20.0 is 20; 1e300 stays a float
         guards.whole_number(count if exact else number, f"{name}: the {kind} of {guards.brief(value)}", 1)
     return (kind, number)
 

@@ -500,6 +500,7 @@ def from_infer_trajectory(
         When the text is not infer.py's layout (turn headers, prompts, a reply
         without a tool call or an answer, a ``<compress>`` that is not JSON).
     """
+    guards.text(full_traj, "full_traj (the text infer.py records for a run)", where="from_infer_trajectory", blank_ok=True)
     turns = _turns(full_traj, source)
     replies: list[dict[str, Any]] = []
     prompts: list[str] = []

@@ -227,6 +227,11 @@ class Scenario:
                 raise FormatError(f"{label}: probes[{k}]: expected a Probe or a dict, got {type(probe).__name__}")
             probes.append(probe)
         set_(self, "probes", tuple(probes))
+        if self.v_max is not None and not isinstance(self.v_max, bool) and isinstance(self.v_max, (int, float)):
+            try:  # the schema's "> 0" lets NaN and ∞ through (NaN > 0 is no error to it): the capacity rule
+                guards.capacity(self.v_max, "v_max", where=label)
+            except InvalidArgumentError as exc:
+                raise FormatError(str(exc)) from None
         if not isinstance(self.meta, Meta):
             try:
                 set_(self, "meta", Meta(self.meta))
