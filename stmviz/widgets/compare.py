@@ -26,7 +26,7 @@ from ..core.formatting import shorten
 from ..core.trace import Trace
 from ..viz import escape
 from ..viz.occupancy import named_traces, occupancy_figure
-from .player import BOX_STYLE, MARKER_COLOR, FitWidth, Stepping, TraceView, _clamped, _plotlyjs, time_controls
+from .player import BOX_STYLE, MARKER_COLOR, FitWidth, Stepping, TraceView, _clamped, _plotlyjs, step_text_box, time_controls
 
 #: The narrowest a panel gets before the panels wrap onto more rows (px): a figure still reads at this width.
 PANEL_MIN_WIDTH = 400
@@ -103,7 +103,7 @@ class ComparePlayer(Stepping, widgets.VBox):
             widgets.VBox(
                 [
                     widgets.HTML(f"<b style='{BOX_STYLE};overflow-wrap:anywhere'>{escape(shorten(name, 60))}</b>"),
-                    view.occupancy, view.state, view.info,
+                    view.occupancy, view.state, step_text_box(view.info),
                 ],
                 layout=widgets.Layout(min_width="0", overflow="hidden"),
             )

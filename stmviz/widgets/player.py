@@ -187,7 +187,8 @@ def step_html(trace: Trace, t: int, *, max_items: int = 8, width: int = 80) -> s
     t : int
         The state ω_t, 0 ≤ t ≤ n.
     max_items : int
-        Show at most this many added / removed elements.
+        A group of added or removed elements longer than this is collapsed
+        (a ``<details>`` that lists every element when opened); none is cut.
     width : int
         Agent texts (the output, the input) are shortened to this many characters.
 
@@ -213,38 +214,68 @@ def step_html(trace: Trace, t: int, *, max_items: int = 8, width: int = 80) -> s
     width = guards.whole_number(width, "width", where="step_html", minimum=1)
     n = len(trace)
     size = trace.size_at(t)
-    head = (
-        f"<b>ω<sub>{t}</sub></b> · Σμ = {escape(format_number(size, 4))} of V<sub>max</sub> = {escape(format_number(trace.v_max, 4))} "
-        f"({100 * size / trace.v_max:.0f}%)"
+    head = STEP_WORDS["head"].format(
+        t=t, size=escape(format_number(size, 4)), v_max=escape(format_number(trace.v_max, 4)),
+        percent=f"{100 * size / trace.v_max:.0f}",
     )
     now = "<br>&nbsp;&nbsp;".join(escape(half) for half in _halves(trace, t, width))
-    head += f"<br><span class='stmviz-loop-words'>{now}</span>"
+    lines = [head, f"<span class='stmviz-loop-words'>{now}</span>"]
+    if t < n:
+        nxt = "; ".join(escape(shorten(str(o), 60)) for o in trace[t].operations) or "—"
+        lines.append(f"<span style='color:#777'>{STEP_WORDS['next'].format(t=t, operations=f'<code>{nxt}</code>')}</span>")
     if t == 0:
-        lines = [head, "the initial state ω<sub>0</sub>, before the first step"]
+        lines.append(STEP_WORDS["initial"])
     else:
         step = trace[t - 1]
         ops = "; ".join(escape(shorten(str(o), 60)) for o in step.operations) or "—"
         why_ops = "; ".join(dict.fromkeys(escape(shorten(o.reason, 80)) for o in step.operations if o.reason))
-        lines = [head, f"ω<sub>{t}</sub> = U(ω<sub>{t - 1}</sub>, o, c<sub>{t - 1}</sub>) with o = <code>{ops}</code>"
-                 + (f" — {why_ops}" if why_ops else "")]
+        made = STEP_WORDS["made_by"].format(t=t, previous=t - 1, operations=f"<code>{ops}</code>")
+        lines.append(STEP_WORDS["made_by_because"].format(made_by=made, why=why_ops) if why_ops else made)
         lines.extend(_retrieval_lines(step.operations))
         if step.added:
-            shown = ", ".join(escape(e.label(30)) for e in step.added[:max_items])
-            more = f" … (+{len(step.added) - max_items})" if len(step.added) > max_items else ""
-            lines.append(f"<span style='color:#2ca02c'>added</span>: {shown}{more}")
+            lines.append(_element_group("added", [escape(e.label(30)) for e in step.added], max_items))
         if step.removed:
-            items = [
-                f"{escape(e.label(30))} — {_reason_html(why)}"
-                for e, why in list(zip(step.removed, step.reasons))[:max_items]
-            ]
-            more = f"<br>… (+{len(step.removed) - max_items})" if len(step.removed) > max_items else ""
-            lines.append("<span style='color:#d62728'>removed</span>:<br>&nbsp;&nbsp;" + "<br>&nbsp;&nbsp;".join(items) + more)
+            lines.append(_element_group(
+                "removed", [f"{escape(e.label(30))} — {_reason_html(why)}" for e, why in zip(step.removed, step.reasons)],
+                max_items,
+            ))
         if not step.added and not step.removed:
-            lines.append("ω unchanged")
-    if t < n:
-        nxt = "; ".join(escape(shorten(str(o), 60)) for o in trace[t].operations) or "—"
-        lines.append(f"<span style='color:#777'>next: step {t} applies <code>{nxt}</code></span>")
-    return f"<div class='stmviz-step' style='{BOX_STYLE}'>" + "<br>".join(lines) + "</div>"
+            lines.append(STEP_WORDS["unchanged"])
+    return f"<div class='stmviz-step' style='{BOX_STYLE}'>" + "".join(f"<div>{line}</div>" for line in lines) + "</div>"
+
+
+#: The words of the step text, whole sentences with named placeholders (one place, for a translation).
+STEP_WORDS = {
+    "head": "<b>ω<sub>{t}</sub></b> · Σμ = {size} of V<sub>max</sub> = {v_max} ({percent}%)",
+    "next": "next: step {t} applies {operations}",
+    "initial": "the initial state ω<sub>0</sub>, before the first step",
+    "made_by": "ω<sub>{t}</sub> = U(ω<sub>{previous}</sub>, o, c<sub>{previous}</sub>) with o = {operations}",
+    "made_by_because": "{made_by} — {why}",
+    "unchanged": "ω unchanged",
+    "added": "<span style='color:#2ca02c'>added</span>: {elements}",
+    "removed": "<span style='color:#d62728'>removed</span>:{elements}",
+    "added_collapsed": "<span style='color:#2ca02c'>added</span>: {count} elements (click to list them all)",
+    "removed_collapsed": "<span style='color:#d62728'>removed</span>: {count} elements (click to list them all, each with its reason)",
+}
+
+
+def _element_group(kind: str, items: list[str], open_limit: int) -> str:
+    """The added or removed elements of a step (escaped HTML items), every one of them.
+
+    Up to ``open_limit`` items are listed in the open; a longer group is a
+    collapsed ``<details>`` whose summary says how many, and which lists them
+    all when opened: nothing is cut.
+    """
+    if kind == "added":
+        listed = ", ".join(items)
+    else:
+        listed = "".join(f"<div style='margin-left:1.2em'>{item}</div>" for item in items)
+    if len(items) <= open_limit:
+        return STEP_WORDS[kind].format(elements=listed)
+    summary = STEP_WORDS[f"{kind}_collapsed"].format(count=len(items))
+    body = f"<div style='margin-left:1.2em'>{listed}</div>" if kind == "added" else listed
+    return (f"<details class='stmviz-{kind}'><summary style='cursor:pointer'>{summary}</summary>"
+            f"{body}</details>")
 
 
 #: A removal reason longer than this shows its start, and the whole of it on a click.
@@ -662,6 +693,23 @@ class TraceView:
         return "<div class='stmviz-static'>" + "\n".join(parts) + "</div>"
 
 
+def step_text_box(info: widgets.HTML) -> widgets.HTML:
+    """Make a step text a box of fixed height that scrolls (it never grows under the charts, nothing of it is cut).
+
+    The box is :data:`STEP_TEXT_HEIGHT` tall whatever step it shows, so the
+    charts below it stay in place while Play runs; a longer text scrolls
+    inside it (its vertical scroll bar always shown, so that a reader sees
+    there is more), and long lists of elements are collapsed in it
+    (:func:`step_html`).
+    """
+    info.layout = widgets.Layout(
+        height=STEP_TEXT_HEIGHT, overflow="hidden scroll", border="1px solid #e4e4e4", padding="2px 4px",
+        flex="0 0 auto",
+    )
+    info.add_class("stmviz-step-box")
+    return info
+
+
 def _plotlyjs(value: object, where: str) -> str | bool:
     """``include_plotlyjs`` of a static HTML copy, if it is one plotly.io.to_html takes: True, False or a str."""
     return guards.instance(
@@ -861,8 +909,7 @@ class TracePlayer(Stepping, widgets.VBox):
         )
         self.fit = FitWidth()
         # the step text has a fixed height and scrolls: the charts below it stay in place while Play runs
-        self.info.layout = widgets.Layout(height=STEP_TEXT_HEIGHT, overflow="auto", border="1px solid #eee", padding="2px 4px")
-        self.info.add_class("stmviz-step-box")
+        step_text_box(self.info)
         children: list[widgets.Widget] = [controls, self.fit, self.info, self.occupancy, self.state]
         if self.hierarchy is not None:
             children.append(self.hierarchy)

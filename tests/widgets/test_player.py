@@ -328,10 +328,32 @@ def test_the_step_text_has_a_fixed_height_and_long_reasons_are_whole_on_demand()
     scenario = load_scenario("web_research")
     trace = run(AgentFold(StateSpace(sizes.tokens(), v_max=scenario.v_max)), scenario)
     player = TracePlayer(trace)
-    assert player.info.layout.height == STEP_TEXT_HEIGHT and player.info.layout.overflow == "auto"
+    assert player.info.layout.height == STEP_TEXT_HEIGHT and player.info.layout.overflow == "hidden scroll"
     long = [(t, why) for t in range(len(trace)) for why in trace[t].reasons if len(why) > REASON_CHARS]
     assert long, "the scenario should have a long removal reason"
     t, why = long[0]
     html = step_html(trace, t + 1)
     from stmviz.viz import escape
     assert "<details" in html and escape(why) in html, html
+
+
+def test_the_step_text_lists_every_removed_element_collapsed_when_many():
+    """A step that removed more elements than max_items lists every one of them, in a collapsed <details>, each
+    with its reason (it was cut at 8 with "… (+3)"); few are listed in the open; the "next:" line comes before."""
+    from stmviz import HiAgent, StateSpace, load_scenario, run, sizes
+    from stmviz.viz import escape
+    from stmviz.widgets.player import step_html
+
+    scenario = load_scenario("household")
+    trace = run(HiAgent(StateSpace(sizes.tokens(), v_max=scenario.v_max)), scenario)
+    many = next(t for t in range(len(trace)) if len(trace[t].removed) > 3)
+    html = step_html(trace, many + 1, max_items=3)
+    assert "<details class='stmviz-removed'>" in html and "(+" not in html
+    assert f"removed</span>: {len(trace[many].removed)} elements" in html
+    for element in trace[many].removed:
+        assert escape(element.label(30)) in html
+    assert html.index("next: step") < html.index("stmviz-removed")
+    few = next(t for t in range(len(trace)) if 0 < len(trace[t].removed) <= 3)
+    assert "<details class='stmviz-removed'>" not in step_html(trace, few + 1, max_items=3)
+    wide = step_html(trace, many + 1, max_items=100)
+    assert "<details class='stmviz-removed'>" not in wide and all(escape(e.label(30)) in wide for e in trace[many].removed)
