@@ -31,7 +31,7 @@ from ..core.trace import Trace, require_trace
 from ._common import color_for, escape, hover_text
 
 __all__ = [
-    "OccupancyData", "Removal", "bottom_legend", "occupancy_data", "occupancy_trace_dicts", "occupancy_figure", "named_traces",
+    "OccupancyData", "Removal", "bottom_legend", "step_range", "occupancy_data", "occupancy_trace_dicts", "occupancy_figure", "named_traces",
 ]
 
 #: Line colours of the traces compared in one panel (``layout="overlay"``).
@@ -58,6 +58,20 @@ def bottom_legend(**extra: Any) -> dict[str, Any]:
     (where a second row covered the axis title).
     """
     return {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0, "xanchor": "left", **extra}
+
+
+def step_range(n: int) -> list[float]:
+    """The x-range of an occupancy chart over t = 0 … n: fixed, whatever t a player marks.
+
+    plotly's autorange would follow the player's marker at t (and pad for its
+    size), so the axis moved while playing ([−1.6, 25.6] at t = 0, [0, 25.5]
+    from t = 2); a fixed range with room for a marker at either end does not.
+
+    >>> step_range(25)
+    [-0.5, 25.5]
+    """
+    pad = max(0.5, n * 0.01)
+    return [-pad, (n or 1) + pad]
 
 
 def figure_title(text: str, subtitle: str | None = None) -> dict[str, Any]:
@@ -548,7 +562,8 @@ def occupancy_figure(
     )
     if several and layout == "side":  # the panels' titles: small, so that they fit narrow panels
         fig.update_annotations(font={"size": 12})
-    fig.update_xaxes(title_text="t (state ω_t)")
+    # one fixed range for every panel (the longest run's 0 … n): it never moves while a player marks t
+    fig.update_xaxes(title_text="t (state ω_t)", range=step_range(max(d.t[-1] for _, d in datas)), autorange=False)
     # one scale for every panel, so that compared runs read alike
     size_top = max(max(d.v_max, max(d.total)) for _, d in datas) * 1.05
     input_top = max((x for _, d in datas for x in d.input_size if x is not None), default=0) * 1.05

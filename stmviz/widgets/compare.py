@@ -93,7 +93,7 @@ class ComparePlayer(Stepping, widgets.VBox):
         interval = guards.whole_number(interval, "interval", where="compare_player", minimum=1, fix="; milliseconds between steps")
         t = _clamped(t, self.n, "compare_player")
         self.views = [
-            TraceView(trace, min(t, len(trace)), tokens=False, hierarchy=False, name=name, height=PANEL_HEIGHT)
+            TraceView(trace, min(t, len(trace)), tokens=False, hierarchy=False, name=name, height=PANEL_HEIGHT, t_max=self.n)
             for name, trace in items
         ]
         self.play, self.slider, self.back_button, self.next_button = time_controls(self.n, t, interval)

@@ -51,7 +51,7 @@ from ..viz import escape, hover_text
 from ..viz.hierarchy import (
     hierarchy_figure, hierarchy_graph, hierarchy_kind, hierarchy_title, node_arrays, node_marker, step_axis,
 )
-from ..viz.occupancy import bottom_legend, figure_title, occupancy_data, occupancy_figure
+from ..viz.occupancy import bottom_legend, figure_title, occupancy_data, occupancy_figure, step_range
 from ..viz.state import block_marker, block_text, state_bar, state_bar_traces, state_figure, state_legend_dicts, state_title
 from ..viz.tokens import tokens_html
 from .live_figure import figure_widget  # public here too: the player's figures are made by it
@@ -346,6 +346,9 @@ class TraceView:
         A name for the figures' titles (default: the mechanism's name).
     height : int, optional
         The occupancy figure's height in pixels.
+    t_max : int, optional
+        The occupancy figure's x axis runs over 0 … ``t_max`` (default n, this
+        trace's length); it is fixed, whatever t is shown.
 
     Notes
     -----
@@ -378,6 +381,7 @@ class TraceView:
         max_tokens: int = 1500,
         name: str | None = None,
         height: int | None = None,
+        t_max: int | None = None,
     ) -> None:
         self.trace = require_trace(trace, "TraceView")
         tokens = guards.flag(tokens, "tokens", where="TraceView")
@@ -385,6 +389,8 @@ class TraceView:
         max_tokens = guards.whole_number(max_tokens, "max_tokens", where="TraceView", minimum=0)
         name = guards.text(name, "name", where="TraceView", none_ok=True, blank_ok=True)
         height = guards.whole_number(height, "height", where="TraceView", none_ok=True, minimum=10, fix="; a height in pixels, or None")
+        t_max = guards.whole_number(t_max, "t_max", where="TraceView", none_ok=True, minimum=len(self.trace),
+                                    fix="; the last t of the x axis (≥ n), or None for n")
         self.n = len(trace)
         self.t = self._clamp(t)
         self.max_tokens = max_tokens
@@ -405,6 +411,8 @@ class TraceView:
         )
         if height:
             occupancy.update_layout(height=height)
+        if t_max is not None:  # a comparison: every panel's x axis runs to the longest run's n
+            occupancy.update_xaxes(range=step_range(t_max), autorange=False)
         self.occupancy = figure_widget(occupancy)
         self._marker_index = len(self.occupancy.data) - 1
         self._shape_index = len(self.occupancy.layout.shapes) - 1
@@ -654,7 +662,7 @@ class TraceView:
                 fig.add_trace(go.Bar(trace, showlegend=False), row=2, col=1)
         fig.add_vline(x=self.t, line={"color": MARKER_COLOR, "width": 2}, row=1, col=1)
         fig.add_vline(x=self.trace.v_max, line={"color": "black", "width": 2, "dash": "dash"}, row=2, col=1)
-        fig.update_xaxes(title_text="t (state ω_t)", row=1, col=1)
+        fig.update_xaxes(title_text="t (state ω_t)", range=occ.layout.xaxis.range, autorange=False, row=1, col=1)
         fig.update_yaxes(title_text=occ.layout.yaxis.title.text, range=occ.layout.yaxis.range, row=1, col=1)
         fig.update_xaxes(title_text="Σμ", range=bar.layout.xaxis.range, row=2, col=1)
         title = state_title(state_bar(self.trace, self.t))
