@@ -171,7 +171,7 @@ _UNSET = object()
 BOX_STYLE = "font-family:var(--jp-ui-font-family, sans-serif);font-size:13px;line-height:1.45;overflow-wrap:anywhere"
 
 
-def step_html(trace: Trace, t: int, *, max_items: int = 8, width: int = 80) -> str:
+def step_html(trace: Trace, t: int, *, max_items: int = 4, width: int = 80) -> str:
     """The loop at ω_t in words: what the model saw and answered, what arrived then, and what produced ω_t.
 
     The first lines say step t (:meth:`~stmviz.core.trace.Step.describe`):
