@@ -44,8 +44,10 @@ MAX_HOVER_ELEMENTS = 8
 REMOVAL_MARKER_SIZE = 10
 #: The markers of removals, per kind (dropped, or replaced in place), one per distinct operation of that kind, in order.
 REMOVAL_MARKERS: dict[str, list[tuple[str, str]]] = {
-    "evicted": [("x", "#d62728"), ("triangle-down", "#e6550d"), ("star", "#843c39"), ("cross", "#ad494a")],
-    "folded": [("diamond", "#7b4173"), ("square", "#3182bd"), ("hexagon", "#31a354"), ("pentagon", "#bcbd22")],
+    "evicted": [("x", "#d62728"), ("triangle-down", "#e6550d"), ("star", "#843c39"), ("cross", "#ad494a"),
+                ("triangle-up", "#fd8d3c"), ("hourglass", "#a50f15"), ("bowtie", "#f16913"), ("star-triangle-down", "#67000d")],
+    "folded": [("diamond", "#7b4173"), ("square", "#3182bd"), ("hexagon", "#31a354"), ("pentagon", "#bcbd22"),
+               ("star-diamond", "#08519c"), ("octagon", "#006d2c"), ("diamond-tall", "#54278f"), ("star-square", "#8c6d31")],
 }
 
 
@@ -303,6 +305,7 @@ def occupancy_trace_dicts(
     group: str = "",
     show_legend_types: bool = True,
     color: str | None = None,
+    markers: dict[tuple[str, str], tuple[str, str]] | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
     """The plotly traces of one occupancy panel as plain dicts, keyed by role.
 
@@ -311,6 +314,11 @@ def occupancy_trace_dicts(
     kind, ``evicted`` or ``folded``, drawn last so that a marker's hover wins
     over the |π(ω_t)| line under it). Plain dicts let the HTML export skip
     plotly's (slow) validation of long traces.
+
+    ``markers`` maps (operation label, kind) to the (symbol, colour) of its
+    removal markers; pass one dict to every panel of a figure so that a kind
+    of removal has one marker in all of them and distinct kinds distinct
+    markers (it is filled as new kinds appear).
     """
     guards.instance(data, "data", OccupancyData, where="occupancy_trace_dicts", what="OccupancyData (occupancy_data(trace))")
     stacked, show_input, by_type, show_legend_types = (
@@ -377,11 +385,14 @@ def occupancy_trace_dicts(
     kinds_of: dict[str, int] = {}
     for label, _ in groups:
         kinds_of[label] = kinds_of.get(label, 0) + 1
-    seen_of_kind: dict[str, int] = {}
+    markers = {} if markers is None else markers
     for (label, kind), removals in groups.items():
         # distinct operations get distinct markers: the n-th label of a kind takes the n-th marker of that kind
-        order = seen_of_kind[kind] = seen_of_kind.get(kind, -1) + 1
-        symbol, kind_color = REMOVAL_MARKERS[kind][order % len(REMOVAL_MARKERS[kind])]
+        if (label, kind) not in markers:
+            order = sum(1 for _, k in markers if k == kind)
+            markers[(label, kind)] = REMOVAL_MARKERS[kind][order % len(REMOVAL_MARKERS[kind])]
+        symbol, kind_color = markers[(label, kind)]
+        key = f"{kind}: {label}"
         if kinds_of[label] > 1:  # the same operations both evicted and replaced in place: say which marker is which
             label = f"{label} ({'replaced in place' if kind == 'folded' else 'dropped'})"
         out["removals"].append(
@@ -400,7 +411,7 @@ def occupancy_trace_dicts(
                 hovertext=[r.hover() for r in removals],
                 hoverinfo="text",
                 legendgroup=group or None,
-                meta={"role": "removals", "kind": kind, "operations": escape(label)},
+                meta={"role": "removals", "kind": kind, "operations": escape(label), "marker": escape(key)},
             )
         )
     if show_input:
@@ -456,6 +467,7 @@ def occupancy_figure(
     show_input: bool = True,
     names: Sequence[str] | None = None,
     layout: Literal["overlay", "side"] = "overlay",
+    markers: dict[tuple[str, str], tuple[str, str]] | None = None,
 ) -> go.Figure:
     """The occupancy Σμ(ω_t) over t = 0 … n against V_max, for one run or several.
 
@@ -474,6 +486,10 @@ def occupancy_figure(
     layout : {"overlay", "side"}
         With several traces: ``"side"`` draws one panel per trace (by type);
         ``"overlay"`` draws every trace's total Σμ(ω_t) in one panel.
+    markers : dict, optional
+        The removal markers already given out, (operation label, kind) →
+        (symbol, colour), filled as new kinds appear: figures drawn with one
+        such dict (the panels of a comparison) mark a kind of removal alike.
 
     Returns
     -------
@@ -513,13 +529,18 @@ def occupancy_figure(
             horizontal_spacing=min(0.08, 0.5 / cols),
         )
         seen_types: set[str] = set()
+        seen_markers: set[str] = set()
+        markers = {} if markers is None else markers  # one marker per kind of removal, in every panel
         batch: list[tuple[dict[str, Any], int, bool]] = []
         for col, (name, data) in enumerate(datas, start=1):
-            parts = occupancy_trace_dicts(data, name, stacked=stacked, show_input=show_input)
+            parts = occupancy_trace_dicts(data, name, stacked=stacked, show_input=show_input, markers=markers)
             for role, traces in parts.items():
                 for trace in traces:
                     if trace["meta"]["role"] == "type":
                         trace["showlegend"] = trace["meta"]["type"] not in seen_types
+                    elif trace["meta"]["role"] == "removals":  # every kind of marker in the legend, once
+                        trace["showlegend"] = trace["meta"]["marker"] not in seen_markers
+                        seen_markers.add(trace["meta"]["marker"])
                     elif col > 1:
                         trace["showlegend"] = False
                     batch.append((trace, col, role == "input"))
@@ -536,6 +557,7 @@ def occupancy_figure(
                 by_type=not several,
                 group=name if several else "",
                 color=COMPARE_COLORS[i % len(COMPARE_COLORS)] if several else None,
+                markers=markers,
             )
             for role, traces in parts.items():
                 batch.extend((trace, 1, role == "input") for trace in traces)

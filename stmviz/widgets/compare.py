@@ -92,8 +92,10 @@ class ComparePlayer(Stepping, widgets.VBox):
         columns = guards.whole_number(columns, "columns", 1, where="compare_player", none_ok=True)
         interval = guards.whole_number(interval, "interval", where="compare_player", minimum=1, fix="; milliseconds between steps")
         t = _clamped(t, self.n, "compare_player")
+        markers: dict[tuple[str, str], tuple[str, str]] = {}  # a kind of removal has one marker in every panel
         self.views = [
-            TraceView(trace, min(t, len(trace)), tokens=False, hierarchy=False, name=name, height=PANEL_HEIGHT, t_max=self.n)
+            TraceView(trace, min(t, len(trace)), tokens=False, hierarchy=False, name=name, height=PANEL_HEIGHT, t_max=self.n,
+                      markers=markers)
             for name, trace in items
         ]
         self.play, self.slider, self.back_button, self.next_button = time_controls(self.n, t, interval)

@@ -349,6 +349,10 @@ class TraceView:
     t_max : int, optional
         The occupancy figure's x axis runs over 0 … ``t_max`` (default n, this
         trace's length); it is fixed, whatever t is shown.
+    markers : dict, optional
+        Removal markers shared with other views (see
+        :func:`~stmviz.viz.occupancy_figure`): a comparison marks a kind of
+        removal alike in every panel.
 
     Notes
     -----
@@ -382,6 +386,7 @@ class TraceView:
         name: str | None = None,
         height: int | None = None,
         t_max: int | None = None,
+        markers: dict[tuple[str, str], tuple[str, str]] | None = None,
     ) -> None:
         self.trace = require_trace(trace, "TraceView")
         tokens = guards.flag(tokens, "tokens", where="TraceView")
@@ -397,7 +402,7 @@ class TraceView:
         self.name = name or trace.name
         data = occupancy_data(trace)
         self._totals = data.total
-        occupancy = occupancy_figure(trace, names=[self.name])
+        occupancy = occupancy_figure(trace, names=[self.name], markers=markers)
         occupancy.add_shape(
             type="line", x0=self.t, x1=self.t, y0=0, y1=1, xref="x", yref="paper",
             line={"color": MARKER_COLOR, "width": 2}, name="step",
