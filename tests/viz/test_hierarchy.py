@@ -534,3 +534,16 @@ def test_a_short_run_has_whole_step_ticks_and_room_at_the_ends():
     assert player.hierarchy.layout.xaxis.autorange is True and player.hierarchy.layout.xaxis.dtick is None
     player.t = 0
     assert player.hierarchy.layout.xaxis.dtick == 1
+
+
+def test_hiagent_at_omega_17_labels_every_node_of_the_state():
+    """05's hierarchy at ω_17 drew node "a/o 8" without a label (no room between "↺ a/o 7" and "↺ a/o 9");
+    a label with no room is now shortened to its step and marks, never dropped when that fits."""
+    from stmviz import HiAgent, StateSpace, load_scenario, run, sizes
+    from stmviz.viz.hierarchy import hierarchy_graph, node_arrays
+
+    scenario = load_scenario("household")
+    trace = run(HiAgent(StateSpace(sizes.tokens(), v_max=scenario.v_max)), scenario)
+    arrays = node_arrays(hierarchy_graph(trace, 17))
+    assert all(arrays["text"]), arrays["text"]
+    assert any(text.endswith(" 8") or text == "8" for text in arrays["text"]), arrays["text"]
