@@ -652,7 +652,7 @@ class TraceView:
         """The view at its current t as one static figure: the occupancy with its step marker above, ω_t's bar below.
 
         It is what a saved notebook shows where the widget cannot render
-        (see :meth:`Stepping._repr_mimebundle_`).
+        (see :func:`player_bundle`).
         """
         occ, bar = self.occupancy, self.state
         second = any(getattr(d, "yaxis", None) == "y2" for d in occ.data)
@@ -745,7 +745,7 @@ def time_controls(n: int, t: int, interval: int) -> tuple[widgets.Play, widgets.
     the browser by ``jslink``): the slider's readout then moves in the same
     round of messages as the panels it drives, so the two never show
     different steps while Play runs. The buttons are wired by
-    :meth:`Stepping._wire`.
+    :class:`TimeSteps`.
 
     Returns
     -------
@@ -763,26 +763,52 @@ def time_controls(n: int, t: int, interval: int) -> tuple[widgets.Play, widgets.
     return play, slider, back, forward
 
 
-class Stepping:
-    """Stepping through time t, ω_0 … ω_n: the behaviour the players share (one slider, two buttons, a static fallback)."""
+class TimeSteps:
+    """Time t of a player, ω_0 … ω_n: its controls (play, slider, one-step buttons), wired to the player's ``show(t)``.
 
-    slider: widgets.IntSlider
-    back_button: widgets.Button
-    next_button: widgets.Button
-    n: int
+    A player holds one (``player.time``) and shows what it says: moving the
+    slider, clicking a button or Play calls ``show(t)`` and enables the
+    buttons that can move.
 
-    def _wire(self) -> None:
+    Parameters
+    ----------
+    n : int
+        The last state ω_n.
+    t : int
+        The first state shown.
+    interval : int
+        Milliseconds between steps while playing.
+    show : callable
+        ``show(t)``: bring the player's panels to ω_t.
+    where : str
+        The player's name, for error messages.
+    """
+
+    def __init__(self, n: int, t: int, interval: int, show: Any, where: str) -> None:
+        self.n = n
+        self.where = where
+        self.play, self.slider, self.back_button, self.next_button = time_controls(n, t, interval)
+        self._show = show
         self.back_button.on_click(lambda _b: self.step(-1))
         self.next_button.on_click(lambda _b: self.step(+1))
         self.slider.observe(self._on_value, names="value")
         self._update_buttons(self.slider.value)
 
+    @property
+    def t(self) -> int:
+        """The state ω_t shown now."""
+        return int(self.slider.value)
+
+    def go_to(self, t: object) -> int:
+        """Move to ω_t, t clamped to 0 … n (t must be a whole number); returns t."""
+        self.slider.value = _clamped(t, self.n, self.where)
+        return self.t
+
     def step(self, delta: int) -> int:
         """Move the slider by ``delta`` steps, clamped to 0 … n; returns the new t."""
-        delta = guards.whole_number(delta, "delta", where=type(self).__name__ + ".step", fix="; e.g. 1 or -1")
-        value = max(0, min(self.slider.value + delta, self.n))
-        self.slider.value = value
-        return value
+        delta = guards.whole_number(delta, "delta", where=self.where + ".step", fix="; e.g. 1 or -1")
+        self.slider.value = max(0, min(self.slider.value + delta, self.n))
+        return self.t
 
     def _update_buttons(self, t: int) -> None:
         self.back_button.disabled = t <= 0
@@ -793,51 +819,32 @@ class Stepping:
         self._show(t)
         self._update_buttons(t)
 
-    def _show(self, t: int) -> None:  # pragma: no cover - overridden
-        raise NotImplementedError
 
-    @property
-    def t(self) -> int:
-        """The state ω_t shown now."""
-        return int(self.slider.value)
+def player_bundle(player: widgets.Widget, **kwargs: Any) -> dict[str, Any]:
+    """A player's display bundle: the widget view, and static fallbacks for where it cannot render; none loads anything.
 
-    @t.setter
-    def t(self, value: int) -> None:
-        self.slider.value = _clamped(value, self.n, type(self).__name__)
-
-    def static_html(self, include_plotlyjs: str | bool = False) -> str:  # pragma: no cover - overridden
-        """The player at its current t as static HTML, for front ends without a kernel."""
-        raise NotImplementedError
-
-    def static_figure(self) -> go.Figure:  # pragma: no cover - overridden
-        """The player at its current t as one static figure."""
-        raise NotImplementedError
-
-    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
-        """The widget view, and static fallbacks for where it cannot render; none loads anything from the network.
-
-        - ``application/vnd.jupyter.widget-view+json``: the live widget
-          (JupyterLab and Voila with a kernel; JupyterLab renders it only in a
-          trusted notebook).
-        - ``application/vnd.plotly.v1+json``: :meth:`static_figure`, which
-          JupyterLab draws with its own bundled plotly.js (the jupyterlab-plotly
-          extension), offline and in an untrusted notebook, where it ranks
-          before ``text/html``.
-        - ``text/html``: :meth:`static_html`, without any script (nbconvert,
-          nbviewer, GitHub).
-        - ``text/plain``: the repr.
-        """
-        data = widgets.VBox._repr_mimebundle_(self, **kwargs) or {}
-        data["text/plain"] = repr(self)
-        try:
-            data["text/html"] = self.static_html()
-            data["application/vnd.plotly.v1+json"] = _mimetype_figure(self.static_figure())
-        except Exception as exc:  # the fallback must never break the live view
-            data["text/html"] = f"<pre>{escape(repr(self))}: no static view ({escape(type(exc).__name__)})</pre>"
-        return data
+    - ``application/vnd.jupyter.widget-view+json``: the live widget
+      (JupyterLab and Voila with a kernel; JupyterLab renders it only in a
+      trusted notebook).
+    - ``application/vnd.plotly.v1+json``: the player's ``static_figure()``,
+      which JupyterLab draws with its own bundled plotly.js (the
+      jupyterlab-plotly extension), offline and in an untrusted notebook,
+      where it ranks before ``text/html``.
+    - ``text/html``: the player's ``static_html()``, without any script
+      (nbconvert, nbviewer, GitHub).
+    - ``text/plain``: the repr.
+    """
+    data = widgets.VBox._repr_mimebundle_(player, **kwargs) or {}
+    data["text/plain"] = repr(player)
+    try:
+        data["text/html"] = player.static_html()
+        data["application/vnd.plotly.v1+json"] = _mimetype_figure(player.static_figure())
+    except Exception as exc:  # the fallback must never break the live view
+        data["text/html"] = f"<pre>{escape(repr(player))}: no static view ({escape(type(exc).__name__)})</pre>"
+    return data
 
 
-class TracePlayer(Stepping, widgets.VBox):
+class TracePlayer(widgets.VBox):
     """Replay a run step by step: ω_t, the operation that produced it, π(ω_t) and its hierarchy.
 
     Parameters
@@ -865,7 +872,7 @@ class TracePlayer(Stepping, widgets.VBox):
     (the last 64 token views are cached). The figures fill the player's width
     (:class:`FitWidth`). In JupyterLab and Voila the widget view renders;
     where it cannot, the display bundle holds a static copy of the view at
-    the current t (see :meth:`Stepping._repr_mimebundle_`), which loads
+    the current t (see :func:`player_bundle`), which loads
     nothing from the network.
 
     Attributes
@@ -912,7 +919,9 @@ class TracePlayer(Stepping, widgets.VBox):
         self.n = len(trace)
         self.view = TraceView(trace, t, tokens=tokens, hierarchy=hierarchy, max_tokens=max_tokens)
         t = self.view.t
-        self.play, self.slider, self.back_button, self.next_button = time_controls(self.n, t, interval)
+        self.time = TimeSteps(self.n, t, interval, self._show, "TracePlayer")
+        self.play, self.slider = self.time.play, self.time.slider
+        self.back_button, self.next_button = self.time.back_button, self.time.next_button
         v = self.view
         self.occupancy, self.state, self.hierarchy = v.occupancy, v.state, v.hierarchy
         self.info, self.tokens = v.info, v.tokens
@@ -934,8 +943,24 @@ class TracePlayer(Stepping, widgets.VBox):
                 )
             )
         super().__init__(children, layout=widgets.Layout(width="100%"))
-        self._wire()
         self.play.observe(self._on_playing, names="playing")
+
+    @property
+    def t(self) -> int:
+        """The state ω_t shown now."""
+        return self.time.t
+
+    @t.setter
+    def t(self, value: int) -> None:
+        self.time.go_to(value)
+
+    def step(self, delta: int) -> int:
+        """Move by ``delta`` steps, clamped to 0 … n; returns the new t."""
+        return self.time.step(delta)
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        """The widget view, and static fallbacks for where it cannot render (:func:`player_bundle`)."""
+        return player_bundle(self, **kwargs)
 
     def _show(self, t: int) -> None:
         # while Play runs, the token view follows t if it renders fast; if not, it waits (and says so) until a pause
