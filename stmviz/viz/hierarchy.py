@@ -570,6 +570,31 @@ def _marker_sizes(graph: nx.DiGraph, order: list[Any]) -> list[float]:
     return out
 
 
+def _spaced_sizes(sizes: list[float], x: Sequence[float], depth: Sequence[int]) -> list[float]:
+    """Marker diameters no wider than the room beside each node at its depth, so that circles never overlap.
+
+    The x axis is assumed to span :data:`LABEL_PLOT_PX` px, as for the labels
+    (AgentFold's fold tree drew big blocks over their neighbours and their labels).
+
+    >>> _spaced_sizes([38.0, 38.0, 38.0], [0, 1, 30], [1, 1, 1])
+    [9.0, 9.0, 38.0]
+    """
+    span = (max(x) - min(x)) if len(x) else 0.0
+    px = LABEL_PLOT_PX / span if span > 0 else 1.0
+    by_depth: dict[int, list[int]] = defaultdict(list)
+    for i, d in enumerate(depth):
+        by_depth[d].append(i)
+    out = list(sizes)
+    for members in by_depth.values():
+        members.sort(key=lambda i: x[i])
+        for k, i in enumerate(members):
+            gaps = [abs(x[i] - x[j]) * px for j in (members[k - 1] if k else None, members[k + 1] if k + 1 < len(members) else None)
+                    if j is not None]
+            room = min(gaps, default=math.inf) - 2.0  # a neighbour's circle takes half of the gap, this one the other
+            out[i] = max(_MIN_PX, min(out[i], room))
+    return out
+
+
 def _hover(data: Mapping[str, Any]) -> str:
     key = (
         data.get("label", ""), data["type"], data.get("size"), data.get("range"), data.get("step"),
@@ -660,7 +685,7 @@ def node_arrays(graph: nx.DiGraph, labels: bool | None = None) -> dict[str, Any]
         "edge_y": edge_y,
         "x": xs,
         "y": [pos[n][1] for n in order],
-        "size": _marker_sizes(graph, order),
+        "size": _spaced_sizes(_marker_sizes(graph, order), xs, [nodes[n]["depth"] for n in order]),
         "color": [ROOT_COLOR if n == ROOT else nodes[n].get("color") or color_for(nodes[n]["type"], types) for n in order],
         "opacity": [1.0 if nodes[n].get("in_state", True) else 0.45 for n in order],
         "line_color": ["#222222" if nodes[n].get("in_state", True) else "#ffffff" for n in order],
