@@ -183,7 +183,7 @@ def trace_records(steps: Sequence[Any], n_initial: int, v_max: float, width: int
 
 
 #: The header of a trace table: row t is step t, which applies o_t to ω_t and makes ω_{t+1}.
-TRACE_TABLE_HEADER = ("t", "operation", "Σμ(ω_t) →\nΣμ(ω_t+1)\nV_max = {v_max}", "added", "removed", "why")
+TRACE_TABLE_HEADER = ("t", "operation", "Σμ / V_max:\nω_t → ω_t+1", "added", "removed", "why")
 #: The why column of a trace table whose texts are cut (``width`` > 0) wraps at this many characters (it is never cut).
 WHY_WIDTH = 40
 
@@ -198,7 +198,7 @@ def trace_table(steps: Sequence[Any], v_max: float, width: int) -> str:
     cut) so that a row stays narrow; with ``width = 0`` every text is whole,
     on one line.
     """
-    rows = [tuple(cell.format(v_max=format_number(v_max)) for cell in TRACE_TABLE_HEADER)]
+    rows = [TRACE_TABLE_HEADER]
     joiner = "\n" if width else ", "
     for step in steps:
         reasons = list(dict.fromkeys(step.reasons))
@@ -209,7 +209,7 @@ def trace_table(steps: Sequence[Any], v_max: float, width: int) -> str:
             (
                 str(step.t),
                 shorten(step.operation, max(width, 22) if width else 0),
-                f"{format_number(step.size_before)} → {format_number(step.size_after)}",
+                f"{format_number(step.size_before)} → {format_number(step.size_after)} / {format_number(v_max)}",
                 _texts(step.added, width, joiner),
                 _texts(step.removed, width, joiner),
                 why,
