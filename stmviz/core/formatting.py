@@ -100,7 +100,7 @@ def text_table(rows: Sequence[Sequence[str]]) -> str:
     widths = [max(len(line) for row in cells for line in row[i]) for i in range(len(rows[0]))]
 
     def printed(row: list[list[str]]) -> list[str]:
-        height = max(len(cell) for cell in row)
+        height = max((len(cell) for cell in row), default=1)
         return ["  ".join((cell[k] if k < len(cell) else "").ljust(w) for cell, w in zip(row, widths)).rstrip()
                 for k in range(height)]
 

@@ -57,3 +57,11 @@ def test_run_keeps_what_fits_and_says_why_the_rest_left():
     trace = run(ExampleMechanism(StateSpace(sizes.words, v_max=4)), ["one two", "three", "four five"])
     assert len(trace) == 3 and [e.text for e in trace.final] == ["three", "four five"]
     assert trace[2].reasons == ("oldest element; Σμ exceeded V_max",)
+
+
+def test_text_table_of_rows_without_cells():
+    """A table of no columns prints as it did before cells could hold several lines (tables.table([]) broke)."""
+    from stmviz.core.formatting import text_table
+    from stmviz.tables import table
+
+    assert text_table([[]]) == "\n" and str(table([], None, 3)) == "\n"
