@@ -131,3 +131,28 @@ def test_the_trace_table_of_03_does_not_wrap_in_jupyterlab(jupyter_lab, page):
         assert tables[0]["boxes"] == tables[0]["lines"], tables[0]
     finally:
         close_all(page)
+
+
+#: The x-ranges of every occupancy chart of the compare player (the first chart of each panel) as drawn.
+PANEL_RANGES = """(root) => Array.from(root.querySelectorAll('.stmviz-compare-panel'), (panel) => {
+  const gd = panel.querySelector('.js-plotly-plot');
+  return gd && gd._fullLayout ? Array.from(gd._fullLayout.xaxis.range).map((x) => Math.round(x * 1000) / 1000) : null;
+})"""
+
+
+def test_the_compare_players_panels_share_one_fixed_x_range_in_voila(voila_server, page):
+    """07's compare player: its four panels had different x-ranges at the same t, and each moved while stepping."""
+    page.goto(f"{voila_server}/voila/render/07_compare.ipynb", wait_until="domcontentloaded", timeout=180_000)
+    root = page.locator(".jp-OutputArea-output:has(.stmviz-compare-grid)").first
+    root.wait_for(state="attached", timeout=180_000)
+    root.scroll_into_view_if_needed(timeout=60_000)
+    page.wait_for_function(f"(r) => {{ const v = ({PANEL_RANGES})(r); return v.length >= 2 && v.every((x) => x); }}",
+                           arg=root.element_handle(), timeout=120_000)
+    seen = []
+    for _ in range(3):
+        ranges = root.evaluate(PANEL_RANGES)
+        assert len({tuple(r) for r in ranges}) == 1, ranges
+        seen.append(tuple(ranges[0]))
+        root.get_by_role("button", name="step ▶").click()
+        page.wait_for_timeout(1500)
+    assert len(set(seen)) == 1, seen
