@@ -9,6 +9,7 @@ widget library and builds nothing. Errors live in :mod:`stmviz.errors`.
 """
 
 import importlib as _importlib
+import os as _os
 import sys as _sys
 import warnings as _warnings
 from typing import Any as _Any
@@ -65,3 +66,32 @@ def __getattr__(name: str) -> _Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
+
+
+def _voila_figures() -> None:
+    """In a Voila app's kernel, have static plotly figures drawn by stmviz's LiveFigure, whatever the notebook imports.
+
+    jupyterlab-plotly's renderer of a static figure logs ``r.setData is not a
+    function`` in Voila (see ``stmviz.widgets.draw_figures_live_in_voila``,
+    which ``import stmviz.widgets`` turns on). A notebook that never imports
+    the widgets (11 shows figures, no player) escaped it: here the first
+    figure displayed imports them, lazily, by the type's name: nothing is
+    loaded until a figure is shown, and nothing at all outside Voila.
+    """
+    if not _os.environ.get("SERVER_SOFTWARE", "").startswith("voila/") or "IPython" not in _sys.modules:
+        return
+    shell = _sys.modules["IPython"].get_ipython()
+    if shell is None:
+        return
+
+    def first_figure(figure: _Any) -> None:
+        from IPython.display import display
+
+        from .widgets.live_figure import figure_widget  # stmviz.widgets registers the LiveFigure display for later figures
+
+        display(figure_widget(figure))
+
+    shell.display_formatter.ipython_display_formatter.for_type_by_name("plotly.graph_objs._figure", "Figure", first_figure)
+
+
+_voila_figures()

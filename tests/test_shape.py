@@ -36,9 +36,7 @@ STDLIB = set(sys.stdlib_module_names)
 CORE_CALLS_OUT = {("stmviz.core.trace", "stmviz.io.serialize")}
 
 #: Helper bases still to be merged into their classes, each with the work that merges it (empty it then).
-UNMERGED_BASES = {
-    "stmviz.widgets.player.Stepping",  # TracePlayer's and ComparePlayer's stepping: made whole with issue 34's widgets
-}
+UNMERGED_BASES: set[str] = set()
 #: Import circles still to be undone (imports under ``if TYPE_CHECKING`` count too): none.
 UNDONE_CIRCLES: set[tuple[str, str]] = set()
 #: Names that say a class is a helper base, not a concept of its own.

@@ -39,7 +39,7 @@ def test_the_why_column_is_never_cut(trace):
 
 
 def test_limit_and_bad_arguments(trace):
-    assert len(trace.table(limit=1).splitlines()) == 3  # header, rule, one step
+    assert len(trace.table(limit=1).splitlines()) == 4  # header (two lines), rule, one step
     for bad in (-1, 2.5, True, "wide"):
         with pytest.raises(InvalidArgumentError, match="width"):
             trace.table(width=bad)

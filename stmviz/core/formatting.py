@@ -78,17 +78,40 @@ def plural(n: float, noun: str, many: str | None = None) -> str:
 def text_table(rows: Sequence[Sequence[str]]) -> str:
     """Rows of cells as aligned plain text; the first row is the header, underlined with ``─``.
 
+    A cell may hold several lines (``\\n``): its row then takes as many lines,
+    and a blank line separates it from the next row.
+
     >>> print(text_table([["t", "operation"], ["0", "append"], ["12", "evict"]]))
     t   operation
     ──  ─────────
     0   append
     12  evict
+    >>> print(text_table([["t", "added"], ["0", "'a'\\n'b'"], ["1", "'c'"]]))
+    t  added
+    ─  ─────
+    0  'a'
+       'b'
+    <BLANKLINE>
+    1  'c'
     """
     if not rows:
         return ""
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
-    lines.insert(1, "  ".join("─" * w for w in widths))
+    cells = [[cell.split("\n") for cell in row] for row in rows]
+    widths = [max(len(line) for row in cells for line in row[i]) for i in range(len(rows[0]))]
+
+    def printed(row: list[list[str]]) -> list[str]:
+        height = max((len(cell) for cell in row), default=1)
+        return ["  ".join((cell[k] if k < len(cell) else "").ljust(w) for cell, w in zip(row, widths)).rstrip()
+                for k in range(height)]
+
+    lines = printed(cells[0])
+    lines.append("  ".join("─" * w for w in widths))
+    body = [printed(row) for row in cells[1:]]
+    tall = any(len(block) > 1 for block in body)
+    for i, block in enumerate(body):
+        if tall and i:
+            lines.append("")
+        lines.extend(block)
     return "\n".join(lines)
 
 
@@ -159,23 +182,53 @@ def trace_records(steps: Sequence[Any], n_initial: int, v_max: float, width: int
     return records
 
 
+#: The header of a trace table: row t is step t, which applies o_t to ω_t and makes ω_{t+1}.
+TRACE_TABLE_HEADER = ("t", "operation", "Σμ / V_max:\nω_t → ω_t+1", "added", "removed", "why")
+#: The why column of a trace table whose texts are cut (``width`` > 0) wraps at this many characters (it is never cut).
+WHY_WIDTH = 40
+
+
 def trace_table(steps: Sequence[Any], v_max: float, width: int) -> str:
-    """The steps of a trace as a plain-text table: t, operation, Σμ / V_max, added, removed, why (see ``Trace.table``)."""
-    rows = [("t", "operation", "Σμ / V_max", "added", "removed", "why")]
+    """The steps of a trace as a plain-text table: t, operation, Σμ(ω_t) → Σμ(ω_t+1), added, removed, why.
+
+    Row t is step t: it applies o_t to ω_t and makes ω_{t+1}, so its Σμ cell
+    names both states, the one the charts show at t and the one after the
+    step (see ``Trace.table``). With ``width`` > 0 each element is on a line
+    of its own, cut to ``width`` characters, and the why column wraps (never
+    cut) so that a row stays narrow; with ``width = 0`` every text is whole,
+    on one line.
+    """
+    rows = [TRACE_TABLE_HEADER]
+    joiner = "\n" if width else ", "
     for step in steps:
+        reasons = list(dict.fromkeys(step.reasons))
+        why = "; ".join(reasons) or "—"
+        if width:
+            why = "\n".join(line for reason in reasons for line in _wrapped(reason + ";" * (reason != reasons[-1]), WHY_WIDTH)) or "—"
         rows.append(
             (
                 str(step.t),
                 shorten(step.operation, max(width, 22) if width else 0),
-                f"{format_number(step.size_after)} / {format_number(v_max)}",
-                _texts(step.added, width),
-                _texts(step.removed, width),
-                shorten("; ".join(dict.fromkeys(step.reasons)) or "—", 0),
+                f"{format_number(step.size_before)} → {format_number(step.size_after)} / {format_number(v_max)}",
+                _texts(step.added, width, joiner),
+                _texts(step.removed, width, joiner),
+                why,
             )
         )
     return text_table(rows)
 
 
-def _texts(elements: Sequence[Any], width: int = 0) -> str:
+def _wrapped(text: str, width: int) -> list[str]:
+    """``text`` on lines of at most ``width`` characters, broken at spaces (a longer word keeps its own line, whole)."""
+    lines: list[str] = []
+    for word in " ".join(text.split()).split(" "):
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines
+
+
+def _texts(elements: Sequence[Any], width: int = 0, joiner: str = ", ") -> str:
     """Elements as a list of their texts, each cut to ``width`` characters (0: whole), for a table cell (``—`` if none)."""
-    return ", ".join(f"'{shorten(e.text, width)}'" for e in elements) or "—"
+    return joiner.join(f"'{shorten(e.text, width)}'" for e in elements) or "—"

@@ -135,7 +135,7 @@ class ADKCompaction(Mechanism):
     )
     element_types = element_types_of(
         {**CHAT_TYPES, "summary": ElementType("summary", "a compaction event: the summary of events in [start, end]",
-                                              "#d62728", summary=True, label="s[{start},{end}]")}
+                                              "#bcbd22", summary=True, label="s[{start},{end}]")}
     )
     #: Where each part of ADK compaction happens.
     placement = {

@@ -163,7 +163,7 @@ class Compaction(Mechanism):
     )
     element_types = element_types_of(
         {**CHAT_TYPES, **THINKING_TYPE,
-         "compaction": ("a compaction block: the summary π starts from (a compact boundary)", "#9467bd", True)}
+         "compaction": ("a compaction block: the summary π starts from (a compact boundary)", "#e7ba52", True)}
     )
     #: Which part of the manager's work U does and which π does (read by the figures).
     placement = {

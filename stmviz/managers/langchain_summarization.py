@@ -174,7 +174,7 @@ class LangChainSummarization(Mechanism):
     )
     element_types = element_types_of(
         {**CHAT_TYPES, **THINKING_TYPE,
-         "summary_message": ("LangChain's summary message (a user message) replacing older ones", "#9467bd", True)}
+         "summary_message": ("LangChain's summary message (a user message) replacing older ones", "#b5cf6b", True)}
     )
     #: Which part of the manager's work U does and which π does (read by the figures).
     placement = {"append messages": "U", "replace old messages by a summary message": "U", "show the messages": "π"}

@@ -186,9 +186,9 @@ class LettaMemory(Mechanism):
     element_types = element_types_of(
         {
             **CHAT_TYPES,
-            "core": ElementType("core", "a core memory block (persona, human) rendered into the system prompt", "#9467bd",
+            "core": ElementType("core", "a core memory block (persona, human) rendered into the system prompt", "#de9ed6",
                                 label="{label}"),
-            "summary": ElementType("summary", "the summary message of the evicted messages", "#d62728", summary=True),
+            "summary": ElementType("summary", "the summary message of the evicted messages", "#bcbd22", summary=True),
         }
     )
     #: Where each part of Letta happens.

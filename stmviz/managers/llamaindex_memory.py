@@ -185,7 +185,7 @@ class LlamaIndexMemory(Mechanism):
                    "while the history exceeds token_limit × chat_history_token_ratio"}
     )
     element_types = element_types_of(
-        {**CHAT_TYPES, "block": ElementType("block", "a memory block rendered into the system message", "#8c564b",
+        {**CHAT_TYPES, "block": ElementType("block", "a memory block rendered into the system message", "#ad494a",
                                             summary=True, label="{name}")}
     )
     #: Where each part of Memory happens.

@@ -258,8 +258,8 @@ class SummarizingSession(Mechanism):
     element_types = element_types_of(
         {
             **CHAT_TYPES,
-            "summary_prompt": ("the synthetic user line that asks for the summary", "#9ecae1"),
-            "summary": ElementType("summary", "the synthetic assistant summary of older turns", "#d62728", summary=True),
+            "summary_prompt": ("the synthetic user line that asks for the summary", "#c49c94"),
+            "summary": ElementType("summary", "the synthetic assistant summary of older turns", "#bcbd22", summary=True),
         }
     )
     #: Where each part of the recipe happens.

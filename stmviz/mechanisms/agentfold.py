@@ -112,6 +112,12 @@ def block_label(element: Element) -> str:
     return f"s_{{{x},{y}}}"
 
 
+#: Why an element left at a fold: whole sentences with named placeholders (one place, for a translation).
+FOLD_REASONS = {
+    "condensed": "{element} condensed into {block} by {how}, text by {by} ({why})",
+    "merged": "{element} merged into {block} together with {others} by {how}, text by {by} ({why})",
+}
+
 class AgentFold(Mechanism):
     """The mechanism (O, E, Ω_STM, C, U, X, π) of AgentFold: context (Q, T, S, I) folded by directives.
 
@@ -472,11 +478,11 @@ class AgentFold(Mechanism):
         how = "granular condensation" if x == y else "deep consolidation"
         why = operation.reason or "directive"
         by = {"agent": "the agent's summary", "fallback": "stmviz's fallback summarizer"}[block.meta["summary_by"]]
-        sources = " and ".join(filter(None, [", ".join(block_label(b) for b in chain if b.type == "block"),
-                                             f"I_{last}" if y == last else ""]))
-        text = f"{sources or 'nothing'} {'merged' if len(chain) > 1 else 'condensed'} into {block_label(block)} by {how}, text by {by} ({why})"
-        for e in chain:
-            reasons[e] = text
+        names = {e: (block_label(e) if e.type == "block" else f"I_{last}") for e in chain}
+        for e in chain:  # each removed element's own reason: it, the block it went into, and what went with it
+            others = ", ".join(name for other, name in names.items() if other is not e)
+            words = FOLD_REASONS["merged" if others else "condensed"]
+            reasons[e] = words.format(element=names[e], block=block_label(block), others=others, how=how, by=by, why=why)
         old, new = list(chain), [block]
         if y != last:  # the original keeps the steps after the range: I_{t−1} stays, in full, as a block
             kept = Element(latest.text, {"t": last, "type": "block", "range": (last, last), "step": last + 1,

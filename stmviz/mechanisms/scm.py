@@ -373,9 +373,9 @@ class SCM(Mechanism):
     )
     element_types = element_types_of(
         {
-            "flash": ("flash memory: the previous interaction (in full, or its summary when long or when it cannot fit)", "#d62728"),
+            "flash": ("flash memory: the previous interaction (in full, or its summary when long or when it cannot fit)", "#ff9896"),
             "activation": ("activation memory: an older interaction recalled in full or as a summary", "#9467bd"),
-            "message": ("the current message: the input the model answers next", "#17becf"),  # not FIFO's user blue (07 compares them)
+            "message": ("the current message: the input the model answers next", "#6b6ecf"),  # one colour per type name (tests/viz/test_palette.py)
         }
     )
 

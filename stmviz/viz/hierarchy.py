@@ -493,6 +493,12 @@ def _label_px(label: str) -> float:
     return len(match.group(1)) * _CHAR_PX + len(match.group(2)) * _CHAR_PX * 0.75
 
 
+def _short_label(label: str) -> str:
+    """A label without its words (``a/o``, ``task``): its step numbers and marks, e.g. ``"↺ a/o 9"`` → ``"↺ 9"``."""
+    kept = [word for word in label.split() if not any(c.isalpha() for c in word)]
+    return " ".join(kept) or label
+
+
 def label_layout(
     x: Sequence[float], depth: Sequence[int], labels: Sequence[str], first: Sequence[bool] = ()
 ) -> tuple[list[str], list[str]]:
@@ -502,8 +508,9 @@ def label_layout(
     column). At each depth, labels are placed one by one — the nodes
     flagged in ``first`` (the elements of ω_t), then the others, each group
     left to right — above its node if that row is free there, else below it;
-    a label with room in neither row is left out (hovering its node still
-    shows it). A row is the gap between two levels, shared by the labels
+    a label with room in neither row is shortened to its last word (the
+    step of "a/o 8"), and left out only if that has no room either (hovering
+    its node still shows it). A row is the gap between two levels, shared by the labels
     below the upper level's nodes and above the lower level's.
 
     Returns
@@ -517,6 +524,8 @@ def label_layout(
     >>> texts, where = label_layout([0, 0.1, 0.2, 10], [1, 1, 1, 1], ["a", "b", "c", "d"])
     >>> texts, where
     (['a', 'b', '', 'd'], ['top center', 'bottom center', 'top center', 'top center'])
+    >>> label_layout([0, 7, 8, 9, 16], [3] * 5, ["a/o 0", "↺ a/o 7", "a/o 8", "↺ a/o 9", "a/o 16"])[0]
+    ['a/o 0', '↺ a/o 7', 'a/o 8', '↺ 9', 'a/o 16']
     """
     count = len(x)
     span = (max(x) - min(x)) if count else 0.0
@@ -529,15 +538,21 @@ def label_layout(
     for i in order:
         if not labels[i]:
             continue
-        half = (_label_px(labels[i]) + _LABEL_GAP_PX) / 2
-        left, right = x[i] * px - half, x[i] * px + half
-        for side in ("top center", "bottom center"):
-            # a label above a node at depth d and one below a node at depth d − 1 share the gap between
-            # those two levels: they are one row, so labels of neighbouring depths cannot collide either
-            taken = rows[depth[i] - 1 if side == "top center" else depth[i]]
-            if all(right <= a or left >= b for a, b in taken):
-                taken.append((left, right))
-                texts[i], where[i] = math_label(labels[i]), side
+        # the whole label, or where it has no room its short form ("a/o 8" → "8", "↺ a/o 9" → "↺ 9")
+        for label in dict.fromkeys([labels[i], _short_label(labels[i])]):
+            half = (_label_px(label) + _LABEL_GAP_PX) / 2
+            left, right = x[i] * px - half, x[i] * px + half
+            placed = False
+            for side in ("top center", "bottom center"):
+                # a label above a node at depth d and one below a node at depth d − 1 share the gap between
+                # those two levels: they are one row, so labels of neighbouring depths cannot collide either
+                taken = rows[depth[i] - 1 if side == "top center" else depth[i]]
+                if all(right <= a or left >= b for a, b in taken):
+                    taken.append((left, right))
+                    texts[i], where[i] = math_label(label), side
+                    placed = True
+                    break
+            if placed:
                 break
     return texts, where
 
@@ -552,6 +567,31 @@ def _marker_sizes(graph: nx.DiGraph, order: list[Any]) -> list[float]:
         else:
             mu = max(float(graph.nodes[node]["size"]), 0.0)
             out.append(_MIN_PX + (_MAX_PX - _MIN_PX) * math.sqrt(mu / top) if top > 0 else _MIN_PX)
+    return out
+
+
+def _spaced_sizes(sizes: list[float], x: Sequence[float], depth: Sequence[int]) -> list[float]:
+    """Marker diameters no wider than the room beside each node at its depth, so that circles never overlap.
+
+    The x axis is assumed to span :data:`LABEL_PLOT_PX` px, as for the labels
+    (AgentFold's fold tree drew big blocks over their neighbours and their labels).
+
+    >>> _spaced_sizes([38.0, 38.0, 38.0], [0, 1, 30], [1, 1, 1])
+    [9.0, 9.0, 38.0]
+    """
+    span = (max(x) - min(x)) if len(x) else 0.0
+    px = LABEL_PLOT_PX / span if span > 0 else 1.0
+    by_depth: dict[int, list[int]] = defaultdict(list)
+    for i, d in enumerate(depth):
+        by_depth[d].append(i)
+    out = list(sizes)
+    for members in by_depth.values():
+        members.sort(key=lambda i: x[i])
+        for k, i in enumerate(members):
+            gaps = [abs(x[i] - x[j]) * px for j in (members[k - 1] if k else None, members[k + 1] if k + 1 < len(members) else None)
+                    if j is not None]
+            room = min(gaps, default=math.inf) - 2.0  # a neighbour's circle takes half of the gap, this one the other
+            out[i] = max(_MIN_PX, min(out[i], room))
     return out
 
 
@@ -645,7 +685,7 @@ def node_arrays(graph: nx.DiGraph, labels: bool | None = None) -> dict[str, Any]
         "edge_y": edge_y,
         "x": xs,
         "y": [pos[n][1] for n in order],
-        "size": _marker_sizes(graph, order),
+        "size": _spaced_sizes(_marker_sizes(graph, order), xs, [nodes[n]["depth"] for n in order]),
         "color": [ROOT_COLOR if n == ROOT else nodes[n].get("color") or color_for(nodes[n]["type"], types) for n in order],
         "opacity": [1.0 if nodes[n].get("in_state", True) else 0.45 for n in order],
         "line_color": ["#222222" if nodes[n].get("in_state", True) else "#ffffff" for n in order],

@@ -31,7 +31,7 @@ from ..core.trace import Trace, require_trace
 from ._common import color_for, escape, hover_text
 
 __all__ = [
-    "OccupancyData", "Removal", "bottom_legend", "occupancy_data", "occupancy_trace_dicts", "occupancy_figure", "named_traces",
+    "OccupancyData", "Removal", "bottom_legend", "step_range", "occupancy_data", "occupancy_trace_dicts", "occupancy_figure", "named_traces",
 ]
 
 #: Line colours of the traces compared in one panel (``layout="overlay"``).
@@ -44,8 +44,10 @@ MAX_HOVER_ELEMENTS = 8
 REMOVAL_MARKER_SIZE = 10
 #: The markers of removals, per kind (dropped, or replaced in place), one per distinct operation of that kind, in order.
 REMOVAL_MARKERS: dict[str, list[tuple[str, str]]] = {
-    "evicted": [("x", "#d62728"), ("triangle-down", "#e6550d"), ("star", "#843c39"), ("cross", "#ad494a")],
-    "folded": [("diamond", "#7b4173"), ("square", "#3182bd"), ("hexagon", "#31a354"), ("pentagon", "#bcbd22")],
+    "evicted": [("x", "#d62728"), ("triangle-down", "#e6550d"), ("star", "#843c39"), ("cross", "#ad494a"),
+                ("triangle-up", "#fd8d3c"), ("hourglass", "#a50f15"), ("bowtie", "#f16913"), ("star-triangle-down", "#67000d")],
+    "folded": [("diamond", "#7b4173"), ("square", "#3182bd"), ("hexagon", "#31a354"), ("pentagon", "#bcbd22"),
+               ("star-diamond", "#08519c"), ("octagon", "#006d2c"), ("diamond-tall", "#54278f"), ("star-square", "#8c6d31")],
 }
 
 
@@ -58,6 +60,20 @@ def bottom_legend(**extra: Any) -> dict[str, Any]:
     (where a second row covered the axis title).
     """
     return {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0, "xanchor": "left", **extra}
+
+
+def step_range(n: int) -> list[float]:
+    """The x-range of an occupancy chart over t = 0 … n: fixed, whatever t a player marks.
+
+    plotly's autorange would follow the player's marker at t (and pad for its
+    size), so the axis moved while playing ([−1.6, 25.6] at t = 0, [0, 25.5]
+    from t = 2); a fixed range with room for a marker at either end does not.
+
+    >>> step_range(25)
+    [-0.5, 25.5]
+    """
+    pad = max(0.5, n * 0.01)
+    return [-pad, (n or 1) + pad]
 
 
 def figure_title(text: str, subtitle: str | None = None) -> dict[str, Any]:
@@ -289,6 +305,7 @@ def occupancy_trace_dicts(
     group: str = "",
     show_legend_types: bool = True,
     color: str | None = None,
+    markers: dict[tuple[str, str], tuple[str, str]] | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
     """The plotly traces of one occupancy panel as plain dicts, keyed by role.
 
@@ -297,6 +314,11 @@ def occupancy_trace_dicts(
     kind, ``evicted`` or ``folded``, drawn last so that a marker's hover wins
     over the |π(ω_t)| line under it). Plain dicts let the HTML export skip
     plotly's (slow) validation of long traces.
+
+    ``markers`` maps (operation label, kind) to the (symbol, colour) of its
+    removal markers; pass one dict to every panel of a figure so that a kind
+    of removal has one marker in all of them and distinct kinds distinct
+    markers (it is filled as new kinds appear).
     """
     guards.instance(data, "data", OccupancyData, where="occupancy_trace_dicts", what="OccupancyData (occupancy_data(trace))")
     stacked, show_input, by_type, show_legend_types = (
@@ -363,11 +385,14 @@ def occupancy_trace_dicts(
     kinds_of: dict[str, int] = {}
     for label, _ in groups:
         kinds_of[label] = kinds_of.get(label, 0) + 1
-    seen_of_kind: dict[str, int] = {}
+    markers = {} if markers is None else markers
     for (label, kind), removals in groups.items():
         # distinct operations get distinct markers: the n-th label of a kind takes the n-th marker of that kind
-        order = seen_of_kind[kind] = seen_of_kind.get(kind, -1) + 1
-        symbol, kind_color = REMOVAL_MARKERS[kind][order % len(REMOVAL_MARKERS[kind])]
+        if (label, kind) not in markers:
+            order = sum(1 for _, k in markers if k == kind)
+            markers[(label, kind)] = REMOVAL_MARKERS[kind][order % len(REMOVAL_MARKERS[kind])]
+        symbol, kind_color = markers[(label, kind)]
+        key = f"{kind}: {label}"
         if kinds_of[label] > 1:  # the same operations both evicted and replaced in place: say which marker is which
             label = f"{label} ({'replaced in place' if kind == 'folded' else 'dropped'})"
         out["removals"].append(
@@ -386,7 +411,7 @@ def occupancy_trace_dicts(
                 hovertext=[r.hover() for r in removals],
                 hoverinfo="text",
                 legendgroup=group or None,
-                meta={"role": "removals", "kind": kind, "operations": escape(label)},
+                meta={"role": "removals", "kind": kind, "operations": escape(label), "marker": escape(key)},
             )
         )
     if show_input:
@@ -442,6 +467,7 @@ def occupancy_figure(
     show_input: bool = True,
     names: Sequence[str] | None = None,
     layout: Literal["overlay", "side"] = "overlay",
+    markers: dict[tuple[str, str], tuple[str, str]] | None = None,
 ) -> go.Figure:
     """The occupancy Σμ(ω_t) over t = 0 … n against V_max, for one run or several.
 
@@ -460,6 +486,10 @@ def occupancy_figure(
     layout : {"overlay", "side"}
         With several traces: ``"side"`` draws one panel per trace (by type);
         ``"overlay"`` draws every trace's total Σμ(ω_t) in one panel.
+    markers : dict, optional
+        The removal markers already given out, (operation label, kind) →
+        (symbol, colour), filled as new kinds appear: figures drawn with one
+        such dict (the panels of a comparison) mark a kind of removal alike.
 
     Returns
     -------
@@ -499,13 +529,18 @@ def occupancy_figure(
             horizontal_spacing=min(0.08, 0.5 / cols),
         )
         seen_types: set[str] = set()
+        seen_markers: set[str] = set()
+        markers = {} if markers is None else markers  # one marker per kind of removal, in every panel
         batch: list[tuple[dict[str, Any], int, bool]] = []
         for col, (name, data) in enumerate(datas, start=1):
-            parts = occupancy_trace_dicts(data, name, stacked=stacked, show_input=show_input)
+            parts = occupancy_trace_dicts(data, name, stacked=stacked, show_input=show_input, markers=markers)
             for role, traces in parts.items():
                 for trace in traces:
                     if trace["meta"]["role"] == "type":
                         trace["showlegend"] = trace["meta"]["type"] not in seen_types
+                    elif trace["meta"]["role"] == "removals":  # every kind of marker in the legend, once
+                        trace["showlegend"] = trace["meta"]["marker"] not in seen_markers
+                        seen_markers.add(trace["meta"]["marker"])
                     elif col > 1:
                         trace["showlegend"] = False
                     batch.append((trace, col, role == "input"))
@@ -522,6 +557,7 @@ def occupancy_figure(
                 by_type=not several,
                 group=name if several else "",
                 color=COMPARE_COLORS[i % len(COMPARE_COLORS)] if several else None,
+                markers=markers,
             )
             for role, traces in parts.items():
                 batch.extend((trace, 1, role == "input") for trace in traces)
@@ -548,7 +584,8 @@ def occupancy_figure(
     )
     if several and layout == "side":  # the panels' titles: small, so that they fit narrow panels
         fig.update_annotations(font={"size": 12})
-    fig.update_xaxes(title_text="t (state ω_t)")
+    # one fixed range for every panel (the longest run's 0 … n): it never moves while a player marks t
+    fig.update_xaxes(title_text="t (state ω_t)", range=step_range(max(d.t[-1] for _, d in datas)), autorange=False)
     # one scale for every panel, so that compared runs read alike
     size_top = max(max(d.v_max, max(d.total)) for _, d in datas) * 1.05
     input_top = max((x for _, d in datas for x in d.input_size if x is not None), default=0) * 1.05

@@ -22,6 +22,8 @@ __all__ = ["mark_recorded_compactions"]
 #: The colour of the markers: apart from the mechanisms' removal markers.
 COLOR = "#444444"
 
+#: A panel's y axis is raised by this factor to leave room for the label above every line (V_max's included).
+HEADROOM = 1.2
 #: At most this many lines of the summary are shown in the hover.
 MAX_SUMMARY_LINES = 8
 
@@ -60,6 +62,11 @@ def mark_recorded_compactions(figure: go.Figure, compactions: Scenario | Iterabl
         _check_event(guards.instance(event, f"compactions[{k}]", RecordedCompaction, where="mark_recorded_compactions"),
                      f"compactions[{k}]")
     panels = _panels(figure)
+    if events:  # the label sits at the panel's top: raise a fixed y-range so that it clears V_max's line
+        for name in dict.fromkeys(y for _, y in panels):
+            axis = figure.layout[name.replace("y", "yaxis", 1)]
+            if axis.range is not None and axis.range[1] is not None:
+                axis.range = [axis.range[0], axis.range[1] * HEADROOM]
     for event in events:
         for x_axis, y_axis in panels:
             figure.add_shape(

@@ -26,7 +26,7 @@ from ..core.formatting import shorten
 from ..core.trace import Trace
 from ..viz import escape
 from ..viz.occupancy import named_traces, occupancy_figure
-from .player import BOX_STYLE, MARKER_COLOR, FitWidth, Stepping, TraceView, _clamped, _plotlyjs, time_controls
+from .player import BOX_STYLE, MARKER_COLOR, FitWidth, TimeSteps, TraceView, _clamped, _plotlyjs, player_bundle, step_text_box
 
 #: The narrowest a panel gets before the panels wrap onto more rows (px): a figure still reads at this width.
 PANEL_MIN_WIDTH = 400
@@ -44,7 +44,7 @@ def _named(traces: Any) -> list[tuple[str, Trace]]:
     return named_traces(traces, where="compare_player")
 
 
-class ComparePlayer(Stepping, widgets.VBox):
+class ComparePlayer(widgets.VBox):
     """Several traces of one scenario stepped together by one slider.
 
     Parameters
@@ -92,18 +92,22 @@ class ComparePlayer(Stepping, widgets.VBox):
         columns = guards.whole_number(columns, "columns", 1, where="compare_player", none_ok=True)
         interval = guards.whole_number(interval, "interval", where="compare_player", minimum=1, fix="; milliseconds between steps")
         t = _clamped(t, self.n, "compare_player")
+        markers: dict[tuple[str, str], tuple[str, str]] = {}  # a kind of removal has one marker in every panel
         self.views = [
-            TraceView(trace, min(t, len(trace)), tokens=False, hierarchy=False, name=name, height=PANEL_HEIGHT)
+            TraceView(trace, min(t, len(trace)), tokens=False, hierarchy=False, name=name, height=PANEL_HEIGHT, t_max=self.n,
+                      markers=markers)
             for name, trace in items
         ]
-        self.play, self.slider, self.back_button, self.next_button = time_controls(self.n, t, interval)
+        self.time = TimeSteps(self.n, t, interval, self._show, "ComparePlayer")
+        self.play, self.slider = self.time.play, self.time.slider
+        self.back_button, self.next_button = self.time.back_button, self.time.next_button
         # 2 × 2 for four runs (four in one row of a notebook are cramped), else up to three a row
         cols = columns or min(len(items), 2 if len(items) % 2 == 0 else 3)
         self.panels = [
             widgets.VBox(
                 [
                     widgets.HTML(f"<b style='{BOX_STYLE};overflow-wrap:anywhere'>{escape(shorten(name, 60))}</b>"),
-                    view.occupancy, view.state, view.info,
+                    view.occupancy, view.state, step_text_box(view.info),
                 ],
                 layout=widgets.Layout(min_width="0", overflow="hidden"),
             )
@@ -129,7 +133,23 @@ class ComparePlayer(Stepping, widgets.VBox):
         )
         self.fit = FitWidth()
         super().__init__([controls, self.fit, self.grid], layout=widgets.Layout(width="100%"))
-        self._wire()
+
+    @property
+    def t(self) -> int:
+        """The t of the slider (a shorter run shows its final state beyond its n)."""
+        return self.time.t
+
+    @t.setter
+    def t(self, value: int) -> None:
+        self.time.go_to(value)
+
+    def step(self, delta: int) -> int:
+        """Move by ``delta`` steps, clamped to 0 … n; returns the new t."""
+        return self.time.step(delta)
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        """The widget view, and static fallbacks for where it cannot render (see :func:`~stmviz.widgets.player.player_bundle`)."""
+        return player_bundle(self, **kwargs)
 
     def _show(self, t: int) -> None:
         for view, trace in zip(self.views, self.traces):

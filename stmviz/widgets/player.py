@@ -51,7 +51,7 @@ from ..viz import escape, hover_text
 from ..viz.hierarchy import (
     hierarchy_figure, hierarchy_graph, hierarchy_kind, hierarchy_title, node_arrays, node_marker, step_axis,
 )
-from ..viz.occupancy import bottom_legend, figure_title, occupancy_data, occupancy_figure
+from ..viz.occupancy import bottom_legend, figure_title, occupancy_data, occupancy_figure, step_range
 from ..viz.state import block_marker, block_text, state_bar, state_bar_traces, state_figure, state_legend_dicts, state_title
 from ..viz.tokens import tokens_html
 from .live_figure import figure_widget  # public here too: the player's figures are made by it
@@ -171,7 +171,7 @@ _UNSET = object()
 BOX_STYLE = "font-family:var(--jp-ui-font-family, sans-serif);font-size:13px;line-height:1.45;overflow-wrap:anywhere"
 
 
-def step_html(trace: Trace, t: int, *, max_items: int = 8, width: int = 80) -> str:
+def step_html(trace: Trace, t: int, *, max_items: int = 4, width: int = 80) -> str:
     """The loop at ω_t in words: what the model saw and answered, what arrived then, and what produced ω_t.
 
     The first lines say step t (:meth:`~stmviz.core.trace.Step.describe`):
@@ -187,7 +187,8 @@ def step_html(trace: Trace, t: int, *, max_items: int = 8, width: int = 80) -> s
     t : int
         The state ω_t, 0 ≤ t ≤ n.
     max_items : int
-        Show at most this many added / removed elements.
+        A group of added or removed elements longer than this is collapsed
+        (a ``<details>`` that lists every element when opened); none is cut.
     width : int
         Agent texts (the output, the input) are shortened to this many characters.
 
@@ -213,38 +214,68 @@ def step_html(trace: Trace, t: int, *, max_items: int = 8, width: int = 80) -> s
     width = guards.whole_number(width, "width", where="step_html", minimum=1)
     n = len(trace)
     size = trace.size_at(t)
-    head = (
-        f"<b>ω<sub>{t}</sub></b> · Σμ = {escape(format_number(size, 4))} of V<sub>max</sub> = {escape(format_number(trace.v_max, 4))} "
-        f"({100 * size / trace.v_max:.0f}%)"
+    head = STEP_WORDS["head"].format(
+        t=t, size=escape(format_number(size, 4)), v_max=escape(format_number(trace.v_max, 4)),
+        percent=f"{100 * size / trace.v_max:.0f}",
     )
     now = "<br>&nbsp;&nbsp;".join(escape(half) for half in _halves(trace, t, width))
-    head += f"<br><span class='stmviz-loop-words'>{now}</span>"
+    lines = [head, f"<span class='stmviz-loop-words'>{now}</span>"]
+    if t < n:
+        nxt = "; ".join(escape(shorten(str(o), 60)) for o in trace[t].operations) or "—"
+        lines.append(f"<span style='color:#777'>{STEP_WORDS['next'].format(t=t, operations=f'<code>{nxt}</code>')}</span>")
     if t == 0:
-        lines = [head, "the initial state ω<sub>0</sub>, before the first step"]
+        lines.append(STEP_WORDS["initial"])
     else:
         step = trace[t - 1]
         ops = "; ".join(escape(shorten(str(o), 60)) for o in step.operations) or "—"
         why_ops = "; ".join(dict.fromkeys(escape(shorten(o.reason, 80)) for o in step.operations if o.reason))
-        lines = [head, f"ω<sub>{t}</sub> = U(ω<sub>{t - 1}</sub>, o, c<sub>{t - 1}</sub>) with o = <code>{ops}</code>"
-                 + (f" — {why_ops}" if why_ops else "")]
+        made = STEP_WORDS["made_by"].format(t=t, previous=t - 1, operations=f"<code>{ops}</code>")
+        lines.append(STEP_WORDS["made_by_because"].format(made_by=made, why=why_ops) if why_ops else made)
         lines.extend(_retrieval_lines(step.operations))
         if step.added:
-            shown = ", ".join(escape(e.label(30)) for e in step.added[:max_items])
-            more = f" … (+{len(step.added) - max_items})" if len(step.added) > max_items else ""
-            lines.append(f"<span style='color:#2ca02c'>added</span>: {shown}{more}")
+            lines.append(_element_group("added", [escape(e.label(30)) for e in step.added], max_items))
         if step.removed:
-            items = [
-                f"{escape(e.label(30))} — {_reason_html(why)}"
-                for e, why in list(zip(step.removed, step.reasons))[:max_items]
-            ]
-            more = f"<br>… (+{len(step.removed) - max_items})" if len(step.removed) > max_items else ""
-            lines.append("<span style='color:#d62728'>removed</span>:<br>&nbsp;&nbsp;" + "<br>&nbsp;&nbsp;".join(items) + more)
+            lines.append(_element_group(
+                "removed", [f"{escape(e.label(30))} — {_reason_html(why)}" for e, why in zip(step.removed, step.reasons)],
+                max_items,
+            ))
         if not step.added and not step.removed:
-            lines.append("ω unchanged")
-    if t < n:
-        nxt = "; ".join(escape(shorten(str(o), 60)) for o in trace[t].operations) or "—"
-        lines.append(f"<span style='color:#777'>next: step {t} applies <code>{nxt}</code></span>")
-    return f"<div class='stmviz-step' style='{BOX_STYLE}'>" + "<br>".join(lines) + "</div>"
+            lines.append(STEP_WORDS["unchanged"])
+    return f"<div class='stmviz-step' style='{BOX_STYLE}'>" + "".join(f"<div>{line}</div>" for line in lines) + "</div>"
+
+
+#: The words of the step text, whole sentences with named placeholders (one place, for a translation).
+STEP_WORDS = {
+    "head": "<b>ω<sub>{t}</sub></b> · Σμ = {size} of V<sub>max</sub> = {v_max} ({percent}%)",
+    "next": "next: step {t} applies {operations}",
+    "initial": "the initial state ω<sub>0</sub>, before the first step",
+    "made_by": "ω<sub>{t}</sub> = U(ω<sub>{previous}</sub>, o, c<sub>{previous}</sub>) with o = {operations}",
+    "made_by_because": "{made_by} — {why}",
+    "unchanged": "ω unchanged",
+    "added": "<span style='color:#2ca02c'>added</span>: {elements}",
+    "removed": "<span style='color:#d62728'>removed</span>:{elements}",
+    "added_collapsed": "<span style='color:#2ca02c'>added</span>: {count} elements (click to list them all)",
+    "removed_collapsed": "<span style='color:#d62728'>removed</span>: {count} elements (click to list them all, each with its reason)",
+}
+
+
+def _element_group(kind: str, items: list[str], open_limit: int) -> str:
+    """The added or removed elements of a step (escaped HTML items), every one of them.
+
+    Up to ``open_limit`` items are listed in the open; a longer group is a
+    collapsed ``<details>`` whose summary says how many, and which lists them
+    all when opened: nothing is cut.
+    """
+    if kind == "added":
+        listed = ", ".join(items)
+    else:
+        listed = "".join(f"<div style='margin-left:1.2em'>{item}</div>" for item in items)
+    if len(items) <= open_limit:
+        return STEP_WORDS[kind].format(elements=listed)
+    summary = STEP_WORDS[f"{kind}_collapsed"].format(count=len(items))
+    body = f"<div style='margin-left:1.2em'>{listed}</div>" if kind == "added" else listed
+    return (f"<details class='stmviz-{kind}'><summary style='cursor:pointer'>{summary}</summary>"
+            f"{body}</details>")
 
 
 #: A removal reason longer than this shows its start, and the whole of it on a click.
@@ -315,6 +346,13 @@ class TraceView:
         A name for the figures' titles (default: the mechanism's name).
     height : int, optional
         The occupancy figure's height in pixels.
+    t_max : int, optional
+        The occupancy figure's x axis runs over 0 … ``t_max`` (default n, this
+        trace's length); it is fixed, whatever t is shown.
+    markers : dict, optional
+        Removal markers shared with other views (see
+        :func:`~stmviz.viz.occupancy_figure`): a comparison marks a kind of
+        removal alike in every panel.
 
     Notes
     -----
@@ -347,6 +385,8 @@ class TraceView:
         max_tokens: int = 1500,
         name: str | None = None,
         height: int | None = None,
+        t_max: int | None = None,
+        markers: dict[tuple[str, str], tuple[str, str]] | None = None,
     ) -> None:
         self.trace = require_trace(trace, "TraceView")
         tokens = guards.flag(tokens, "tokens", where="TraceView")
@@ -354,13 +394,15 @@ class TraceView:
         max_tokens = guards.whole_number(max_tokens, "max_tokens", where="TraceView", minimum=0)
         name = guards.text(name, "name", where="TraceView", none_ok=True, blank_ok=True)
         height = guards.whole_number(height, "height", where="TraceView", none_ok=True, minimum=10, fix="; a height in pixels, or None")
+        t_max = guards.whole_number(t_max, "t_max", where="TraceView", none_ok=True, minimum=len(self.trace),
+                                    fix="; the last t of the x axis (≥ n), or None for n")
         self.n = len(trace)
         self.t = self._clamp(t)
         self.max_tokens = max_tokens
         self.name = name or trace.name
         data = occupancy_data(trace)
         self._totals = data.total
-        occupancy = occupancy_figure(trace, names=[self.name])
+        occupancy = occupancy_figure(trace, names=[self.name], markers=markers)
         occupancy.add_shape(
             type="line", x0=self.t, x1=self.t, y0=0, y1=1, xref="x", yref="paper",
             line={"color": MARKER_COLOR, "width": 2}, name="step",
@@ -374,6 +416,8 @@ class TraceView:
         )
         if height:
             occupancy.update_layout(height=height)
+        if t_max is not None:  # a comparison: every panel's x axis runs to the longest run's n
+            occupancy.update_xaxes(range=step_range(t_max), autorange=False)
         self.occupancy = figure_widget(occupancy)
         self._marker_index = len(self.occupancy.data) - 1
         self._shape_index = len(self.occupancy.layout.shapes) - 1
@@ -608,7 +652,7 @@ class TraceView:
         """The view at its current t as one static figure: the occupancy with its step marker above, ω_t's bar below.
 
         It is what a saved notebook shows where the widget cannot render
-        (see :meth:`Stepping._repr_mimebundle_`).
+        (see :func:`player_bundle`).
         """
         occ, bar = self.occupancy, self.state
         second = any(getattr(d, "yaxis", None) == "y2" for d in occ.data)
@@ -623,7 +667,7 @@ class TraceView:
                 fig.add_trace(go.Bar(trace, showlegend=False), row=2, col=1)
         fig.add_vline(x=self.t, line={"color": MARKER_COLOR, "width": 2}, row=1, col=1)
         fig.add_vline(x=self.trace.v_max, line={"color": "black", "width": 2, "dash": "dash"}, row=2, col=1)
-        fig.update_xaxes(title_text="t (state ω_t)", row=1, col=1)
+        fig.update_xaxes(title_text="t (state ω_t)", range=occ.layout.xaxis.range, autorange=False, row=1, col=1)
         fig.update_yaxes(title_text=occ.layout.yaxis.title.text, range=occ.layout.yaxis.range, row=1, col=1)
         fig.update_xaxes(title_text="Σμ", range=bar.layout.xaxis.range, row=2, col=1)
         title = state_title(state_bar(self.trace, self.t))
@@ -662,6 +706,23 @@ class TraceView:
         return "<div class='stmviz-static'>" + "\n".join(parts) + "</div>"
 
 
+def step_text_box(info: widgets.HTML) -> widgets.HTML:
+    """Make a step text a box of fixed height that scrolls (it never grows under the charts, nothing of it is cut).
+
+    The box is :data:`STEP_TEXT_HEIGHT` tall whatever step it shows, so the
+    charts below it stay in place while Play runs; a longer text scrolls
+    inside it (its vertical scroll bar always shown, so that a reader sees
+    there is more), and long lists of elements are collapsed in it
+    (:func:`step_html`).
+    """
+    info.layout = widgets.Layout(
+        height=STEP_TEXT_HEIGHT, overflow="hidden scroll", border="1px solid #e4e4e4", padding="2px 4px",
+        flex="0 0 auto",
+    )
+    info.add_class("stmviz-step-box")
+    return info
+
+
 def _plotlyjs(value: object, where: str) -> str | bool:
     """``include_plotlyjs`` of a static HTML copy, if it is one plotly.io.to_html takes: True, False or a str."""
     return guards.instance(
@@ -684,7 +745,7 @@ def time_controls(n: int, t: int, interval: int) -> tuple[widgets.Play, widgets.
     the browser by ``jslink``): the slider's readout then moves in the same
     round of messages as the panels it drives, so the two never show
     different steps while Play runs. The buttons are wired by
-    :meth:`Stepping._wire`.
+    :class:`TimeSteps`.
 
     Returns
     -------
@@ -702,26 +763,52 @@ def time_controls(n: int, t: int, interval: int) -> tuple[widgets.Play, widgets.
     return play, slider, back, forward
 
 
-class Stepping:
-    """Stepping through time t, ω_0 … ω_n: the behaviour the players share (one slider, two buttons, a static fallback)."""
+class TimeSteps:
+    """Time t of a player, ω_0 … ω_n: its controls (play, slider, one-step buttons), wired to the player's ``show(t)``.
 
-    slider: widgets.IntSlider
-    back_button: widgets.Button
-    next_button: widgets.Button
-    n: int
+    A player holds one (``player.time``) and shows what it says: moving the
+    slider, clicking a button or Play calls ``show(t)`` and enables the
+    buttons that can move.
 
-    def _wire(self) -> None:
+    Parameters
+    ----------
+    n : int
+        The last state ω_n.
+    t : int
+        The first state shown.
+    interval : int
+        Milliseconds between steps while playing.
+    show : callable
+        ``show(t)``: bring the player's panels to ω_t.
+    where : str
+        The player's name, for error messages.
+    """
+
+    def __init__(self, n: int, t: int, interval: int, show: Any, where: str) -> None:
+        self.n = n
+        self.where = where
+        self.play, self.slider, self.back_button, self.next_button = time_controls(n, t, interval)
+        self._show = show
         self.back_button.on_click(lambda _b: self.step(-1))
         self.next_button.on_click(lambda _b: self.step(+1))
         self.slider.observe(self._on_value, names="value")
         self._update_buttons(self.slider.value)
 
+    @property
+    def t(self) -> int:
+        """The state ω_t shown now."""
+        return int(self.slider.value)
+
+    def go_to(self, t: object) -> int:
+        """Move to ω_t, t clamped to 0 … n (t must be a whole number); returns t."""
+        self.slider.value = _clamped(t, self.n, self.where)
+        return self.t
+
     def step(self, delta: int) -> int:
         """Move the slider by ``delta`` steps, clamped to 0 … n; returns the new t."""
-        delta = guards.whole_number(delta, "delta", where=type(self).__name__ + ".step", fix="; e.g. 1 or -1")
-        value = max(0, min(self.slider.value + delta, self.n))
-        self.slider.value = value
-        return value
+        delta = guards.whole_number(delta, "delta", where=self.where + ".step", fix="; e.g. 1 or -1")
+        self.slider.value = max(0, min(self.slider.value + delta, self.n))
+        return self.t
 
     def _update_buttons(self, t: int) -> None:
         self.back_button.disabled = t <= 0
@@ -732,51 +819,32 @@ class Stepping:
         self._show(t)
         self._update_buttons(t)
 
-    def _show(self, t: int) -> None:  # pragma: no cover - overridden
-        raise NotImplementedError
 
-    @property
-    def t(self) -> int:
-        """The state ω_t shown now."""
-        return int(self.slider.value)
+def player_bundle(player: widgets.Widget, **kwargs: Any) -> dict[str, Any]:
+    """A player's display bundle: the widget view, and static fallbacks for where it cannot render; none loads anything.
 
-    @t.setter
-    def t(self, value: int) -> None:
-        self.slider.value = _clamped(value, self.n, type(self).__name__)
-
-    def static_html(self, include_plotlyjs: str | bool = False) -> str:  # pragma: no cover - overridden
-        """The player at its current t as static HTML, for front ends without a kernel."""
-        raise NotImplementedError
-
-    def static_figure(self) -> go.Figure:  # pragma: no cover - overridden
-        """The player at its current t as one static figure."""
-        raise NotImplementedError
-
-    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
-        """The widget view, and static fallbacks for where it cannot render; none loads anything from the network.
-
-        - ``application/vnd.jupyter.widget-view+json``: the live widget
-          (JupyterLab and Voila with a kernel; JupyterLab renders it only in a
-          trusted notebook).
-        - ``application/vnd.plotly.v1+json``: :meth:`static_figure`, which
-          JupyterLab draws with its own bundled plotly.js (the jupyterlab-plotly
-          extension), offline and in an untrusted notebook, where it ranks
-          before ``text/html``.
-        - ``text/html``: :meth:`static_html`, without any script (nbconvert,
-          nbviewer, GitHub).
-        - ``text/plain``: the repr.
-        """
-        data = widgets.VBox._repr_mimebundle_(self, **kwargs) or {}
-        data["text/plain"] = repr(self)
-        try:
-            data["text/html"] = self.static_html()
-            data["application/vnd.plotly.v1+json"] = _mimetype_figure(self.static_figure())
-        except Exception as exc:  # the fallback must never break the live view
-            data["text/html"] = f"<pre>{escape(repr(self))}: no static view ({escape(type(exc).__name__)})</pre>"
-        return data
+    - ``application/vnd.jupyter.widget-view+json``: the live widget
+      (JupyterLab and Voila with a kernel; JupyterLab renders it only in a
+      trusted notebook).
+    - ``application/vnd.plotly.v1+json``: the player's ``static_figure()``,
+      which JupyterLab draws with its own bundled plotly.js (the
+      jupyterlab-plotly extension), offline and in an untrusted notebook,
+      where it ranks before ``text/html``.
+    - ``text/html``: the player's ``static_html()``, without any script
+      (nbconvert, nbviewer, GitHub).
+    - ``text/plain``: the repr.
+    """
+    data = widgets.VBox._repr_mimebundle_(player, **kwargs) or {}
+    data["text/plain"] = repr(player)
+    try:
+        data["text/html"] = player.static_html()
+        data["application/vnd.plotly.v1+json"] = _mimetype_figure(player.static_figure())
+    except Exception as exc:  # the fallback must never break the live view
+        data["text/html"] = f"<pre>{escape(repr(player))}: no static view ({escape(type(exc).__name__)})</pre>"
+    return data
 
 
-class TracePlayer(Stepping, widgets.VBox):
+class TracePlayer(widgets.VBox):
     """Replay a run step by step: ω_t, the operation that produced it, π(ω_t) and its hierarchy.
 
     Parameters
@@ -804,7 +872,7 @@ class TracePlayer(Stepping, widgets.VBox):
     (the last 64 token views are cached). The figures fill the player's width
     (:class:`FitWidth`). In JupyterLab and Voila the widget view renders;
     where it cannot, the display bundle holds a static copy of the view at
-    the current t (see :meth:`Stepping._repr_mimebundle_`), which loads
+    the current t (see :func:`player_bundle`), which loads
     nothing from the network.
 
     Attributes
@@ -851,7 +919,9 @@ class TracePlayer(Stepping, widgets.VBox):
         self.n = len(trace)
         self.view = TraceView(trace, t, tokens=tokens, hierarchy=hierarchy, max_tokens=max_tokens)
         t = self.view.t
-        self.play, self.slider, self.back_button, self.next_button = time_controls(self.n, t, interval)
+        self.time = TimeSteps(self.n, t, interval, self._show, "TracePlayer")
+        self.play, self.slider = self.time.play, self.time.slider
+        self.back_button, self.next_button = self.time.back_button, self.time.next_button
         v = self.view
         self.occupancy, self.state, self.hierarchy = v.occupancy, v.state, v.hierarchy
         self.info, self.tokens = v.info, v.tokens
@@ -861,8 +931,7 @@ class TracePlayer(Stepping, widgets.VBox):
         )
         self.fit = FitWidth()
         # the step text has a fixed height and scrolls: the charts below it stay in place while Play runs
-        self.info.layout = widgets.Layout(height=STEP_TEXT_HEIGHT, overflow="auto", border="1px solid #eee", padding="2px 4px")
-        self.info.add_class("stmviz-step-box")
+        step_text_box(self.info)
         children: list[widgets.Widget] = [controls, self.fit, self.info, self.occupancy, self.state]
         if self.hierarchy is not None:
             children.append(self.hierarchy)
@@ -874,8 +943,24 @@ class TracePlayer(Stepping, widgets.VBox):
                 )
             )
         super().__init__(children, layout=widgets.Layout(width="100%"))
-        self._wire()
         self.play.observe(self._on_playing, names="playing")
+
+    @property
+    def t(self) -> int:
+        """The state ω_t shown now."""
+        return self.time.t
+
+    @t.setter
+    def t(self, value: int) -> None:
+        self.time.go_to(value)
+
+    def step(self, delta: int) -> int:
+        """Move by ``delta`` steps, clamped to 0 … n; returns the new t."""
+        return self.time.step(delta)
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        """The widget view, and static fallbacks for where it cannot render (:func:`player_bundle`)."""
+        return player_bundle(self, **kwargs)
 
     def _show(self, t: int) -> None:
         # while Play runs, the token view follows t if it renders fast; if not, it waits (and says so) until a pause

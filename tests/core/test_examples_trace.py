@@ -37,14 +37,31 @@ def test_trace_describe_at_n_is_the_final_state():
 def test_trace_table_cuts_the_element_texts_to_width():
     trace = run(ExampleMechanism(StateSpace(sizes.words, v_max=4)), ["one two three", "four five"])
     assert trace.table(width=8) == "\n".join([
-        "t  operation  Σμ / V_max  added       removed     why",
-        "─  ─────────  ──────────  ──────────  ──────────  ─────────────────────────────────",
-        "0  append     3 / 4       'one two…'  —           —",
-        "1  append     2 / 4       'four fi…'  'one two…'  oldest element; Σμ exceeded V_max",
+        "t  operation  Σμ / V_max:  added       removed     why",
+        "              ω_t → ω_t+1",
+        "─  ─────────  ───────────  ──────────  ──────────  ─────────────────────────────────",
+        "0  append     0 → 3 / 4    'one two…'  —           —",
+        "1  append     3 → 2 / 4    'four fi…'  'one two…'  oldest element; Σμ exceeded V_max",
     ])
+
+
+def test_trace_table_row_t_names_the_state_the_chart_shows_at_t_and_the_next():
+    """Row t of the table is step t: Σμ(ω_t), the value the occupancy chart shows at t, then Σμ(ω_{t+1})."""
+    trace = run(ExampleMechanism(StateSpace(sizes.words, v_max=4)), ["one two three", "four five"])
+    rows = trace.table(width=8).splitlines()[3:]
+    for t, row in enumerate(rows):
+        assert row.split()[2:5] == [str(trace.size_at(t)), "→", str(trace.size_at(t + 1))], row
 
 
 def test_run_keeps_what_fits_and_says_why_the_rest_left():
     trace = run(ExampleMechanism(StateSpace(sizes.words, v_max=4)), ["one two", "three", "four five"])
     assert len(trace) == 3 and [e.text for e in trace.final] == ["three", "four five"]
     assert trace[2].reasons == ("oldest element; Σμ exceeded V_max",)
+
+
+def test_text_table_of_rows_without_cells():
+    """A table of no columns prints as it did before cells could hold several lines (tables.table([]) broke)."""
+    from stmviz.core.formatting import text_table
+    from stmviz.tables import table
+
+    assert text_table([[]]) == "\n" and str(table([], None, 3)) == "\n"

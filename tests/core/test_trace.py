@@ -50,7 +50,7 @@ def test_records_and_table(trace):
     assert {"t", "operation", "size_before", "size_after", "occupancy", "input_tokens", "why"} <= set(records[0])
     assert records[-1]["n_elements"] == len(trace.final)
     table = trace.table()
-    assert "Σμ / V_max" in table and "oldest element" in table
+    assert "Σμ / V_max:" in table and "ω_t → ω_t+1" in table and "oldest element" in table
 
 
 def test_json_round_trip_is_exact(trace, tmp_path):

@@ -534,3 +534,35 @@ def test_a_short_run_has_whole_step_ticks_and_room_at_the_ends():
     assert player.hierarchy.layout.xaxis.autorange is True and player.hierarchy.layout.xaxis.dtick is None
     player.t = 0
     assert player.hierarchy.layout.xaxis.dtick == 1
+
+
+def test_hiagent_at_omega_17_labels_every_node_of_the_state():
+    """05's hierarchy at ω_17 drew node "a/o 8" without a label (no room between "↺ a/o 7" and "↺ a/o 9");
+    a label with no room is now shortened to its step and marks, never dropped when that fits."""
+    from stmviz import HiAgent, StateSpace, load_scenario, run, sizes
+    from stmviz.viz.hierarchy import hierarchy_graph, node_arrays
+
+    scenario = load_scenario("household")
+    trace = run(HiAgent(StateSpace(sizes.tokens(), v_max=scenario.v_max)), scenario)
+    arrays = node_arrays(hierarchy_graph(trace, 17))
+    assert all(arrays["text"]), arrays["text"]
+    assert any(text.endswith(" 8") or text == "8" for text in arrays["text"]), arrays["text"]
+
+
+def test_agentfold_fold_tree_circles_do_not_overlap():
+    """AgentFold's fold tree drew big blocks' circles over their neighbours (and their labels): at each depth two
+    neighbouring circles now fit in the gap between their nodes (on the axis width labels are laid out for)."""
+    from stmviz import AgentFold, StateSpace, load_scenario, run, sizes
+    from stmviz.viz.hierarchy import LABEL_PLOT_PX, hierarchy_graph, node_arrays
+
+    scenario = load_scenario("web_research")
+    trace = run(AgentFold(StateSpace(sizes.tokens(), v_max=scenario.v_max)), scenario)
+    for t in (len(trace) // 2, len(trace)):
+        graph = hierarchy_graph(trace, t)
+        arrays = node_arrays(graph)
+        xs, ys, size = arrays["x"], arrays["y"], arrays["size"]
+        px = LABEL_PLOT_PX / (max(xs) - min(xs))
+        for i in range(len(xs)):
+            for j in range(i + 1, len(xs)):
+                if ys[i] == ys[j] and size[i] > 9 and size[j] > 9:
+                    assert abs(xs[i] - xs[j]) * px >= (size[i] + size[j]) / 2, (t, i, j, xs[i], xs[j], size[i], size[j])

@@ -44,3 +44,22 @@ def test_every_panel_of_a_side_by_side_figure_gets_the_line():
     panels = {d.xaxis for d in fig.data}
     assert len(panels) == 2 and {s.xref for s in lines} == panels and all(s.yref.endswith(" domain") for s in lines)
     assert len([a for a in fig.layout.annotations if a.name == "recorded compaction"]) == 1
+
+
+def test_the_label_clears_the_v_max_line():
+    """11's "Claude Code compacted" label sat at the panel's top, on the dashed V_max line (the y axis ended at
+    1.05 · V_max); the y-range is raised so that V_max's line lies below the label's band."""
+    from stmviz import StateSpace, run, sizes
+    from stmviz.core.mechanism import ExampleMechanism
+    from stmviz.scenarios import RecordedCompaction
+    from stmviz.viz import occupancy_figure
+    from stmviz.viz.recorded import mark_recorded_compactions
+
+    trace = run(ExampleMechanism(StateSpace(sizes.words, v_max=10)), ["a b c", "d e f", "g h i", "j k"])
+    fig = occupancy_figure({"one": trace, "two": trace}, layout="side")
+    before = fig.layout.yaxis.range[1]
+    mark_recorded_compactions(fig, [RecordedCompaction(2, "Claude Code", "auto", 9)])
+    top = fig.layout.yaxis.range[1]
+    assert top > before and 10 / top <= 0.8, (before, top)  # V_max at ≤ 80 % of the height: the label's band is free
+    label = fig.layout.annotations[-1]
+    assert label.yanchor == "top" and label.y == 1

@@ -118,3 +118,23 @@ def test_every_panel_says_the_step_in_words():
         expected = f"step 1: the model saw π(ω_1) ({trace[1].input_size} tokens) and answered “Hello!”"
         assert expected in view.info.value
         assert "then arrived the user message “Bye.”, seen from π(ω_2) on" in view.info.value
+
+
+def test_every_panel_has_one_fixed_x_range_while_stepping():
+    """The panels of a comparison share one x-range (the longest run's 0 … n) at every t; it was each panel's
+    own autorange, different at the same t (and moving with the marker)."""
+    short = run(ExampleMechanism(StateSpace(sizes.words, v_max=6)), ["a", "b", "c"])
+    long = run(ExampleMechanism(StateSpace(sizes.words, v_max=6)), ["a", "b", "c", "d", "e", "f", "g", "h"])
+    board = ComparePlayer([short, long, long, short])
+    seen = set()
+    for t in range(board.n + 1):
+        board.t = t
+        panels = {tuple(v.occupancy.layout.xaxis.range) for v in board.views}
+        assert len(panels) == 1 and all(v.occupancy.layout.xaxis.autorange is False for v in board.views), (t, panels)
+        seen |= panels
+    assert len(seen) == 1
+    low, high = seen.pop()
+    assert low < 0 and 8 < high <= 9
+    static = board.static_figure()
+    axes = [static.layout[key] for key in static.layout if key.startswith("xaxis")]
+    assert {tuple(axis.range) for axis in axes} == {(low, high)}

@@ -328,10 +328,57 @@ def test_the_step_text_has_a_fixed_height_and_long_reasons_are_whole_on_demand()
     scenario = load_scenario("web_research")
     trace = run(AgentFold(StateSpace(sizes.tokens(), v_max=scenario.v_max)), scenario)
     player = TracePlayer(trace)
-    assert player.info.layout.height == STEP_TEXT_HEIGHT and player.info.layout.overflow == "auto"
+    assert player.info.layout.height == STEP_TEXT_HEIGHT and player.info.layout.overflow == "hidden scroll"
     long = [(t, why) for t in range(len(trace)) for why in trace[t].reasons if len(why) > REASON_CHARS]
     assert long, "the scenario should have a long removal reason"
     t, why = long[0]
     html = step_html(trace, t + 1)
     from stmviz.viz import escape
     assert "<details" in html and escape(why) in html, html
+
+
+def test_the_step_text_lists_every_removed_element_collapsed_when_many():
+    """A step that removed more elements than max_items lists every one of them, in a collapsed <details>, each
+    with its reason (it was cut at 8 with "… (+3)"); few are listed in the open; the "next:" line comes before."""
+    from stmviz import HiAgent, StateSpace, load_scenario, run, sizes
+    from stmviz.viz import escape
+    from stmviz.widgets.player import step_html
+
+    scenario = load_scenario("household")
+    trace = run(HiAgent(StateSpace(sizes.tokens(), v_max=scenario.v_max)), scenario)
+    many = next(t for t in range(len(trace)) if len(trace[t].removed) > 3)
+    html = step_html(trace, many + 1, max_items=3)
+    assert "<details class='stmviz-removed'>" in html and "(+" not in html
+    assert f"removed</span>: {len(trace[many].removed)} elements" in html
+    for element in trace[many].removed:
+        assert escape(element.label(30)) in html
+    assert html.index("next: step") < html.index("stmviz-removed")
+    few = next(t for t in range(len(trace)) if 0 < len(trace[t].removed) <= 3)
+    assert "<details class='stmviz-removed'>" not in step_html(trace, few + 1, max_items=3)
+    wide = step_html(trace, many + 1, max_items=100)
+    assert "<details class='stmviz-removed'>" not in wide and all(escape(e.label(30)) in wide for e in trace[many].removed)
+
+
+@pytest.mark.parametrize("mechanism", ["FIFOWindow", "SCM", "HiAgent", "AgentFold"])
+def test_the_occupancy_x_range_stays_fixed_while_stepping(mechanism):
+    """The occupancy chart's x-range is one fixed range from t = 0 to t = n (it followed the marker: 03 showed
+    [−1.6, 25.6] at t = 0, [−0.5, 25.5] at t = 1, [0, 25.5] from t = 2, [0, 26.5] at the end)."""
+    import stmviz
+    from stmviz import StateSpace, load_scenario, run, sizes
+    from stmviz.widgets import TracePlayer
+
+    scenario = load_scenario("tool_chat")
+    trace = run(getattr(stmviz, mechanism)(StateSpace(sizes.tokens(), v_max=scenario.v_max)), scenario)
+    player = TracePlayer(trace, tokens=False)
+    n = len(trace)
+    ranges = set()
+    for t in [0, 1, 2, n // 2, n - 1, n]:
+        player.t = t
+        axis = player.occupancy.layout.xaxis
+        assert axis.autorange is False, (t, axis.autorange)
+        ranges.add(tuple(axis.range))
+        assert all(x is None or axis.range[0] <= x <= axis.range[1] for d in player.occupancy.data for x in (d.x or ()))
+    assert len(ranges) == 1, ranges
+    low, high = ranges.pop()
+    assert low < 0 and n < high <= n + 1, (low, high)
+    assert tuple(player.static_figure().layout.xaxis.range) == (low, high)
