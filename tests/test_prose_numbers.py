@@ -101,7 +101,8 @@ def test_the_predictions_of_01_to_03_are_what_their_run_cells_print():
                [("A", 21, False), ("B", 15, True), ("C", 14, True), ("D", 771, False), ("E", 0, True), ("F", 29, False)])
     window = printed_after("02_definition2_mechanism", "02-predict-window")
     assert "kept = {2, 3, 4}" in SOLUTIONS["02-predict-window"]
-    assert "'The user is allergic to peanuts.'" in window.splitlines()[5] and "It is raining" in window.splitlines()[6]
+    rows = {line.split()[0]: line for line in window.splitlines() if line[:1].isdigit()}  # the table's rows by t
+    assert "'The user is allergic to peanuts.'" in rows["3"] and "It is raining" in rows["4"]  # what leaves: ω_5
     leaves = printed_after("03_fifo_context_window", "03-which-leave")
     last = leaves.splitlines()[-1]
     assert "'My parcel 1234 has not arrived yet.', 'Let me check the tracking.'" in last and "17 / 20" in last
