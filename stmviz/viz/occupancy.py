@@ -16,7 +16,7 @@ never covers the title or the axis titles (:func:`bottom_legend`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -32,6 +32,7 @@ from ._common import color_for, escape, hover_text
 
 __all__ = [
     "OccupancyData", "Removal", "bottom_legend", "step_range", "occupancy_data", "occupancy_trace_dicts", "occupancy_figure", "named_traces",
+    "removal_markers",
 ]
 
 #: Line colours of the traces compared in one panel (``layout="overlay"``).
@@ -295,6 +296,28 @@ def named_traces(traces: Any, *, where: str, name: str = "traces", names: Any = 
     return out
 
 
+def removal_markers(
+    datas: Iterable[OccupancyData], markers: dict[tuple[str, str], tuple[str, str]] | None = None
+) -> dict[tuple[str, str], tuple[str, str]]:
+    """Give out the removal markers of every panel of a figure, before any is drawn.
+
+    Maps (operation label, kind) to (symbol, colour): distinct operations of a
+    kind get distinct markers, the n-th label of a kind the n-th marker of that
+    kind. Given out for all the panels at once, a label removed in two kinds in
+    different panels (FIFO's ``append`` evicts, a session's ``append`` replaces
+    in place) is named with its kind in every panel, so the legend never shows
+    one name in two shapes. ``markers`` is filled and returned.
+    """
+    markers = {} if markers is None else markers
+    for data in datas:
+        for removal in data.removals:
+            key = (removal.label, removal.kind)
+            if key not in markers:
+                order = sum(1 for _, k in markers if k == removal.kind)
+                markers[key] = REMOVAL_MARKERS[removal.kind][order % len(REMOVAL_MARKERS[removal.kind])]
+    return markers
+
+
 def occupancy_trace_dicts(
     data: OccupancyData,
     name: str,
@@ -382,15 +405,11 @@ def occupancy_trace_dicts(
     groups: dict[tuple[str, str], list[Removal]] = {}
     for removal in data.removals:
         groups.setdefault((removal.label, removal.kind), []).append(removal)
-    kinds_of: dict[str, int] = {}
-    for label, _ in groups:
+    markers = removal_markers([data], markers)
+    kinds_of: dict[str, int] = {}  # over every panel the markers were given out for, not this one alone
+    for label, _ in markers:
         kinds_of[label] = kinds_of.get(label, 0) + 1
-    markers = {} if markers is None else markers
     for (label, kind), removals in groups.items():
-        # distinct operations get distinct markers: the n-th label of a kind takes the n-th marker of that kind
-        if (label, kind) not in markers:
-            order = sum(1 for _, k in markers if k == kind)
-            markers[(label, kind)] = REMOVAL_MARKERS[kind][order % len(REMOVAL_MARKERS[kind])]
         symbol, kind_color = markers[(label, kind)]
         key = f"{kind}: {label}"
         if kinds_of[label] > 1:  # the same operations both evicted and replaced in place: say which marker is which
@@ -530,7 +549,7 @@ def occupancy_figure(
         )
         seen_types: set[str] = set()
         seen_markers: set[str] = set()
-        markers = {} if markers is None else markers  # one marker per kind of removal, in every panel
+        markers = removal_markers((data for _, data in datas), markers)  # one marker per kind of removal, in every panel
         batch: list[tuple[dict[str, Any], int, bool]] = []
         for col, (name, data) in enumerate(datas, start=1):
             parts = occupancy_trace_dicts(data, name, stacked=stacked, show_input=show_input, markers=markers)
@@ -547,6 +566,7 @@ def occupancy_figure(
             seen_types.update(escape(k) for k in data.by_type)
     else:
         fig = make_subplots(rows=1, cols=1, specs=[[{"secondary_y": secondary}]])
+        markers = removal_markers((data for _, data in datas), markers)
         batch = []
         for i, (name, data) in enumerate(datas):
             parts = occupancy_trace_dicts(

@@ -25,7 +25,7 @@ from ..core.errors import InvalidArgumentError
 from ..core.formatting import shorten
 from ..core.trace import Trace
 from ..viz import escape
-from ..viz.occupancy import named_traces, occupancy_figure
+from ..viz.occupancy import named_traces, occupancy_data, occupancy_figure, removal_markers
 from .player import BOX_STYLE, MARKER_COLOR, FitWidth, TimeSteps, TraceView, _clamped, _plotlyjs, player_bundle, step_text_box
 
 #: The narrowest a panel gets before the panels wrap onto more rows (px): a figure still reads at this width.
@@ -92,7 +92,8 @@ class ComparePlayer(widgets.VBox):
         columns = guards.whole_number(columns, "columns", 1, where="compare_player", none_ok=True)
         interval = guards.whole_number(interval, "interval", where="compare_player", minimum=1, fix="; milliseconds between steps")
         t = _clamped(t, self.n, "compare_player")
-        markers: dict[tuple[str, str], tuple[str, str]] = {}  # a kind of removal has one marker in every panel
+        # a kind of removal has one marker in every panel, named alike in every panel
+        markers = removal_markers(occupancy_data(trace) for _, trace in items)
         self.views = [
             TraceView(trace, min(t, len(trace)), tokens=False, hierarchy=False, name=name, height=PANEL_HEIGHT, t_max=self.n,
                       markers=markers)

@@ -109,3 +109,23 @@ def test_the_compare_player_marks_a_kind_of_removal_alike_in_every_panel():
     assert all(len(m) == 1 for m in markers.values()), markers
     firsts = [next(iter(m)) for m in markers.values()]
     assert len(set(firsts)) == len(firsts), markers
+
+
+def test_one_operation_removed_in_two_kinds_in_two_panels_is_named_with_its_kind_in_each():
+    """FIFO's ``append`` evicts; Letta's ``append`` replaces in place (its summary): side by side, the legend showed
+    "removed by append" twice, as a × and as a ◆ (found by tests/browser/test_legends.py in 11)."""
+    from stmviz import FIFOWindow, LettaMemory, StateSpace, load_scenario, run, sizes
+    from stmviz.viz import occupancy_figure
+
+    chat = load_scenario("long_dialogue")
+    space = StateSpace(sizes.tokens(), 8000)
+    traces = {"FIFO": run(FIFOWindow(StateSpace(sizes.tokens(), 1200)), chat),
+              "Letta": run(LettaMemory(space, context_window=1600), chat)}
+    shapes: dict[str, set[str]] = {}
+    for d in occupancy_figure(traces, layout="side").data:
+        if d.meta and d.meta.get("role") == "removals":
+            shapes.setdefault(d.name, set()).add(d.marker.symbol)
+    assert all(len(s) == 1 for s in shapes.values()), shapes
+    symbols = [next(iter(s)) for s in shapes.values()]
+    assert len(set(symbols)) == len(symbols), shapes
+    assert {"removed by append (dropped)", "removed by append (replaced in place)"} <= set(shapes), shapes
