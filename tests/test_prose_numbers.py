@@ -104,8 +104,11 @@ def test_the_predictions_of_01_to_03_are_what_their_run_cells_print():
     rows = {line.split()[0]: line for line in window.splitlines() if line[:1].isdigit()}  # the table's rows by t
     assert "'The user is allergic to peanuts.'" in rows["3"] and "It is raining" in rows["4"]  # what leaves: ω_5
     leaves = printed_after("03_fifo_context_window", "03-which-leave")
-    last = leaves.splitlines()[-1]
-    assert "'My parcel 1234 has not arrived yet.', 'Let me check the tracking.'" in last and "17 / 20" in last
+    lines = leaves.rstrip("\n").splitlines()
+    last_row = lines[next(i for i in range(len(lines) - 1, -1, -1) if lines[i][:1].isdigit()):]  # row 2, its lines
+    assert lines[-2].startswith("2 ") and "19 → 17 / 20" in last_row[0], leaves
+    removed = " ".join(last_row)
+    assert "'My parcel 1234 has …'" in removed and "'Let me check the tr…'" in removed, leaves  # width=20: cut
 
 
 # -- notebooks 04-07 (issue 34): statements whose numbers come from a run, checked against that run ------------
