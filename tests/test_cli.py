@@ -66,7 +66,6 @@ def test_replay_a_jsonl_chat_log_with_scm(tmp_path, capsys, suffix):
 
 def test_replay_keeps_the_conversation_order(tmp_path):
     from stmviz import run
-    from stmviz.mechanisms import FIFOWindow
 
     log = tmp_path / "chat.jsonl"
     log.write_text("\n".join(json.dumps(m) for m in _tool_chat_lines()), encoding="utf-8")

@@ -8,7 +8,6 @@ import sys
 import time
 import urllib.request
 
-import pytest
 
 import jupyterlab  # noqa: F401  (in the [test] extra: a missing one is a failure, not a skip)
 

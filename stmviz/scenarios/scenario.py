@@ -9,7 +9,6 @@ is still in the model input π(ω_t) at a later step t.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -21,7 +20,6 @@ from ..core.guards import brief
 from ..core.element import Meta, thaw
 from ..core.errors import InvalidArgumentError, FormatError
 from ..core.errors import UnknownScenarioError  # defined with every error class; importable from here too
-from ..core.formatting import shorten
 from ..io.files import as_path, json_text, read_bytes, write_text
 from ..io.jsonio import decode_json
 from ..core.context import AgentStep, DIRECTIVE_SHORTHANDS

@@ -12,7 +12,6 @@ from stmviz import (
     OperationSet,
     State,
     StateSpace,
-    Transition,
     check_mechanism,
     make_mechanism,
     run,

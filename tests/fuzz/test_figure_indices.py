@@ -17,7 +17,6 @@ pytest.importorskip("plotly")
 
 from stmviz import viz, widgets
 from stmviz.errors import InvalidArgumentError, InvalidIndexError
-from stmviz.errors import InvalidIndexError  # noqa: E402
 
 from _traces import empty_trace, trace  # noqa: E402
 

@@ -17,7 +17,6 @@ import pytest
 pytest.importorskip("plotly")
 
 from stmviz import viz  # noqa: E402
-from stmviz.core.model_input import ModelInput  # noqa: E402
 
 from _harness import Entry, inside  # noqa: E402
 from _run import fuzz, ids  # noqa: E402

@@ -12,7 +12,7 @@ from stmviz import AgentStep, LangChainSummarization, StateSpace, check_mechanis
 from stmviz.errors import InvalidArgumentError
 from stmviz.managers.langchain_summarization import SUMMARY_PREFIX, SUMMARY_PROMPT
 
-from _managers import SPACE, agent_streams, chat, counter, langchain_messages, pairs, role_of, stmviz_pairs, text_of, tool_step
+from _managers import SPACE, agent_streams, chat, counter, langchain_messages, pairs, role_of, stmviz_pairs, tool_step
 
 HAS_LANGCHAIN = importlib.util.find_spec("langchain") is not None
 needs_langchain = pytest.mark.skipif(not HAS_LANGCHAIN, reason="peer library langchain not installed (pip install stmviz[peers])")

@@ -30,7 +30,7 @@ from stmviz.mechanisms.scm import interaction_text, pending_message
 from stmviz.text.scm_judges import always_needs_memory
 
 RR = {"ranking": "recency+relevance", "needs_memory": always_needs_memory}  # the paper's ranking, at every step
-from stmviz.text import OpenAIEmbedder, OpenAISummarizer, cosine, embed, summarize
+from stmviz.text import OpenAIEmbedder, OpenAISummarizer, cosine, embed
 
 TOPICS = [
     "The weather in Lisbon is sunny and warm today.",

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from stmviz import AgentStep, Context, Element, Mechanism, State, StateSpace, Trace, run, sizes
+from stmviz import AgentStep, Context, Element, Mechanism, StateSpace, Trace, run, sizes
 from stmviz.core.errors import InvalidArgumentError, FormatError, STMError, UpdateFailedError
 from stmviz.mechanisms import FIFOWindow
 
