@@ -90,3 +90,15 @@ def test_the_references_pass():
     assert check_clear_prediction(solved("11-predict-clearing", "prediction")).ok
     assert check_clear_tool_results(solved("11-clear-results", "project")).ok
     assert not check_clear_prediction(None).done
+
+
+def test_checking_a_prediction_shows_no_transcript_warning(recwarn):
+    """The checker reads notebook 11's Claude Code session, whose sidechain is left out: the student's cell shows the
+    checker's report, not a TranscriptWarning (the notebook prints the session's report where it loads it)."""
+    import warnings
+
+    from stmviz.scenarios import TranscriptWarning
+
+    warnings.simplefilter("always", TranscriptWarning)
+    check_clear_prediction((True, False))
+    assert not [w for w in recwarn.list if issubclass(w.category, TranscriptWarning)]
