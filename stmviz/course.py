@@ -75,6 +75,9 @@ __all__ = [
 #: The languages of the notebooks: ``en`` in ``notebooks/``, ``ru`` in ``notebooks/ru/``.
 LANGUAGES = ("en", "ru")
 
+#: The tag of a translated notebook's first code cell, which turns its language on: ``stmviz.set_language("ru")``.
+LANGUAGE_TAG = "language"
+
 #: What marks a solution region in the instructor's version (nbgrader's own delimiters).
 BEGIN_SOLUTION = "### BEGIN SOLUTION"
 END_SOLUTION = "### END SOLUTION"
@@ -161,7 +164,8 @@ def read_source(path: str | Path) -> Any:
 
     The ids are the built notebook's (``01-00``, ``01-01``, … for ``01_definition1_state_space``), so
     a notebook and its source can be compared cell by cell, and a Russian twin has the ids of the
-    English one. The metadata is what jupytext keeps in a paired ``.ipynb``: the kernelspec and
+    English one: its one extra cell, the code cell tagged ``language`` that turns its language on
+    (``stmviz.set_language("ru")``), is ``01-language`` and is not counted. The metadata is what jupytext keeps in a paired ``.ipynb``: the kernelspec and
     jupytext's own, without the text file's ``text_representation``.
 
     >>> nb = read_source(source_paths(names=["01"])[0])
@@ -176,9 +180,13 @@ def read_source(path: str | Path) -> Any:
         raise FormatError(f"{path}: the notebook source is not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
     except Exception as exc:  # jupytext's own errors: a malformed header or directive
         raise FormatError(f"{path}: not a MyST Markdown notebook jupytext can read: {exc}") from None
-    prefix = path.stem[:2]
-    for k, cell in enumerate(nb.cells):
+    prefix, k = path.stem[:2], 0
+    for cell in nb.cells:
+        if LANGUAGE_TAG in cell.get("metadata", {}).get("tags", []):
+            cell["id"] = f"{prefix}-{LANGUAGE_TAG}"  # a translation's own cell: the others keep their twin's ids
+            continue
         cell["id"] = f"{prefix}-{k:02d}"
+        k += 1
     representation = nb.metadata.get("jupytext", {})
     representation.pop("text_representation", None)
     if not representation:

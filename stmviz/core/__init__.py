@@ -25,7 +25,8 @@ argument checks are functions of one checks module per concept (``_element_check
 their class's module; :mod:`~stmviz.core.guards` is the vocabulary they share. Beside
 the paper's modules:
 :mod:`~stmviz.core.tokenizer` (tiktoken's encodings, loaded offline) and
-:mod:`~stmviz.core.formatting` (texts, numbers and tables for people, a trace's too).
+:mod:`~stmviz.core.formatting` (texts, numbers and tables for people, a trace's too) and
+:mod:`~stmviz.core.i18n` (the language of those texts: ``set_language("ru")``).
 The speed-ups (Σμ carried from state to state, token counts cached) live in
 :mod:`stmviz._fast`, each held equal to the plain definition by a test.
 
@@ -39,6 +40,7 @@ standard-library speed-ups of :mod:`stmviz._fast`, and builds nothing.
 from . import errors, guards, sizes
 from .context import AgentStep, Context, History
 from .element import AudioPart, Element, ImagePart, Meta
+from .i18n import get_language, language, set_language
 from .mechanism import Mechanism, Transition, make_mechanism
 from .model_input import Message, ModelInput
 from .operation import Operation, OperationSet, OperationType
@@ -54,4 +56,5 @@ __all__ = [
     "Message", "ModelInput",
     "Mechanism", "Transition", "make_mechanism",
     "Step", "Trace", "run",
+    "set_language", "get_language", "language",
 ]

@@ -19,6 +19,7 @@ from ..contract import check_mechanism
 from ..core import guards
 from ..core.context import AgentStep
 from ..core.formatting import shorten
+from ..core.i18n import _, ngettext
 from ..core.mechanism import Mechanism
 from ..core.space import StateSpace
 from ..core.trace import Trace, run
@@ -44,8 +45,10 @@ class Criterion:
 
     def __str__(self) -> str:
         mark = "·" if self.passed is None else "✓" if self.passed else "✗"
-        line = f"{mark} {self.name}: {self.detail}"
-        return f"{line}\n    hint: {self.hint}" if self.passed is False and self.hint else line
+        line = f"{mark} {_(self.name)}: {self.detail}"
+        if self.passed is False and self.hint:
+            return line + "\n    " + _("hint: {hint}").format(hint=self.hint)
+        return line
 
 
 class ExerciseReport:
@@ -82,15 +85,19 @@ class ExerciseReport:
         return self.ok
 
     def __str__(self) -> str:
+        exercise = _(self.exercise)
         if not self.done:
-            head = (f"{self.exercise}: not done yet ({self.todo}) — replace the TODO in the exercise cell, "
-                    "then run this cell again")
+            head = _("{exercise}: not done yet ({todo}) — replace the TODO in the exercise cell, "
+                     "then run this cell again").format(exercise=exercise, todo=self.todo)
         elif self.ok:
-            head = f"{self.exercise}: every criterion is met ✓"
+            head = _("{exercise}: every criterion is met ✓").format(exercise=exercise)
         else:
-            head = f"{self.exercise}: {len(self.failures)} of {len(self.criteria)} criteria not met"
+            n, m = len(self.failures), len(self.criteria)
+            head = ngettext("{exercise}: {n} of {m} criteria not met", "{exercise}: {n} of {m} criteria not met",
+                            m).format(exercise=exercise, n=n, m=m)
             if self.not_judged:
-                head += f", {len(self.not_judged)} not judged until those are met"
+                head += ngettext(", {k} not judged until those are met", ", {k} not judged until those are met",
+                                 len(self.not_judged)).format(k=len(self.not_judged))
         return "\n".join([head] + ["  " + str(c).replace("\n", "\n  ") for c in self.criteria])
 
     __repr__ = __str__
@@ -145,17 +152,18 @@ class Checks:
         for name, (met, hint) in self.spec.items():
             blocked = self.blocked_by(name)
             if blocked:
-                waits = " and ".join(repr(b) for b in blocked)
-                criteria.append(Criterion(name, None, f"not judged until {waits} is met"))
+                waits = _(" and ").join(repr(_(b)) for b in blocked)
+                criteria.append(Criterion(name, None, _("not judged until {criteria} is met").format(criteria=waits)))
             else:
-                criteria.append(Criterion(name, name not in self.failures, self.failures.get(name, met),
-                                          self.hints.get(name, hint)))
+                criteria.append(Criterion(name, name not in self.failures, self.failures.get(name, _(met)),
+                                          self.hints.get(name, _(hint) if hint else hint)))
         return ExerciseReport(self.exercise, criteria)
 
     def not_done(self, exc: BaseException) -> ExerciseReport:
         """Every criterion ✗ with what it will check, and no hint: the hints come once there is an answer."""
         return ExerciseReport(self.exercise, [
-            Criterion(name, False, f"not checked yet — {met}") for name, (met, _) in self.spec.items()
+            Criterion(name, False, _("not checked yet — {criterion}").format(criterion=_(met)))
+            for name, (met, _hint) in self.spec.items()
         ], done=False, todo=shorten(str(exc) or "TODO", 100))
 
 
@@ -181,21 +189,22 @@ def checked_run(
     try:
         ok, mechanism = call_answer(make, space)
         if not ok:
-            c.fail("contract", f"could not build the mechanism: {error_text(mechanism)}")
+            c.fail("contract", _("could not build the mechanism: {error}").format(error=error_text(mechanism)))
             return c.report()
         contract = check_mechanism(mechanism, check_steps) if check_steps is not None else check_mechanism(mechanism)
         if not contract.ok and any("TODO" in r.detail or "NotImplementedError" in r.detail for r in contract.failures):
             raise NotImplementedError(todo)
-        c.check("contract", contract.ok, "check_mechanism fails: " + "; ".join(r.detail for r in contract.failures))
+        c.check("contract", contract.ok,
+                _("check_mechanism fails: {failures}").format(failures="; ".join(r.detail for r in contract.failures)))
         ok, trace = call_answer(run, mechanism, steps)
     except NotImplementedError as exc:
         return c.not_done(exc)
     if not ok:
-        c.fail("contract", f"run() failed: {error_text(trace)}")
+        c.fail("contract", _("run() failed: {error}").format(error=error_text(trace)))
         return c.report()
     return mechanism, trace
 
 
 def error_text(exc: BaseException) -> str:
     """What a student's code raised, in one line."""
-    return f"it raised {type(exc).__name__}: {shorten(str(exc), 120)}"
+    return _("it raised {error}: {message}").format(error=type(exc).__name__, message=shorten(str(exc), 120))
