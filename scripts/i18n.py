@@ -33,10 +33,17 @@ TRANSLATED = ("ru",)
 
 #: area → the package paths whose sentences its .po holds (a sentence in two areas stays in the first)
 AREAS: dict[str, tuple[str, ...]] = {
-    "exercises": ("exercises", "contract.py", "course.py"),
-    "figures": ("viz", "widgets"),
-    "mechanisms": ("mechanisms", "managers", "text"),
-    "core": ("core", "tables.py", "forgetting.py", "metrics.py", "scenarios", "protocol.py", "sweep.py", "cli.py"),
+    # the checkers of notebooks 00–04, the report they share, the contract check, the course tools
+    "checkers_a": ("exercises/checking.py", "exercises/predicting.py", "exercises/start.py",
+                   "exercises/state_space.py", "exercises/mechanism.py", "exercises/fifo.py", "exercises/scm.py",
+                   "contract.py", "course.py"),
+    # the checkers of notebooks 05–11
+    "checkers_b": ("exercises",),
+    # what is drawn and tabled: figures, players, a trace's words and tables
+    "figures": ("viz", "widgets", "core/formatting.py", "tables.py"),
+    # what the mechanisms and managers record (their reasons), and the rest of the package
+    "mechanisms": ("mechanisms", "managers", "text", "forgetting.py", "metrics.py", "scenarios", "core",
+                   "protocol.py", "sweep.py", "cli.py", "locomo_eval.py"),
 }
 HEADER = """\
 # stmviz in Russian: the sentences of the area '{area}' (stmviz/{paths}).
