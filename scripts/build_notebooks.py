@@ -1,7 +1,8 @@
 """Build the tutorial notebooks from their sources and execute them, storing the outputs.
 
     python scripts/build_notebooks.py            # every notebook
-    python scripts/build_notebooks.py 03 06      # only those whose names start so
+    python scripts/build_notebooks.py 03 06      # only those whose names start so (English and Russian)
+    python scripts/build_notebooks.py ru/03      # only the Russian 03 (notebooks/ru/03_*.md)
     python scripts/build_notebooks.py --check    # only list the notebooks that differ from their sources
 
 Each notebook ``notebooks/NAME.ipynb`` (and ``notebooks/ru/NAME.ipynb``) is built from its source
@@ -95,7 +96,8 @@ def joined_streams(outputs: list) -> list:
 def main(argv: list[str]) -> int:
     check = "--check" in argv
     wanted = [a for a in argv if a != "--check"]
-    chosen = [s for s in sources() if not wanted or any(s.stem.startswith(a) for a in wanted)]
+    chosen = [s for s in sources() if not wanted or any(
+        s.stem.startswith(a) or s.relative_to(OUT).as_posix().startswith(a) for a in wanted)]
     if check:
         lines = [line for s in chosen for line in (
             source_differences(s, s.with_suffix(".ipynb")) if s.with_suffix(".ipynb").exists()
