@@ -41,12 +41,6 @@ babel = pytest.importorskip("babel", reason="the catalogs are extracted and comp
 script = _script()
 
 
-@pytest.fixture(autouse=True)
-def english_after():
-    yield
-    i18n.set_language("en")
-
-
 # -- the setting -----------------------------------------------------------------------------------------------------
 
 def test_english_is_the_default_and_returns_the_code_s_own_words():
