@@ -59,7 +59,6 @@ TEXT = {
     "scm hint": (N_("SCM's model input holds its flash memory and the k = 3 memories it activates, whatever the room: "
                  "more V_max is left empty")),
     "predicted": N_("{mechanism}: predicted {got!r}; its evidence recall goes {low} → {high}, so it {word}"),
-    "raised": N_("{where}: {error}"),
 }
 
 _SLIPS = ("content words", "the model input", "at the probe's step", "over the evidence", "a bag of words")
@@ -117,7 +116,7 @@ def check_word_overlap(word_overlap: Callable[[Trace, Any], Any], v_max: int = 3
         for trace, probe in pairs:
             ok, value = call_answer(word_overlap, trace, probe)
             if not ok:
-                c.fail("every probe", _(TEXT["raised"]).format(where=where(trace, probe), error=error_text(value)))
+                c.fail("every probe", f"{where(trace, probe)}: {error_text(value)}")
                 return c.report()
             got.append(value)
     except NotImplementedError as exc:

@@ -50,7 +50,6 @@ TEXT = {
                        "with a loop and build a new list of steps, leaving the log as it is")),
     "untouched detail": N_("{chat}: after chat_steps the messages were {after}"),
     "got": N_("{chat}: got {got}"),
-    "raised": N_("{chat}: {error}"),
     "ending on a reply": N_("a chat ending on a reply"),
     "ending on a user message": N_("a chat ending on a user message"),
     "returned None": N_("chat_steps returned None"),
@@ -129,7 +128,7 @@ def check_chat_steps(chat_steps: Callable[[list[dict[str, str]]], Any]) -> Exerc
             if got is None:
                 raise NotImplementedError(_(TEXT["returned None"]))
             if not ok:
-                c.fail("roles", _(TEXT["raised"]).format(chat=chat, error=error_text(got)))
+                c.fail("roles", f"{chat}: {error_text(got)}")
                 continue
             if not isinstance(got, (list, tuple)) or not all(isinstance(s, (list, tuple)) and len(s) == 2 for s in got):
                 c.fail("roles", _(TEXT["no list"]).format(chat=chat, kind=type(got).__name__))
