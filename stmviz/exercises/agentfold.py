@@ -6,7 +6,8 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from ..core.i18n import N_, _, ngettext
+from ..core.i18n import N_, ngettext
+from ..core.i18n import gettext as _
 from .checking import Checks, ExerciseReport, call_answer, error_text
 
 __all__ = ["check_blocks_prediction", "check_fold"]

@@ -8,7 +8,8 @@ from typing import Any
 from ..contract import check_mechanism
 from ..core.context import AgentStep
 from ..core.element import Element
-from ..core.i18n import N_, _, ngettext
+from ..core.i18n import N_, ngettext
+from ..core.i18n import gettext as _
 from ..core.mechanism import Mechanism
 from ..core.sizes import words
 from ..core.space import StateSpace

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.errors import STMError
-from ..core.i18n import N_, _, ngettext
+from ..core.i18n import N_, ngettext
+from ..core.i18n import gettext as _
 from ..core.mechanism import Mechanism
 from ..core.trace import run
 from .checking import Checks, ExerciseReport, error_text
@@ -23,9 +24,9 @@ TEXT = {
     "FIFOWindow hint": N_("a FIFO window keeps only the newest messages that fit V_max: every probe asks about a turn long gone"),
     "SCM hint": N_("SCM retrieves, for each message, the older turns most like it: a question brings back the turn it asks about"),
     "HiAgent hint": N_("a dialogue states no subgoal, so HiAgent never summarizes and, on overflow, drops the oldest pair: "
-                    "here it is a window"),
+                       "here it is a window"),
     "AgentFold hint": N_("a dialogue carries no folding directives: a rule folds, and the extractive fallback summary keeps "
-                      "sentences, not the names and dates the probes ask for"),
+                         "sentences, not the names and dates the probes ask for"),
     "whole": N_("V_max is a whole number of tokens"),
     "whole got": N_("got {got!r} ({kind})"),
     "whole hint": N_("answer an int (a count of tokens), e.g. the result of a binary search over V_max"),

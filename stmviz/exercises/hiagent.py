@@ -6,7 +6,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..core.element import Element
-from ..core.i18n import N_, _, ngettext
+from ..core.i18n import N_, ngettext
+from ..core.i18n import gettext as _
 from ..core.space import State
 from .checking import Checks, ExerciseReport, call_answer, error_text
 
@@ -37,12 +38,12 @@ TEXT = {
     "summary got": N_("summaries of subgoal 1: {got}; expected one: {want!r}"),
     "summary hint": N_("add Element(summarize(goal, pair texts), {'type': 'summary', 'subgoal': id})"),
     "summary text hint": N_("the summary's text must be summarize(goal_text, the texts of the finished subgoal's pairs), "
-                         "its pairs only, in time order"),
+                            "its pairs only, in time order"),
     "older": N_("the task and older summaries are unchanged"),
     "older got": N_("summarize was given an older subgoal or its summary, not only the finished subgoal's pairs"),
     "older missing": N_("the task or the summary of subgoal 0 is no longer in ω, or changed"),
     "older missing hint": N_("keep the task and the older summaries as they are: return state minus what leaves, "
-                          "plus what enters"),
+                             "plus what enters"),
     "older hint": N_("summarize only the current subgoal; the older ones are already summaries"),
     "new": N_("the new subgoal is in ω, current"),
     "new missing": N_("no element of type 'subgoal' with id {k} and text {text!r} in ω"),

@@ -7,7 +7,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..core.formatting import shorten
-from ..core.i18n import N_, _
+from ..core.i18n import N_
+from ..core.i18n import gettext as _
 from .checking import Checks, ExerciseReport, call_answer, error_text
 
 __all__ = ["check_clear_prediction", "check_clear_tool_results"]
@@ -108,7 +109,7 @@ PREDICT_TEXT = {
     "omega hint": N_("ClearToolUses is a π-manager: its U only adds, so ω keeps every message, old tool results included"),
     "pi met": N_("whether the tax rate reaches the model in π(ω_11)"),
     "pi hint": (N_("past its trigger, π shows every tool result but the keep = 3 newest as a placeholder: "
-                "the read of step 3 is older than three")),
+                   "the read of step 3 is older than three")),
     "detail": N_("predicted {got}; ClearToolUses gives {want}"),
 }
 

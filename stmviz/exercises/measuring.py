@@ -15,7 +15,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core.formatting import shorten
-from ..core.i18n import N_, _, ngettext
+from ..core.i18n import N_, ngettext
+from ..core.i18n import gettext as _
 from ..core.trace import Trace, run
 from .checking import Checks, ExerciseReport, call_answer, error_text
 
@@ -39,11 +40,11 @@ TEXT = {
     "over met": N_("the share is of the evidence's words (found ones / all of the evidence's), not of the input's"),
     "over hint": N_("count the evidence's words that reach π(ω_t) and divide by the evidence's, not by the input's words"),
     "bag met": N_("a bag of words: each content word counts once it is anywhere in π(ω_t), not runs of four words"),
-    "bag hint": (N_("that is metrics.evidence_recall, the 4-gram measure this notebook quotes; this exercise computes "
-                 "the older word overlap: the share of the evidence's content words found anywhere in π(ω_t)")),
+    "bag hint": N_("that is metrics.evidence_recall, the 4-gram measure this notebook quotes; this exercise computes "
+                   "the older word overlap: the share of the evidence's content words found anywhere in π(ω_t)"),
     "every met": N_("the value equals metrics.evidence_word_overlap on every probe and mechanism"),
-    "every hint": (N_("follow the definition: |C(T(S_p)) ∩ C(X_t)| / |C(T(S_p))|, the content words of the evidence "
-                   "steps' texts against those of π(ω_t) at t = probe.t")),
+    "every hint": N_("follow the definition: |C(T(S_p)) ∩ C(X_t)| / |C(T(S_p))|, the content words of the evidence "
+                     "steps' texts against those of π(ω_t) at t = probe.t"),
     "where": N_("{mechanism}, probe {probe!r}"),
     # a warning to a programmer, like an error message: stays English (not marked)
     "deprecated": ("check_evidence_recall is deprecated and will be removed in the next release: notebook 10's "
@@ -56,8 +57,8 @@ TEXT = {
     "fifo met": N_("how FIFO's evidence recall moves from V_max = 300 to 2,000 tokens"),
     "fifo hint": N_("a FIFO window keeps the most recent turns that fit: more room reaches further back, towards the evidence"),
     "scm met": N_("how SCM's evidence recall moves from V_max = 300 to 2,000 tokens"),
-    "scm hint": (N_("SCM's model input holds its flash memory and the k = 3 memories it activates, whatever the room: "
-                 "more V_max is left empty")),
+    "scm hint": N_("SCM's model input holds its flash memory and the k = 3 memories it activates, whatever the room: "
+                   "more V_max is left empty"),
     "predicted": N_("{mechanism}: predicted {got!r}; its evidence recall goes {low} → {high}, so it {word}"),
 }
 

@@ -6,7 +6,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..core.formatting import shorten
-from ..core.i18n import N_, _, ngettext
+from ..core.i18n import N_, ngettext
+from ..core.i18n import gettext as _
 from .checking import Checks, ExerciseReport, call_answer, error_text
 
 __all__ = ["LISBON_CHAT", "check_chat_steps", "check_steps_prediction"]
@@ -34,20 +35,20 @@ TEXT = {
     "roles swapped": N_("output and input are swapped: a step is (the model's reply, the user's message after it)"),
     "step 0 met": N_("step 0 is (None, the user's first message): no model call yet"),
     "step 0 hint": N_("the user speaks first and the model has produced nothing yet: step 0 is (None, u_0)"),
-    "step 0 missing": (N_("the user's first message has no step: it is step 0 of its own, (None, u_0), "
-                       "before the first reply")),
+    "step 0 missing": N_("the user's first message has no step: it is step 0 of its own, (None, u_0), "
+                         "before the first reply"),
     "pairs met": N_("step k is (reply a_{k−1}, the user's next message u_k), at its place k"),
-    "pairs hint": (N_("a reply is produced from π(ω_k), which holds the message it answers: "
-                   "it opens step k, and the user's next message closes it")),
+    "pairs hint": N_("a reply is produced from π(ω_k), which holds the message it answers: "
+                     "it opens step k, and the user's next message closes it"),
     "last met": N_("a chat that ends on a reply ends with the step (reply, None)"),
     "last hint": N_("the last reply has no input after it, but it is still a step: (a_n, None)"),
-    "last paired": (N_("the last reply came after every user message, so nothing arrived after it: "
-                    "its step is (a_n, None), not (a_n, {got})")),
+    "last paired": N_("the last reply came after every user message, so nothing arrived after it: "
+                      "its step is (a_n, None), not (a_n, {got})"),
     "extra met": N_("a chat that ends on a user message ends with the step that holds that message"),
     "extra hint": N_("the chat ended on the user's message: do not add an empty step after it"),
     "untouched met": N_("the messages passed in are left as they were (the log is read, not consumed)"),
-    "untouched hint": (N_("chat_steps changed the list it was given (pop, remove or an edited dict): read the messages "
-                       "with a loop and build a new list of steps, leaving the log as it is")),
+    "untouched hint": N_("chat_steps changed the list it was given (pop, remove or an edited dict): read the messages "
+                         "with a loop and build a new list of steps, leaving the log as it is"),
     "untouched detail": N_("{chat}: after chat_steps the messages were {after}"),
     "got": N_("{chat}: got {got}"),
     "ending on a reply": N_("a chat ending on a reply"),
@@ -58,13 +59,13 @@ TEXT = {
     "predict": N_("09 · predict the steps"),
     "count met": N_("the number of steps the importer makes of the travel chat"),
     "count hint": N_("a step is a reply and what arrives after it; the system message is the query Q, not a step"),
-    "count messages": (N_("{got} is a count of messages; a step is a reply together with what arrives after it "
-                       "(and step 0 is the first user message alone)")),
+    "count messages": N_("{got} is a count of messages; a step is a reply together with what arrives after it "
+                         "(and step 0 is the first user message alone)"),
     "booking met": N_("the step whose input is Ada's \"Book Casa Azul\" message"),
     "booking hint": N_("the user's message closes the step the reply before it opened"),
     "booking index": N_("{got} is the message's place in the list; count steps, not messages"),
-    "booking early": (N_("the message closes the step its reply opened: step {got}, whose output is the reply about "
-                      "Casa Azul, not the step of the reply after it")),
+    "booking early": N_("the message closes the step its reply opened: step {got}, whose output is the reply about "
+                        "Casa Azul, not the step of the reply after it"),
     "booking detail": N_("predicted step {got}; the message is the input of step {want}"),
     "tool met": N_("the step whose input is the tool's result"),
     "tool hint": N_("a tool's result is the input of the step whose output called the tool"),
