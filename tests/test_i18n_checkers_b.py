@@ -133,6 +133,16 @@ class NoMetadata(FirstAttempt):  # forgets the step's metadata; shows nothing
         return ""
 
 
+class Unwritten(Mechanism):  # notebook 08's exercise cell as given: its TODO untouched
+    operations = {"append": "add the observation"}
+
+    def update(self, state, operation, context):
+        raise NotImplementedError("TODO")
+
+    def project(self, state):
+        raise NotImplementedError("TODO")
+
+
 CASES = {
     "05-retrieve": [lambda: check_retrieval_prediction(None), lambda: check_retrieval_prediction("2, 6"),
                     lambda: check_retrieval_prediction({0, 2, 6, 7, 8, 9, 10, 11, 12}),
@@ -152,7 +162,7 @@ CASES = {
                             lambda: check_priority_prediction((3, 0)), lambda: check_priority_prediction((4, 3)),
                             lambda: check_priority_prediction((4, 4))],
     "08-priority": [lambda: check_priority_memory(FirstAttempt), lambda: check_priority_memory(NoMetadata),
-                    lambda: check_priority_memory(boom)],
+                    lambda: check_priority_memory(boom), lambda: check_priority_memory(Unwritten)],
     "09-predict-steps": [lambda: check_steps_prediction(None), lambda: check_steps_prediction("4"),
                          lambda: check_steps_prediction((7, 5, 3)), lambda: check_steps_prediction((5, 3, 2))],
     "09-chat-steps": [lambda: check_chat_steps(lambda m: None), lambda: check_chat_steps(boom),

@@ -142,7 +142,7 @@ def check_priority_memory(make: Callable[[StateSpace], Mechanism] | type, v_max:
 
 def _checked_run(c: Checks, make: Any, space: StateSpace) -> tuple[Mechanism, Trace] | ExerciseReport:
     """Build the mechanism, check its contract ("contract", and "U pure" for the purity clause) and run it."""
-    todo = "TODO: update or project is not written yet"
+    todo = _("TODO: update or project is not written yet")  # shown in the report's head: "not done yet (…)"
     try:
         ok, mechanism = call_answer(make, space)
         if not ok:
