@@ -137,7 +137,7 @@ def check_fold(fold: Callable[..., Any]) -> ExerciseReport:
             given = copy.deepcopy(blocks)
             ok, got = call_answer(fold, given, latest, x, sigma)
             if got is None:
-                raise NotImplementedError("fold returned None")
+                raise NotImplementedError(_("fold returned None"))
             c.check("inputs unchanged", given == blocks, _(TEXT["pure got"]).format(x=x, before=blocks, after=given))
             if not ok:
                 c.fail("a list of blocks", _(TEXT["list got"]).format(x=x, what=error_text(got)))

@@ -156,7 +156,7 @@ def check_subgoal_switch(start_subgoal: Callable[..., Any]) -> ExerciseReport:
     try:
         ok, got = call_answer(start_subgoal, state, 2, new_goal, summarize)
         if got is None:
-            raise NotImplementedError("start_subgoal returned None")
+            raise NotImplementedError(_("start_subgoal returned None"))
     except NotImplementedError as exc:
         return c.not_done(exc)
     is_state = ok and (isinstance(got, (State, set, frozenset, list, tuple))

@@ -66,7 +66,7 @@ def check_clear_tool_results(project: Callable[..., Any]) -> ExerciseReport:
             before = [dict(m) for m in history]
             ok, got = call_answer(project, history, keep, placeholder)
             if got is None:
-                raise NotImplementedError("project returned None")
+                raise NotImplementedError(_("project returned None"))
             if not ok:
                 c.fail("recent kept", error_text(got))
                 continue
