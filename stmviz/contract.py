@@ -22,7 +22,8 @@ from .core.context import AgentStep, Context, History
 from .core.errors import CapacityError, InvalidArgumentError, ContractError, STMError, UnsupportedOperationError
 from .core.guards import brief
 from .core.formatting import format_number, shorten
-from .core.i18n import N_, _, ngettext
+from .core.i18n import N_, ngettext
+from .core.i18n import gettext as _
 from .core.mechanism import Mechanism
 from .core.operation import Operation, OperationSet
 from .core.space import State

@@ -52,7 +52,7 @@ from typing import Any
 from ._optional import require
 from .core.errors import FormatError, InvalidArgumentError
 from .core.guards import choice, function, items, text
-from .core.i18n import _
+from .core.i18n import gettext as _
 from .exercises import ExerciseReport
 from .io.files import as_path, read_bytes, write_text
 

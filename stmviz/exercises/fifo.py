@@ -18,7 +18,8 @@ from typing import Any
 from ..core.context import AgentStep
 from ..core.element import Element
 from ..core.formatting import shorten
-from ..core.i18n import N_, _, ngettext
+from ..core.i18n import N_, ngettext
+from ..core.i18n import gettext as _
 from ..core.sizes import words
 from .checking import Checks, ExerciseReport, call_answer, error_text
 from .predicting import read_choice

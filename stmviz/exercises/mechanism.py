@@ -16,7 +16,8 @@ from typing import Any
 from ..core.context import AgentStep
 from ..core.element import Element
 from ..core.formatting import shorten
-from ..core.i18n import N_, _, ngettext
+from ..core.i18n import N_, ngettext
+from ..core.i18n import gettext as _
 from ..core.mechanism import Mechanism
 from ..core.sizes import tokens, words
 from ..core.space import State, StateSpace

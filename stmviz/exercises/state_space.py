@@ -12,7 +12,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..core.element import Element, ImagePart
-from ..core.i18n import N_, _, ngettext
+from ..core.i18n import N_, ngettext
+from ..core.i18n import gettext as _
 from ..core.sizes import tokens, words
 from ..core.space import State, StateSpace
 from .checking import Checks, ExerciseReport, call_answer, error_text
