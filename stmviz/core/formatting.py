@@ -149,7 +149,7 @@ def step_halves(t: int, step: Any, input_size: int, width: int = 80) -> tuple[st
     from .i18n import _, ngettext  # here, not above: i18n imports guards, which imports this module
 
     if step.has_output:
-        said = f"“{shorten(step.output, width)}”" if step.output else _("without text")
+        said = _("“{output}”").format(output=shorten(step.output, width)) if step.output else _("without text")
         directives = ", ".join(step.directives)
         if directives:
             said = _("{answer} (directives: {directives})").format(answer=said, directives=shorten(directives, width))

@@ -134,7 +134,8 @@ class Removal:
         """The escaped hover text: the step, its operation(s), each removed element and why."""
         lines = [_("step {t}: ω_{t} → ω_{next} · {operation}").format(t=self.t, next=self.t + 1,
                                                                       operation=self.operation or "—"),
-                 _("removed {n} element(s), Σμ(ω_{next}) = {size}").format(
+                 ngettext("removed {n} element(s), Σμ(ω_{next}) = {size}", "removed {n} element(s), Σμ(ω_{next}) = {size}",
+                          len(self.labels)).format(
                      n=len(self.labels), next=self.t + 1, size=format_number(self.size_after, 4))]
         for label, why in list(zip(self.labels, self.reasons))[:MAX_HOVER_ELEMENTS]:
             lines.append(f"− {label} — {why}")
