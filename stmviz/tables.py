@@ -16,7 +16,7 @@ from .core.guards import brief
 from .core import guards
 from .core.errors import InvalidArgumentError
 from .core.formatting import shorten, text_table
-from .core.i18n import N_, _, ngettext
+from .core.i18n import N_, gettext as _, ngettext
 
 __all__ = ["Table", "table", "WHOLE_COLUMNS", "Log"]
 

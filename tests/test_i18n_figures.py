@@ -26,7 +26,7 @@ pytest.importorskip("ipywidgets")
 import stmviz  # noqa: E402
 from stmviz import AgentFold, FIFOWindow, HiAgent, SCM, StateSpace, load_scenario, metrics, run, sizes  # noqa: E402
 from stmviz.core.formatting import shorten  # noqa: E402
-from stmviz.core.i18n import _, set_language  # noqa: E402
+from stmviz.core.i18n import gettext as _, set_language  # noqa: E402
 from stmviz.viz.hierarchy import hierarchy_graph  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

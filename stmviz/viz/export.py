@@ -25,7 +25,7 @@ from ..core.guards import brief
 from ..core.errors import InvalidArgumentError
 from ..io.files import html_text, write_text
 from ..core.formatting import describe_final, format_number, shorten
-from ..core.i18n import _, get_language, ngettext
+from ..core.i18n import gettext as _, get_language, ngettext
 from ..core.trace import Trace, require_trace, step_halves
 from ._common import escape
 from .occupancy import occupancy_data, occupancy_trace_dicts

@@ -43,7 +43,7 @@ from ..core.guards import as_int
 from ..mechanisms.catalog import declared_types
 from ..protocol import ElementType, Hierarchy, default_label, step_range, types_of
 from ..core.space import State
-from ..core.i18n import _, get_language, ngettext
+from ..core.i18n import gettext as _, get_language, ngettext
 from ..core.trace import Trace
 from ._common import color_for, element_types_of_trace, escape, shorten
 

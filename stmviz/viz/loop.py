@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 
 from ..core.guards import time_index, whole_number
 from ..core.formatting import format_number, shorten
-from ..core.i18n import N_, _, ngettext
+from ..core.i18n import N_, gettext as _, ngettext
 from ..core.trace import Trace, require_trace, step_halves
 from ._common import escape, hover_text
 

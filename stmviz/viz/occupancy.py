@@ -27,7 +27,7 @@ from ..core import guards
 from ..core.guards import brief
 from ..core.errors import InvalidArgumentError
 from ..core.formatting import format_number, shorten
-from ..core.i18n import N_, _, ngettext
+from ..core.i18n import N_, gettext as _, ngettext
 from ..core.trace import Trace, require_trace
 from ._common import color_for, escape, hover_text
 

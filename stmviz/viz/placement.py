@@ -19,7 +19,7 @@ import plotly.graph_objects as go
 from ..core import guards
 from ..core.errors import InvalidArgumentError
 from ..core.guards import brief
-from ..core.i18n import N_, _
+from ..core.i18n import N_, gettext as _
 from ._common import escape
 
 __all__ = ["placement_figure", "placements"]

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 import plotly.graph_objects as go
 
 from ..core import guards
-from ..core.i18n import _, ngettext
+from ..core.i18n import gettext as _, ngettext
 from ..scenarios import RecordedCompaction, Scenario, recorded_compactions
 from ._common import escape, hover_text
 

@@ -27,7 +27,7 @@ from ..core.errors import InvalidArgumentError, ContractError, STMError
 from ..core.formatting import format_number, shorten
 from ..core.space import State, StateSpace
 from ..core.trace import Trace
-from ..core.i18n import N_, _, ngettext
+from ..core.i18n import N_, gettext as _, ngettext
 from ._common import FREE_COLOR, color_for, element_lines, escape, hover_text
 
 __all__ = [

@@ -24,7 +24,7 @@ import plotly.graph_objects as go
 from ..core import guards
 from ..core.errors import InvalidArgumentError
 from ..core.formatting import format_number
-from ..core.i18n import N_, _
+from ..core.i18n import N_, gettext as _
 from ._common import escape, shorten
 from .occupancy import COMPARE_COLORS
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..core import guards
 from ..core.errors import InvalidArgumentError
-from ..core.i18n import _, ngettext
+from ..core.i18n import gettext as _, ngettext
 from ..core.model_input import Message, ModelInput
 from ..core.sizes import count_tokens, encode_tokens, get_encoding
 from ._common import TOKEN_COLORS, escape, shorten

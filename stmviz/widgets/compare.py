@@ -23,7 +23,7 @@ import plotly.graph_objects as go
 from ..core import guards
 from ..core.errors import InvalidArgumentError
 from ..core.formatting import shorten
-from ..core.i18n import _
+from ..core.i18n import gettext as _
 from ..core.trace import Trace
 from ..viz import escape
 from ..viz.occupancy import named_traces, occupancy_data, occupancy_figure, removal_markers

@@ -46,7 +46,7 @@ from ..core import guards
 from ..core.errors import InvalidIndexError
 from ..core.guards import time_index
 from ..core.formatting import describe_final, format_number, shorten
-from ..core.i18n import N_, _, ngettext
+from ..core.i18n import N_, gettext as _, ngettext
 from ..core.trace import Trace, require_trace, step_halves
 from ..viz import escape, hover_text
 from ..viz.hierarchy import (

@@ -20,7 +20,7 @@ from ..core import guards
 from ..core.errors import InvalidArgumentError
 from ..core.guards import brief
 from ..core.formatting import format_number
-from ..core.i18n import N_, _
+from ..core.i18n import N_, gettext as _
 from ..viz import escape
 from ..viz.sweep import MEASURES, mechanism_colors, series_of, usable_records
 from .live_figure import LiveFigure
