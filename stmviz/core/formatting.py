@@ -146,7 +146,7 @@ def step_halves(t: int, step: Any, input_size: int, width: int = 80) -> tuple[st
     Plain text, in the language set by :func:`stmviz.set_language`; agent texts are shortened to ``width``
     characters each.
     """
-    from .i18n import _, ngettext  # here, not above: i18n imports guards, which imports this module
+    from .i18n import gettext as _, ngettext  # here, not above: i18n imports guards, which imports this module
 
     if step.has_output:
         said = _("“{output}”").format(output=shorten(step.output, width)) if step.output else _("without text")
@@ -175,7 +175,7 @@ def describe_final(t: int, input_size: int | None) -> str:
     >>> describe_final(3, 12)
     'ω_3 is the final state: the next model call would see π(ω_3) (12 tokens)'
     """
-    from .i18n import _, ngettext  # here, not above: i18n imports guards, which imports this module
+    from .i18n import gettext as _, ngettext  # here, not above: i18n imports guards, which imports this module
 
     if input_size is None:
         return _("ω_{t} is the final state: the next model call would see π(ω_{t})").format(t=t)
@@ -230,7 +230,7 @@ def trace_table(steps: Sequence[Any], v_max: float, width: int) -> str:
     cut) so that a row stays narrow; with ``width = 0`` every text is whole,
     on one line.
     """
-    from .i18n import _  # here, not above: i18n imports guards, which imports this module
+    from .i18n import gettext as _  # here, not above: i18n imports guards, which imports this module
 
     rows = [tuple(_(cell) for cell in TRACE_TABLE_HEADER)]
     joiner = "\n" if width else ", "

@@ -112,7 +112,10 @@ class Removal:
 
     @property
     def label(self) -> str:
-        """The legend name of the markers of such removals: the operations, in the mechanism's own words.
+        """The name of the markers of such removals, in English: the operations, in the mechanism's own words.
+
+        It keys the markers given out (:func:`removal_markers`) and ``meta``; a legend shows
+        :meth:`legend_name`, the same words in the language set by :func:`stmviz.set_language`.
 
         >>> Removal(3, 10, "append", ("e#1",), ("oldest",), False, ("append",)).label
         'removed by append'

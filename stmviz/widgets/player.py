@@ -246,7 +246,8 @@ def step_html(trace: Trace, t: int, *, max_items: int = 4, width: int = 80) -> s
 
 
 #: The words of the step text, whole sentences with named placeholders, in English; shown through ``_()`` (the
-#: language set by :func:`stmviz.set_language`). The collapsed groups count elements: :data:`STEP_COUNTS`.
+#: language set by :func:`stmviz.set_language`). A collapsed group counts its elements in the form its number
+#: takes (``ngettext``, in ``_collapsed``).
 STEP_WORDS = {
     "head": N_("<b>ω<sub>{t}</sub></b> · Σμ = {size} of V<sub>max</sub> = {v_max} ({percent}%)"),
     "next": N_("next: step {t} applies {operations}"),
