@@ -46,9 +46,13 @@ def kernelspec(name: str = "python3") -> dict[str, str]:
     return {"display_name": spec.display_name, "language": spec.language, "name": name}
 
 
+#: the start page JupyterLab opens (``stmviz lab``): links to the course in each language, no code
+START = "start.md"
+
+
 def sources() -> list[Path]:
-    """Every notebook source: ``notebooks/NN_name.md`` and those of the translations (``notebooks/ru/``)."""
-    found = sorted(OUT.glob("[0-9][0-9]_*.md"))
+    """Every notebook source: ``notebooks/NN_name.md``, the start page and the translations' (``notebooks/ru/``)."""
+    found = sorted(OUT.glob("[0-9][0-9]_*.md")) + [OUT / START]
     for folder in sorted(p for p in OUT.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))):
         found += sorted(folder.glob("[0-9][0-9]_*.md"))
     return found

@@ -1,7 +1,7 @@
 """The ``stmviz`` command.
 
 ``stmviz lab``
-    Start JupyterLab on the tutorial notebooks, opening ``00_start_here``.
+    Start JupyterLab on the tutorial notebooks, opening the start page ``start.ipynb`` (the course in English and in Russian).
 ``stmviz demo`` (also plain ``python -m stmviz``)
     Run a small built-in demo and print its trace as a table.
 ``stmviz scenarios``
@@ -44,7 +44,7 @@ if TYPE_CHECKING:  # pragma: no cover - the command imports the package on use, 
     from .core.mechanism import Mechanism
     from .scenarios import Scenario
 
-START_NOTEBOOK = "00_start_here.ipynb"
+START_NOTEBOOK = "start.ipynb"  # links to 00_start_here in each language
 
 MECHANISMS = ("fifo", "scm", "hiagent", "agentfold")
 DEFAULT_V_MAX = 1024  # for chat logs, which carry no capacity of their own
@@ -263,7 +263,7 @@ def _copy_missing(source: Path, target: Path, dry_run: bool) -> int:
 
 
 def lab(args: argparse.Namespace, extra: Sequence[str]) -> int:
-    """Start JupyterLab on the notebooks, opening 00_start_here."""
+    """Start JupyterLab on the notebooks, opening the start page (links to the course in English and in Russian)."""
     try:
         import jupyterlab  # noqa: F401
     except ImportError:
@@ -364,7 +364,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="stmviz", description="See how an LLM agent's short-term memory works.")
     sub = parser.add_subparsers(dest="command")
 
-    p_lab = sub.add_parser("lab", help="start JupyterLab on the tutorial notebooks (opens 00_start_here)")
+    p_lab = sub.add_parser("lab", help="start JupyterLab on the tutorial notebooks (opens the start page: English and Russian)")
     p_lab.add_argument("--dir", help="copy the notebooks here and open them (default: in place, or ~/stmviz-notebooks)")
     p_lab.add_argument("--no-browser", action="store_true", help="do not open a browser")
     p_lab.add_argument("--port", type=_port, default=None)

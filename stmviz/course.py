@@ -134,9 +134,8 @@ def sources_folder(lang: str = "en") -> Path:
             return folder
     where = " or ".join(str(p if lang == "en" else p / lang) for p in places)
     raise InvalidArgumentError(
-        f"course: no notebook sources (NN_name.md) for lang={lang!r} in {where}"
-        + ("; the Russian notebooks are not written yet: use lang='en'" if lang == "ru" else
-           "; reinstall stmviz, or run from a clone of its repository")
+        f"course: no notebook sources (NN_name.md) for lang={lang!r} in {where}; "
+        "reinstall stmviz, or run from a clone of its repository"
     )
 
 

@@ -1,4 +1,5 @@
-"""Fixtures every test folder shares: Debian's chromium, launched once per session through Playwright.
+"""Fixtures every test folder shares: Debian's chromium, launched once per session through Playwright, and
+English (the language stmviz writes in) back after each test.
 
 Playwright's sync API runs its own event loop in the main thread while it is open, and refuses to start a
 second one inside it: so the session has ONE browser, used by the JupyterLab and Voila tests
@@ -48,3 +49,14 @@ def browser(chromium_path):
         instance = p.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
         yield instance
         instance.close()
+
+
+@pytest.fixture(autouse=True)
+def english_after_each_test():
+    """A test that turns Russian on (stmviz.set_language("ru")) cannot leave it on for the tests after it:
+    every English output they compare would change."""
+    yield
+    from stmviz.core import i18n
+
+    if i18n.get_language() != "en":
+        i18n.set_language("en")

@@ -130,28 +130,50 @@ def test_an_untouched_student_version_scores_nothing_in_a_temporary_course(cours
     assert all("not done yet" in g.report for g in grades)
 
 
+@pytest.fixture(scope="module")
+def russian_course_dir(tmp_path_factory):
+    """The Russian course of notebook 01 (notebooks/ru/), made as an instructor makes it."""
+    outdir = tmp_path_factory.mktemp("курс")
+    assert cli.main(["course", "student", str(outdir), "--notebook", "01", "--lang", "ru"]) == 0
+    return outdir
+
+
 @needs_nbgrader
-def test_a_translated_notebook_is_graded_as_its_english_twin(course_dir, tmp_path, monkeypatch):
-    """Part 2 (notebooks/ru/) adds translations with the same code cells: the exercises, the grade cells and
-    the scores come from the code, so translating the prose changes nothing in grading."""
-    ru = tmp_path / "ru"
-    ru.mkdir()
-    text = (ROOT / "notebooks" / f"{NAME}.md").read_text(encoding="utf-8")
-    text = text.replace("## Exercise · is it a state?", "## Упражнение · это состояние?")
-    text = text.replace("Each ✗ comes with a hint. Only after trying:", "У каждого ✗ есть подсказка. Только после попытки:")
-    (ru / f"{NAME}.md").write_text(text, encoding="utf-8")
-    real = course.sources_folder
-    monkeypatch.setattr(course, "sources_folder", lambda lang="en": ru if lang == "ru" else real(lang))
-    made = course.make_course(tmp_path / "курс", "ru", ["01"])
-    nb = nbformat.read(made[0], as_version=4)
-    assert any("Упражнение" in c.source for c in nb.cells)
-    english = _student_version(course_dir)
-    assert [c.source for c in nb.cells if c.cell_type == "code"] == [c.source for c in english.cells if c.cell_type == "code"]
+def test_the_russian_student_version_is_the_english_one_in_russian(course_dir, russian_course_dir):
+    """The same code cells (and the language cell), the same exercises and grade cells; the prose is Russian."""
+    russian, english = _student_version(russian_course_dir), _student_version(course_dir)
+    code = [c.source for c in russian.cells if c.cell_type == "code" and c.id != f"01-{course.LANGUAGE_TAG}"]
+    assert code == [c.source for c in english.cells if c.cell_type == "code"]
+    assert next(c for c in russian.cells if c.cell_type == "code").source.strip().endswith('stmviz.set_language("ru")')
+    grades = [(c.id, c.metadata.get("nbgrader", {}).get("points")) for c in russian.cells if c.id.endswith("-grade")]
+    assert grades == [(c.id, c.metadata.get("nbgrader", {}).get("points")) for c in english.cells if c.id.endswith("-grade")]
+    assert "Упражнение" in " ".join(c.source for c in russian.cells if c.cell_type == "markdown")
+
+
+@needs_nbgrader
+def test_a_russian_submission_is_graded_as_its_english_twin_and_reported_in_russian(russian_course_dir, tmp_path):
+    """Solved, it scores 10 of 10; with the English test's wrong answer, the same 3 of 5 on the same criteria,
+    named in Russian: the scores come from the code, the words from the language the notebook turns on."""
+    nb = _student_version(russian_course_dir)
     answer = _answer_cell(nb)
     answer.source = answer.source.replace(TODO, "return sum(mu(e) for e in set(elements)) <= v_max")
     _predict(nb)
-    grades = course.grade(_submit(nb, tmp_path), lang="ru")
+    grades = course.grade(_submit(nb, tmp_path), russian_course_dir, student="ада", lang="ru")
     assert [(g.key, g.score, g.max_score) for g in grades] == [("01-which-fit", 5.0, 5.0), ("01-membership", 5.0, 5.0)]
+    assert "все критерии выполнены" in grades[1].report
+
+    (tmp_path / "wrong").mkdir()
+    nb = _student_version(russian_course_dir)
+    _answer_cell(nb).source = _answer_cell(nb).source.replace(TODO, "return sum(mu(e) for e in elements) < v_max")
+    grades = course.grade(_submit(nb, tmp_path / "wrong"), russian_course_dir, student="боб", lang="ru")
+    assert [(g.key, g.score, g.max_score) for g in grades] == [("01-which-fit", 0.0, 5.0), ("01-membership", 3.0, 5.0)]
+    from stmviz.core.i18n import gettext, language
+
+    with language("ru"):
+        names = [gettext("boundary"), gettext("a set")]
+    failed = [line.split(":")[0].strip() for line in grades[1].report.splitlines() if line.strip().startswith("✗")]
+    assert failed == [f"✗ {name}" for name in names] and names != ["boundary", "a set"]
+    assert "не выполнено 2 из 5" in grades[1].report
 
 
 @needs_nbgrader
@@ -168,7 +190,7 @@ def test_grading_a_copy_of_the_tutorial_notebook_says_what_to_hand_out(tmp_path,
 @needs_nbgrader
 @pytest.mark.parametrize("args, fault", [
     (["course", "student", "OUT", "--notebook", "42"], "no notebook named '42'"),
-    (["course", "student", "OUT", "--lang", "ru"], "the Russian notebooks are not written yet"),
+    (["course", "student", "OUT", "--lang", "ru", "--notebook", "42"], "no notebook named '42'"),
 ])
 def test_a_course_command_with_a_wrong_argument_says_what_to_give(args, fault, tmp_path, capsys):
     args = [str(tmp_path / "out") if a == "OUT" else a for a in args]

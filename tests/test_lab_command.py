@@ -1,4 +1,4 @@
-"""`stmviz lab` really starts JupyterLab on the notebooks and opens 00_start_here."""
+"""`stmviz lab` really starts JupyterLab on the notebooks and opens the start page, which links both languages."""
 
 import json
 import os
@@ -40,14 +40,20 @@ def test_stmviz_lab_serves_the_start_notebook(tmp_path):
             except OSError:
                 assert time.monotonic() < deadline, log.read_text()
                 time.sleep(0.3)
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/contents/00_start_here.ipynb", timeout=10) as r:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/contents/start.ipynb", timeout=10) as r:
             model = json.load(r)
-        assert model["type"] == "notebook" and model["name"] == "00_start_here.ipynb"
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/lab/tree/00_start_here.ipynb", timeout=10) as r:
+        assert model["type"] == "notebook" and model["name"] == "start.ipynb"
+        page = "".join(cell["source"] for cell in model["content"]["cells"])
+        assert "(00_start_here.ipynb)" in page and "(ru/00_start_here.ipynb)" in page  # it links both languages
+        for name in ("00_start_here.ipynb", "ru/00_start_here.ipynb"):
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/contents/{name}?content=0", timeout=10) as r:
+                assert json.load(r)["type"] == "notebook"
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/lab/tree/start.ipynb", timeout=10) as r:
             assert r.status == 200 and b"JupyterLab" in r.read()
         assert (target / "07_compare.ipynb").exists()  # all notebooks were copied to the folder asked for
+        assert (target / "ru" / "07_compare.ipynb").exists()  # the Russian ones too
         text = log.read_text()
-        assert "00_start_here.ipynb" in text  # the start notebook is what it opens
+        assert "start.ipynb" in text  # the start page is what it opens
     finally:
         process.terminate()
         try:

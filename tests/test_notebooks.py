@@ -33,7 +33,11 @@ def pyproject_pytest_options() -> str:
 
 def test_every_notebook_is_present_and_no_stray_one():
     found = sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb"))
-    assert found == EXPECTED
+    assert found == EXPECTED + ["start"]  # start.ipynb: the page `stmviz lab` opens, linking both languages
+
+
+def test_every_notebook_has_its_russian_twin_and_no_stray_one():
+    assert sorted(p.stem for p in (NOTEBOOKS / "ru").glob("*.ipynb")) == EXPECTED
 
 
 def test_every_notebook_is_built_from_its_source():
@@ -46,7 +50,7 @@ def test_the_test_command_runs_nbval_on_the_notebooks_folder():
     assert "--nbval" in options and "notebooks" in options and "nbval_sanitize.cfg" in options
 
 
-@pytest.mark.parametrize("name", EXPECTED)
+@pytest.mark.parametrize("name", EXPECTED + [f"ru/{name}" for name in EXPECTED])
 def test_notebook_is_small_executed_and_skips_nothing(name):
     path = NOTEBOOKS / f"{name}.ipynb"
     assert path.stat().st_size <= 1_000_000, "notebook over 1 MB: stored widget state?"

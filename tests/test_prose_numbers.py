@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
+NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb")) + sorted(
+    (Path(__file__).resolve().parents[1] / "notebooks").glob("ru/*.ipynb"))  # a translation quotes the same numbers
 MARKER = re.compile(r"([^\s(>]+?)<!-- printed: (above|below) -->")
 
 
@@ -51,7 +52,7 @@ def quotes(path: Path) -> list[tuple[str, str, str]]:
             while 0 <= j < len(cells) and cells[j]["cell_type"] != "code":
                 j += step
             printed = _printed(cells[j]) if 0 <= j < len(cells) else ""
-            found.append((value, f"{path.name}, markdown cell {i}, the code cell {where} (cell {j})", printed))
+            found.append((value, f"{path.parent.name}/{path.name}, markdown cell {i}, the code cell {where} (cell {j})", printed))
     return found
 
 
@@ -88,7 +89,7 @@ def test_the_predictions_of_01_to_03_are_what_their_run_cells_print():
 
     from stmviz.exercise_solutions import SOLUTIONS
 
-    cells = {p.stem: json.loads(p.read_text(encoding="utf-8"))["cells"] for p in NOTEBOOKS}
+    cells = {p.stem: json.loads(p.read_text(encoding="utf-8"))["cells"] for p in NOTEBOOKS if p.parent.name != "ru"}
 
     def printed_after(notebook: str, key: str) -> str:
         nb = cells[notebook]

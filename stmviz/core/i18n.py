@@ -14,7 +14,8 @@ The translations are standard gettext catalogs: the Russian ones are edited in
 says how). In code a translatable sentence is written whole, in English, with
 named placeholders, and looked up where it is shown::
 
-    from ..core.i18n import _, N_, ngettext
+    from ..core.i18n import N_, ngettext
+    from ..core.i18n import gettext as _   # gettext's own name for it, so that tools find the sentences
 
     _("{n} of {m} criteria not met").format(n=2, m=5)
     ngettext("{n} element", "{n} elements", n).format(n=n)   # Russian has three plural forms
@@ -23,11 +24,11 @@ named placeholders, and looked up where it is shown::
 In English ``_`` returns its argument unchanged, so English output is exactly
 what the code says; a sentence the catalog does not know stays English.
 
->>> from stmviz.core.i18n import _, language
->>> _("hint: {hint}").format(hint="Σμ ≤ V_max")
+>>> from stmviz.core.i18n import gettext, language
+>>> gettext("hint: {hint}").format(hint="Σμ ≤ V_max")
 'hint: Σμ ≤ V_max'
 >>> with language("ru"):
-...     _("hint: {hint}").format(hint="Σμ ≤ V_max")
+...     gettext("hint: {hint}").format(hint="Σμ ≤ V_max")
 'подсказка: Σμ ≤ V_max'
 """
 
@@ -41,7 +42,7 @@ from pathlib import Path
 
 from . import guards
 
-__all__ = ["LANGUAGES", "set_language", "get_language", "language", "gettext", "ngettext", "_", "N_"]
+__all__ = ["LANGUAGES", "set_language", "get_language", "language", "gettext", "ngettext", "N_"]
 
 #: The languages stmviz speaks; English is the default and needs no catalog.
 LANGUAGES = ("en", "ru")
@@ -98,9 +99,6 @@ def ngettext(singular: str, plural: str, n: int) -> str:
     if _current == "en":
         return singular if n == 1 else plural
     return _catalog(_current).ngettext(singular, plural, n)
-
-
-_ = gettext
 
 
 def N_(message: str) -> str:

@@ -19,7 +19,8 @@ from ..contract import check_mechanism
 from ..core import guards
 from ..core.context import AgentStep
 from ..core.formatting import shorten
-from ..core.i18n import _, ngettext
+from ..core.i18n import gettext as _
+from ..core.i18n import ngettext
 from ..core.mechanism import Mechanism
 from ..core.space import StateSpace
 from ..core.trace import Trace, run

@@ -9,7 +9,8 @@ import pytest
 from jlab import close_all, open_notebook, run_all
 
 ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
+NOTEBOOKS = [p.relative_to(ROOT / "notebooks").as_posix()
+             for p in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")) + sorted((ROOT / "notebooks").glob("ru/*.ipynb"))]
 
 
 def displays(name: str) -> tuple[bool, bool]:
@@ -36,6 +37,6 @@ def test_notebook_runs_in_jupyterlab(jupyter_lab, page, screenshots, name):
             widget.scroll_into_view_if_needed()
             assert widget.is_visible()
         assert page.dialogs == [], page.dialogs
-        page.screenshot(path=str(screenshots / f"{Path(name).stem}.png"))
+        page.screenshot(path=str(screenshots / f"{name.replace('/', '_').removesuffix('.ipynb')}.png"))
     finally:
         close_all(page)

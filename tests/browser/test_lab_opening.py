@@ -14,7 +14,8 @@ import pytest
 from jlab import close_all, open_notebook
 
 ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
+NOTEBOOKS = [p.relative_to(ROOT / "notebooks").as_posix()
+             for p in sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "notebooks").glob("ru/*.ipynb"))]
 
 #: The opened notebook's panel, found by its path (the current widget may be another panel by then).
 PANEL = (

@@ -36,6 +36,7 @@ HTML = "text/html"
 FOLDER = "notebooks"
 #: the folder of the Russian notebooks inside it
 RUSSIAN = "ru"
+NUMBERED = "[0-9][0-9]_*.ipynb"  # the tutorials; notebooks/start.ipynb, the JupyterLab start page, is not one
 LANGUAGE_LINKS = {"en": "Русская версия", "ru": "English version"}
 
 
@@ -124,7 +125,7 @@ def for_the_site(text: str, docname: str, srcdir: Path) -> str:
 
 
 def copy_notebooks(repository: Path, srcdir: Path) -> list[Path]:
-    """Copy the repository's notebooks (``*.ipynb``, ``ru/*.ipynb``) into ``srcdir/notebooks``; return the copies.
+    """Copy the repository's tutorial notebooks (``NN_*.ipynb``, ``ru/NN_*.ipynb``) into ``srcdir/notebooks``; return the copies.
 
     Sphinx reads sources only inside its source folder, and resolves a link's path through a symbolic
     link (so a link to ``notebooks/`` would break the notebooks' links to each other). A copy is
@@ -132,7 +133,7 @@ def copy_notebooks(repository: Path, srcdir: Path) -> list[Path]:
     """
     folder = srcdir / FOLDER
     wanted: dict[Path, Path] = {}
-    for notebook in [*sorted((repository / FOLDER).glob("*.ipynb")), *sorted((repository / FOLDER / RUSSIAN).glob("*.ipynb"))]:
+    for notebook in [*sorted((repository / FOLDER).glob(NUMBERED)), *sorted((repository / FOLDER / RUSSIAN).glob(NUMBERED))]:
         wanted[folder / notebook.relative_to(repository / FOLDER)] = notebook
     for copy, notebook in wanted.items():
         data = notebook.read_bytes()
