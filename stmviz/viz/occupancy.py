@@ -27,7 +27,7 @@ from ..core import guards
 from ..core.guards import brief
 from ..core.errors import InvalidArgumentError
 from ..core.formatting import format_number, shorten
-from ..core.i18n import N_, gettext as _, ngettext
+from ..core.i18n import gettext as _, ngettext
 from ..core.trace import Trace, require_trace
 from ._common import color_for, escape, hover_text
 
@@ -129,9 +129,14 @@ class Removal:
 
     def legend_name(self, both_kinds: bool = False) -> str:
         """:attr:`label` in the language set by :func:`stmviz.set_language`; with ``both_kinds``, which kind it is."""
-        if both_kinds:
-            return _(REMOVED_BY_KIND[self.kind]).format(operations=self.operations)
-        return _(REMOVED_BY).format(operations=self.operations)
+        n = len(dict.fromkeys(self.operation_types)) or 1  # a translation agrees with how many operations removed
+        if both_kinds and self.kind == "folded":
+            shown = ngettext("removed by {operations} (replaced in place)", "removed by {operations} (replaced in place)", n)
+        elif both_kinds:
+            shown = ngettext("removed by {operations} (dropped)", "removed by {operations} (dropped)", n)
+        else:
+            shown = ngettext("removed by {operations}", "removed by {operations}", n)
+        return shown.format(operations=self.operations)
 
     def hover(self) -> str:
         """The escaped hover text: the step, its operation(s), each removed element and why."""
@@ -148,11 +153,11 @@ class Removal:
         return hover_text(*lines, width=100)
 
 
-#: The legend name of a removal's markers (in English: :attr:`Removal.label`, a key of the markers given out).
-REMOVED_BY = N_("removed by {operations}")
-#: The legend name when the same operations both dropped elements and replaced them in place (in different panels).
-REMOVED_BY_KIND = {"folded": N_("removed by {operations} (replaced in place)"),
-                   "evicted": N_("removed by {operations} (dropped)")}
+#: The name of a removal's markers in English (:attr:`Removal.label`, a key of the markers given out; a legend
+#: shows :meth:`Removal.legend_name`, the same words in the language set).
+REMOVED_BY = "removed by {operations}"
+#: The name when the same operations both dropped elements and replaced them in place (in different panels).
+REMOVED_BY_KIND = {"folded": "removed by {operations} (replaced in place)", "evicted": "removed by {operations} (dropped)"}
 
 
 @dataclass(frozen=True)
