@@ -203,7 +203,7 @@ def test_the_trace_s_words_and_tables_are_russian(traces):
 
     trace = traces["FIFOWindow"]
     with stmviz.language("ru"):
-        words = [trace.describe(t) for t in range(min(4, len(trace)))]
+        words = [trace.describe(t) for t in (*range(min(4, len(trace))), len(trace))]  # ω_n: the final state
         header = trace.table(width=20, limit=3).splitlines()[:2]
         compared = table(metrics.compare([FIFOWindow, SCM], load_scenario("tool_chat")),
                          ["mechanism", "v_max", "mean_occupancy", "total_prompt_tokens", "evictions", "retained",
