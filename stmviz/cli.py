@@ -312,11 +312,14 @@ def course_cmd(args: argparse.Namespace) -> int:
         print(f"  {outdir / 'source'}/NAME/NAME.ipynb   the instructor's versions (reference solutions in ### BEGIN SOLUTION regions)")
         print(f"Grade a submission: stmviz course grade SUBMISSION.ipynb --course {outdir} --student ID")
         return 0
+    from .core.i18n import language
+
     grades = course.grade(args.submission, args.course, student=args.student, lang=args.lang)
     where = f"in the course {args.course}" if args.course else "in a temporary course"
     _say(f"stmviz: {args.submission} graded by nbgrader {where} (student {args.student}); "
          "one point per criterion of each exercise's checker:")
-    _say(course.summary(grades) if grades else "(this notebook has no exercise)")
+    with language(args.lang):  # the score table in the course's language, as the checkers' reports above it
+        _say(course.summary(grades) if grades else "(this notebook has no exercise)")
     return 0
 
 
@@ -405,7 +408,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "(default: a temporary course, forgotten afterwards)")
     p_grade.add_argument("--student", default="student", help="the student's id in the gradebook (default: student)")
     p_grade.add_argument("--lang", choices=("en", "ru"), default="en",
-                         help="the language of the temporary course, without --course (default: en)")
+                         help="the language of the temporary course (without --course) and of the score table (default: en)")
     return parser
 
 

@@ -13,6 +13,7 @@ mechanism before looking at its figures.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +22,8 @@ from .core.context import AgentStep, Context, History
 from .core.errors import CapacityError, InvalidArgumentError, ContractError, STMError, UnsupportedOperationError
 from .core.guards import brief
 from .core.formatting import format_number, shorten
+from .core.i18n import N_, ngettext
+from .core.i18n import gettext as _
 from .core.mechanism import Mechanism
 from .core.operation import Operation, OperationSet
 from .core.space import State
@@ -29,7 +32,12 @@ from .protocol import directives_declared, types_of
 __all__ = ["check_mechanism", "CheckReport", "CheckResult", "sample_steps"]
 
 #: The clauses checked along the loop, with what is reported when they hold.
-_LOOP_CLAUSES = ("closure", "purity", "deterministic π")
+_LOOP_CLAUSES = (N_("closure"), N_("purity"), N_("deterministic π"))
+#: The names of the other clauses: keys that programs read, shown translated (CheckResult.__str__)
+_CLAUSES = (N_("declarations"), N_("operations"), N_("initial state"), N_("declared operations"))
+#: The clause of one operation type a ∈ τ: its name is this sentence with the type's repr
+TYPE_HANDLED = N_("type {type} handled")
+_TYPE_HANDLED = re.compile(r"type (.+) handled")
 
 
 @dataclass
@@ -49,7 +57,13 @@ class CheckResult:
 
     def __str__(self) -> str:
         mark = "?" if not self.checked else "✓" if self.passed else ("!" if self.warning else "✗")
-        return f"{mark} {self.name}: {self.detail}"
+        return f"{mark} {_clause_name(self.name)}: {self.detail}"
+
+
+def _clause_name(name: str) -> str:
+    """A clause's name as a person reads it, in the current language (the name itself stays the key)."""
+    typed = _TYPE_HANDLED.fullmatch(name)
+    return _(TYPE_HANDLED).format(type=typed.group(1)) if typed else _(name)
 
 
 class CheckReport:
@@ -80,20 +94,26 @@ class CheckReport:
 
     def __str__(self) -> str:
         if not self.ok:
-            head = f"{self.mechanism}: {len(self.failures)} clause(s) of the contract fail"
+            n = len(self.failures)
+            head = ngettext("{mechanism}: {n} clause(s) of the contract fail",
+                            "{mechanism}: {n} clause(s) of the contract fail", n).format(mechanism=self.mechanism, n=n)
         elif self.unchecked:
-            head = (
-                f"{self.mechanism}: no clause failed on {self.steps} steps, but "
-                f"{len(self.unchecked)} could not be checked"
-            )
+            head = ngettext("{mechanism}: no clause failed on {steps} steps, but {k} could not be checked",
+                            "{mechanism}: no clause failed on {steps} steps, but {k} could not be checked",
+                            self.steps).format(mechanism=self.mechanism, steps=self.steps, k=len(self.unchecked))
         else:
-            head = f"{self.mechanism}: contract of Definition 2 holds on {self.steps} steps"
+            head = ngettext("{mechanism}: contract of Definition 2 holds on {steps} steps",
+                            "{mechanism}: contract of Definition 2 holds on {steps} steps",
+                            self.steps).format(mechanism=self.mechanism, steps=self.steps)
         return "\n".join([head] + ["  " + str(r) for r in self.results])
 
     __repr__ = __str__
 
     def raise_if_failed(self) -> "CheckReport":
-        """The report itself if the contract held, else a :class:`ContractError` with the report."""
+        """The report itself if the contract held, else a :class:`ContractError` with the report.
+
+        The report is in the language it was made in (:func:`stmviz.set_language`), as a student read it.
+        """
         if not self.ok:
             raise ContractError(str(self))
         return self
@@ -236,7 +256,7 @@ def _operations_declared(mechanism: Mechanism, results: list[CheckResult]) -> bo
     """Whether O is declared and not empty (recorded in ``results``)."""
     declared = mechanism.operations
     if not isinstance(declared, OperationSet) or len(declared) == 0:
-        results.append(CheckResult("operations", False, "the mechanism declares no operation types (O is empty)"))
+        results.append(CheckResult("operations", False, _("the mechanism declares no operation types (O is empty)")))
         return False
     results.append(CheckResult("operations", True, f"τ = {{{', '.join(declared.types)}}}"))
     return True
@@ -251,7 +271,7 @@ def _initial_state(mechanism: Mechanism, context: Context, results: list[CheckRe
             raise ContractError(f"initial_state returned {type(state).__name__}, not a State")
         space.check(state)
     except Exception as exc:
-        results.append(CheckResult("initial state", False, f"ω_0 is not a state of Ω_STM: {exc}"))
+        results.append(CheckResult("initial state", False, _("ω_0 is not a state of Ω_STM: {error}").format(error=exc)))
         return None
     held = f"Σμ = {format_number(space.size(state))} ≤ V_max = {format_number(space.v_max)}"
     results.append(CheckResult("initial state", True, f"ω_0 ∈ Ω_STM ({held})"))
@@ -262,12 +282,12 @@ def _run_checked(mechanism: Mechanism, loop: _Loop, records: list[AgentStep], qu
     """The loop of Figure 1 over ``records``, checking each step; it stops at the first step U fails."""
     history: list[AgentStep] = []
     if not records:
-        loop.stopped = "no steps were given"
+        loop.stopped = _("no steps were given")
     for t, step in enumerate(records):
         loop.context = Context(t=t, step=step, query=query, tools=tools, history=History(history, t))
         _check_projection(mechanism, loop, t)
         if not _check_step(mechanism, loop, t):
-            loop.stopped = f"the loop stopped at step {t}, where U or the controller failed"
+            loop.stopped = _("the loop stopped at step {t}, where U or the controller failed").format(t=t)
             break
         history.append(step)
         loop.steps_done += 1
@@ -281,9 +301,10 @@ def _check_projection(mechanism: Mechanism, loop: _Loop, t: int) -> None:
     loop.checks["deterministic π"] += 1
     try:
         if mechanism.input(loop.state) != mechanism.input(loop.state):
-            loop.failures["deterministic π"] = f"π(ω_{t}) differed between two calls on the same state"
+            loop.failures["deterministic π"] = _("π(ω_{t}) differed between two calls on the same state").format(t=t)
     except Exception as exc:
-        loop.failures["deterministic π"] = f"π(ω_{t}) raised {type(exc).__name__}: {exc}"
+        loop.failures["deterministic π"] = _("π(ω_{t}) raised {error}: {message}").format(
+            t=t, error=type(exc).__name__, message=exc)
 
 
 def _check_step(mechanism: Mechanism, loop: _Loop, t: int) -> bool:
@@ -291,7 +312,7 @@ def _check_step(mechanism: Mechanism, loop: _Loop, t: int) -> bool:
     try:
         operations = mechanism.choose(loop.state, loop.context)
     except Exception as exc:
-        loop.failures["declared operations"] = f"step {t}: the controller failed: {exc}"
+        loop.failures["declared operations"] = _("step {t}: the controller failed: {error}").format(t=t, error=exc)
         return False
     for operation in operations:
         loop.exercised.add(operation.type)
@@ -317,19 +338,21 @@ def _apply_checked(mechanism: Mechanism, loop: _Loop, operation: Operation, t: i
         loop.checks["purity"] += 1
         problem = _purity_problem(mechanism, (state, operation, context), before, context_copy, snapshot, transition.state)
         if problem:
-            loop.failures["purity"] = f"step {t}: {problem}"
+            loop.failures["purity"] = _("step {t}: {problem}").format(t=t, problem=problem)
     return transition.state
 
 
 def _update_failure(exc: Exception, operation: Operation, t: int) -> tuple[str, str]:
     """The clause a failure of U breaks, and what to say."""
     if isinstance(exc, (CapacityError, ContractError)):
-        return "closure", f"step {t}: {exc}"
+        return "closure", _("step {t}: {error}").format(t=t, error=exc)
     if isinstance(exc, UnsupportedOperationError):
-        return "declared operations", f"step {t}: {exc}"
+        return "declared operations", _("step {t}: {error}").format(t=t, error=exc)
     if isinstance(exc, NotImplementedError):
-        return "declared operations", f"step {t}: U does not handle {operation.type!r}: {exc}"
-    return "closure", f"step {t}: U(ω, {operation}, c) raised {type(exc).__name__}: {exc}"
+        return "declared operations", _("step {t}: U does not handle {type}: {error}").format(
+            t=t, type=repr(operation.type), error=exc)
+    return "closure", _("step {t}: U(ω, {operation}, c) raised {error}: {message}").format(
+        t=t, operation=operation, error=type(exc).__name__, message=exc)
 
 
 def _purity_problem(
@@ -343,18 +366,20 @@ def _purity_problem(
     """What U changed or did not repeat when called on ``inputs`` = (ω, o, c), or ``None``."""
     state, operation, context = inputs
     if state.elements is not before or state.elements != before:
-        return "U changed its input state ω"
+        return _("U changed its input state ω")
     if context != context_copy:
-        return "U changed its input context c"
+        return _("U changed its input context c")
     changed = _changed_attributes(mechanism, snapshot)
     if changed:
-        return f"U changed the mechanism's own attributes ({changed}); keep everything U needs in ω (metadata) or in c"
+        return _("U changed the mechanism's own attributes ({changed}); "
+                 "keep everything U needs in ω (metadata) or in c").format(changed=changed)
     try:
         again = mechanism.apply(state, operation, context).state
     except Exception as exc:
-        return f"calling U twice on the same inputs raised {exc}"
+        return _("calling U twice on the same inputs raised {error}").format(error=exc)
     if again != result:
-        return f"U(ω, {operation}, c) gave two different states for the same inputs; U must be a function of (ω, o, c) only"
+        return _("U(ω, {operation}, c) gave two different states for the same inputs; "
+                 "U must be a function of (ω, o, c) only").format(operation=operation)
     return None
 
 
@@ -433,17 +458,18 @@ def _identities(container: Any) -> Any:
 def _loop_results(loop: _Loop) -> list[CheckResult]:
     """closure, purity and deterministic π: held along the loop, the first failure of each, or not checked and why."""
     held = {
-        "closure": f"U returned a State in Ω_STM at each of {loop.steps_done} steps",
-        "purity": "U left ω, o, c and the mechanism unchanged and was repeatable",
-        "deterministic π": "π(ω) was the same on repeated calls",
+        "closure": ngettext("U returned a State in Ω_STM at each of {n} steps",
+                            "U returned a State in Ω_STM at each of {n} steps", loop.steps_done).format(n=loop.steps_done),
+        "purity": _("U left ω, o, c and the mechanism unchanged and was repeatable"),
+        "deterministic π": _("π(ω) was the same on repeated calls"),
     }
     results = []
     for clause in _LOOP_CLAUSES:
         if clause in loop.failures:
             results.append(CheckResult(clause, False, loop.failures[clause]))
         elif loop.checks[clause] == 0:
-            why = loop.stopped or "the loop never reached it"
-            results.append(CheckResult(clause, False, f"not checked: {why}", checked=False))
+            why = loop.stopped or _("the loop never reached it")
+            results.append(CheckResult(clause, False, _("not checked: {why}").format(why=why), checked=False))
         else:
             results.append(CheckResult(clause, True, held[clause]))
     return results
@@ -453,7 +479,7 @@ def _operation_results(mechanism: Mechanism, loop: _Loop) -> list[CheckResult]:
     """declared operations: the controller chose only declared types, and U handles every a ∈ τ."""
     if "declared operations" in loop.failures:
         return [CheckResult("declared operations", False, loop.failures["declared operations"])]
-    results = [CheckResult("declared operations", True, "the controller only chose declared types")]
+    results = [CheckResult("declared operations", True, _("the controller only chose declared types"))]
     for op_type in mechanism.operations.types:
         results.append(_type_handled(mechanism, loop, op_type))
     return results
@@ -461,20 +487,18 @@ def _operation_results(mechanism: Mechanism, loop: _Loop) -> list[CheckResult]:
 
 def _type_handled(mechanism: Mechanism, loop: _Loop, op_type: str) -> CheckResult:
     """Whether U handles the operation type a: chosen along the loop, or U(ω, a, c) called once."""
-    name = f"type {op_type!r} handled"
+    name = TYPE_HANDLED.format(type=repr(op_type))  # the key, in English; shown translated
     if op_type in loop.exercised:
-        return CheckResult(name, True, "exercised by the controller")
+        return CheckResult(name, True, _("exercised by the controller"))
     try:
         mechanism.apply(loop.state, Operation(op_type), loop.context)
     except (UnsupportedOperationError, NotImplementedError) as exc:
-        return CheckResult(name, False, f"declared in τ but U does not handle it: {exc}")
+        return CheckResult(name, False, _("declared in τ but U does not handle it: {error}").format(error=exc))
     except Exception as exc:
-        detail = (
-            f"never chosen on these steps, and U({op_type}) without parameters raised "
-            f"{type(exc).__name__}: {shorten(str(exc), 120)}"
-        )
+        detail = _("never chosen on these steps, and U({type}) without parameters raised {error}: {message}").format(
+            type=op_type, error=type(exc).__name__, message=shorten(str(exc), 120))
         return CheckResult(name, False, detail, warning=True)
-    return CheckResult(name, True, "not chosen by the controller; U handled it when called")
+    return CheckResult(name, True, _("not chosen by the controller; U handled it when called"))
 
 
 def _finish(report: CheckReport, raise_on_failure: bool) -> CheckReport:

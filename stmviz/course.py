@@ -52,6 +52,7 @@ from typing import Any
 from ._optional import require
 from .core.errors import FormatError, InvalidArgumentError
 from .core.guards import choice, function, items, text
+from .core.i18n import gettext as _
 from .exercises import ExerciseReport
 from .io.files import as_path, read_bytes, write_text
 
@@ -547,7 +548,8 @@ class ExerciseGrade:
     report: str
 
     def __str__(self) -> str:
-        return f"{self.key}: {self.score:g} of {self.max_score:g}"
+        return _("{key}: {score} of {max_score}").format(key=self.key, score=f"{self.score:g}",
+                                                          max_score=f"{self.max_score:g}")
 
 
 def _assignment(nb: Any, course: Path, submission: Path) -> str:
@@ -658,11 +660,13 @@ def _reports(nb: Any) -> dict[str, str]:
 
 def summary(grades: Sequence[ExerciseGrade]) -> str:
     """The grades as a table: one line per exercise (score of max), the criteria not met under it, and the total."""
-    width = max([len(g.key) for g in grades] + [len("total")])
+    total_label = _("total")
+    width = max([len(g.key) for g in grades] + [len(total_label)])
+    row = _("{key}  {score} of {max_score}")  # the key padded to the table's width
     lines = []
     for g in grades:
-        lines.append(f"{g.key:{width}}  {g.score:g} of {g.max_score:g}")
+        lines.append(row.format(key=f"{g.key:{width}}", score=f"{g.score:g}", max_score=f"{g.max_score:g}"))
         lines += ["    " + line.strip() for line in g.report.splitlines() if line.strip().startswith("✗")]
     total, top = sum(g.score for g in grades), sum(g.max_score for g in grades)
-    lines.append(f"{'total':{width}}  {total:g} of {top:g}")
+    lines.append(row.format(key=f"{total_label:{width}}", score=f"{total:g}", max_score=f"{top:g}"))
     return "\n".join(lines)

@@ -158,14 +158,14 @@ def test_a_russian_submission_is_graded_as_its_english_twin_and_reported_in_russ
     answer = _answer_cell(nb)
     answer.source = answer.source.replace(TODO, "return sum(mu(e) for e in set(elements)) <= v_max")
     _predict(nb)
-    grades = course.grade(_submit(nb, tmp_path), russian_course_dir, student="ада", lang="ru")
+    grades = course.grade(_submit(nb, tmp_path), russian_course_dir, student="ada", lang="ru")
     assert [(g.key, g.score, g.max_score) for g in grades] == [("01-which-fit", 5.0, 5.0), ("01-membership", 5.0, 5.0)]
     assert "все критерии выполнены" in grades[1].report
 
     (tmp_path / "wrong").mkdir()
     nb = _student_version(russian_course_dir)
     _answer_cell(nb).source = _answer_cell(nb).source.replace(TODO, "return sum(mu(e) for e in elements) < v_max")
-    grades = course.grade(_submit(nb, tmp_path / "wrong"), russian_course_dir, student="боб", lang="ru")
+    grades = course.grade(_submit(nb, tmp_path / "wrong"), russian_course_dir, student="bob", lang="ru")
     assert [(g.key, g.score, g.max_score) for g in grades] == [("01-which-fit", 0.0, 5.0), ("01-membership", 3.0, 5.0)]
     from stmviz.core.i18n import gettext, language
 

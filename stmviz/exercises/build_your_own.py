@@ -8,6 +8,8 @@ from typing import Any
 from ..contract import check_mechanism
 from ..core.context import AgentStep
 from ..core.element import Element
+from ..core.i18n import N_, ngettext
+from ..core.i18n import gettext as _
 from ..core.mechanism import Mechanism
 from ..core.sizes import words
 from ..core.space import StateSpace
@@ -52,26 +54,27 @@ def check_priority_memory(make: Callable[[StateSpace], Mechanism] | type, v_max:
     False
     """
     criteria: dict[str, tuple[Any, ...]] = {
-        "contract": ("check_mechanism's closure and operations hold",
-                     "read the ✗ lines of check_mechanism(...) on your mechanism"),
-        "U pure": ("U leaves ω, o, c and the mechanism unchanged, and gives the same result twice",
-                   "U is a function of (ω, o, c): build the new state from them alone; keep nothing on self "
-                   "(a list of what you saw is a memory outside ω)"),
-        "metadata": ("each element holding an observation carries its step's priority and source",
-                     "Element(context.observation, {'t': context.t, **context.step.meta})"),
+        N_("contract"): (N_("check_mechanism's closure and operations hold"),
+                         N_("read the ✗ lines of check_mechanism(...) on your mechanism")),
+        N_("U pure"): (N_("U leaves ω, o, c and the mechanism unchanged, and gives the same result twice"),
+                       N_("U is a function of (ω, o, c): build the new state from them alone; keep nothing on self "
+                          "(a list of what you saw is a memory outside ω)")),
+        N_("metadata"): (N_("each element holding an observation carries its step's priority and source"),
+                         "Element(context.observation, {'t': context.t, **context.step.meta})"),
         # the order is judged by the steps' priorities: only once the elements carry them
-        "priority": ("lower priorities always left before higher ones",
-                     "sort the candidates by RANK[priority] first, lowest first", ("metadata",)),
-        "age": ("within one priority the oldest left first",
-                "break ties by meta['t'], smallest (oldest) first — not the newest", ("metadata",)),
-        "only as needed": ("no element left while the state would fit without removing it",
-                           "check `state in self.space` before each removal, and stop when it holds"),
-        "projection": ("π lists every element, high priority first, then medium, then low",
-                       "in project, sort by -RANK[priority] (then by t) and render every element", ("metadata",)),
-        "high-priority facts": ("both user facts marked high are still in ω_n",
-                                "high facts leave only when nothing of lower priority is left", ("priority",)),
+        N_("priority"): (N_("lower priorities always left before higher ones"),
+                         N_("sort the candidates by RANK[priority] first, lowest first"), ("metadata",)),
+        N_("age"): (N_("within one priority the oldest left first"),
+                    N_("break ties by meta['t'], smallest (oldest) first — not the newest"), ("metadata",)),
+        N_("only as needed"): (N_("no element left while the state would fit without removing it"),
+                               N_("check `state in self.space` before each removal, and stop when it holds")),
+        N_("projection"): (N_("π lists every element, high priority first, then medium, then low"),
+                           N_("in project, sort by -RANK[priority] (then by t) and render every element"),
+                           ("metadata",)),
+        N_("high-priority facts"): (N_("both user facts marked high are still in ω_n"),
+                                    N_("high facts leave only when nothing of lower priority is left"), ("priority",)),
     }
-    c = Checks("08 · priority memory", criteria)
+    c = Checks(N_("08 · priority memory"), criteria)
     space = StateSpace(words, v_max)
     built = _checked_run(c, make, space)
     if isinstance(built, ExerciseReport):
@@ -82,12 +85,14 @@ def check_priority_memory(make: Callable[[StateSpace], Mechanism] | type, v_max:
         return next((i for i, s in enumerate(PRIORITY_STEPS) if s.observation in e.text), -1)
 
     elements = [e for e in trace.sizes if index(e) >= 0]
-    c.check("metadata", bool(elements), "no element holds an observation's text")
+    c.check("metadata", bool(elements), _("no element holds an observation's text"))
     for e in elements:
         s = PRIORITY_STEPS[index(e)]
         c.check("metadata", e.meta.get("priority") == s.meta["priority"] and e.meta.get("source") == s.meta["source"],
-                f"{e.label()} has priority {e.meta.get('priority')!r} and source {e.meta.get('source')!r}; "
-                f"the step said {s.meta['priority']!r} and {s.meta['source']!r}")
+                _("{element} has priority {priority!r} and source {source!r}; the step said {step_priority!r} and "
+                  "{step_source!r}").format(element=e.label(), priority=e.meta.get("priority"),
+                                            source=e.meta.get("source"), step_priority=s.meta["priority"],
+                                            step_source=s.meta["source"]))
     size = {index(e): trace.sizes[e] for e in elements}
     for t in range(len(trace)):
         before = {index(e) for e in trace.state_at(t)} - {-1}
@@ -101,74 +106,79 @@ def check_priority_memory(make: Callable[[StateSpace], Mechanism] | type, v_max:
             for kept in after:
                 q = PRIORITY_STEPS[kept].meta["priority"]
                 if _RANK[q] < _RANK[p]:
-                    c.fail("priority", f"step {t}: observation {gone} ({p}) left while observation {kept} ({q}) stayed")
+                    c.fail("priority", _("step {t}: observation {gone} ({p}) left while observation {kept} ({q}) "
+                                         "stayed").format(t=t, gone=gone, p=p, kept=kept, q=q))
                 elif q == p and kept < gone:
-                    c.fail("age", f"step {t}: observation {gone} left while the older {p} observation {kept} stayed")
+                    c.fail("age", _("step {t}: observation {gone} left while the older {p} observation {kept} "
+                                    "stayed").format(t=t, gone=gone, p=p, kept=kept))
         best = max(left, key=key.__getitem__)
         total = sum(size.get(i, words(Element(PRIORITY_STEPS[i].observation))) for i in after | {best})
         c.check("only as needed", total > v_max,
-                f"step {t}: observation {best} left, but with it ω_{t + 1} would hold {total} ≤ V_max = {v_max} words")
+                _("step {t}: observation {best} left, but with it ω_{next} would hold {total} ≤ V_max = {v_max} "
+                  "words").format(t=t, best=best, next=t + 1, total=total, v_max=v_max))
     for t in range(len(trace) + 1):
         state = trace.state_at(t)
         ok, shown = call_answer(lambda s: mechanism.input(s).text(), state)
         if not ok:
-            c.fail("projection", f"π(ω_{t}) failed: {error_text(shown)}")
+            c.fail("projection", _("π(ω_{t}) failed: {error}").format(t=t, error=error_text(shown)))
             break
         held = sorted(i for i in (index(e) for e in state) if i >= 0)
         where = {i: shown.find(PRIORITY_STEPS[i].observation) for i in held}
         missing = [i for i in held if where[i] < 0]
         if missing:
-            c.fail("projection", f"π(ω_{t}) does not show observation(s) {missing}")
+            c.fail("projection", ngettext("π(ω_{t}) does not show observation(s) {missing}",
+                                          "π(ω_{t}) does not show observation(s) {missing}",
+                                          len(missing)).format(t=t, missing=missing))
             break
         order = [PRIORITY_STEPS[i].meta["priority"] for i in sorted(held, key=where.__getitem__)]
         if any(_RANK[a] < _RANK[b] for a, b in zip(order, order[1:])):
-            c.fail("projection", f"π(ω_{t}) lists the priorities in the order {order}")
+            c.fail("projection", _("π(ω_{t}) lists the priorities in the order {order}").format(t=t, order=order))
             break
     final = " ".join(e.text for e in trace.final)
     c.check("high-priority facts", all(fact in final for fact in ("allergic to peanuts", "Friday at 19:30")),
-            "a high-priority user fact is missing from ω_n")
+            _("a high-priority user fact is missing from ω_n"))
     return c.report()
 
 
 def _checked_run(c: Checks, make: Any, space: StateSpace) -> tuple[Mechanism, Trace] | ExerciseReport:
     """Build the mechanism, check its contract ("contract", and "U pure" for the purity clause) and run it."""
-    todo = "TODO: update or project is not written yet"
+    todo = _("TODO: update or project is not written yet")  # shown in the report's head: "not done yet (…)"
     try:
         ok, mechanism = call_answer(make, space)
         if not ok:
-            c.fail("contract", f"could not build the mechanism: {error_text(mechanism)}")
+            c.fail("contract", _("could not build the mechanism: {error}").format(error=error_text(mechanism)))
             return c.report()
         contract = check_mechanism(mechanism, PRIORITY_STEPS)
         if any("TODO" in r.detail or "NotImplementedError" in r.detail for r in contract.failures):
             raise NotImplementedError(todo)
         impure = [r.detail for r in contract.failures if r.name == "purity"]
         other = [r.detail for r in contract.failures if r.name != "purity"]
-        c.check("U pure", not impure, "check_mechanism: " + "; ".join(impure))
-        c.check("contract", not other, "check_mechanism fails: " + "; ".join(other))
+        c.check("U pure", not impure, "check_mechanism: " + "; ".join(impure))  # the contract's own words follow
+        c.check("contract", not other, _("check_mechanism fails: {failures}").format(failures="; ".join(other)))
         ok, trace = call_answer(run, make(space), PRIORITY_STEPS)
     except NotImplementedError as exc:
         return c.not_done(exc)
     if not ok:
-        c.fail("contract", f"run() failed: {error_text(trace)}")
+        c.fail("contract", _("run() failed: {error}").format(error=error_text(trace)))
         return c.report()
     return mechanism, trace
 
 
 # Every sentence a student reads from the prediction's checker, in one place (issue 35 translates them whole).
 PREDICT_TEXT = {
-    "title": "08 · predict the first eviction",
-    "pair met": "a pair of whole numbers: (the step, the index of the observation that leaves)",
-    "pair hint": "answer (step, index): both whole numbers, the index as in PRIORITY_STEPS (0 to 6)",
-    "pair detail": "got {got!r}",
-    "step met": "the step at which Σμ first exceeds V_max = {v_max} words",
-    "step hint": "add up μ = the words of each observation, step by step: the first step whose sum passes {v_max}",
-    "step detail": "predicted step {got}; Σμ first exceeds {v_max} at step {want} ({total} words)",
-    "leaves met": "the observation that leaves then",
-    "leaves hint": "the lowest priority leaves first, and within it the oldest",
-    "leaves fifo": "observation {got} is the oldest of all: that is FIFO's choice; here the lowest priority leaves first",
-    "leaves newest": "observation {got} is the newest low-priority one: within a priority the oldest leaves first",
-    "leaves new": "observation {got} is the one arriving: a candidate too, but not of the lowest priority held",
-    "leaves detail": "predicted observation {got}; observation {want} leaves ({text!r})",
+    "title": N_("08 · predict the first eviction"),
+    "pair met": N_("a pair of whole numbers: (the step, the index of the observation that leaves)"),
+    "pair hint": N_("answer (step, index): both whole numbers, the index as in PRIORITY_STEPS (0 to 6)"),
+    "pair detail": N_("got {got!r}"),
+    "step met": N_("the step at which Σμ first exceeds V_max = {v_max} words"),
+    "step hint": N_("add up μ = the words of each observation, step by step: the first step whose sum passes {v_max}"),
+    "step detail": N_("predicted step {got}; Σμ first exceeds {v_max} at step {want} ({total} words)"),
+    "leaves met": N_("the observation that leaves then"),
+    "leaves hint": N_("the lowest priority leaves first, and within it the oldest"),
+    "leaves fifo": N_("observation {got} is the oldest of all: that is FIFO's choice; here the lowest priority leaves first"),
+    "leaves newest": N_("observation {got} is the newest low-priority one: within a priority the oldest leaves first"),
+    "leaves new": N_("observation {got} is the one arriving: a candidate too, but not of the lowest priority held"),
+    "leaves detail": N_("predicted observation {got}; observation {want} leaves ({text!r})"),
 }
 
 
@@ -184,17 +194,17 @@ def check_priority_prediction(prediction: Any, v_max: int = 26) -> ExerciseRepor
     True
     """
     criteria: dict[str, tuple[Any, ...]] = {
-        "a pair": (PREDICT_TEXT["pair met"], PREDICT_TEXT["pair hint"]),
-        "the step": (PREDICT_TEXT["step met"].format(v_max=v_max), PREDICT_TEXT["step hint"].format(v_max=v_max),
-                     ("a pair",)),
-        "who leaves": (PREDICT_TEXT["leaves met"], PREDICT_TEXT["leaves hint"], ("a pair",)),
+        N_("a pair"): (PREDICT_TEXT["pair met"], PREDICT_TEXT["pair hint"]),
+        N_("the step"): (_(PREDICT_TEXT["step met"]).format(v_max=v_max),
+                         _(PREDICT_TEXT["step hint"]).format(v_max=v_max), ("a pair",)),
+        N_("who leaves"): (PREDICT_TEXT["leaves met"], PREDICT_TEXT["leaves hint"], ("a pair",)),
     }
     c = Checks(PREDICT_TEXT["title"], criteria)
     if prediction is None or prediction is ...:
         return c.not_done(NotImplementedError("prediction is None"))
     if (not isinstance(prediction, (tuple, list)) or len(prediction) != 2
             or not all(isinstance(n, int) and not isinstance(n, bool) for n in prediction)):
-        c.fail("a pair", PREDICT_TEXT["pair detail"].format(got=prediction))
+        c.fail("a pair", _(PREDICT_TEXT["pair detail"]).format(got=prediction))
         return c.report()
     size = [words(Element(s.observation)) for s in PRIORITY_STEPS]
     held: list[int] = []
@@ -206,11 +216,11 @@ def check_priority_prediction(prediction: Any, v_max: int = 26) -> ExerciseRepor
     leaves = min(held, key=lambda i: (_RANK[PRIORITY_STEPS[i].meta["priority"]], i))
     got_step, got = prediction
     c.check("the step", got_step == step,
-            PREDICT_TEXT["step detail"].format(got=got_step, want=step, total=total, v_max=v_max))
+            _(PREDICT_TEXT["step detail"]).format(got=got_step, want=step, total=total, v_max=v_max))
     lowest = [i for i in held if PRIORITY_STEPS[i].meta["priority"] == PRIORITY_STEPS[leaves].meta["priority"]]
     hint = (PREDICT_TEXT["leaves fifo"] if got == held[0] else PREDICT_TEXT["leaves new"] if got == step
             else PREDICT_TEXT["leaves newest"] if got == max(lowest) else None)
     c.check("who leaves", got == leaves,
-            PREDICT_TEXT["leaves detail"].format(got=got, want=leaves, text=PRIORITY_STEPS[leaves].observation),
-            hint=hint.format(got=got) if hint else None)
+            _(PREDICT_TEXT["leaves detail"]).format(got=got, want=leaves, text=PRIORITY_STEPS[leaves].observation),
+            hint=_(hint).format(got=got) if hint else None)
     return c.report()

@@ -18,6 +18,8 @@ from typing import Any
 from ..core.context import AgentStep
 from ..core.element import Element
 from ..core.formatting import shorten
+from ..core.i18n import N_, ngettext
+from ..core.i18n import gettext as _
 from ..core.sizes import words
 from .checking import Checks, ExerciseReport, call_answer, error_text
 from .predicting import read_choice
@@ -38,19 +40,19 @@ EVICTION_STEPS = [
 ]
 
 EVICTION_CRITERIA: dict[str, tuple[Any, ...]] = {
-    "messages of the window": ("the answer is a set of the texts of messages in the window",
-                               "answer a set of message texts, copied from the list above"),
-    "the pinned stays": ("the pinned system prompt: predicted rightly",
-                         "a pinned message never leaves, whatever its age", ("messages of the window",)),
-    "oldest first": ("which messages leave before which: predicted rightly",
-                     "FIFO cuts off the beginning: the oldest unpinned messages leave first",
-                     ("messages of the window",)),
-    "as many as needed": ("how many messages leave: predicted rightly",
-                          "evict one message at a time and stop as soon as Σμ ≤ V_max",
-                          ("messages of the window",)),
+    N_("messages of the window"): (N_("the answer is a set of the texts of messages in the window"),
+                                   N_("answer a set of message texts, copied from the list above")),
+    N_("the pinned stays"): (N_("the pinned system prompt: predicted rightly"),
+                             N_("a pinned message never leaves, whatever its age"), ("messages of the window",)),
+    N_("oldest first"): (N_("which messages leave before which: predicted rightly"),
+                         N_("FIFO cuts off the beginning: the oldest unpinned messages leave first"),
+                         ("messages of the window",)),
+    N_("as many as needed"): (N_("how many messages leave: predicted rightly"),
+                              N_("evict one message at a time and stop as soon as Σμ ≤ V_max"),
+                              ("messages of the window",)),
 }
-PINNED_LEAVES = "you predicted that the pinned {text} leaves"
-NOT_OLDEST_PREDICTED = "you predicted that {gone} leaves while the older {stays} stays"
+PINNED_LEAVES = N_("you predicted that the pinned {text} leaves")
+NOT_OLDEST_PREDICTED = N_("you predicted that {gone} leaves while the older {stays} stays")
 WRONG_HOW_MANY = "you predicted {predicted} message(s) leave; the window evicts {actual}"
 
 
@@ -75,7 +77,7 @@ def check_eviction_prediction(leaves: Any) -> ExerciseReport:
     >>> [c.name for c in check_eviction_prediction({"My parcel 1234 has not arrived yet."}).failures]
     ['as many as needed']
     """
-    c = Checks("03 · which messages leave", EVICTION_CRITERIA)
+    c = Checks(N_("03 · which messages leave"), EVICTION_CRITERIA)
     before, truth = _eviction_run()
     try:
         chosen = read_choice(c, "messages of the window", leaves, before)
@@ -83,42 +85,45 @@ def check_eviction_prediction(leaves: Any) -> ExerciseReport:
         return c.not_done(exc)
     if chosen is not None:
         if EVICTION_SYSTEM in chosen:
-            c.fail("the pinned stays", PINNED_LEAVES.format(text=repr(EVICTION_SYSTEM)))
+            c.fail("the pinned stays", _(PINNED_LEAVES).format(text=repr(EVICTION_SYSTEM)))
         unpinned = [text for text in before if text != EVICTION_SYSTEM]
         for gone in (text for text in unpinned if text in chosen):
             older = [text for text in unpinned[:unpinned.index(gone)] if text not in chosen]
             if older:
-                c.fail("oldest first", NOT_OLDEST_PREDICTED.format(gone=repr(shorten(gone, 40)),
-                                                                   stays=repr(shorten(older[0], 40))))
+                c.fail("oldest first", _(NOT_OLDEST_PREDICTED).format(gone=repr(shorten(gone, 40)),
+                                                                      stays=repr(shorten(older[0], 40))))
         c.check("as many as needed", len(chosen) == len(truth),
-                WRONG_HOW_MANY.format(predicted=len(chosen), actual=len(truth)))
+                ngettext("you predicted {predicted} message(s) leave; the window evicts {actual}",  # WRONG_HOW_MANY
+                         "you predicted {predicted} message(s) leave; the window evicts {actual}",
+                         len(chosen)).format(predicted=len(chosen), actual=len(truth)))
     return c.report()
 
 
 # -- push: FIFO's U on a list --------------------------------------------------------------------------------------
 
 PUSH_CRITERIA: dict[str, tuple[Any, ...]] = {
-    "returns the window": ("push returns the window after U, a list of messages",
-                           "return the new list at the end of push (U gives back ω_{t+1})"),
-    "leaves its input unchanged": ("the caller's list is the same after the call",
-                                   ("build a new list (window + [new]) instead of appending to the caller's: "
-                                    "U leaves its inputs unchanged")),
-    "appends at the end": ("the new message is last and the others keep their order",
-                           "put the new message after the others: window + [new]", ("returns the window",)),
-    "no eviction while it fits": ("nothing leaves while Σμ ≤ V_max, even at Σμ = V_max",
-                                  "evict only while Σμ > V_max: a window with Σμ = V_max fits",
-                                  ("returns the window",)),
-    "oldest first": ("on overflow the oldest messages leave", "remove from the front of the list, not the end",
-                     ("returns the window",)),
-    "only as needed": ("no more messages leave than needed to fit", "check Σμ again after each removal",
-                       ("returns the window",)),
-    "pinned stay": ("a pinned message (meta pinned=True) never leaves",
-                    "skip messages whose meta['pinned'] is True when you look for the oldest", ("returns the window",)),
-    "fits V_max": ("the result has Σμ ≤ V_max", "keep evicting until Σμ ≤ V_max", ("returns the window",)),
+    N_("returns the window"): (N_("push returns the window after U, a list of messages"),
+                               N_("return the new list at the end of push (U gives back ω_{t+1})")),
+    N_("leaves its input unchanged"): (N_("the caller's list is the same after the call"),
+                                       N_("build a new list (window + [new]) instead of appending to the caller's: "
+                                          "U leaves its inputs unchanged")),
+    N_("appends at the end"): (N_("the new message is last and the others keep their order"),
+                               N_("put the new message after the others: window + [new]"), ("returns the window",)),
+    N_("no eviction while it fits"): (N_("nothing leaves while Σμ ≤ V_max, even at Σμ = V_max"),
+                                      N_("evict only while Σμ > V_max: a window with Σμ = V_max fits"),
+                                      ("returns the window",)),
+    N_("oldest first"): (N_("on overflow the oldest messages leave"),
+                         N_("remove from the front of the list, not the end"), ("returns the window",)),
+    N_("only as needed"): (N_("no more messages leave than needed to fit"), N_("check Σμ again after each removal"),
+                           ("returns the window",)),
+    N_("pinned stay"): (N_("a pinned message (meta pinned=True) never leaves"),
+                        N_("skip messages whose meta['pinned'] is True when you look for the oldest"),
+                        ("returns the window",)),
+    N_("fits V_max"): (N_("the result has Σμ ≤ V_max"), N_("keep evicting until Σμ ≤ V_max"), ("returns the window",)),
 }
-CASE = "window {window} + {new}, V_max = {v_max}: got {got}"
-MUTATED = "the caller's window {before} became {after}"
-NOT_A_LIST = "push returned {got} for window {window}"
+CASE = N_("window {window} + {new}, V_max = {v_max}: got {got}")
+MUTATED = N_("the caller's window {before} became {after}")
+NOT_A_LIST = N_("push returned {got} for window {window}")
 
 
 def check_fifo_push(push: Callable[[list[Element], Element, Callable[[Element], float], float], Any]) -> ExerciseReport:
@@ -139,7 +144,7 @@ def check_fifo_push(push: Callable[[list[Element], Element, Callable[[Element], 
     >>> [c.name for c in check_fifo_push(push).failures]
     ['leaves its input unchanged']
     """
-    c = Checks("03 · FIFO's update", PUSH_CRITERIA)
+    c = Checks(N_("03 · FIFO's update"), PUSH_CRITERIA)
     m = [Element(text, {"t": i}) for i, text in enumerate(
         ["one two three", "four five six", "seven eight nine", "ten eleven twelve"])]  # 3 words each
     system = Element("be kind", {"t": -1, "pinned": True})  # 2 words
@@ -156,19 +161,19 @@ def check_fifo_push(push: Callable[[list[Element], Element, Callable[[Element], 
             given = list(window)
             snapshot = copy.deepcopy(given)
             ok, got = call_answer(push, given, new, words, v_max)
-            c.check("leaves its input unchanged", given == snapshot, MUTATED.format(
+            c.check("leaves its input unchanged", given == snapshot, _(MUTATED).format(
                 before=[e.text for e in snapshot], after=[getattr(e, "text", e) for e in given]))
             if not ok:
                 for name in judged:
                     c.fail(name, error_text(got))
                 continue
             if got is None or isinstance(got, (str, bytes)) or not all(isinstance(e, Element) for e in got):
-                c.fail("returns the window", NOT_A_LIST.format(got=shorten(repr(got), 60),
-                                                                window=[e.text for e in window]))
+                c.fail("returns the window", _(NOT_A_LIST).format(got=shorten(repr(got), 60),
+                                                                   window=[e.text for e in window]))
                 continue
             got = list(got)
-            where = CASE.format(window=[e.text for e in window], new=repr(new.text), v_max=v_max,
-                                got=[e.text for e in got])
+            where = _(CASE).format(window=[e.text for e in window], new=repr(new.text), v_max=v_max,
+                                   got=[e.text for e in got])
             total = sum(words(e) for e in got)
             gone = [e for e in window if e not in got]
             kept = [e for e in window if e in got and not e.meta.get("pinned")]

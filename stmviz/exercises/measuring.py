@@ -15,6 +15,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core.formatting import shorten
+from ..core.i18n import N_, ngettext
+from ..core.i18n import gettext as _
 from ..core.trace import Trace, run
 from .checking import Checks, ExerciseReport, call_answer, error_text
 
@@ -22,44 +24,42 @@ __all__ = ["check_capacity_prediction", "check_evidence_recall", "check_word_ove
 
 # Every sentence a student reads from these checkers, in one place (issue 35 translates them whole).
 TEXT = {
-    "overlap": "10 · the evidence word overlap by hand",
-    "share met": "every value is a number between 0 and 1, or None",
-    "share hint": "divide by the number of the evidence's content words: the overlap is a share, not a count",
-    "share detail": "{where}: got {got!r}",
-    "none met": "None where the evidence has no content word (a step that says only \"Yes, it is.\")",
-    "none hint": "with no content word in the evidence the share is undefined: return None, not 0",
-    "none detail": "{where}: got {got!r}, its evidence has no content word",
-    "words met": "the words compared are content words (metrics.content_tokens), not raw words",
-    "words hint": "compare metrics.content_tokens of both texts, not raw words (split() keeps stop words and punctuation)",
-    "input met": "the words are looked for in the model input π(ω_t), not in the state's elements",
-    "input hint": "the model answered from π(ω_t), trace.project(probe.t), not from the state's elements",
-    "time met": "the model input is the one at the probe's step t = probe.t",
-    "time hint": "take the model input at the probe's step, trace.project(probe.t), not the last one",
-    "over met": "the share is of the evidence's words (found ones / all of the evidence's), not of the input's",
-    "over hint": "count the evidence's words that reach π(ω_t) and divide by the evidence's, not by the input's words",
-    "bag met": "a bag of words: each content word counts once it is anywhere in π(ω_t), not runs of four words",
-    "bag hint": ("that is metrics.evidence_recall, the 4-gram measure this notebook quotes; this exercise computes "
-                 "the older word overlap: the share of the evidence's content words found anywhere in π(ω_t)"),
-    "slip detail": "every value is what that slip gives: {n} of {total} differ from the word overlap",
-    "every met": "the value equals metrics.evidence_word_overlap on every probe and mechanism",
-    "every hint": ("follow the definition: |C(T(S_p)) ∩ C(X_t)| / |C(T(S_p))|, the content words of the evidence "
-                   "steps' texts against those of π(ω_t) at t = probe.t"),
-    "every detail": ("{n} of {total} values differ; first: {mechanism}, probe {probe!r} at t = {t}: "
-                     "got {got!r}, expected {want!r}"),
-    "where": "{mechanism}, probe {probe!r}",
+    "overlap": N_("10 · the evidence word overlap by hand"),
+    "share met": N_("every value is a number between 0 and 1, or None"),
+    "share hint": N_("divide by the number of the evidence's content words: the overlap is a share, not a count"),
+    "share detail": N_("{where}: got {got!r}"),
+    "none met": N_("None where the evidence has no content word (a step that says only \"Yes, it is.\")"),
+    "none hint": N_("with no content word in the evidence the share is undefined: return None, not 0"),
+    "none detail": N_("{where}: got {got!r}, its evidence has no content word"),
+    "words met": N_("the words compared are content words (metrics.content_tokens), not raw words"),
+    "words hint": N_("compare metrics.content_tokens of both texts, not raw words (split() keeps stop words and punctuation)"),
+    "input met": N_("the words are looked for in the model input π(ω_t), not in the state's elements"),
+    "input hint": N_("the model answered from π(ω_t), trace.project(probe.t), not from the state's elements"),
+    "time met": N_("the model input is the one at the probe's step t = probe.t"),
+    "time hint": N_("take the model input at the probe's step, trace.project(probe.t), not the last one"),
+    "over met": N_("the share is of the evidence's words (found ones / all of the evidence's), not of the input's"),
+    "over hint": N_("count the evidence's words that reach π(ω_t) and divide by the evidence's, not by the input's words"),
+    "bag met": N_("a bag of words: each content word counts once it is anywhere in π(ω_t), not runs of four words"),
+    "bag hint": N_("that is metrics.evidence_recall, the 4-gram measure this notebook quotes; this exercise computes "
+                   "the older word overlap: the share of the evidence's content words found anywhere in π(ω_t)"),
+    "every met": N_("the value equals metrics.evidence_word_overlap on every probe and mechanism"),
+    "every hint": N_("follow the definition: |C(T(S_p)) ∩ C(X_t)| / |C(T(S_p))|, the content words of the evidence "
+                     "steps' texts against those of π(ω_t) at t = probe.t"),
+    "where": N_("{mechanism}, probe {probe!r}"),
+    # a warning to a programmer, like an error message: stays English (not marked)
     "deprecated": ("check_evidence_recall is deprecated and will be removed in the next release: notebook 10's "
                    "exercise computes the word overlap; use check_word_overlap"),
     # the prediction
-    "predict": "10 · predict what more room buys",
-    "answers": "answer a dict with a word for each mechanism, {{\"FIFOWindow\": ..., \"SCM\": ...}}, each one of {choices}",
-    "a dict": "a dict with one of {choices} for FIFOWindow and for SCM",
-    "dict detail": "got {got!r}",
-    "fifo met": "how FIFO's evidence recall moves from V_max = 300 to 2,000 tokens",
-    "fifo hint": "a FIFO window keeps the most recent turns that fit: more room reaches further back, towards the evidence",
-    "scm met": "how SCM's evidence recall moves from V_max = 300 to 2,000 tokens",
-    "scm hint": ("SCM's model input holds its flash memory and the k = 3 memories it activates, whatever the room: "
-                 "more V_max is left empty"),
-    "predicted": "{mechanism}: predicted {got!r}; its evidence recall goes {low} → {high}, so it {word}",
+    "predict": N_("10 · predict what more room buys"),
+    "answers": N_("answer a dict with a word for each mechanism, {{\"FIFOWindow\": ..., \"SCM\": ...}}, each one of {choices}"),
+    "a dict": N_("a dict with one of {choices} for FIFOWindow and for SCM"),
+    "dict detail": N_("got {got!r}"),
+    "fifo met": N_("how FIFO's evidence recall moves from V_max = 300 to 2,000 tokens"),
+    "fifo hint": N_("a FIFO window keeps the most recent turns that fit: more room reaches further back, towards the evidence"),
+    "scm met": N_("how SCM's evidence recall moves from V_max = 300 to 2,000 tokens"),
+    "scm hint": N_("SCM's model input holds its flash memory and the k = 3 memories it activates, whatever the room: "
+                   "more V_max is left empty"),
+    "predicted": N_("{mechanism}: predicted {got!r}; its evidence recall goes {low} → {high}, so it {word}"),
 }
 
 _SLIPS = ("content words", "the model input", "at the probe's step", "over the evidence", "a bag of words")
@@ -96,21 +96,21 @@ def check_word_overlap(word_overlap: Callable[[Trace, Any], Any], v_max: int = 3
     from .. import metrics  # late: keeps this module light for notebooks 01-03
 
     criteria: dict[str, tuple[Any, ...]] = {
-        "a share": (TEXT["share met"], TEXT["share hint"]),
+        N_("a share"): (TEXT["share met"], TEXT["share hint"]),
         # judged once every defined value is right: a slip in the words or the division gives a number here anyway
-        "None without evidence": (TEXT["none met"], TEXT["none hint"], ("every probe",)),
-        "content words": (TEXT["words met"], TEXT["words hint"]),
-        "the model input": (TEXT["input met"], TEXT["input hint"]),
-        "at the probe's step": (TEXT["time met"], TEXT["time hint"]),
-        "over the evidence": (TEXT["over met"], TEXT["over hint"]),
-        "a bag of words": (TEXT["bag met"], TEXT["bag hint"]),
-        "every probe": (TEXT["every met"], TEXT["every hint"], ("a share",) + _SLIPS),
+        N_("None without evidence"): (TEXT["none met"], TEXT["none hint"], ("every probe",)),
+        N_("content words"): (TEXT["words met"], TEXT["words hint"]),
+        N_("the model input"): (TEXT["input met"], TEXT["input hint"]),
+        N_("at the probe's step"): (TEXT["time met"], TEXT["time hint"]),
+        N_("over the evidence"): (TEXT["over met"], TEXT["over hint"]),
+        N_("a bag of words"): (TEXT["bag met"], TEXT["bag hint"]),
+        N_("every probe"): (TEXT["every met"], TEXT["every hint"], ("a share",) + _SLIPS),
     }
     c = Checks(TEXT["overlap"], criteria)
     pairs = _cases(v_max)
 
     def where(trace: Trace, probe: Any) -> str:
-        return TEXT["where"].format(mechanism=trace.name, probe=shorten(probe.answer, 30))
+        return _(TEXT["where"]).format(mechanism=trace.name, probe=shorten(probe.answer, 30))
 
     try:
         got = []
@@ -142,20 +142,24 @@ def check_word_overlap(word_overlap: Callable[[Trace, Any], Any], v_max: int = 3
     expected = [metrics.evidence_word_overlap(trace, probe) for trace, probe in pairs]
     for value, (trace, probe) in zip(got, pairs):
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1):
-            c.fail("a share", TEXT["share detail"].format(where=where(trace, probe), got=value))
+            c.fail("a share", _(TEXT["share detail"]).format(where=where(trace, probe), got=value))
             break
     for value, want, (trace, probe) in zip(got, expected, pairs):
         if want is None and value is not None:
-            c.fail("None without evidence", TEXT["none detail"].format(where=where(trace, probe), got=value))
+            c.fail("None without evidence", _(TEXT["none detail"]).format(where=where(trace, probe), got=value))
     judged = [(v, w, pair) for v, w, pair in zip(got, expected, pairs) if w is not None]
     wrong = [(v, w, pair) for v, w, pair in judged if not _same(v, w)]
     for name, slip in slips.items():
         if wrong and all(_same(v, slip(*pair)) for v, _, pair in judged):
-            c.fail(name, TEXT["slip detail"].format(n=len(wrong), total=len(judged)))
+            c.fail(name, ngettext("every value is what that slip gives: {n} of {total} differ from the word overlap",
+                                  "every value is what that slip gives: {n} of {total} differ from the word overlap",
+                                  len(judged)).format(n=len(wrong), total=len(judged)))
     if wrong:
         value, want, (trace, probe) = wrong[0]
-        c.fail("every probe", TEXT["every detail"].format(
-            n=len(wrong), total=len(judged), mechanism=trace.name, probe=shorten(probe.answer, 30), t=probe.t,
+        c.fail("every probe", ngettext(
+            "{n} of {total} values differ; first: {mechanism}, probe {probe!r} at t = {t}: got {got!r}, expected {want!r}",
+            "{n} of {total} values differ; first: {mechanism}, probe {probe!r} at t = {t}: got {got!r}, expected {want!r}",
+            len(judged)).format(n=len(wrong), total=len(judged), mechanism=trace.name, probe=shorten(probe.answer, 30), t=probe.t,
             got=value, want=want))
     return c.report()
 
@@ -185,15 +189,15 @@ def check_capacity_prediction(prediction: Any) -> ExerciseReport:
 
     choices = ", ".join(repr(m) for m in _MOVES)
     criteria: dict[str, tuple[Any, ...]] = {
-        "a dict": (TEXT["a dict"].format(choices=choices), TEXT["answers"].format(choices=choices)),
-        "FIFO": (TEXT["fifo met"], TEXT["fifo hint"], ("a dict",)),
+        N_("a dict"): (_(TEXT["a dict"]).format(choices=choices), _(TEXT["answers"]).format(choices=choices)),
+        "FIFO": (TEXT["fifo met"], TEXT["fifo hint"], ("a dict",)),  # a mechanism's name: not translated
         "SCM": (TEXT["scm met"], TEXT["scm hint"], ("a dict",)),
     }
     c = Checks(TEXT["predict"], criteria)
     if prediction is None or prediction is ...:
         return c.not_done(NotImplementedError("prediction is None"))
     if not isinstance(prediction, dict) or not all(prediction.get(k) in _MOVES for k in ("FIFOWindow", "SCM")):
-        c.fail("a dict", TEXT["dict detail"].format(got=prediction))
+        c.fail("a dict", _(TEXT["dict detail"]).format(got=prediction))
         return c.report()
     data = load_scenario("long_dialogue")
     for name, cls in (("FIFO", FIFOWindow), ("SCM", SCM)):
@@ -201,7 +205,7 @@ def check_capacity_prediction(prediction: Any) -> ExerciseReport:
                      for v in (300, 2000))
         word = _MOVES[0] if high > low + 1e-9 else _MOVES[2] if high < low - 1e-9 else _MOVES[1]
         got = prediction[cls.__name__]
-        c.check(name, got == word, TEXT["predicted"].format(mechanism=cls.__name__, got=got, low=f"{low:.2f}",
+        c.check(name, got == word, _(TEXT["predicted"]).format(mechanism=cls.__name__, got=got, low=f"{low:.2f}",
                                                            high=f"{high:.2f}", word=word))
     return c.report()
 

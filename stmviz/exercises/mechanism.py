@@ -16,6 +16,8 @@ from typing import Any
 from ..core.context import AgentStep
 from ..core.element import Element
 from ..core.formatting import shorten
+from ..core.i18n import N_, ngettext
+from ..core.i18n import gettext as _
 from ..core.mechanism import Mechanism
 from ..core.sizes import tokens, words
 from ..core.space import State, StateSpace
@@ -38,19 +40,20 @@ WINDOW_STEPS = [
 WINDOW_V_MAX = 30
 
 PREDICTION_CRITERIA: dict[str, tuple[Any, ...]] = {
-    "step numbers": ("the answer is a set of step numbers 0–4", "answer a set of step numbers, such as {0, 4}"),
-    "the newest is kept": ("step 4, the input that arrived last: predicted rightly",
-                           "U adds step 4's input and then evicts the oldest: the newest sentence always stays",
+    N_("step numbers"): (N_("the answer is a set of step numbers 0–4"),
+                         N_("answer a set of step numbers, such as {0, 4}")),
+    N_("the newest is kept"): (N_("step 4, the input that arrived last: predicted rightly"),
+                               N_("U adds step 4's input and then evicts the oldest: the newest sentence always stays"),
+                               ("step numbers",)),
+    N_("oldest leave first"): (N_("which sentences leave before which: predicted rightly"),
+                               N_("the window evicts from the front: what stays is the most recent few, without a gap"),
+                               ("step numbers",)),
+    N_("as many as fit"): (N_("how many sentences ω_5 holds: predicted rightly"),
+                           N_("add up μ from the newest sentence backwards while the sum stays ≤ V_max"),
                            ("step numbers",)),
-    "oldest leave first": ("which sentences leave before which: predicted rightly",
-                           "the window evicts from the front: what stays is the most recent few, without a gap",
-                           ("step numbers",)),
-    "as many as fit": ("how many sentences ω_5 holds: predicted rightly",
-                       "add up μ from the newest sentence backwards while the sum stays ≤ V_max",
-                       ("step numbers",)),
 }
-WRONG_NEWEST = "step 4 is not in your ω_5"
-WRONG_ORDER = "you keep step {kept} but not step {gone}, which is newer"
+WRONG_NEWEST = N_("step 4 is not in your ω_5")
+WRONG_ORDER = N_("you keep step {kept} but not step {gone}, which is newer")
 WRONG_COUNT = "you predicted {predicted} sentence(s); μ of the steps is {sizes}, and {actual} fit in V_max = {v_max}"
 
 
@@ -74,7 +77,7 @@ def check_window_prediction(kept: Any) -> ExerciseReport:
     >>> [c.name for c in check_window_prediction({0, 3, 4}).failures]
     ['oldest leave first']
     """
-    c = Checks("02 · what ω_5 holds", PREDICTION_CRITERIA)
+    c = Checks(N_("02 · what ω_5 holds"), PREDICTION_CRITERIA)
     try:
         chosen = read_choice(c, "step numbers", kept, list(range(len(WINDOW_STEPS))))
     except NotImplementedError as exc:
@@ -82,12 +85,14 @@ def check_window_prediction(kept: Any) -> ExerciseReport:
     if chosen is not None:
         truth, mu = window_final(), tokens()
         last = len(WINDOW_STEPS) - 1
-        c.check("the newest is kept", last in chosen, WRONG_NEWEST)
+        c.check("the newest is kept", last in chosen, _(WRONG_NEWEST))
         gaps = [(k, g) for k in sorted(chosen) for g in range(k + 1, last) if g not in chosen]  # the newest: above
         if gaps:
-            c.fail("oldest leave first", WRONG_ORDER.format(kept=gaps[0][0], gone=gaps[0][1]))
-        c.check("as many as fit", len(chosen) == len(truth), WRONG_COUNT.format(
-            predicted=len(chosen), sizes=[mu(Element(s)) for s in WINDOW_STEPS], actual=len(truth), v_max=WINDOW_V_MAX))
+            c.fail("oldest leave first", _(WRONG_ORDER).format(kept=gaps[0][0], gone=gaps[0][1]))
+        c.check("as many as fit", len(chosen) == len(truth), ngettext(  # WRONG_COUNT, in the plural form of predicted
+            "you predicted {predicted} sentence(s); μ of the steps is {sizes}, and {actual} fit in V_max = {v_max}",
+            "you predicted {predicted} sentence(s); μ of the steps is {sizes}, and {actual} fit in V_max = {v_max}",
+            len(chosen)).format(predicted=len(chosen), sizes=[mu(Element(s)) for s in WINDOW_STEPS], actual=len(truth), v_max=WINDOW_V_MAX))
     return c.report()
 
 
@@ -104,24 +109,24 @@ KEEP_FIRST_STEPS = [
 ]
 
 KEEP_FIRST_CRITERIA: dict[str, tuple[Any, ...]] = {
-    "contract": ("check_mechanism passes: U stays in Ω_STM, leaves its inputs unchanged and is repeatable",
-                 "read the ✗ lines of check_mechanism(...) on your mechanism"),
-    "new input kept": ("each step's input enters ω_{t+1} when everything fits",
-                       "add the step's input (context.step.observation) as an element, as well as its output",
-                       ("contract",)),
-    "task kept": ("the first message is in every ω_t after it arrived",
-                  "skip the element of step 0 (int(meta['t']) == 0) when you look for one to evict",
-                  ("contract", "new input kept")),
-    "oldest first": ("the elements that leave are older than every element that stays (but the task)",
-                     ("iterate over the state in canonical order (by time) and evict from the front, "
-                      "never the newest"), ("contract", "new input kept")),
-    "only as needed": ("no element leaves while the state fits",
-                       "stop evicting as soon as `state in self.space` holds", ("contract",)),
+    N_("contract"): (N_("check_mechanism passes: U stays in Ω_STM, leaves its inputs unchanged and is repeatable"),
+                     N_("read the ✗ lines of check_mechanism(...) on your mechanism")),
+    N_("new input kept"): (N_("each step's input enters ω_{t+1} when everything fits"),
+                           N_("add the step's input (context.step.observation) as an element, as well as its output"),
+                           ("contract",)),
+    N_("task kept"): (N_("the first message is in every ω_t after it arrived"),
+                      N_("skip the element of step 0 (int(meta['t']) == 0) when you look for one to evict"),
+                      ("contract", "new input kept")),
+    N_("oldest first"): (N_("the elements that leave are older than every element that stays (but the task)"),
+                         N_("iterate over the state in canonical order (by time) and evict from the front, "
+                            "never the newest"), ("contract", "new input kept")),
+    N_("only as needed"): (N_("no element leaves while the state fits"),
+                           N_("stop evicting as soon as `state in self.space` holds"), ("contract",)),
 }
-LOST_TASK = "the task is not in ω_{t}"
-LOST_INPUT = "step {t}'s input {text} is not in ω_{next}, though everything fits in V_max = {v_max}"
-NOT_OLDEST = "step {t}: {gone} left while the older {stays} stayed"
-TOO_MANY = "step {t}: {gone} left, but ω_{next} with it still fits V_max = {v_max}"
+LOST_TASK = N_("the task is not in ω_{t}")
+LOST_INPUT = N_("step {t}'s input {text} is not in ω_{next}, though everything fits in V_max = {v_max}")
+NOT_OLDEST = N_("step {t}: {gone} left while the older {stays} stayed")
+TOO_MANY = N_("step {t}: {gone} left, but ω_{next} with it still fits V_max = {v_max}")
 
 
 def check_keep_first(make: Callable[[StateSpace], Mechanism] | type, v_max: int = 40) -> ExerciseReport:
@@ -129,13 +134,13 @@ def check_keep_first(make: Callable[[StateSpace], Mechanism] | type, v_max: int 
 
     ``make`` builds the mechanism from a state space (a Mechanism subclass works).
     """
-    c = Checks("02 · a window that keeps the task", KEEP_FIRST_CRITERIA)
+    c = Checks(N_("02 · a window that keeps the task"), KEEP_FIRST_CRITERIA)
     space = StateSpace(words, v_max)
     built = checked_run(c, make, space, KEEP_FIRST_STEPS, check_steps=KEEP_FIRST_STEPS,
-                        todo="TODO: update is not written yet")
+                        todo=_("TODO: update is not written yet"))
     if isinstance(built, ExerciseReport):
         return built
-    _, trace = built
+    _mechanism, trace = built
     task = KEEP_FIRST_STEPS[0].observation
 
     def is_task(e: Element) -> bool:
@@ -147,9 +152,9 @@ def check_keep_first(make: Callable[[StateSpace], Mechanism] | type, v_max: int 
         step = KEEP_FIRST_STEPS[t]
         everything += [Element(text) for text in (step.output, step.observation) if text]
         texts = " ".join(e.text for e in after)
-        c.check("task kept", task in texts, LOST_TASK.format(t=t + 1))
+        c.check("task kept", task in texts, _(LOST_TASK).format(t=t + 1))
         if State(everything) in space:  # nothing had to leave yet: the input must be there
-            c.check("new input kept", step.observation in texts, LOST_INPUT.format(
+            c.check("new input kept", step.observation in texts, _(LOST_INPUT).format(
                 t=t, text=repr(shorten(step.observation, 40)), next=t + 1, v_max=v_max))
         stays = [e for e in after if not is_task(e)]
         removed = [e.label() for e in before if e not in after and not is_task(e)]
@@ -161,10 +166,10 @@ def check_keep_first(make: Callable[[StateSpace], Mechanism] | type, v_max: int 
         for gone in removed:
             older = [e for e in stays if (e.t or 0) < older_than[gone]]
             if older:
-                c.fail("oldest first", NOT_OLDEST.format(t=t, gone=gone, stays=older[0].label()))
+                c.fail("oldest first", _(NOT_OLDEST).format(t=t, gone=gone, stays=older[0].label()))
         removed_elements = [e for e in before if e not in after and not is_task(e)]
         if removed_elements:
             youngest = max(removed_elements, key=lambda e: e.t or 0)
             c.check("only as needed", State(list(after) + [youngest]) not in space,
-                    TOO_MANY.format(t=t, gone=youngest.label(), next=t + 1, v_max=v_max))
+                    _(TOO_MANY).format(t=t, gone=youngest.label(), next=t + 1, v_max=v_max))
     return c.report()

@@ -15,12 +15,14 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..core.formatting import shorten
+from ..core.i18n import N_
+from ..core.i18n import gettext as _
 from .checking import Checks
 
 __all__ = ["read_choice"]
 
-NOT_A_SET = "got {answer}: answer a set of names from the list, e.g. {example}"
-UNKNOWN = "{unknown} is not one of the listed names {names}"
+NOT_A_SET = N_("got {answer}: answer a set of names from the list, e.g. {example}")
+UNKNOWN = N_("{unknown} is not one of the listed names {names}")
 
 
 def read_choice(c: Checks, criterion: str, answer: Any, names: Sequence[Any]) -> set[Any] | None:
@@ -29,15 +31,15 @@ def read_choice(c: Checks, criterion: str, answer: Any, names: Sequence[Any]) ->
     ``None`` (the untouched TODO) raises NotImplementedError: the checker reports "not done yet".
     """
     if answer is None or answer is ...:
-        raise NotImplementedError("the prediction is still None")
+        raise NotImplementedError(_("the prediction is still None"))
     example = "{" + ", ".join(repr(n) for n in list(names)[:2]) + "}"
     if isinstance(answer, (str, bytes, int)) or not isinstance(answer, Iterable):
-        c.fail(criterion, NOT_A_SET.format(answer=shorten(repr(answer), 80), example=example))
+        c.fail(criterion, _(NOT_A_SET).format(answer=shorten(repr(answer), 80), example=example))
         return None
     chosen = list(answer)
     unknown = [a for a in chosen if not any(a == n and type(a) is type(n) for n in names)]
     if unknown:
-        c.fail(criterion, UNKNOWN.format(unknown=shorten(repr(unknown[0]), 60),
-                                         names=shorten(", ".join(repr(n) for n in names), 200)))
+        c.fail(criterion, _(UNKNOWN).format(unknown=shorten(repr(unknown[0]), 60),
+                                            names=shorten(", ".join(repr(n) for n in names), 200)))
         return None
     return set(chosen)

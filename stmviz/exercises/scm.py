@@ -5,36 +5,40 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..core.i18n import N_
+from ..core.i18n import gettext as _
 from .checking import Checks, ExerciseReport, call_answer, error_text
 
 __all__ = ["check_joke_prediction", "check_judge"]
 
 # Every sentence a student reads, whole, with named placeholders (translatable).
 TEXT = {
-    "pair": "a pair of whole numbers (released, paper)",
-    "pair hint": "answer two counts in a tuple, e.g. (2, 1): activation memories in ω for the released SCM, then the paper's",
-    "pair got": "got {got!r}",
-    "released": "the released SCM activates {want} memories for the joke",
-    "released got": "you predicted {got} for the released SCM; the run activates {want}: its is_history_need is "
-                    "never called, so it retrieves the top k = {k} for every message, a joke too",
-    "released hint": "as released, SCM never asks whether memory is needed: it activates the top k for every message",
-    "paper": "the paper's controller activates {want} memories for the joke",
-    "paper got": "you predicted {got} for the paper's controller; the run activates {want}: it first asks whether "
-                 "the message needs memory, and a joke does not",
-    "released todo": "your count for the released SCM matches the run",
-    "paper todo": "your count for the paper's controller matches the run",
-    "paper hint": "the paper's controller first asks 'is memory needed?': a joke needs nothing from the past",
-    "verdict": "the answer is one of 'drop', 'summary', 'full'",
-    "verdict hint": "return one of the three strings",
-    "drop": "a memory that shares no content word with the message is dropped",
-    "drop hint": "look at the words the *full* memory shares with the message: none → 'drop'",
-    "summary": "a summary that keeps every shared word is enough",
-    "summary hint": "shared words all in the summary → 'summary'",
-    "full": "a summary that loses a shared word is not enough",
-    "full hint": "a shared word missing from the summary → 'full'",
-    "only shared": "the summary may lose words the message does not ask about",
-    "only shared hint": "compare only the words the memory shares with the message, not all its words",
-    "case": "memory {memory!r}, summary {summary!r}, message {message!r}: expected {want!r}, got {got!r}",
+    "pair": N_("a pair of whole numbers (released, paper)"),
+    "pair hint": N_("answer two counts in a tuple, e.g. (2, 1): activation memories in ω for the released SCM, "
+                    "then the paper's"),
+    "pair got": N_("got {got!r}"),
+    "released": N_("the released SCM activates {want} memories for the joke"),
+    "released got": N_("you predicted {got} for the released SCM; the run activates {want}: its is_history_need is "
+                       "never called, so it retrieves the top k = {k} for every message, a joke too"),
+    "released hint": N_("as released, SCM never asks whether memory is needed: "
+                        "it activates the top k for every message"),
+    "paper": N_("the paper's controller activates {want} memories for the joke"),
+    "paper got": N_("you predicted {got} for the paper's controller; the run activates {want}: it first asks whether "
+                    "the message needs memory, and a joke does not"),
+    "released todo": N_("your count for the released SCM matches the run"),
+    "paper todo": N_("your count for the paper's controller matches the run"),
+    "paper hint": N_("the paper's controller first asks 'is memory needed?': a joke needs nothing from the past"),
+    "verdict": N_("the answer is one of 'drop', 'summary', 'full'"),
+    "verdict hint": N_("return one of the three strings"),
+    "drop": N_("a memory that shares no content word with the message is dropped"),
+    "drop hint": N_("look at the words the *full* memory shares with the message: none → 'drop'"),
+    "summary": N_("a summary that keeps every shared word is enough"),
+    "summary hint": N_("shared words all in the summary → 'summary'"),
+    "full": N_("a summary that loses a shared word is not enough"),
+    "full hint": N_("a shared word missing from the summary → 'full'"),
+    "only shared": N_("the summary may lose words the message does not ask about"),
+    "only shared hint": N_("compare only the words the memory shares with the message, not all its words"),
+    "case": N_("memory {memory!r}, summary {summary!r}, message {message!r}: expected {want!r}, got {got!r}"),
 }
 
 
@@ -62,23 +66,23 @@ def check_joke_prediction(prediction: Any) -> ExerciseReport:
     True
     """
     criteria: dict[str, tuple[Any, ...]] = {
-        "a pair": (TEXT["pair"], TEXT["pair hint"]),
+        N_("a pair"): (TEXT["pair"], TEXT["pair hint"]),
         "released": (TEXT["released todo"], TEXT["released hint"], ("a pair",)),
         "paper": (TEXT["paper todo"], TEXT["paper hint"], ("a pair",)),
     }
-    c = Checks("04 · predict: memory for a joke", criteria)
+    c = Checks(N_("04 · predict: memory for a joke"), criteria)
     if prediction is None or prediction is ...:
-        return c.not_done(NotImplementedError("joke_prediction is None"))
-    _, released, paper = _joke_counts()
-    c.spec["released"] = (TEXT["released"].format(want=released), TEXT["released hint"])
-    c.spec["paper"] = (TEXT["paper"].format(want=paper), TEXT["paper hint"])
+        return c.not_done(NotImplementedError(_("joke_prediction is None")))
+    _joke, released, paper = _joke_counts()
+    c.spec["released"] = (_(TEXT["released"]).format(want=released), TEXT["released hint"])
+    c.spec["paper"] = (_(TEXT["paper"]).format(want=paper), TEXT["paper hint"])
     whole = isinstance(prediction, (tuple, list)) and len(prediction) == 2 and all(
         isinstance(n, int) and not isinstance(n, bool) for n in prediction)
-    if not c.check("a pair", whole, TEXT["pair got"].format(got=prediction)):
+    if not c.check("a pair", whole, _(TEXT["pair got"]).format(got=prediction)):
         return c.report()
     c.check("released", prediction[0] == released,
-            TEXT["released got"].format(got=prediction[0], want=released, k=3))
-    c.check("paper", prediction[1] == paper, TEXT["paper got"].format(got=prediction[1], want=paper))
+            _(TEXT["released got"]).format(got=prediction[0], want=released, k=3))
+    c.check("paper", prediction[1] == paper, _(TEXT["paper got"]).format(got=prediction[1], want=paper))
     return c.report()
 
 
@@ -96,13 +100,13 @@ def check_judge(judge: Callable[[str, str, str], Any]) -> ExerciseReport:
     """
     needs = ("a verdict",)
     criteria: dict[str, tuple[Any, ...]] = {
-        "a verdict": (TEXT["verdict"], TEXT["verdict hint"]),
+        N_("a verdict"): (TEXT["verdict"], TEXT["verdict hint"]),
         "drop": (TEXT["drop"], TEXT["drop hint"], needs),
         "summary": (TEXT["summary"], TEXT["summary hint"], needs),
         "full": (TEXT["full"], TEXT["full hint"], needs),
-        "only shared words": (TEXT["only shared"], TEXT["only shared hint"], needs),
+        N_("only shared words"): (TEXT["only shared"], TEXT["only shared hint"], needs),
     }
-    c = Checks("04 · SCM's judgement", criteria)
+    c = Checks(N_("04 · SCM's judgement"), criteria)
     cases = [  # (criterion, memory, summary, message, expected)
         ("drop", "Sunny all week in Riga.", "sunny week", "What is my locker code?", "drop"),
         ("drop", "Sunny all week in Riga.", "locker code", "What is my locker code?", "drop"),
@@ -119,12 +123,12 @@ def check_judge(judge: Callable[[str, str, str], Any]) -> ExerciseReport:
                 c.fail("a verdict", error_text(got))
                 continue
             if got is None:
-                raise NotImplementedError("judge returned None")
+                raise NotImplementedError(_("judge returned None"))
             verdict = got[0] if isinstance(got, tuple) and got else got
-            if not c.check("a verdict", verdict in ("drop", "summary", "full"), TEXT["pair got"].format(got=got)):
+            if not c.check("a verdict", verdict in ("drop", "summary", "full"), _(TEXT["pair got"]).format(got=got)):
                 continue
             c.check(name, verdict == expected,
-                    TEXT["case"].format(memory=memory, summary=summary, message=message, want=expected, got=verdict))
+                    _(TEXT["case"]).format(memory=memory, summary=summary, message=message, want=expected, got=verdict))
     except NotImplementedError as exc:
         return c.not_done(exc)
     return c.report()

@@ -10,21 +10,24 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..core.i18n import N_
+from ..core.i18n import gettext as _
 from .checking import Checks, ExerciseReport, call_answer, error_text
 
 __all__ = ["check_room_left"]
 
 ROOM_CRITERIA: dict[str, tuple[Any, ...]] = {
-    "a number": ("room_left returns a number of tokens", "return the room as a number, e.g. v_max - ..."),
-    "the total size": ("while the sizes fit, the room is V_max − Σμ",
-                       "add up the sizes (sum(sizes)): the number of elements is not their size", ("a number",)),
-    "the empty state": ("with no elements the whole V_max is free", "Σμ over no elements is 0: the room is V_max",
-                        ("a number",)),
-    "never below 0": ("when the sizes exceed V_max there is no room: 0, not a negative number",
-                      "clip at zero: max(..., 0)", ("a number", "the total size")),
+    N_("a number"): (N_("room_left returns a number of tokens"), N_("return the room as a number, e.g. v_max - ...")),
+    N_("the total size"): (N_("while the sizes fit, the room is V_max − Σμ"),
+                           N_("add up the sizes (sum(sizes)): the number of elements is not their size"),
+                           ("a number",)),
+    N_("the empty state"): (N_("with no elements the whole V_max is free"),
+                            N_("Σμ over no elements is 0: the room is V_max"), ("a number",)),
+    N_("never below 0"): (N_("when the sizes exceed V_max there is no room: 0, not a negative number"),
+                          N_("clip at zero: max(..., 0)"), ("a number", "the total size")),
 }
-WRONG_ROOM = "sizes {sizes}, V_max = {v_max}: expected {expected}, got {got}"
-NOT_A_NUMBER = "sizes {sizes}, V_max = {v_max}: got {got}, not a number"
+WRONG_ROOM = N_("sizes {sizes}, V_max = {v_max}: expected {expected}, got {got}")
+NOT_A_NUMBER = N_("sizes {sizes}, V_max = {v_max}: got {got}, not a number")
 
 
 def check_room_left(room_left: Callable[[Sequence[float], float], Any]) -> ExerciseReport:
@@ -37,7 +40,7 @@ def check_room_left(room_left: Callable[[Sequence[float], float], Any]) -> Exerc
       ✓ the empty state: with no elements the whole V_max is free
       ✓ never below 0: when the sizes exceed V_max there is no room: 0, not a negative number
     """
-    c = Checks("00 · room left", ROOM_CRITERIA)
+    c = Checks(N_("00 · room left"), ROOM_CRITERIA)
     cases = [  # (criterion, sizes, v_max, expected)
         ("the total size", [3, 4, 4, 5], 20, 4),
         ("the total size", [12], 40, 28),
@@ -50,9 +53,9 @@ def check_room_left(room_left: Callable[[Sequence[float], float], Any]) -> Exerc
             if not called:
                 c.fail(name, error_text(got))
             elif isinstance(got, bool) or not isinstance(got, (int, float)):
-                c.fail("a number", NOT_A_NUMBER.format(sizes=sizes, v_max=v_max, got=repr(got)))
+                c.fail("a number", _(NOT_A_NUMBER).format(sizes=sizes, v_max=v_max, got=repr(got)))
             elif got != expected:
-                c.fail(name, WRONG_ROOM.format(sizes=sizes, v_max=v_max, expected=expected, got=got))
+                c.fail(name, _(WRONG_ROOM).format(sizes=sizes, v_max=v_max, expected=expected, got=got))
     except NotImplementedError as exc:
         return c.not_done(exc)
     return c.report()

@@ -6,6 +6,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..core.formatting import shorten
+from ..core.i18n import N_, ngettext
+from ..core.i18n import gettext as _
 from .checking import Checks, ExerciseReport, call_answer, error_text
 
 __all__ = ["LISBON_CHAT", "check_chat_steps", "check_steps_prediction"]
@@ -27,48 +29,49 @@ LISBON_CHAT: list[dict[str, Any]] = [
 
 # Every sentence a student reads from these checkers, in one place (issue 35 translates them whole).
 TEXT = {
-    "steps": "09 · a chat as steps",
-    "roles met": "every output is a reply (or None) and every input a user message (or None)",
-    "roles hint": "the output of a step is the model's reply; the input is the user's message that arrives after it",
-    "roles swapped": "output and input are swapped: a step is (the model's reply, the user's message after it)",
-    "step 0 met": "step 0 is (None, the user's first message): no model call yet",
-    "step 0 hint": "the user speaks first and the model has produced nothing yet: step 0 is (None, u_0)",
-    "step 0 missing": ("the user's first message has no step: it is step 0 of its own, (None, u_0), "
-                       "before the first reply"),
-    "pairs met": "step k is (reply a_{k−1}, the user's next message u_k), at its place k",
-    "pairs hint": ("a reply is produced from π(ω_k), which holds the message it answers: "
-                   "it opens step k, and the user's next message closes it"),
-    "last met": "a chat that ends on a reply ends with the step (reply, None)",
-    "last hint": "the last reply has no input after it, but it is still a step: (a_n, None)",
-    "last paired": ("the last reply came after every user message, so nothing arrived after it: "
-                    "its step is (a_n, None), not (a_n, {got})"),
-    "extra met": "a chat that ends on a user message ends with the step that holds that message",
-    "extra hint": "the chat ended on the user's message: do not add an empty step after it",
-    "untouched met": "the messages passed in are left as they were (the log is read, not consumed)",
-    "untouched hint": ("chat_steps changed the list it was given (pop, remove or an edited dict): read the messages "
-                       "with a loop and build a new list of steps, leaving the log as it is"),
-    "untouched detail": "{chat}: after chat_steps the messages were {after}",
-    "got": "{chat}: got {got}",
-    "returned None": "chat_steps returned None",
-    "no list": "{chat}: chat_steps returned {kind}, not a list of (output, input) pairs",
+    "steps": N_("09 · a chat as steps"),
+    "roles met": N_("every output is a reply (or None) and every input a user message (or None)"),
+    "roles hint": N_("the output of a step is the model's reply; the input is the user's message that arrives after it"),
+    "roles swapped": N_("output and input are swapped: a step is (the model's reply, the user's message after it)"),
+    "step 0 met": N_("step 0 is (None, the user's first message): no model call yet"),
+    "step 0 hint": N_("the user speaks first and the model has produced nothing yet: step 0 is (None, u_0)"),
+    "step 0 missing": N_("the user's first message has no step: it is step 0 of its own, (None, u_0), "
+                         "before the first reply"),
+    "pairs met": N_("step k is (reply a_{k−1}, the user's next message u_k), at its place k"),
+    "pairs hint": N_("a reply is produced from π(ω_k), which holds the message it answers: "
+                     "it opens step k, and the user's next message closes it"),
+    "last met": N_("a chat that ends on a reply ends with the step (reply, None)"),
+    "last hint": N_("the last reply has no input after it, but it is still a step: (a_n, None)"),
+    "last paired": N_("the last reply came after every user message, so nothing arrived after it: "
+                      "its step is (a_n, None), not (a_n, {got})"),
+    "extra met": N_("a chat that ends on a user message ends with the step that holds that message"),
+    "extra hint": N_("the chat ended on the user's message: do not add an empty step after it"),
+    "untouched met": N_("the messages passed in are left as they were (the log is read, not consumed)"),
+    "untouched hint": N_("chat_steps changed the list it was given (pop, remove or an edited dict): read the messages "
+                         "with a loop and build a new list of steps, leaving the log as it is"),
+    "untouched detail": N_("{chat}: after chat_steps the messages were {after}"),
+    "got": N_("{chat}: got {got}"),
+    "ending on a reply": N_("a chat ending on a reply"),
+    "ending on a user message": N_("a chat ending on a user message"),
+    "returned None": N_("chat_steps returned None"),
+    "no list": N_("{chat}: chat_steps returned {kind}, not a list of (output, input) pairs"),
     # the prediction
-    "predict": "09 · predict the steps",
-    "count met": "the number of steps the importer makes of the travel chat",
-    "count hint": "a step is a reply and what arrives after it; the system message is the query Q, not a step",
-    "count messages": ("{got} is a count of messages; a step is a reply together with what arrives after it "
-                       "(and step 0 is the first user message alone)"),
-    "count detail": "predicted: {got}; the importer makes {want} steps",
-    "booking met": "the step whose input is Ada's \"Book Casa Azul\" message",
-    "booking hint": "the user's message closes the step the reply before it opened",
-    "booking index": "{got} is the message's place in the list; count steps, not messages",
-    "booking early": ("the message closes the step its reply opened: step {got}, whose output is the reply about "
-                      "Casa Azul, not the step of the reply after it"),
-    "booking detail": "predicted step {got}; the message is the input of step {want}",
-    "tool met": "the step whose input is the tool's result",
-    "tool hint": "a tool's result is the input of the step whose output called the tool",
-    "tool detail": "predicted step {got}; the result is the input of step {want}",
-    "a tuple": "answer a tuple of three whole numbers: (steps, step of the booking message, step of the tool result)",
-    "not a tuple": "got {got!r}",
+    "predict": N_("09 · predict the steps"),
+    "count met": N_("the number of steps the importer makes of the travel chat"),
+    "count hint": N_("a step is a reply and what arrives after it; the system message is the query Q, not a step"),
+    "count messages": N_("{got} is a count of messages; a step is a reply together with what arrives after it "
+                         "(and step 0 is the first user message alone)"),
+    "booking met": N_("the step whose input is Ada's \"Book Casa Azul\" message"),
+    "booking hint": N_("the user's message closes the step the reply before it opened"),
+    "booking index": N_("{got} is the message's place in the list; count steps, not messages"),
+    "booking early": N_("the message closes the step its reply opened: step {got}, whose output is the reply about "
+                        "Casa Azul, not the step of the reply after it"),
+    "booking detail": N_("predicted step {got}; the message is the input of step {want}"),
+    "tool met": N_("the step whose input is the tool's result"),
+    "tool hint": N_("a tool's result is the input of the step whose output called the tool"),
+    "tool detail": N_("predicted step {got}; the result is the input of step {want}"),
+    "a tuple": N_("answer a tuple of three whole numbers: (steps, step of the booking message, step of the tool result)"),
+    "not a tuple": N_("got {got!r}"),
 }
 
 
@@ -103,12 +106,12 @@ def check_chat_steps(chat_steps: Callable[[list[dict[str, str]]], Any]) -> Exerc
     True
     """
     criteria: dict[str, tuple[Any, ...]] = {  # (met, hint[, the criteria it needs])
-        "roles": (TEXT["roles met"], TEXT["roles hint"]),
-        "step 0": (TEXT["step 0 met"], TEXT["step 0 hint"], ("roles",)),
-        "reply then message": (TEXT["pairs met"], TEXT["pairs hint"], ("roles", "step 0")),
-        "last reply": (TEXT["last met"], TEXT["last hint"], ("roles",)),
-        "no extra step": (TEXT["extra met"], TEXT["extra hint"], ("roles",)),
-        "messages untouched": (TEXT["untouched met"], TEXT["untouched hint"]),
+        N_("roles"): (TEXT["roles met"], TEXT["roles hint"]),
+        N_("step 0"): (TEXT["step 0 met"], TEXT["step 0 hint"], ("roles",)),
+        N_("reply then message"): (TEXT["pairs met"], TEXT["pairs hint"], ("roles", "step 0")),
+        N_("last reply"): (TEXT["last met"], TEXT["last hint"], ("roles",)),
+        N_("no extra step"): (TEXT["extra met"], TEXT["extra hint"], ("roles",)),
+        N_("messages untouched"): (TEXT["untouched met"], TEXT["untouched hint"]),
     }
     c = Checks(TEXT["steps"], criteria)
     u = [f"user says {i}" for i in range(3)]
@@ -116,37 +119,39 @@ def check_chat_steps(chat_steps: Callable[[list[dict[str, str]]], Any]) -> Exerc
     ends_on_reply = [m for i in range(3) for m in ({"role": "user", "content": u[i]}, {"role": "assistant", "content": a[i]})]
     ends_on_user = ends_on_reply[:-1]
     try:
-        for chat, messages in (("a chat ending on a reply", ends_on_reply), ("a chat ending on a user message", ends_on_user)):
+        for chat_text, messages in ((TEXT["ending on a reply"], ends_on_reply),
+                                    (TEXT["ending on a user message"], ends_on_user)):
+            chat = _(chat_text)
             given = [dict(m) for m in messages]
             ok, got = call_answer(chat_steps, given)
             c.check("messages untouched", given == messages,
-                    TEXT["untouched detail"].format(chat=chat, after=shorten(str(given), 100)))
+                    _(TEXT["untouched detail"]).format(chat=chat, after=shorten(str(given), 100)))
             if got is None:
-                raise NotImplementedError(TEXT["returned None"])
+                raise NotImplementedError(_(TEXT["returned None"]))
             if not ok:
                 c.fail("roles", f"{chat}: {error_text(got)}")
                 continue
             if not isinstance(got, (list, tuple)) or not all(isinstance(s, (list, tuple)) and len(s) == 2 for s in got):
-                c.fail("roles", TEXT["no list"].format(chat=chat, kind=type(got).__name__))
+                c.fail("roles", _(TEXT["no list"]).format(chat=chat, kind=type(got).__name__))
                 continue
             got = [tuple(s) for s in got]
             expected = _reference_chat_steps(messages)
-            shown = TEXT["got"].format(chat=chat, got=got)
+            shown = _(TEXT["got"]).format(chat=chat, got=got)
             outputs_ok = all(s[0] is None or s[0] in a for s in got)
             inputs_ok = all(s[1] is None or s[1] in u for s in got)
             if not (outputs_ok and inputs_ok):
                 swapped = all(s[0] is None or s[0] in u for s in got) and all(s[1] is None or s[1] in a for s in got)
-                c.fail("roles", shown, hint=TEXT["roles swapped"] if swapped else None)
+                c.fail("roles", shown, hint=_(TEXT["roles swapped"]) if swapped else None)
                 continue
             if got[:1] != expected[:1]:
                 missing = bool(got) and got[0][1] != u[0] and all(s[1] != u[0] for s in got)
-                c.fail("step 0", shown, hint=TEXT["step 0 missing"] if missing else None)
+                c.fail("step 0", shown, hint=_(TEXT["step 0 missing"]) if missing else None)
             c.check("reply then message", got[1:len(expected)] == expected[1:len(got)] and len(got) >= len(expected) - 1,
                     shown)
             if messages[-1]["role"] == "assistant":
                 paired = bool(got) and got[-1][0] == a[-1] and got[-1][1] is not None
                 c.check("last reply", got[-1:] == expected[-1:], shown,
-                        hint=TEXT["last paired"].format(got=repr(got[-1][1])) if paired else None)
+                        hint=_(TEXT["last paired"]).format(got=repr(got[-1][1])) if paired else None)
             else:
                 c.check("no extra step", bool(got) and got[-1][1] == messages[-1]["content"], shown)
     except NotImplementedError as exc:
@@ -168,33 +173,35 @@ def check_steps_prediction(prediction: Any) -> ExerciseReport:
     from ..scenarios import from_openai_messages  # late: keeps this module light
 
     criteria: dict[str, tuple[Any, ...]] = {
-        "a tuple": (TEXT["a tuple"], TEXT["a tuple"]),
-        "how many steps": (TEXT["count met"], TEXT["count hint"], ("a tuple",)),
-        "the tool's result": (TEXT["tool met"], TEXT["tool hint"], ("a tuple",)),
-        "the booking message": (TEXT["booking met"], TEXT["booking hint"], ("a tuple",)),
+        N_("a tuple"): (TEXT["a tuple"], TEXT["a tuple"]),
+        N_("how many steps"): (TEXT["count met"], TEXT["count hint"], ("a tuple",)),
+        N_("the tool's result"): (TEXT["tool met"], TEXT["tool hint"], ("a tuple",)),
+        N_("the booking message"): (TEXT["booking met"], TEXT["booking hint"], ("a tuple",)),
     }
     c = Checks(TEXT["predict"], criteria)
     if prediction is None or prediction is ...:
         return c.not_done(NotImplementedError("prediction is None"))
     if (not isinstance(prediction, (tuple, list)) or len(prediction) != 3
             or not all(isinstance(n, int) and not isinstance(n, bool) for n in prediction)):
-        c.fail("a tuple", TEXT["not a tuple"].format(got=prediction))
+        c.fail("a tuple", _(TEXT["not a tuple"]).format(got=prediction))
         return c.report()
     steps = from_openai_messages([dict(m) for m in LISBON_CHAT]).steps
     count, booking, tool = prediction
     want_booking = next(t for t, s in enumerate(steps) if "Book Casa Azul" in (s.observation or ""))
     want_tool = next(t for t, s in enumerate(steps) if "Hotel Tejo" in (s.observation or ""))
     messages_at = {k: m for k, m in enumerate(LISBON_CHAT)}
-    c.check("how many steps", count == len(steps), TEXT["count detail"].format(got=count, want=len(steps)),
-            hint=TEXT["count messages"].format(got=count) if count in (len(LISBON_CHAT), len(LISBON_CHAT) - 1) else None)
-    c.check("the tool's result", tool == want_tool, TEXT["tool detail"].format(got=tool, want=want_tool),
-            hint=TEXT["booking index"].format(got=tool)
+    c.check("how many steps", count == len(steps),
+            ngettext("predicted: {got}; the importer makes {want} steps",
+                     "predicted: {got}; the importer makes {want} steps", len(steps)).format(got=count, want=len(steps)),
+            hint=_(TEXT["count messages"]).format(got=count) if count in (len(LISBON_CHAT), len(LISBON_CHAT) - 1) else None)
+    c.check("the tool's result", tool == want_tool, _(TEXT["tool detail"]).format(got=tool, want=want_tool),
+            hint=_(TEXT["booking index"]).format(got=tool)
             if tool in messages_at and messages_at[tool].get("role") == "tool" else None)
     hint = None
     if booking in messages_at and "Book Casa Azul" in str(messages_at[booking].get("content")):
-        hint = TEXT["booking index"].format(got=booking)
+        hint = _(TEXT["booking index"]).format(got=booking)
     elif booking == want_booking + 1:
-        hint = TEXT["booking early"].format(got=want_booking)
-    c.check("the booking message", booking == want_booking, TEXT["booking detail"].format(got=booking, want=want_booking),
+        hint = _(TEXT["booking early"]).format(got=want_booking)
+    c.check("the booking message", booking == want_booking, _(TEXT["booking detail"]).format(got=booking, want=want_booking),
             hint=hint)
     return c.report()
