@@ -76,10 +76,6 @@ _SUBGOAL_LINE = re.compile(r"^\s*subgoal\s*:\s*(.+?)\s*$", re.IGNORECASE | re.MU
 # The reasons of a retrieve operation, whole sentences with named placeholders (a translation renders each whole).
 # When a subgoal asked for is no longer in ω, the reason says so first: what was asked, why nothing came back.
 _RETRIEVAL_REQUESTED = N_("retrieval requested at step {t} ({origin})")
-_NOTHING_BACK = (
-    "nothing comes back for subgoal(s) {asked}: their summaries are no longer in ω (overflow dropped them earlier, "
-    "the oldest memory first, when ω or π(ω) would not fit V_max) and their pairs went with them"
-)
 #: Where a retrieval request was written, as a reason names it (``{action}``: the action's own text).
 _ORIGINS = {"directive": N_("retrieve directive"), "action": N_("action {action}")}
 #: Why a pair or a summary left when ω had to fit, oldest memory first.
@@ -535,7 +531,7 @@ class HiAgent(Mechanism):
             meta = {**summary.meta, "expanded": True, "summary_text": summary.text, "steps": steps, "restored": steps}
             head = Element(summary.meta["goal"], meta)
             self.space.measure(head)
-            reasons[summary] = f"subgoal {k} retrieved: its pairs replace its summary until the next switch"
+            reasons[summary] = _("subgoal {k} retrieved: its pairs replace its summary until the next switch").format(k=k)
             state = (state - (summary,)) | {head, *added}
         return state
 
@@ -808,7 +804,13 @@ class HiAgent(Mechanism):
                         raise
                     gone.append(repr(target))
             if gone:  # what matters first: the player and the tables show the start of a reason
-                nothing = ngettext(_NOTHING_BACK, _NOTHING_BACK, len(gone)).format(asked=", ".join(gone))
+                nothing = ngettext(
+                    "nothing comes back for subgoal(s) {asked}: their summaries are no longer in ω (overflow dropped them "
+                    "earlier, the oldest memory first, when ω or π(ω) would not fit V_max) and their pairs went with them",
+                    "nothing comes back for subgoal(s) {asked}: their summaries are no longer in ω (overflow dropped them "
+                    "earlier, the oldest memory first, when ω or π(ω) would not fit V_max) and their pairs went with them",
+                    len(gone),
+                ).format(asked=", ".join(gone))
                 why = "; ".join([nothing, why] if len(gone) == len(targets) else [why, nothing])
             ops.append(Operation("retrieve", {"subgoals": targets}, reason=why))
         return ops
