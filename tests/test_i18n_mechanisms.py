@@ -201,3 +201,22 @@ def test_the_english_reasons_are_the_code_s_own_words():
     with stmviz.language("ru"):
         trace = run(FIFOWindow(StateSpace(sizes.tokens(), data.v_max)), data)
     assert "самое старое сообщение; Σμ = 609 > V_max = 600" in reasons(trace)
+
+
+# -- why a probe's evidence was forgotten ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_why_forgotten_explains_in_russian(scenario):
+    """What notebooks 04–06 print for each probe: the explanation and its rule, under the Russian setting."""
+    from stmviz.forgetting import why_forgotten_all
+
+    data = load_scenario(scenario)
+    texts, english = [], []
+    for name, m in paper_variants(data.v_max).items():
+        with stmviz.language("ru"):
+            trace = run(m, data)
+            answers = why_forgotten_all(trace, data.probes)
+        english += [f.explanation for f in why_forgotten_all(run(m, data), data.probes)]
+        texts += [f.explanation for f in answers] + [f.rule for f in answers if f.rule]
+    assert texts and not english_in(texts)
+    assert english != [t for t in texts if t in english]  # the Russian run said it in other words
