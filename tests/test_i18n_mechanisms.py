@@ -220,3 +220,20 @@ def test_why_forgotten_explains_in_russian(scenario):
         texts += [f.explanation for f in answers] + [f.rule for f in answers if f.rule]
     assert texts and not english_in(texts)
     assert english != [t for t in texts if t in english]  # the Russian run said it in other words
+
+
+# -- what reading a transcript kept and left out --------------------------------------------------------------------
+
+def test_a_transcript_report_is_printed_in_russian_and_its_kinds_stay_the_english_a_program_looks_up():
+    """Notebook 11 prints ``session.report``: its head, its lists' names and every kind are Russian (the examples
+    are the transcript's own quoted text); ``report.count(kind)`` still takes the English kind."""
+    report = session().report
+    english = str(report)
+    with stmviz.language("ru"):
+        russian = str(report)
+    assert english.startswith("Read a Claude Code session") and "left out:" in english
+    assert russian.startswith("Прочитано: сессия Claude Code")
+    assert not english_in(russian.splitlines())
+    assert report.count("sidechain (sub-agent) record") == 4
+    assert report.count("summary record off the conversation's chain") == 1  # a kind written from a sentence
+    assert str(report) == english  # the report itself did not change
