@@ -153,10 +153,10 @@ class ClearToolUses(Mechanism):
     element_types = element_types_of({**CHAT_TYPES, **THINKING_TYPE})
     #: Which part of the manager's work U does and which π does (read by the figures).
     placement = {
-        "store every message": "U",
-        "clear old tool results": "π",
-        "clear old tool inputs": "π",
-        "clear old thinking": "π",
+        N_("store every message"): "U",
+        N_("clear old tool results"): "π",
+        N_("clear old tool inputs"): "π",
+        N_("clear old thinking"): "π",
     }
 
     def __init__(

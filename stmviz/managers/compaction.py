@@ -68,7 +68,7 @@ from ..core.context import Context
 from ..core.element import Element
 from ..core.errors import InvalidArgumentError, UnsupportedOperationError
 from ..core.formatting import format_number
-from ..core.i18n import _
+from ..core.i18n import N_, _
 from ..core.mechanism import Mechanism, Transition
 from ..core.model_input import ModelInput
 from ..core.operation import Operation, OperationSet
@@ -168,10 +168,10 @@ class Compaction(Mechanism):
     )
     #: Which part of the manager's work U does and which π does (read by the figures).
     placement = {
-        "append messages": "U",
-        "add the compaction block (a summary)": "U",
-        "show nothing before the last block": "π",
-        "keep the system prompt": "π",
+        N_("append messages"): "U",
+        N_("add the compaction block (a summary)"): "U",
+        N_("show nothing before the last block"): "π",
+        N_("keep the system prompt"): "π",
     }
 
     def __init__(

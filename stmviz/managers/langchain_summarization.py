@@ -185,7 +185,7 @@ class LangChainSummarization(Mechanism):
          "summary_message": ("LangChain's summary message (a user message) replacing older ones", "#b5cf6b", True)}
     )
     #: Which part of the manager's work U does and which π does (read by the figures).
-    placement = {"append messages": "U", "replace old messages by a summary message": "U", "show the messages": "π"}
+    placement = {N_("append messages"): "U", N_("replace old messages by a summary message"): "U", N_("show the messages"): "π"}
 
     def __init__(
         self,

@@ -194,10 +194,10 @@ class LettaMemory(Mechanism):
     )
     #: Where each part of Letta happens.
     placement = {
-        "core memory edits (core_memory_append / replace)": "U",
-        "paging: archival / recall search results enter the queue": "U",
-        "sliding-window compaction with the summary message": "U",
-        "core memory blocks rendered into the system prompt": "π",
+        N_("core memory edits (core_memory_append / replace)"): "U",
+        N_("paging: archival / recall search results enter the queue"): "U",
+        N_("sliding-window compaction with the summary message"): "U",
+        N_("core memory blocks rendered into the system prompt"): "π",
     }
 
     def __init__(

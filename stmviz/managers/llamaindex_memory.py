@@ -61,7 +61,7 @@ from ..core.context import Context
 from ..core.element import Element
 from ..core.errors import InvalidArgumentError, UnsupportedOperationError
 from ..core.formatting import format_number
-from ..core.i18n import _
+from ..core.i18n import N_, _
 from ..core.mechanism import Mechanism, Transition
 from ..core.model_input import Message, ModelInput
 from ..core.operation import Operation, OperationSet
@@ -191,10 +191,10 @@ class LlamaIndexMemory(Mechanism):
     )
     #: Where each part of Memory happens.
     placement = {
-        "flush the oldest turns into the memory blocks (waterfall)": "U",
-        "fact extraction from flushed messages": "U",
-        "memory blocks rendered into the system message": "π",
-        "truncation of blocks by priority": "π",
+        N_("flush the oldest turns into the memory blocks (waterfall)"): "U",
+        N_("fact extraction from flushed messages"): "U",
+        N_("memory blocks rendered into the system message"): "π",
+        N_("truncation of blocks by priority"): "π",
     }
 
     def __init__(

@@ -63,7 +63,7 @@ from ..core.operation import Operation, OperationSet
 from ..protocol import ElementType, element_types_of
 from ..core.space import State, StateSpace
 from ..core import guards
-from ..core.i18n import _
+from ..core.i18n import N_, _
 from ..text.pluggable import pluggable_summarizer
 from .._fast.memo import Memo
 from .conversation import CHAT_TYPES, GAP, as_model_input, check_summary_fits, step_messages, system_element
@@ -156,7 +156,7 @@ class TrimmingSession(Mechanism):
     operations = OperationSet({"append": "add the step's messages, then keep only the last max_turns user turns"})
     element_types = element_types_of(CHAT_TYPES)
     #: Where each part of the recipe happens: U rewrites ω, π only reads it.
-    placement = {"trim to the last max_turns user turns": "U", "system message + stored items": "π"}
+    placement = {N_("trim to the last max_turns user turns"): "U", N_("system message + stored items"): "π"}
 
     def __init__(self, space: StateSpace, *, max_turns: int = 8, system: str | None = None) -> None:
         super().__init__(space)
@@ -264,7 +264,7 @@ class SummarizingSession(Mechanism):
         }
     )
     #: Where each part of the recipe happens.
-    placement = {"summarize older turns into a synthetic pair": "U", "system message + stored items": "π"}
+    placement = {N_("summarize older turns into a synthetic pair"): "U", N_("system message + stored items"): "π"}
 
     def __init__(
         self,
