@@ -61,7 +61,8 @@ from typing import Any
 
 from .core.element import Element, order_key
 from .core.formatting import shorten
-from .core.i18n import N_, _, ngettext
+from .core.i18n import N_, ngettext
+from .core.i18n import gettext as _
 from .core.operation import Operation
 from .core import guards
 from .core.guards import as_int

@@ -68,7 +68,8 @@ from ..core.context import Context
 from ..core.element import Element
 from ..core.errors import InvalidArgumentError, UnsupportedOperationError
 from ..core.formatting import format_number
-from ..core.i18n import N_, _
+from ..core.i18n import N_
+from ..core.i18n import gettext as _
 from ..core.mechanism import Mechanism, Transition
 from ..core.model_input import ModelInput
 from ..core.operation import Operation, OperationSet

@@ -54,7 +54,8 @@ from ..core.context import AgentStep
 from ..core.element import Element
 from ..core.errors import CapacityError
 from ..core.formatting import format_number
-from ..core.i18n import N_, _
+from ..core.i18n import N_
+from ..core.i18n import gettext as _
 from ..core.mechanism import Transition
 from ..core.model_input import Message, ModelInput
 from ..core.space import State, StateSpace

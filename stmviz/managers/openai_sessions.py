@@ -63,7 +63,8 @@ from ..core.operation import Operation, OperationSet
 from ..protocol import ElementType, element_types_of
 from ..core.space import State, StateSpace
 from ..core import guards
-from ..core.i18n import N_, _
+from ..core.i18n import N_
+from ..core.i18n import gettext as _
 from ..text.pluggable import pluggable_summarizer
 from .._fast.memo import Memo
 from .conversation import CHAT_TYPES, GAP, as_model_input, check_summary_fits, step_messages, system_element

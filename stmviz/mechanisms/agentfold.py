@@ -59,7 +59,8 @@ from ..core.formatting import format_number, shorten
 from ..protocol import ElementType, Hierarchy, element_types_of, step_range
 from ..text import summarize as default_summarize
 from ..core import guards
-from ..core.i18n import N_, _
+from ..core.i18n import N_
+from ..core.i18n import gettext as _
 from .._fast.lines import LineTokens, Tally
 from .._fast.memo import Memo
 from .._fast.views import View, ViewIndex

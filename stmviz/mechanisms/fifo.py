@@ -35,7 +35,8 @@ from ..core import Context, Element, Mechanism, Message, ModelInput, Operation, 
 from ..core import guards
 from ..core.errors import CapacityError, InvalidArgumentError, UnsupportedOperationError
 from ..core.formatting import format_number, shorten
-from ..core.i18n import N_, _
+from ..core.i18n import N_
+from ..core.i18n import gettext as _
 from ..managers import conversation
 from ..protocol import element_types_of
 from ..text.fit import fit_text

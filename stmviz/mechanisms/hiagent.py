@@ -58,7 +58,8 @@ from .._fast.lines import LineTokens, Tally
 from .._fast.memo import Memo
 from .._fast.views import SubgoalView, ViewIndex
 from .._moved import moved_to
-from ..core.i18n import N_, _, ngettext
+from ..core.i18n import N_, ngettext
+from ..core.i18n import gettext as _
 from ..text import cosine, embed, subgoal_summary
 from ..text import summarize as default_summarize
 from ..text.fit import fit_text

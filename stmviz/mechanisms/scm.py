@@ -132,7 +132,8 @@ from ..core.model_input import Message, ModelInput
 from ..core.operation import Operation, OperationSet
 from ..core.space import State, StateSpace
 from ..core import guards
-from ..core.i18n import _, get_language
+from ..core.i18n import get_language
+from ..core.i18n import gettext as _
 from .._fast.memo import Memo
 from .._fast.ranking import StreamMatrix
 from ..text.embed import cosine, hashing_embedder, joined_frequencies

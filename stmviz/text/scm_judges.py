@@ -30,7 +30,7 @@ from functools import lru_cache
 
 from ..core.formatting import shorten
 from ..core import guards
-from ..core.i18n import _
+from ..core.i18n import gettext as _
 
 __all__ = [
     "RecallHeuristic",

@@ -38,7 +38,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ...core.formatting import shorten
-from ...core.i18n import N_, _
+from ...core.i18n import N_
+from ...core.i18n import gettext as _
 
 __all__ = ["ReportItem", "TranscriptReport", "TranscriptWarning"]
 
