@@ -73,7 +73,8 @@ from .metrics import is_summary
 __all__ = ["Forgetting", "why_forgotten", "why_forgotten_all", "records_step", "KINDS"]
 
 #: The kinds of answer (``Forgetting.kind``).
-KINDS = ("retained", "evicted", "summarized", "cut", "not activated", "never entered", "not projected")
+KINDS = (N_("retained"), N_("evicted"), N_("summarized"), N_("cut"), N_("not activated"), N_("never entered"),
+         N_("not projected"))  # marked: a Forgetting shown as HTML names its kind in the language set
 
 
 @dataclass(frozen=True)
@@ -143,7 +144,10 @@ class Forgetting:
         return f"Forgetting(t={self.probe.t}, {self.probe.answer!r}: {self.kind}{where})"
 
     def _repr_html_(self) -> str:
-        mark, colour = ("✓ retained", "#2ca02c") if self.retained else (f"✗ {self.kind}", "#d62728")
+        if self.retained:
+            mark, colour = _("✓ retained"), "#2ca02c"
+        else:
+            mark, colour = _("✗ {kind}").format(kind=_(self.kind)), "#d62728"
         esc = html.escape
         return (
             f'<div class="stmviz-forgetting" style="margin:2px 0">'

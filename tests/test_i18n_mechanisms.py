@@ -46,6 +46,7 @@ def reasons(trace) -> list[str]:
     for step in trace:
         out += [o.reason for o in step.operations if o.reason]
         out += [str(r) for r in step.reasons if r]
+        out += [str(j[2]) for o in step.operations for j in (o.get("judgements") or ())]  # SCM's judgements' reasons
     return out
 
 
@@ -89,6 +90,7 @@ def paper_variants(v_max):
         "HiAgent": stmviz.HiAgent(space),
         "AgentFold": stmviz.AgentFold(space),
         "SCM recall/overlap": stmviz.SCM(space, k=4, needs_memory=RecallHeuristic(), judge=OverlapJudge(), flash_size=2),
+        "SCM judged": stmviz.SCM(StateSpace(sizes.tokens(), v_max // 2), k=6, judge=OverlapJudge()),
         "HiAgent select/chunks": stmviz.HiAgent(space, keep_pairs=2, subgoal_every=3),
         "AgentFold share": stmviz.AgentFold(space, controller_rule="share", share=0.3),
         "AgentFold count": stmviz.AgentFold(space, controller_rule="count", max_blocks=3),
@@ -237,3 +239,18 @@ def test_a_transcript_report_is_printed_in_russian_and_its_kinds_stay_the_englis
     assert report.count("sidechain (sub-agent) record") == 4
     assert report.count("summary record off the conversation's chain") == 1  # a kind written from a sentence
     assert str(report) == english  # the report itself did not change
+
+
+def test_a_forgetting_shown_as_html_names_its_kind_in_russian():
+    from stmviz.forgetting import why_forgotten_all
+
+    data = load_scenario("household")
+    trace = run(stmviz.HiAgent(StateSpace(sizes.tokens(), data.v_max)), data)
+    answers = why_forgotten_all(trace, data.probes)
+    kinds = {f.kind for f in answers}
+    assert "retained" in kinds and len(kinds) > 1
+    english = [f._repr_html_() for f in answers]
+    with stmviz.language("ru"):
+        russian = [f._repr_html_() for f in answers]
+    assert any("✓ retained" in h for h in english) and not any("✓ retained" in h for h in russian)
+    assert any("✓ сохранено" in h for h in russian) and any("✗ суммаризировано" in h for h in russian)
