@@ -254,3 +254,12 @@ def test_a_forgetting_shown_as_html_names_its_kind_in_russian():
         russian = [f._repr_html_() for f in answers]
     assert any("✓ retained" in h for h in english) and not any("✓ retained" in h for h in russian)
     assert any("✓ сохранено" in h for h in russian) and any("✗ суммаризировано" in h for h in russian)
+
+
+def test_a_recorded_compaction_s_label_is_russian():
+    from stmviz.scenarios import recorded_compactions
+
+    (real,) = recorded_compactions(session())
+    assert real.label == "Claude Code compacted (auto, 1,611 tokens)"
+    with stmviz.language("ru"):
+        assert real.label == "Claude Code: сжатие (auto, 1,611 токенов)"

@@ -56,6 +56,7 @@ from typing import Any
 from ...core import guards
 from ...core.guards import brief
 from ...core.i18n import N_
+from ...core.i18n import gettext as _
 from ...core.context import AgentStep
 from ...core.errors import InvalidArgumentError, FormatError
 from ...io.files import as_path, read_bytes
@@ -463,9 +464,16 @@ class RecordedCompaction:
     @property
     def label(self) -> str:
         """A short label for a figure: ``Claude Code compacted (auto, 155,000 tokens)``."""
-        tokens = None if self.pre_tokens is None else f"{round(self.pre_tokens):,} tokens"  # round: an int stays exact
-        details = [d for d in (self.trigger, tokens) if d]
-        return f"{self.system} compacted" + (f" ({', '.join(details)})" if details else "")
+        tokens = None if self.pre_tokens is None else f"{round(self.pre_tokens):,}"  # round: an int stays exact
+        if self.trigger and tokens:
+            words = _("{system} compacted ({trigger}, {tokens} tokens)")
+        elif self.trigger:
+            words = _("{system} compacted ({trigger})")
+        elif tokens:
+            words = _("{system} compacted ({tokens} tokens)")
+        else:
+            words = _("{system} compacted")
+        return words.format(system=self.system, trigger=self.trigger, tokens=tokens)
 
 
 def recorded_compactions(steps: Scenario | Iterable[AgentStep]) -> list[RecordedCompaction]:
