@@ -17,16 +17,32 @@ from pathlib import Path
 import pytest
 
 import stmviz
-from stmviz import AgentStep, FIFOWindow, StateSpace, list_scenarios, load_scenario, run, sizes
+from stmviz import (
+    AgentStep,
+    FIFOWindow,
+    StateSpace,
+    list_scenarios,
+    load_scenario,
+    run,
+    sizes,
+)
 from stmviz.core import i18n
-from stmviz.managers import (ADKCompaction, ClearToolUses, Compaction, LangChainSummarization, LettaMemory,
-                             LlamaIndexMemory, SummarizingSession, TrimmingSession)
+from stmviz.managers import (
+    ADKCompaction,
+    ClearToolUses,
+    Compaction,
+    LangChainSummarization,
+    LettaMemory,
+    LlamaIndexMemory,
+    SummarizingSession,
+    TrimmingSession,
+)
 from stmviz.scenarios import example_transcript, load_transcript
 from stmviz.text.scm_judges import OverlapJudge, RecallHeuristic
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from golden.canonical import agent_stream  # noqa: E402
-from russian_text import english_sentences  # noqa: E402
+from golden.canonical import agent_stream
+from russian_text import english_sentences
 
 pytest.importorskip("babel", reason="the Russian catalog is compiled with Babel (pip install -e '.[test]')")
 
@@ -214,7 +230,7 @@ def test_why_forgotten_explains_in_russian(scenario):
 
     data = load_scenario(scenario)
     texts, english = [], []
-    for name, m in paper_variants(data.v_max).items():
+    for m in paper_variants(data.v_max).values():
         with stmviz.language("ru"):
             trace = run(m, data)
             answers = why_forgotten_all(trace, data.probes)
