@@ -279,3 +279,14 @@ def test_a_recorded_compaction_s_label_is_russian():
     assert real.label == "Claude Code compacted (auto, 1,611 tokens)"
     with stmviz.language("ru"):
         assert real.label == "Claude Code: сжатие (auto, 1,611 токенов)"
+
+
+def test_the_hierarchy_a_figure_titles_is_named_in_russian():
+    data = load_scenario("household")
+    for name, english, russian in (("HiAgent", "task → subgoals → pairs", "задача → подцели → пары"),
+                                   ("AgentFold", "folded summaries", "свёрнутые суммаризации")):
+        m = getattr(stmviz, name)(StateSpace(sizes.tokens(), data.v_max))
+        state = run(m, data).state_at(10)
+        assert m.hierarchy(state).title == english
+        with stmviz.language("ru"):
+            assert m.hierarchy(state).title == russian

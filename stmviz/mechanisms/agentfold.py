@@ -750,7 +750,7 @@ class AgentFold(Mechanism):
 
     def hierarchy(self, state: State) -> Hierarchy:
         """ω as AgentFold holds it, (Q, T, S, I) side by side; the fold tree comes from :meth:`folds`."""
-        return Hierarchy.flat(state, "folded summaries")
+        return Hierarchy.flat(state, _("folded summaries"))  # a figure title, in the language set
 
     def folds(self, added: Sequence[Element], removed: Sequence[Element]) -> dict[Element, tuple[Element, ...]]:
         """The fold tree of one step: a deep consolidation's new block is the parent of the blocks it merges.

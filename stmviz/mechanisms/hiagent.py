@@ -724,7 +724,7 @@ class HiAgent(Mechanism):
             if parent is not None:
                 edges.append((parent, e))
             rest.append(e)
-        return Hierarchy(tuple(tasks + heads + rest), tuple(edges), "task → subgoals → pairs")
+        return Hierarchy(tuple(tasks + heads + rest), tuple(edges), _("task → subgoals → pairs"))  # a figure title
 
     # ------------------------------------------------------------------ the controller, and reading ω
 
