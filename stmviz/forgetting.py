@@ -61,6 +61,8 @@ from typing import Any
 
 from .core.element import Element, order_key
 from .core.formatting import shorten
+from .core.i18n import N_, ngettext
+from .core.i18n import gettext as _
 from .core.operation import Operation
 from .core import guards
 from .core.guards import as_int
@@ -71,7 +73,8 @@ from .metrics import is_summary
 __all__ = ["Forgetting", "why_forgotten", "why_forgotten_all", "records_step", "KINDS"]
 
 #: The kinds of answer (``Forgetting.kind``).
-KINDS = ("retained", "evicted", "summarized", "cut", "not activated", "never entered", "not projected")
+KINDS = (N_("retained"), N_("evicted"), N_("summarized"), N_("cut"), N_("not activated"), N_("never entered"),
+         N_("not projected"))  # marked: a Forgetting shown as HTML names its kind in the language set
 
 
 @dataclass(frozen=True)
@@ -141,7 +144,10 @@ class Forgetting:
         return f"Forgetting(t={self.probe.t}, {self.probe.answer!r}: {self.kind}{where})"
 
     def _repr_html_(self) -> str:
-        mark, colour = ("✓ retained", "#2ca02c") if self.retained else (f"✗ {self.kind}", "#d62728")
+        if self.retained:
+            mark, colour = _("✓ retained"), "#2ca02c"
+        else:
+            mark, colour = _("✗ {kind}").format(kind=_(self.kind)), "#d62728"
         esc = html.escape
         return (
             f'<div class="stmviz-forgetting" style="margin:2px 0">'
@@ -270,37 +276,44 @@ class _Explainer:
 
     def _retained(self, probe: Any, t: int, carriers: list[Element]) -> Forgetting:
         holders = [e for e in carriers if self.in_state(e, t)]
+        answer = repr(probe.answer)
         if not holders:  # π's framing, the query, or an element that holds it only across a line: no element does
             return Forgetting(
                 probe, True, None, None, None, (), "framing",
-                f"Retained: {probe.answer!r} is in π(ω_{t}), in the text π adds (no single element of ω_{t} holds it).",
+                _("Retained: {answer} is in π(ω_{t}), in the text π adds (no single element of ω_{t} holds it).").format(
+                    answer=answer, t=t),
                 "retained",
             )
         raw = [e for e in holders if not self.is_summary(e)]
         best = (raw or holders)[-1]
         kept = "summary" if not raw else "raw"
-        where = f"inside {_name(best)}" if kept == "summary" else f"in {_name(best)}, raw"
+        if kept == "summary":
+            words = _("Retained: {answer} is in π(ω_{t}), inside {name} (in ω since {since}).")
+        else:
+            words = _("Retained: {answer} is in π(ω_{t}), in {name}, raw (in ω since {since}).")
         return Forgetting(
             probe, True, None, None, None, (), kept,
-            f"Retained: {probe.answer!r} is in π(ω_{t}), {where}{self._since(best, t)}.", "retained",
+            words.format(answer=answer, t=t, name=_name(best), since=self._since(best, t)), "retained",
         )
 
     def _since(self, e: Element, t: int) -> str:
+        """The state an element is in ω since: ``ω_0`` or ``ω_k``."""
         entered = [k for k, what in self.events(e, t) if what == "enter"]
         k = entered[-1] if entered else -1
-        return " (in ω since ω_0)" if k < 0 else f" (in ω since ω_{k + 1})"
+        return "ω_0" if k < 0 else f"ω_{k + 1}"
 
     def _not_projected(self, probe: Any, t: int, present: list[Element]) -> Forgetting:
         e = present[-1]
         return Forgetting(
-            probe, False, None, None, "π(ω_t) leaves the element out", (), "raw",
-            f"{_name(e)} holds {probe.answer!r} and is in ω_{t}, but π(ω_{t}) leaves it out: the projection, "
-            f"not the update, hides it.",
+            probe, False, None, None, _("π(ω_t) leaves the element out"), (), "raw",
+            _("{name} holds {answer} and is in ω_{t}, but π(ω_{t}) leaves it out: the projection, not the update, "
+              "hides it.").format(name=_name(e), answer=repr(probe.answer), t=t),
             "not projected",
         )
 
     def _never_entered(self, probe: Any, t: int, steps: tuple[int, ...], seen: list[Element]) -> Forgetting:
         evidence = self.evidence(probe, steps)
+        answer = repr(probe.answer)
         skipped = self._skip_note(steps)
         left = [e for e in seen if records_step(e, steps)]
         kept = [e for e in left if self.in_state(e, t)]
@@ -308,39 +321,46 @@ class _Explainer:
             k, op, note = skipped
             return Forgetting(
                 probe, False, k, op, note, (), None,
-                f"The evidence ({evidence}) never entered ω: at step {k} {op} {note}. "
-                f"{probe.answer!r} is not in π(ω_{t}).",
+                _("The evidence ({evidence}) never entered ω: at step {k} {operation} {note}. {answer} is not in "
+                  "π(ω_{t}).").format(evidence=evidence, k=k, operation=op, note=note, answer=answer, t=t),
                 "never entered",
             )
         quoted = any(
             probe.answer.casefold() in self.trace[s].context.step.text.casefold() for s in steps if s < len(self.trace)
         )
         if not quoted:  # a benchmark's free-text answer: retention looks for a string the evidence never held
-            held = f"; {_name(kept[-1])}, which records it, is in ω_{t}" if kept else ""
+            reference = repr(shorten(probe.reference_answer if hasattr(probe, "reference_answer") else probe.answer, 60))
+            if kept:
+                words = _("{answer} does not occur verbatim in the evidence ({evidence}), and no element of ω_0 … ω_{t} "
+                          "held it; {name}, which records it, is in ω_{t}: retention looks for the key string "
+                          "(reference answer: {reference}).")
+            else:
+                words = _("{answer} does not occur verbatim in the evidence ({evidence}), and no element of ω_0 … ω_{t} "
+                          "held it: retention looks for the key string (reference answer: {reference}).")
             return Forgetting(
-                probe, False, None, None, "the key string is not in the evidence's text", (), "raw" if kept else None,
-                f"{probe.answer!r} does not occur verbatim in the evidence ({evidence}), and no element of ω_0 … ω_{t} "
-                f"held it{held}: retention looks for the key string (reference answer: "
-                f"{shorten(probe.reference_answer if hasattr(probe, 'reference_answer') else probe.answer, 60)!r}).",
+                probe, False, None, None, _("the key string is not in the evidence's text"), (), "raw" if kept else None,
+                words.format(answer=answer, evidence=evidence, t=t, name=_name(kept[-1]) if kept else "",
+                             reference=reference),
                 "never entered",
             )
         if left:
             first = left[0]
-            form = "a summary" if self.is_summary(first) else ("a cut text" if first.meta.get("truncated") else "a form")
+            form = "summary" if self.is_summary(first) else ("cut" if first.meta.get("truncated") else "form")
             kept_as = None
             if kept:
                 kept_as = "summary" if any(self.is_summary(e) for e in kept) else "cut"
-            still = f"; {_name(kept[-1])} is in ω_{t} without it" if kept else ""
+            words = _(_STORED_ONLY[form, bool(kept)])
             return Forgetting(
-                probe, False, None, None, f"stored as {_name(first)}, without the key string", (), kept_as,
-                f"The evidence ({evidence}) never entered ω with {probe.answer!r}: the mechanism stored it only as "
-                f"{form} without it ({_name(first)}){still}. It is not in π(ω_{t}).",
+                probe, False, None, None, _("stored as {name}, without the key string").format(name=_name(first)), (),
+                kept_as,
+                words.format(evidence=evidence, answer=answer, first=_name(first), t=t,
+                             name=_name(kept[-1]) if kept else ""),
                 "never entered",
             )
         return Forgetting(
-            probe, False, None, None, "no element ever recorded the evidence step", (), None,
-            f"The evidence ({evidence}) never entered ω: no element of ω_0 … ω_{t} held {probe.answer!r} "
-            f"or recorded step {_steps_text(steps)}. It is not in π(ω_{t}).",
+            probe, False, None, None, _("no element ever recorded the evidence step"), (), None,
+            _("The evidence ({evidence}) never entered ω: no element of ω_0 … ω_{t} held {answer} or recorded step "
+              "{steps}. It is not in π(ω_{t}).").format(evidence=evidence, t=t, answer=answer, steps=_steps_text(steps)),
             "never entered",
         )
 
@@ -350,7 +370,8 @@ class _Explainer:
             if s >= len(self.trace):
                 continue
             for op in self.trace[s].operations:
-                if op.reason and ("skipped" in op.reason or "truncated" in op.reason):
+                noted = op.get("skipped") or op.get("truncated")  # FIFO's counts, in any language
+                if op.reason and (noted or "skipped" in op.reason or "truncated" in op.reason):
                     notes = [n for n in op.reason.split("; ") if f"of step {s}" in n] or [op.reason]
                     return s, op.type, "; ".join(notes)
         return None
@@ -359,12 +380,13 @@ class _Explainer:
         self, probe: Any, t: int, steps: tuple[int, ...], carriers: list[Element], seen: list[Element]
     ) -> Forgetting:
         evidence = self.evidence(probe, steps)
+        answer = repr(probe.answer)
         events = [(k, what, e) for e in carriers for k, what in self.events(e, t)]
         events.sort(key=lambda item: (item[0], item[1] == "enter"))
-        first = min(k for k, what, _ in events if what == "enter")
-        last = max(k for k, what, _ in events if what == "leave")
+        first = min(k for k, what, _e in events if what == "enter")
+        last = max(k for k, what, _e in events if what == "leave")
         gone = sorted((e for k, what, e in events if what == "leave" and k == last), key=order_key)
-        came_back = any(what == "enter" and k > first for k, what, _ in events)
+        came_back = any(what == "enter" and k > first for k, what, _e in events)
         entered = "ω_0" if first < 0 else f"ω_{first + 1}"
         element = gone[0]
         rule = self.left.get((element, last), "removed")
@@ -375,36 +397,40 @@ class _Explainer:
         kept_as = None
         if now:
             kept_as = "summary" if any(self.is_summary(e) for e in now) else "cut"
+        words = {"evidence": evidence, "entered": entered, "last": last, "operation": operation, "rule": _plain(rule),
+                 "answer": answer}
         if any(self.is_summary(e) for e in replacements):
             kind = "summarized"
             summary = next(e for e in replacements if self.is_summary(e))
-            what = f"at step {last} {operation} replaced it by {_name(summary)}, which lost {probe.answer!r}"
+            sentence = _("The evidence ({evidence}) entered {entered}; at step {last} {operation} replaced it by "
+                         "{summary}, which lost {answer}: {rule}.").format(summary=_name(summary), **words)
         elif replacements and any(e.meta.get("truncated") for e in replacements):
             kind = "cut"
-            what = f"at step {last} {operation} cut it to fit, losing {probe.answer!r}"
+            sentence = _("The evidence ({evidence}) entered {entered}; at step {last} {operation} cut it to fit, "
+                         "losing {answer}: {rule}.").format(**words)
         else:
             kind = "evicted"
-            what = f"at step {last} {operation} removed it"
-        sentence = f"The evidence ({evidence}) entered {entered}; {what}: {_plain(rule)}."
+            sentence = _("The evidence ({evidence}) entered {entered}; at step {last} {operation} removed it: "
+                         "{rule}.").format(**words)
         later = self._later(replacements, t, kind)
         retrieval = self._retrieval(probe, t, carriers, came_back)
         if retrieval is not None:
             r_step, r_op, r_rule, r_text = retrieval
-            sentence = (
-                f"The evidence ({evidence}) entered {entered} and last left ω at step {last} "
-                f"({operation}: {_plain(rule)})."
-            )
+            sentence = _("The evidence ({evidence}) entered {entered} and last left ω at step {last} "
+                         "({operation}: {rule}).").format(**words)
             return Forgetting(
                 probe, False, r_step, r_op, r_rule, tuple(e.id for e in gone), kept_as,
                 f"{sentence} {r_text}", "not activated",
             )
-        tail = f" {later}" if later else ""
+        sentences = [sentence]
+        if later:
+            sentences.append(later)
         if kept_as == "summary" and kind != "summarized":
-            tail += f" ω_{t} keeps it only as {_name(now[-1])}, without {probe.answer!r}."
-        retrieve = self._not_retrieved(t)
+            sentences.append(_("ω_{t} keeps it only as {name}, without {answer}.").format(
+                t=t, name=_name(now[-1]), answer=answer))
+        sentences.append(self._not_retrieved(t, answer))
         return Forgetting(
-            probe, False, last, operation, rule, tuple(e.id for e in gone), kept_as,
-            f"{sentence}{tail} {probe.answer!r} is not in π(ω_{t}){retrieve}.", kind,
+            probe, False, last, operation, rule, tuple(e.id for e in gone), kept_as, " ".join(sentences), kind,
         )
 
     def _later(self, replacements: list[Element], t: int, kind: str) -> str:
@@ -416,22 +442,30 @@ class _Explainer:
             if leaves:
                 k = leaves[-1]
                 why = self.left.get((e, k), "removed")
-                return f"Then at step {k} {self._operation(k, e, why)} removed {_name(e)} too: {_plain(why)}."
+                return _("Then at step {k} {operation} removed {name} too: {why}.").format(
+                    k=k, operation=self._operation(k, e, why), name=_name(e), why=_plain(why))
         return ""
 
-    def _not_retrieved(self, t: int) -> str:
-        """For a mechanism with trajectory retrieval (HiAgent's ``retrieve``): that no retrieval brought it back."""
+    def _not_retrieved(self, t: int, answer: str) -> str:
+        """The last sentence: the key string is not in π(ω_t) — and, with trajectory retrieval (HiAgent's
+        ``retrieve``), that no retrieval brought it back."""
         mechanism = self.trace.mechanism
         if mechanism is None or "retrieve" not in mechanism.operations:
-            return ""
+            return _("{answer} is not in π(ω_{t}).").format(answer=answer, t=t)
         asked = [(k, op) for k in range(t) for op in self.trace[k].operations if op.type == "retrieve"]
         if not asked:
-            return f", and no retrieve operation asked for it before step {t}"
+            return _("{answer} is not in π(ω_{t}), and no retrieve operation asked for it before step {t}.").format(
+                answer=answer, t=t)
         k, op = asked[-1]
         which = op.get("subgoals", op.get("subgoal"))
         names = ", ".join(map(str, which)) if isinstance(which, (list, tuple)) else str(which)
-        gone = "; its summaries had been dropped" if op.reason and "dropped" in op.reason else ""
-        return f", and no retrieve brought it back (the last before step {t}, at step {k}, asked for subgoal(s) {names}{gone})"
+        if op.reason and _summaries_gone(op.reason):
+            words = _("{answer} is not in π(ω_{t}), and no retrieve brought it back (the last before step {t}, at step "
+                      "{k}, asked for subgoal(s) {names}; its summaries had been dropped).")
+        else:
+            words = _("{answer} is not in π(ω_{t}), and no retrieve brought it back (the last before step {t}, at step "
+                      "{k}, asked for subgoal(s) {names}).")
+        return words.format(answer=answer, t=t, k=k, names=names)
 
     def _retrieval(
         self, probe: Any, t: int, carriers: list[Element], came_back: bool
@@ -446,8 +480,9 @@ class _Explainer:
         indices = sorted({i for e in carriers for i in (as_int(e.meta.get("index"), float_ok=True),) if i is not None})
         if not indices:
             return None
-        which = f"interaction {indices[-1]}" if len(indices) == 1 else "interactions " + ", ".join(map(str, indices))
-        head = f"It stays in the memory stream ({which}), but"
+        which = ngettext("interaction {indices}", "interactions {indices}", len(indices)).format(
+            indices=str(indices[-1]) if len(indices) == 1 else ", ".join(map(str, indices)))
+        words: dict[str, Any] = {"which": which, "step": t - 1, "answer": repr(probe.answer)}
         for op in ops:
             if _is_activation(op):
                 scores = [list(s) for s in (op.get("scores") or ()) if isinstance(s, (list, tuple)) and len(s) == 2]
@@ -455,37 +490,48 @@ class _Explainer:
                 k = op.get("k")
                 ranks = {s[0]: (r + 1, s[1]) for r, s in enumerate(scores)}
                 hit = next((i for i in reversed(indices) if i in ranks), None)
+                words.update(operation=op.type, k=k)
                 if hit is not None:
                     rank, score = ranks[hit]
+                    words.update(rank=rank, score=score)
                     verdicts = [j for j in judged if j[0] == hit]
                     if verdicts:
                         verdict, why = verdicts[-1][1], verdicts[-1][2]
-                        rule = f"ranked #{rank} (score {score}); judged {verdict}: {why}"
+                        words.update(verdict=verdict, why=why)
+                        rule = _("ranked #{rank} (score {score}); judged {verdict}: {why}").format(**words)
                         if verdict == "summary":
-                            text = (
-                                f"{head} at step {t - 1} {op.type} ranked it #{rank} (score {score}) and kept only its "
-                                f"summary, which lacks {probe.answer!r} ({why})."
-                            )
+                            text = _("It stays in the memory stream ({which}), but at step {step} {operation} ranked it "
+                                     "#{rank} (score {score}) and kept only its summary, which lacks {answer} ({why}).")
                         else:
-                            text = f"{head} at step {t - 1} {op.type} ranked it #{rank} (score {score}), then {verdict}: {why}."
+                            text = _("It stays in the memory stream ({which}), but at step {step} {operation} ranked it "
+                                     "#{rank} (score {score}), then {verdict}: {why}.")
                     else:
-                        rule = f"ranked #{rank} (score {score})"
-                        text = f"{head} at step {t - 1} {op.type} activated it in a form without {probe.answer!r}."
-                    return t - 1, op.type, rule, text
-                top = ", ".join(f"{i} ({s})" for i, s in scores) or "none"
-                lowest = f" (the lowest activated score: {scores[-1][1]})" if scores else ""
-                rule = f"not among the top k = {k} by score; activated: {top}"
-                text = (
-                    f"{head} at step {t - 1} {op.type} did not activate it: it was not among the top k = {k}"
-                    f"{lowest}; activated: {top}."
-                )
+                        rule = _("ranked #{rank} (score {score})").format(**words)
+                        text = _("It stays in the memory stream ({which}), but at step {step} {operation} activated it in "
+                                 "a form without {answer}.")
+                    return t - 1, op.type, rule, text.format(**words)
+                words["top"] = ", ".join(f"{i} ({s})" for i, s in scores) or _("none")
+                rule = _("not among the top k = {k} by score; activated: {top}").format(**words)
+                if scores:
+                    text = _("It stays in the memory stream ({which}), but at step {step} {operation} did not activate "
+                             "it: it was not among the top k = {k} (the lowest activated score: {lowest}); activated: "
+                             "{top}.").format(lowest=scores[-1][1], **words)
+                else:
+                    text = _("It stays in the memory stream ({which}), but at step {step} {operation} did not activate "
+                             "it: it was not among the top k = {k}; activated: {top}.").format(**words)
                 return t - 1, op.type, rule, text
         reason = next((op.reason for op in ops if op.reason), None)
         op = ops[0] if ops else Operation("update")
+        words["operation"] = op.type
         if reason:
-            return t - 1, op.type, reason, f"{head} at step {t - 1} no memory was activated: {_plain(reason)}."
-        rule = "no memory activation at this step"
-        return t - 1, op.type, rule, f"{head} at step {t - 1} {op.type} activated no memory (no activate_memory operation)."
+            return t - 1, op.type, reason, _(
+                "It stays in the memory stream ({which}), but at step {step} no memory was activated: {reason}."
+            ).format(reason=_plain(reason), **words)
+        rule = _("no memory activation at this step")
+        return t - 1, op.type, rule, _(
+            "It stays in the memory stream ({which}), but at step {step} {operation} activated no memory (no "
+            "activate_memory operation)."
+        ).format(**words)
 
     def _activates_anywhere(self, t: int) -> bool:
         mechanism = self.trace.mechanism
@@ -536,7 +582,9 @@ class _Explainer:
             text = (agent.observation or agent.output or agent.text) if agent is not None else ""
             chosen = (s, text)
         s, text = chosen
-        return f"step {s}: “{_snippet(text, probe.answer)}”" if text else f"step {s}"
+        if not text:
+            return _("step {step}").format(step=s)
+        return _("step {step}: “{text}”").format(step=s, text=_snippet(text, probe.answer))
 
 
 # --------------------------------------------------------------------------- small helpers
@@ -560,20 +608,60 @@ def _name(e: Element) -> str:
     span = step_range(e)
     subgoal = as_int(e.meta.get("subgoal"), float_ok=True)
     if span is not None:
-        steps = f"step {span[0]}" if span[0] == span[1] else f"steps {span[0]}–{span[1]}"
+        x, y = span
         if e.type == "block":
-            return f"the summary block s_{{{span[0]},{span[1]}}}"
+            return _("the summary block {block}").format(block=f"s_{{{x},{y}}}")
+        one = x == y
         if subgoal is not None:
-            return f"the {e.type} of subgoal {subgoal} ({steps})"
-        return f"the {e.type} of {steps}"
-    form = " (its summary)" if e.meta.get("form") == "summary" else ""
+            words = _("the {type} of subgoal {subgoal} (step {x})") if one else _("the {type} of subgoal {subgoal} (steps {x}–{y})")
+        else:
+            words = _("the {type} of step {x}") if one else _("the {type} of steps {x}–{y}")
+        return words.format(type=e.type, subgoal=subgoal, x=x, y=y)
+    summary = e.meta.get("form") == "summary"
     index = as_int(e.meta.get("index"), float_ok=True)
     if index is not None:
-        return f"the {e.type} element of interaction {index}{form}"
+        words = _("the {type} element of interaction {n} (its summary)") if summary else _("the {type} element of interaction {n}")
+        return words.format(type=e.type, n=index)
     step = as_int(e.meta.get("step"), float_ok=True)
     if step is not None:
-        return f"the {e.type} element of step {step}{form}"
-    return f"the {e.type} element “{shorten(e.text, 24)}”{form}"
+        words = _("the {type} element of step {n} (its summary)") if summary else _("the {type} element of step {n}")
+        return words.format(type=e.type, n=step)
+    words = _("the {type} element “{text}” (its summary)") if summary else _("the {type} element “{text}”")
+    return words.format(type=e.type, text=shorten(e.text, 24))
+
+
+#: What the evidence was stored as, and whether something of it is in ω_t: (form, kept) → the sentence.
+_STORED_ONLY = {
+    ("summary", False): N_("The evidence ({evidence}) never entered ω with {answer}: the mechanism stored it only as a "
+                           "summary without it ({first}). It is not in π(ω_{t})."),
+    ("summary", True): N_("The evidence ({evidence}) never entered ω with {answer}: the mechanism stored it only as a "
+                          "summary without it ({first}); {name} is in ω_{t} without it. It is not in π(ω_{t})."),
+    ("cut", False): N_("The evidence ({evidence}) never entered ω with {answer}: the mechanism stored it only as a cut "
+                       "text without it ({first}). It is not in π(ω_{t})."),
+    ("cut", True): N_("The evidence ({evidence}) never entered ω with {answer}: the mechanism stored it only as a cut "
+                      "text without it ({first}); {name} is in ω_{t} without it. It is not in π(ω_{t})."),
+    ("form", False): N_("The evidence ({evidence}) never entered ω with {answer}: the mechanism stored it only as a form "
+                        "without it ({first}). It is not in π(ω_{t})."),
+    ("form", True): N_("The evidence ({evidence}) never entered ω with {answer}: the mechanism stored it only as a form "
+                       "without it ({first}); {name} is in ω_{t} without it. It is not in π(ω_{t})."),
+}
+
+
+def _summaries_gone(reason: str) -> bool:
+    """Whether a retrieve operation's reason says the subgoals it asked for were no longer in ω (HiAgent's words)."""
+    if "dropped" in reason:
+        return True
+    for n in (1, 2, 5):  # the forms of the sentence in the language set: its words after the subgoals' ids
+        words = ngettext(
+            "nothing comes back for subgoal(s) {asked}: their summaries are no longer in ω (overflow dropped them "
+            "earlier, the oldest memory first, when ω or π(ω) would not fit V_max) and their pairs went with them",
+            "nothing comes back for subgoal(s) {asked}: their summaries are no longer in ω (overflow dropped them "
+            "earlier, the oldest memory first, when ω or π(ω) would not fit V_max) and their pairs went with them",
+            n,
+        )
+        if words.split("{asked}")[-1] in reason:
+            return True
+    return False
 
 
 def _snippet(text: str, answer: str, width: int = 60) -> str:

@@ -16,6 +16,7 @@ from .core.guards import brief
 from .core import guards
 from .core.errors import InvalidArgumentError
 from .core.formatting import shorten, text_table
+from .core.i18n import N_, gettext as _, ngettext
 
 __all__ = ["Table", "table", "WHOLE_COLUMNS", "Log"]
 
@@ -29,9 +30,28 @@ TABLE_BOX_STYLE = "max-width:100%;overflow-x:auto"
 MAX_DIGITS = 17
 
 
+#: How the columns of stmviz's own records (``trace.to_records()``, ``metrics.compare(...)``) are headed for a
+#: person: in English the key itself; in another language (``stmviz.set_language``) its translation. A key
+#: stays what a program selects a column by; only the header a student reads changes.
+COLUMN_NAMES: Mapping[str, str] = {
+    "mechanism": N_("mechanism"), "scenario": N_("scenario"), "v_max": N_("v_max"), "steps": N_("steps"),
+    "mean_occupancy": N_("mean_occupancy"), "max_occupancy": N_("max_occupancy"),
+    "total_prompt_tokens": N_("total_prompt_tokens"), "max_prompt_tokens": N_("max_prompt_tokens"),
+    "evictions": N_("evictions"), "summarizer_calls": N_("summarizer_calls"), "retained": N_("retained"),
+    "probes": N_("probes"), "retention": N_("retention"), "evidence_recall": N_("evidence_recall"),
+    "evidence_word_overlap": N_("evidence_word_overlap"), "answer_recall": N_("answer_recall"),
+    "whole_turns": N_("whole_turns"), "cost": N_("cost"), "operation": N_("operation"),
+    "size_before": N_("size_before"), "size_after": N_("size_after"), "occupancy": N_("occupancy"),
+    "input_tokens": N_("input_tokens"), "n_elements": N_("n_elements"), "n_added": N_("n_added"),
+    "n_removed": N_("n_removed"), "added": N_("added"), "removed": N_("removed"), "why": N_("why"),
+    "text": N_("text"), "explanation": N_("explanation"), "rule": N_("rule"), "probe": N_("probe"),
+    "question": N_("question"), "answer": N_("answer"),
+}
+
+
 def _cell(value: Any, digits: int) -> str:
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return _("yes") if value else _("no")
     if isinstance(value, float):
         return f"{value:.{digits}f}"
     if value is None:
@@ -118,8 +138,9 @@ class Table:
         self.digits = digits
 
     def header(self) -> list[str]:
-        """The column names as text (a record's keys need not be strings)."""
-        return [_cell(c, self.digits) for c in self.columns]
+        """The column names as text (a record's keys need not be strings; stmviz's own keys in the language set)."""
+        return [_(COLUMN_NAMES[c]) if isinstance(c, str) and c in COLUMN_NAMES else _cell(c, self.digits)
+                for c in self.columns]
 
     def rows(self) -> list[list[str]]:
         """The cells of every record, as text: numbers with ``digits`` decimals, booleans as yes / no, None as —.
@@ -177,12 +198,22 @@ def _cut(cell: str, width: int) -> str:
     return cell if not width or len(cell) <= width else shorten(cell, width)
 
 
-#: What a folded log says in its first line; whole sentences with named placeholders (translatable).
+#: What a folded log says in its first line; whole sentences with named placeholders, in English (a log shows
+#: them in the language set by ``stmviz.set_language``, in the form its number of lines takes).
 LOG_TEXT = {
     "summary": "{title}: {n} lines, the first {shown} below",
     "more": "… {rest} more lines: .full() prints them all",
     "html_summary": "{title}: {n} lines (click to show them all)",
 }
+
+
+def _log_text(key: str, n: int) -> str:
+    """``LOG_TEXT[key]`` for ``n`` lines, in the language set (English: always the plural, as LOG_TEXT says)."""
+    if key == "summary":
+        return ngettext("{title}: {n} lines, the first {shown} below", "{title}: {n} lines, the first {shown} below", n)
+    if key == "more":
+        return ngettext("… {rest} more lines: .full() prints them all", "… {rest} more lines: .full() prints them all", n)
+    return ngettext("{title}: {n} lines (click to show them all)", "{title}: {n} lines (click to show them all)", n)
 
 
 class Log:
@@ -216,12 +247,13 @@ class Log:
 
     def __repr__(self) -> str:
         shown = self.lines[: self.head]
-        out = [LOG_TEXT["summary"].format(title=self.title, n=len(self.lines), shown=len(shown)), *shown]
+        out = [_log_text("summary", len(self.lines)).format(title=self.title, n=len(self.lines), shown=len(shown)), *shown]
         if len(self.lines) > len(shown):
-            out.append(LOG_TEXT["more"].format(rest=len(self.lines) - len(shown)))
+            rest = len(self.lines) - len(shown)
+            out.append(_log_text("more", rest).format(rest=rest))
         return "\n".join(out)
 
     def _repr_html_(self) -> str:
-        summary = html.escape(LOG_TEXT["html_summary"].format(title=self.title, n=len(self.lines)))
+        summary = html.escape(_log_text("html_summary", len(self.lines)).format(title=self.title, n=len(self.lines)))
         body = html.escape("\n".join(self.lines))
         return f"<details><summary>{summary}</summary><pre>{body}</pre></details>"

@@ -15,8 +15,14 @@ from typing import Any
 
 from .errors import InvalidArgumentError
 
+def N_(message: str) -> str:
+    """Mark a constant for translation (as :func:`stmviz.core.i18n.N_`, which this module cannot import at its top)."""
+    return message
+
+
 __all__ = [
-    "shorten", "format_number", "plural", "text_table", "content_text", "describe_step", "step_halves", "trace_records", "trace_table",
+    "shorten", "format_number", "plural", "text_table", "content_text", "describe_step", "step_halves", "describe_final",
+    "trace_records", "trace_table",
 ]
 
 
@@ -117,6 +123,12 @@ def text_table(rows: Sequence[Sequence[str]]) -> str:
 
 #: How an input is named in words, by its role (``AgentStep.input_role``).
 _INPUT_NAMES = {"user": "the user message", "tool": "the tool result", "system": "a system message"}
+#: What arrived after the model's answer, by the input's role: whole sentences (a translation agrees with the noun).
+_ARRIVED = {
+    "user": N_("then arrived the user message “{observation}”, seen from π(ω_{next}) on"),
+    "tool": N_("then arrived the tool result “{observation}”, seen from π(ω_{next}) on"),
+    "system": N_("then arrived a system message “{observation}”, seen from π(ω_{next}) on"),
+}
 
 
 def describe_step(t: int, step: Any, input_size: int, width: int = 80) -> str:
@@ -131,26 +143,45 @@ def describe_step(t: int, step: Any, input_size: int, width: int = 80) -> str:
 def step_halves(t: int, step: Any, input_size: int, width: int = 80) -> tuple[str, str]:
     """The two halves of :func:`describe_step`: (what the model saw and answered, what arrived then).
 
-    Plain text; agent texts are shortened to ``width`` characters each.
+    Plain text, in the language set by :func:`stmviz.set_language`; agent texts are shortened to ``width``
+    characters each.
     """
+    from .i18n import gettext as _, ngettext  # here, not above: i18n imports guards, which imports this module
+
     if step.has_output:
-        said = f"“{shorten(step.output, width)}”" if step.output else "without text"
+        said = _("“{output}”").format(output=shorten(step.output, width)) if step.output else _("without text")
         directives = ", ".join(step.directives)
         if directives:
-            said += f" (directives: {shorten(directives, width)})"
-        first = f"step {t}: the model saw π(ω_{t}) ({plural(input_size, 'token')}) and answered {said}"
+            said = _("{answer} (directives: {directives})").format(answer=said, directives=shorten(directives, width))
+        first = ngettext("step {t}: the model saw π(ω_{t}) ({n} token) and answered {answer}",
+                         "step {t}: the model saw π(ω_{t}) ({n} tokens) and answered {answer}",
+                         input_size).format(t=t, n=format_number(input_size), answer=said)
     elif t == 0 and step.input_role == "user":
-        first = f"step {t}: no model call at this step: the user spoke first"
+        first = _("step {t}: no model call at this step: the user spoke first").format(t=t)
     else:
-        first = f"step {t}: no model call at this step"
+        first = _("step {t}: no model call at this step").format(t=t)
     if step.has_input:
-        name = _INPUT_NAMES[step.input_role]
-        second = f"then arrived {name} “{shorten(step.observation, width)}”, seen from π(ω_{t + 1}) on"
+        second = _(_ARRIVED[step.input_role]).format(observation=shorten(step.observation, width), next=t + 1)
     elif step.has_output:
-        second = "no input arrived after it"
+        second = _("no input arrived after it")
     else:
-        second = "no input arrived either"
+        second = _("no input arrived either")
     return first, second
+
+
+def describe_final(t: int, input_size: int | None) -> str:
+    """The final state ω_n in words (``Trace.describe`` at t = n): what the next model call would see, |π(ω_n)| if known.
+
+    >>> describe_final(3, 12)
+    'ω_3 is the final state: the next model call would see π(ω_3) (12 tokens)'
+    """
+    from .i18n import gettext as _, ngettext  # here, not above: i18n imports guards, which imports this module
+
+    if input_size is None:
+        return _("ω_{t} is the final state: the next model call would see π(ω_{t})").format(t=t)
+    return ngettext("ω_{t} is the final state: the next model call would see π(ω_{t}) ({n} token)",
+                    "ω_{t} is the final state: the next model call would see π(ω_{t}) ({n} tokens)",
+                    input_size).format(t=t, n=format_number(input_size))
 
 
 def trace_records(steps: Sequence[Any], n_initial: int, v_max: float, width: int) -> list[dict[str, Any]]:
@@ -182,8 +213,9 @@ def trace_records(steps: Sequence[Any], n_initial: int, v_max: float, width: int
     return records
 
 
-#: The header of a trace table: row t is step t, which applies o_t to ω_t and makes ω_{t+1}.
-TRACE_TABLE_HEADER = ("t", "operation", "Σμ / V_max:\nω_t → ω_t+1", "added", "removed", "why")
+#: The header of a trace table: row t is step t, which applies o_t to ω_t and makes ω_{t+1}
+#: (in English; a table shows it through ``_()``, in the language set by :func:`stmviz.set_language`).
+TRACE_TABLE_HEADER = ("t", N_("operation"), N_("Σμ / V_max:\nω_t → ω_t+1"), N_("added"), N_("removed"), N_("why"))
 #: The why column of a trace table whose texts are cut (``width`` > 0) wraps at this many characters (it is never cut).
 WHY_WIDTH = 40
 
@@ -198,7 +230,9 @@ def trace_table(steps: Sequence[Any], v_max: float, width: int) -> str:
     cut) so that a row stays narrow; with ``width = 0`` every text is whole,
     on one line.
     """
-    rows = [TRACE_TABLE_HEADER]
+    from .i18n import gettext as _  # here, not above: i18n imports guards, which imports this module
+
+    rows = [tuple(_(cell) for cell in TRACE_TABLE_HEADER)]
     joiner = "\n" if width else ", "
     for step in steps:
         reasons = list(dict.fromkeys(step.reasons))

@@ -29,7 +29,7 @@ from ._run_checks import NO_EXTRA, ErrorsAtStep, initial_state, projection_size,
 from .context import AgentStep, Context, History
 from .element import Element, Meta, order_key
 from .errors import InvalidArgumentError, deprecated
-from .formatting import describe_step, format_number, plural, step_halves, trace_records, trace_table
+from .formatting import describe_final, describe_step, format_number, plural, step_halves, trace_records, trace_table
 from .mechanism import Mechanism
 from .model_input import ModelInput
 from .operation import Operation
@@ -300,8 +300,7 @@ class Trace(Sequence[Step]):
         t = self.resolve_t(t, where="describe")
         if t < len(self._steps):
             return self._steps[t].describe(width)
-        size = "" if self.final_input_size is None else f" ({plural(self.final_input_size, 'token')})"
-        return f"ω_{t} is the final state: the next model call would see π(ω_{t}){size}"
+        return describe_final(t, self.final_input_size)
 
     def to_records(self, width: int | None = 24) -> list[dict[str, Any]]:
         """One flat dict per step ω_t → ω_{t+1}, ready for a table or a plot.

@@ -74,6 +74,7 @@ from ..core.operation import Operation, OperationSet
 from ..protocol import ElementType, element_types_of
 from ..core.space import State, StateSpace
 from ..core import guards
+from ..core.i18n import N_
 from ..text.pluggable import pluggable_summarizer
 from .._fast.memo import Memo
 from .conversation import CHAT_TYPES, GAP, as_model_input, check_summary_fits, step_messages, system_element
@@ -139,8 +140,8 @@ class ADKCompaction(Mechanism):
     )
     #: Where each part of ADK compaction happens.
     placement = {
-        "append the compaction event (summary of a range)": "U",
-        "hide events inside compacted ranges; show non-subsumed summaries": "π",
+        N_("append the compaction event (summary of a range)"): "U",
+        N_("hide events inside compacted ranges; show non-subsumed summaries"): "π",
     }
 
     def __init__(

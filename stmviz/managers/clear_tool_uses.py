@@ -79,6 +79,8 @@ from ..core.context import Context
 from ..core.element import Element
 from ..core.errors import InvalidArgumentError
 from ..core.formatting import format_number
+from ..core.i18n import N_
+from ..core.i18n import gettext as _
 from ..core.mechanism import Mechanism, Transition
 from ..core.model_input import ModelInput
 from ..core.operation import Operation, OperationSet
@@ -152,10 +154,10 @@ class ClearToolUses(Mechanism):
     element_types = element_types_of({**CHAT_TYPES, **THINKING_TYPE})
     #: Which part of the manager's work U does and which π does (read by the figures).
     placement = {
-        "store every message": "U",
-        "clear old tool results": "π",
-        "clear old tool inputs": "π",
-        "clear old thinking": "π",
+        N_("store every message"): "U",
+        N_("clear old tool results"): "π",
+        N_("clear old tool inputs"): "π",
+        N_("clear old thinking"): "π",
     }
 
     def __init__(
@@ -270,10 +272,10 @@ class ClearToolUses(Mechanism):
             kept_turns = set(turns[max(0, len(turns) - int(self.keep_thinking)):])
             for e in order:
                 if e.type == "thinking" and e.meta.get("step") not in kept_turns:
-                    changes[e] = ("", f"thinking of an earlier turn (keep_thinking = {self.keep_thinking})")
+                    changes[e] = ("", _("thinking of an earlier turn (keep_thinking = {keep})").format(keep=self.keep_thinking))
         results = [e for e in order if e.type == "tool" and e.meta.get("call") is not None]
         if self.trigger_type == "tool_uses":
-            size, unit = float(len(results)), "tool uses"
+            size, unit = float(len(results)), "tool_uses"
         else:  # the request's tokens: Σμ(ω) (carried by the core) less hidden thinking (and the system prompt for LangChain)
             left_out = [e for e in changes] + ([e for e in order if e.type == "system"] if self.flavour == "langchain" else [])
             size, unit = self.space.size(state) - self.space.size(left_out), "tokens"
@@ -282,10 +284,9 @@ class ClearToolUses(Mechanism):
         candidates = results[: max(0, len(results) - self.keep)]
         calls = {e.meta.get("call"): e for e in order if e.type == "assistant" and e.meta.get("call") is not None}
         measure = self.space.measure
-        why = (
-            f"tool result cleared: the request has {format_number(size)} {unit} > trigger = "
-            f"{format_number(self.trigger)}; the {self.keep} most recent tool uses are kept"
-        )
+        words = {"size": format_number(size), "trigger": format_number(self.trigger), "keep": self.keep}
+        why = _(_CLEARED["tool", unit]).format(**words)
+        why_input = _(_CLEARED["assistant", unit]).format(**words)
         planned: list[tuple[Element, str, float]] = []  # (element, shown text, tokens freed)
         freed = 0.0
         for result in candidates:
@@ -304,8 +305,8 @@ class ClearToolUses(Mechanism):
                 break  # LangChain: a stopping rule
         if self.flavour == "anthropic" and self.clear_at_least is not None and freed < self.clear_at_least:
             return changes  # all or nothing: not enough to clear
-        for element, text, _ in planned:
-            changes[element] = (text, why if element.type == "tool" else why.replace("tool result", "tool input"))
+        for element, text, _gain in planned:
+            changes[element] = (text, why if element.type == "tool" else why_input)
         return changes
 
     def _clears_input(self, tools: set[str]) -> bool:
@@ -380,6 +381,19 @@ def _replaced(key: tuple[Element, str]) -> Element:
     """The element as π shows it after an edit: the new text, the same metadata."""
     element, text = key
     return Element(text, element.meta)
+
+
+#: Why π shows a tool result (``tool``) or its call's input (``assistant``) cleared, by the trigger's unit.
+_CLEARED = {
+    ("tool", "tokens"): N_("tool result cleared: the request has {size} tokens > trigger = {trigger}; "
+                           "the {keep} most recent tool uses are kept"),
+    ("tool", "tool_uses"): N_("tool result cleared: the request has {size} tool uses > trigger = {trigger}; "
+                              "the {keep} most recent tool uses are kept"),
+    ("assistant", "tokens"): N_("tool input cleared: the request has {size} tokens > trigger = {trigger}; "
+                                "the {keep} most recent tool uses are kept"),
+    ("assistant", "tool_uses"): N_("tool input cleared: the request has {size} tool uses > trigger = {trigger}; "
+                                   "the {keep} most recent tool uses are kept"),
+}
 
 
 def _without_input(call: Element) -> str:

@@ -68,6 +68,8 @@ from ..core.context import Context
 from ..core.element import Element
 from ..core.errors import InvalidArgumentError, UnsupportedOperationError
 from ..core.formatting import format_number
+from ..core.i18n import N_
+from ..core.i18n import gettext as _
 from ..core.mechanism import Mechanism, Transition
 from ..core.model_input import ModelInput
 from ..core.operation import Operation, OperationSet
@@ -167,10 +169,10 @@ class Compaction(Mechanism):
     )
     #: Which part of the manager's work U does and which π does (read by the figures).
     placement = {
-        "append messages": "U",
-        "add the compaction block (a summary)": "U",
-        "show nothing before the last block": "π",
-        "keep the system prompt": "π",
+        N_("append messages"): "U",
+        N_("add the compaction block (a summary)"): "U",
+        N_("show nothing before the last block"): "π",
+        N_("keep the system prompt"): "π",
     }
 
     def __init__(
@@ -295,7 +297,8 @@ class Compaction(Mechanism):
     def hidden(self, state: State) -> dict[Element, str]:
         """The elements of ω that π(ω) drops, with why."""
         shown = set(self.visible(state))
-        return {e: "before the last compaction block: dropped from every request" for e in state.ordered() if e not in shown}
+        why = _("before the last compaction block: dropped from every request")
+        return {e: why for e in state.ordered() if e not in shown}
 
     # -- the controller and U ------------------------------------------------------
     def controller(self, state: State, context: Context) -> list[Operation]:
@@ -305,7 +308,8 @@ class Compaction(Mechanism):
             size = self.space.size(self.visible(self._appended(state, context).state))
             if size >= self.trigger:
                 ops.append(Operation("compact", {"pre_tokens": size},
-                                     reason=f"input tokens {format_number(size)} ≥ trigger = {format_number(self.trigger)}"))
+                                     reason=_("input tokens {size} ≥ trigger = {trigger}").format(
+                                         size=format_number(size), trigger=format_number(self.trigger))))
         return ops
 
     def update(self, state: State, operation: Operation, context: Context) -> Transition:
@@ -329,8 +333,8 @@ class Compaction(Mechanism):
         result = state | {block}
         reasons: dict[Element, str] = {}
         if self.flavour == "claude_code":  # Claude Code rewrites its history: the summary replaces every message
-            reasons = {e: "replaced by the compaction summary (Claude Code rewrites its conversation history)"
-                       for e in state.ordered() if not e.meta.get("pinned")}
+            why = _("replaced by the compaction summary (Claude Code rewrites its conversation history)")
+            reasons = {e: why for e in state.ordered() if not e.meta.get("pinned")}
             result = result - reasons.keys()
         total = self.space.size(result)
         if total > self.space.v_max:

@@ -54,6 +54,8 @@ from ..core.context import AgentStep
 from ..core.element import Element
 from ..core.errors import CapacityError
 from ..core.formatting import format_number
+from ..core.i18n import N_
+from ..core.i18n import gettext as _
 from ..core.mechanism import Transition
 from ..core.model_input import Message, ModelInput
 from ..core.space import State, StateSpace
@@ -99,9 +101,9 @@ GAP = 0.125
 
 #: Why a chat manager evicts at all (the ``note`` of :func:`evict_oldest`): the originals keep a client-side
 #: history of any length, stmviz bounds it by V_max.
-HISTORY_BOUND = "stmviz bounds the stored history"
+HISTORY_BOUND = N_("stmviz bounds the stored history")
 #: Why a tool result leaves with its call there (the ``pairs_note``).
-RESULT_WITH_CALL = "a result never outlives its call"
+RESULT_WITH_CALL = N_("a result never outlives its call")
 
 
 def step_messages(step: AgentStep, t: int, *, api: bool = False, memo: Memo | None = None) -> list[Element]:
@@ -269,7 +271,12 @@ def evict_oldest(
     """
     kept = set(keep)
     v_max = format_number(limit)
-    suffix = f" ({note})" if note else ""
+    if note:  # the notes are looked up in the catalog (a caller's own note stays as it is)
+        oldest = _("oldest message; Σμ = {total} > V_max = {v_max} ({note})")
+        note = _(note)
+    else:
+        oldest = _("oldest message; Σμ = {total} > V_max = {v_max}")
+    pairs_note = _(pairs_note) if pairs else pairs_note
     removed: dict[Element, str] = {}
     i = done = 0
     while i < len(order) and (total > limit if count is None else done < count):
@@ -278,9 +285,9 @@ def evict_oldest(
         if e in removed or e.meta.get("pinned") or (kept and e in kept):
             continue
         if count is None:
-            removed[e] = f"oldest message; Σμ = {format_number(total)} > V_max = {v_max}{suffix}"
+            removed[e] = oldest.format(total=format_number(total), v_max=v_max, note=note)
         else:
-            removed[e] = f"oldest message (evict_oldest, count = {count})"
+            removed[e] = _("oldest message (evict_oldest, count = {count})").format(count=count)
         total -= measure(e)
         done += 1
         if pairs:
@@ -301,7 +308,7 @@ def _evict_tool_result(
     while i < len(order) and order[i].meta.get("call") == call:
         f = order[i]
         if f.type == "tool" and f not in removed:
-            removed[f] = f"tool result of the evicted call {call} ({why})"
+            removed[f] = _("tool result of the evicted call {call} ({why})").format(call=call, why=why)
             freed += measure(f)
         i += 1
     return freed
@@ -319,7 +326,7 @@ def _evict_orphans(order: Sequence[Element], i: int, removed: dict[Element, str]
         call = e.meta.get("call")
         if call is not None and any(f.type == "assistant" and f.meta.get("call") == call and f not in removed for f in order):
             break
-        removed[e] = f"orphaned tool result of call {call} ({why})"
+        removed[e] = _("orphaned tool result of call {call} ({why})").format(call=call, why=why)
         i += 1
 
 

@@ -55,6 +55,7 @@ most ``summary_tokens`` long (a model's is as long as it writes).
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -66,6 +67,8 @@ from ..core.context import Context
 from ..core.element import Element
 from ..core.errors import InvalidArgumentError, UnsupportedOperationError
 from ..core.formatting import format_number
+from ..core.i18n import N_
+from ..core.i18n import gettext as _
 from ..core.mechanism import Mechanism, Transition
 from ..core.model_input import ModelInput
 from ..core.operation import Operation, OperationSet
@@ -129,6 +132,12 @@ Messages to summarize:
 </messages>"""
 
 _KINDS = ("tokens", "messages", "fraction")
+#: Why the oldest messages left at a summary, by the kind of ``keep`` (``{why}``: the operation's reason).
+_KEPT = {
+    "tokens": N_("summarized ({why}); the last {n} tokens are kept"),
+    "messages": N_("summarized ({why}); the last {n} messages are kept"),
+    "fraction": N_("summarized ({why}); the last {n} fraction are kept"),
+}
 _LABELS = {"user": "Human", "summary_message": "Human", "assistant": "AI", "tool": "Tool", "system": "System"}
 
 
@@ -177,7 +186,7 @@ class LangChainSummarization(Mechanism):
          "summary_message": ("LangChain's summary message (a user message) replacing older ones", "#b5cf6b", True)}
     )
     #: Which part of the manager's work U does and which π does (read by the figures).
-    placement = {"append messages": "U", "replace old messages by a summary message": "U", "show the messages": "π"}
+    placement = {N_("append messages"): "U", N_("replace old messages by a summary message"): "U", N_("show the messages"): "π"}
 
     def __init__(
         self,
@@ -233,14 +242,15 @@ class LangChainSummarization(Mechanism):
                 if kind == "messages":
                     if len(messages) < value:
                         break
-                    met.append(f"{len(messages)} messages ≥ {value}")
+                    met.append(_("{n} messages ≥ {value}").format(n=len(messages), value=value))
                 else:
                     threshold = self._threshold(kind, value)
                     if tokens < threshold:
                         break
-                    met.append(f"{format_number(tokens)} tokens ≥ {format_number(threshold)}")
+                    met.append(_("{n} tokens ≥ {value}").format(n=format_number(tokens), value=format_number(threshold)))
             else:
-                return " and ".join(met)
+                both = _("{first} and {second}")
+                return functools.reduce(lambda first, second: both.format(first=first, second=second), met[1:], met[0]) if met else ""
         return None
 
     def controller(self, state: State, context: Context) -> list[Operation]:
@@ -252,7 +262,7 @@ class LangChainSummarization(Mechanism):
         messages = _messages(grown)
         why = self.triggered(messages)
         if why is not None and self.cutoff(messages) > 0:
-            ops.append(Operation("summarize", reason=f"trigger met: {why}"))
+            ops.append(Operation("summarize", reason=_("trigger met: {why}").format(why=why)))
         return ops
 
     def cutoff(self, messages: Sequence[Element]) -> int:
@@ -291,7 +301,7 @@ class LangChainSummarization(Mechanism):
         text = self._summary(old)
         t = (kept[0].t or 0) - GAP if kept else (old[-1].t or 0) + GAP  # just before the first kept message
         summary = Element(SUMMARY_PREFIX + text, {"t": t, "type": "summary_message", "role": "user", "summarized": len(old)})
-        why = f"summarized ({operation.reason or 'summarize'}); the last {self.keep[1]:g} {self.keep[0]} are kept"
+        why = _(_KEPT[self.keep[0]]).format(why=operation.reason or "summarize", n=f"{self.keep[1]:g}")
         steps = {e.meta.get("step") for e in old if e.type == "assistant"}
         thinking = [e for e in state if e.type == "thinking" and e.meta.get("step") in steps]  # part of those AI messages
         reasons = {e: why for e in (*old, *thinking)}
@@ -472,7 +482,7 @@ def _last_lines_within(message: Element, room: float, measure: Any) -> Element |
     lines = message.text.split("\n")
     pieces = [line + "\n" for line in lines[:-1]] + lines[-1:]
     low, high = 0, len(pieces)
-    for _ in range(len(pieces).bit_length()):
+    for _step in range(len(pieces).bit_length()):
         if low >= high:
             break
         middle = (low + high + 1) // 2

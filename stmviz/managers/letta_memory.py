@@ -81,6 +81,8 @@ from ..core.context import AgentStep, Context
 from ..core.element import Element
 from ..core.errors import InvalidArgumentError, UnsupportedOperationError
 from ..core.formatting import format_number
+from ..core.i18n import N_
+from ..core.i18n import gettext as _
 from ..core.mechanism import Mechanism, Transition
 from ..core.model_input import Message, ModelInput
 from ..core.operation import Operation, OperationSet
@@ -193,10 +195,10 @@ class LettaMemory(Mechanism):
     )
     #: Where each part of Letta happens.
     placement = {
-        "core memory edits (core_memory_append / replace)": "U",
-        "paging: archival / recall search results enter the queue": "U",
-        "sliding-window compaction with the summary message": "U",
-        "core memory blocks rendered into the system prompt": "π",
+        N_("core memory edits (core_memory_append / replace)"): "U",
+        N_("paging: archival / recall search results enter the queue"): "U",
+        N_("sliding-window compaction with the summary message"): "U",
+        N_("core memory blocks rendered into the system prompt"): "π",
     }
 
     def __init__(
@@ -291,7 +293,7 @@ class LettaMemory(Mechanism):
         if calls:
             new, cores = self._tool_step(state, context, calls)
             for old, fresh in cores.items():
-                removed[old] = f"core block {old.meta['label']!r} edited by the agent's tool call"
+                removed[old] = _("core block {label} edited by the agent's tool call").format(label=repr(old.meta["label"]))
                 state = state.replace([old], [fresh])
         else:
             new = step_messages(context.step, context.t, memo=self._messages)
@@ -411,15 +413,13 @@ class LettaMemory(Mechanism):
         hidden = len(evicted) - 1  # Letta's count: in-context messages before less after (the summary message is new)
         meta: dict[str, Any] = {"t": -0.5, "type": "summary", "role": "user", "step": t, "mode": mode, "hidden": hidden}
         message = _alert(summary, len(summary), t, meta)
-        why = (
-            f"compacted ({mode.replace('_', ' ')}): context μ > {format_number(self.trigger)} × window "
-            f"{format_number(self.context_window)}; summarized into the summary message"
-        )
+        words = {"trigger": format_number(self.trigger), "window": format_number(self.context_window)}
+        why = _(_COMPACTED[mode]).format(**words)
         result = state.replace(evicted, [message])
         if not self._fits(result):  # Letta carries on over its window; Definition 1 does not: cut the summary to fit
             cut_to = _longest_fitting(len(summary), lambda n: self._fits(state.replace(evicted, [_alert(summary, n, t, meta)])))
             result = state.replace(evicted, [_alert(summary, cut_to, t, meta)])
-            why += f" (the summary, {len(summary)} characters, was cut to {cut_to} to fit V_max = {format_number(self.space.v_max)}: a stmviz bound)"
+            why = _(_COMPACTED_CUT[mode]).format(**words, chars=len(summary), cut=cut_to, v_max=format_number(self.space.v_max))
         return result, {e: why for e in evicted}
 
     # -- π -------------------------------------------------------------------------------------
@@ -427,6 +427,20 @@ class LettaMemory(Mechanism):
         """The projection π: the system prompt with core memory, then the summary message and the queue."""
         return ModelInput([Message("system", self.system_prompt(state))]
                           + [Message(str(e.meta.get("role", "user")), e.content) for e in self.queue(state)])
+
+
+#: Why messages left at a compaction, by its mode; and the same when the summary had to be cut to fit V_max.
+_COMPACTED = {
+    "all": N_("compacted (all): context μ > {trigger} × window {window}; summarized into the summary message"),
+    "sliding_window": N_("compacted (sliding window): context μ > {trigger} × window {window}; summarized into the summary "
+                         "message"),
+}
+_COMPACTED_CUT = {
+    "all": N_("compacted (all): context μ > {trigger} × window {window}; summarized into the summary message (the summary, "
+              "{chars} characters, was cut to {cut} to fit V_max = {v_max}: a stmviz bound)"),
+    "sliding_window": N_("compacted (sliding window): context μ > {trigger} × window {window}; summarized into the summary "
+                         "message (the summary, {chars} characters, was cut to {cut} to fit V_max = {v_max}: a stmviz bound)"),
+}
 
 
 def _alert(summary: str, n: int, t: int, meta: dict[str, Any]) -> Element:

@@ -61,6 +61,8 @@ from ..core.context import Context
 from ..core.element import Element
 from ..core.errors import InvalidArgumentError, UnsupportedOperationError
 from ..core.formatting import format_number
+from ..core.i18n import N_
+from ..core.i18n import gettext as _
 from ..core.mechanism import Mechanism, Transition
 from ..core.model_input import Message, ModelInput
 from ..core.operation import Operation, OperationSet
@@ -190,10 +192,10 @@ class LlamaIndexMemory(Mechanism):
     )
     #: Where each part of Memory happens.
     placement = {
-        "flush the oldest turns into the memory blocks (waterfall)": "U",
-        "fact extraction from flushed messages": "U",
-        "memory blocks rendered into the system message": "π",
-        "truncation of blocks by priority": "π",
+        N_("flush the oldest turns into the memory blocks (waterfall)"): "U",
+        N_("fact extraction from flushed messages"): "U",
+        N_("memory blocks rendered into the system message"): "π",
+        N_("truncation of blocks by priority"): "π",
     }
 
     def __init__(
@@ -293,8 +295,11 @@ class LlamaIndexMemory(Mechanism):
         new_state = State(
             [e for e in state if e.meta.get("pinned") and e.type != "block"] + list(blocks.values()) + queue
         )
-        for e in old_blocks - set(blocks.values()):
-            removed[e] = "fact block rewritten with the facts of the flushed messages"
+        rewritten = old_blocks - set(blocks.values())
+        if rewritten:
+            why = _("fact block rewritten with the facts of the flushed messages")
+            for e in rewritten:
+                removed[e] = why
         return Transition(new_state, removed)
 
     def waterfall(self, queue: list[Element]) -> tuple[list[list[Element]], list[Element], str]:
@@ -303,10 +308,8 @@ class LlamaIndexMemory(Mechanism):
         total = sum(self.tokens(e.text) for e in queue)
         if total <= limit:
             return [], queue, ""
-        why = (
-            f"flushed to the memory blocks: chat history μ = {format_number(total)} > token_limit × ratio = "
-            f"{format_number(limit)} (flush size {self.token_flush_size})"
-        )
+        why = _("flushed to the memory blocks: chat history μ = {total} > token_limit × ratio = {limit} "
+                "(flush size {flush})").format(total=format_number(total), limit=format_number(limit), flush=self.token_flush_size)
         queue = list(queue)
         batches: list[list[Element]] = []
         while total - limit > 0 and len(queue) > 1:

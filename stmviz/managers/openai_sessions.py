@@ -63,6 +63,8 @@ from ..core.operation import Operation, OperationSet
 from ..protocol import ElementType, element_types_of
 from ..core.space import State, StateSpace
 from ..core import guards
+from ..core.i18n import N_
+from ..core.i18n import gettext as _
 from ..text.pluggable import pluggable_summarizer
 from .._fast.memo import Memo
 from .conversation import CHAT_TYPES, GAP, as_model_input, check_summary_fits, step_messages, system_element
@@ -155,7 +157,7 @@ class TrimmingSession(Mechanism):
     operations = OperationSet({"append": "add the step's messages, then keep only the last max_turns user turns"})
     element_types = element_types_of(CHAT_TYPES)
     #: Where each part of the recipe happens: U rewrites ω, π only reads it.
-    placement = {"trim to the last max_turns user turns": "U", "system message + stored items": "π"}
+    placement = {N_("trim to the last max_turns user turns"): "U", N_("system message + stored items"): "π"}
 
     def __init__(self, space: StateSpace, *, max_turns: int = 8, system: str | None = None) -> None:
         super().__init__(space)
@@ -194,10 +196,10 @@ class TrimmingSession(Mechanism):
         if len(starts) < self.max_turns:
             return {}
         start = starts[-self.max_turns]
-        why = (
-            f"before the earliest of the last {self.max_turns} user turns (max_turns = {self.max_turns}; "
-            f"{len(starts)} user turns stored)"
-        )
+        if not start:
+            return {}
+        why = _("before the earliest of the last {n} user turns (max_turns = {n}; {stored} user turns stored)").format(
+            n=self.max_turns, stored=len(starts))
         return {e: why for e in items[:start]}
 
     def project(self, state: State) -> ModelInput:
@@ -263,7 +265,7 @@ class SummarizingSession(Mechanism):
         }
     )
     #: Where each part of the recipe happens.
-    placement = {"summarize older turns into a synthetic pair": "U", "system message + stored items": "π"}
+    placement = {N_("summarize older turns into a synthetic pair"): "U", N_("system message + stored items"): "π"}
 
     def __init__(
         self,
@@ -358,10 +360,8 @@ class SummarizingSession(Mechanism):
             Element(summary, {**common, "t": at + GAP / 2, "type": "summary", "role": "assistant",
                               "kind": "history_summary"}),
         ]
-        why = (
-            f"summarized: {len(starts)} user turns > context_limit = {self.context_limit}, so everything before the "
-            f"last {self.keep_last_n_turns} turns became the synthetic summary pair"
-        )
+        why = _("summarized: {turns} user turns > context_limit = {limit}, so everything before the last {keep} turns "
+                "became the synthetic summary pair").format(turns=len(starts), limit=self.context_limit, keep=self.keep_last_n_turns)
         return {e: why for e in prefix}, pair
 
     def project(self, state: State) -> ModelInput:

@@ -59,6 +59,8 @@ from ..core.formatting import format_number, shorten
 from ..protocol import ElementType, Hierarchy, element_types_of, step_range
 from ..text import summarize as default_summarize
 from ..core import guards
+from ..core.i18n import N_
+from ..core.i18n import gettext as _
 from .._fast.lines import LineTokens, Tally
 from .._fast.memo import Memo
 from .._fast.views import View, ViewIndex
@@ -114,9 +116,16 @@ def block_label(element: Element) -> str:
 
 #: Why an element left at a fold: whole sentences with named placeholders (one place, for a translation).
 FOLD_REASONS = {
-    "condensed": "{element} condensed into {block} by {how}, text by {by} ({why})",
-    "merged": "{element} merged into {block} together with {others} by {how}, text by {by} ({why})",
+    "condensed": N_("{element} condensed into {block} by {how}, text by {by} ({why})"),
+    "merged": N_("{element} merged into {block} together with {others} by {how}, text by {by} ({why})"),
 }
+#: The words of a fold's reason (looked up when a reason is made): how it folded, who wrote the block's text.
+_HOW = {"condense": N_("granular condensation"), "consolidate": N_("deep consolidation")}
+_BY = {"agent": N_("the agent's summary"), "fallback": N_("stmviz's fallback summarizer")}
+#: What a cut says it cut: a block's summary, or another element by its type (``latest``, ``tools``, ``query``).
+_CUT_BLOCK = N_("{block}'s summary cut to fit: {why}")
+_CUT_OTHER = N_("the {type} cut to fit: {why}")
+_MERGE = N_("{a} and {b} merged into {block} by deep consolidation: {why}")
 
 class AgentFold(Mechanism):
     """The mechanism (O, E, Ω_STM, C, U, X, π) of AgentFold: context (Q, T, S, I) folded by directives.
@@ -211,6 +220,8 @@ class AgentFold(Mechanism):
     """
 
     name = "AgentFold"
+    #: the reason of the last overflow the controller foresaw, and the blocks it names as merged into
+    _forecast: tuple[str, frozenset[str]] = ("", frozenset())
     operations = OperationSet(
         {
             "condense": "granular condensation: the latest interaction I_{t−1} becomes one block s_{t−1,t−1}",
@@ -329,12 +340,13 @@ class AgentFold(Mechanism):
                 f"got {shorten(repr(summary))}; omit it to use stmviz's fallback summarizer"
             )
         extra: dict[str, Any] = {"summary": summary.strip()} if summary else {}
-        where = f"folding directive of step {t}" + (" (summary written by the agent)" if summary else " (no summary text)")
+        where = (_("folding directive of step {t} (summary written by the agent)") if summary
+                 else _("folding directive of step {t} (no summary text)")).format(t=t)
         span = fold.get("range", fold.get("compress_range"))
         op = fold.get("op")
         if latest is None:
             if span is not None or op == "condense":
-                return Operation("condense", reason=f"{where} ignored: nothing to fold at the first step (as in the original)")
+                return Operation("condense", reason=_("{directive} ignored: nothing to fold at the first step (as in the original)").format(directive=where))
             raise FormatError(f"step {t}: deep consolidation needs a latest interaction to fold, and ω has none")
         last = latest.meta["step"]
         if span is not None:
@@ -363,9 +375,10 @@ class AgentFold(Mechanism):
             )
         holder = next((b for b in self.blocks(state) if b.meta["range"][0] < x <= b.meta["range"][1]), None)
         if holder is not None:
-            where += f" (starts inside {block_label(holder)}, which stays: the new block overlaps it, as in the original)"
+            where = _("{directive} (starts inside {block}, which stays: the new block overlaps it, as in the original)").format(
+                directive=where, block=block_label(holder))
         if y != last:
-            where += f" (ends before I_{last}, which stays in full)"
+            where = _("{directive} (ends before I_{last}, which stays in full)").format(directive=where, last=last)
         params: dict[str, Any] = {} if x == y == last else {"from": x}
         if y != last:
             params["to"] = y
@@ -375,7 +388,7 @@ class AgentFold(Mechanism):
 
     def _rule(self, state: State, latest: Element | None) -> Operation:
         if latest is None:
-            return Operation("condense", reason="no latest interaction yet: nothing to fold")
+            return Operation("condense", reason=_("no latest interaction yet: nothing to fold"))
         blocks = self.blocks(state)
         if self.controller_rule == "lsm":
             # binary counter: I_{t−1} is a run of length 1; while the newest block has the run's length, absorb it
@@ -386,12 +399,12 @@ class AgentFold(Mechanism):
                     break
                 x, run = a, 2 * run
             if x is None:
-                return Operation("condense", reason="rule (log-structured merge): no block of length 1 to merge with")
+                return Operation("condense", reason=_("rule (log-structured merge): no block of length 1 to merge with"))
             return Operation(
                 "consolidate",
                 {"from": x},
-                reason=f"rule (log-structured merge): the newest blocks cover 1, 2, … steps; with I_{latest.meta['step']} "
-                f"they become one block of {run} steps",
+                reason=_("rule (log-structured merge): the newest blocks cover 1, 2, … steps; with I_{step} "
+                         "they become one block of {run} steps").format(step=latest.meta["step"], run=run),
             )
         if self.controller_rule == "share":
             total = self.space.size(blocks) + self.space.measure(latest)
@@ -401,15 +414,16 @@ class AgentFold(Mechanism):
                 return Operation(
                     "consolidate",
                     {"from": x},
-                    reason=f"rule (baseline share): blocks and I_{latest.meta['step']} take {format_number(total)} > {self.share:g}·V_max = {format_number(limit)}",
+                    reason=_("rule (baseline share): blocks and I_{step} take {total} > {share}·V_max = {limit}").format(
+                        step=latest.meta["step"], total=format_number(total), share=f"{self.share:g}", limit=format_number(limit)),
                 )
         elif self.controller_rule == "count":
             if len(blocks) + 1 > self.max_blocks:
                 x = blocks[len(blocks) // 2].meta["range"][0]
                 return Operation(
-                    "consolidate", {"from": x}, reason=f"rule (baseline count): more than {self.max_blocks} blocks"
+                    "consolidate", {"from": x}, reason=_("rule (baseline count): more than {n} blocks").format(n=self.max_blocks)
                 )
-        return Operation("condense", reason="rule: condense each step")
+        return Operation("condense", reason=_("rule: condense each step"))
 
     def _with_overflow(self, state: State, chosen: Operation, context: Context) -> Operation:
         """``chosen``, marked ``overflow=True`` (its reason naming the merges) when U will have to consolidate to fit."""
@@ -418,30 +432,33 @@ class AgentFold(Mechanism):
         after = self._folded(state, chosen, context, {})
         if self._over(after)[0] <= 0:
             return chosen
-        _, merges = self._fit(after, {})
+        forecast: dict[Element, set[str]] = {}
+        merges = self._fit(after, {}, forecast)[1]
         if not merges:
             return chosen
-        return Operation(
-            chosen.type,
-            {**chosen.params, "overflow": True},
-            reason=(f"{chosen.reason}; " if chosen.reason else "") + f"overflow once I_{context.t} is added: " + "; ".join(merges),
-        )
+        reason = (f"{chosen.reason}; " if chosen.reason else "") + _("overflow once I_{t} is added: {merges}").format(
+            t=context.t, merges="; ".join(merges))
+        # the blocks this reason names as merged into: a fold's reason quotes it, so they count as where its elements went
+        self._forecast = (reason, frozenset().union(*forecast.values()))
+        return Operation(chosen.type, {**chosen.params, "overflow": True}, reason=reason)
 
     # ------------------------------------------------------------------ U
 
     def update(self, state: State, operation: Operation, context: Context) -> Transition:
         """The update U : Ω × O × C → Ω of AgentFold: fold as directed, add I_t, keep Σμ ≤ V_max."""
         reasons: dict[Element, str] = {}
-        new = self._folded(state, operation, context, reasons)
-        new, _ = self._fit(new, reasons)
+        into: dict[Element, set[str]] = {}
+        new = self._folded(state, operation, context, reasons, into)
+        new = self._fit(new, reasons, into)[0]
         return Transition(new, {e: why for e, why in reasons.items() if e in state.elements})
 
-    def _folded(self, state: State, operation: Operation, context: Context, reasons: dict[Element, str]) -> State:
+    def _folded(self, state: State, operation: Operation, context: Context, reasons: dict[Element, str],
+                into: dict[Element, set[str]] | None = None) -> State:
         """ω with the fold applied and I_t added (before the capacity is enforced)."""
         latest = self.latest(state)
         new = state
         if latest is not None:
-            new = self._fold(state, operation, latest, reasons)
+            new = self._fold(state, operation, latest, reasons, {} if into is None else into)
         elif operation.type == "consolidate":
             raise InvalidArgumentError(
                 "consolidate: ω has no latest interaction I_{t−1} to fold; consolidate from the second step on "
@@ -467,27 +484,35 @@ class AgentFold(Mechanism):
             raise InvalidArgumentError(f"{operation.type}: the range [{x}, {y}] is empty (from > to); give from ≤ to")
         return x, y
 
-    def _fold(self, state: State, operation: Operation, latest: Element, reasons: dict[Element, str]) -> State:
-        """The released rule: every element that starts in [x, y] is replaced by one block s_{x,y}."""
+    def _fold(self, state: State, operation: Operation, latest: Element, reasons: dict[Element, str],
+              into: dict[Element, set[str]]) -> State:
+        """The released rule: every element that starts in [x, y] is replaced by one block s_{x,y}.
+
+        ``into`` records the block each folded element went into, so that a merge later in the same update
+        adds itself to their reasons.
+        """
         x, y = self._range(operation, latest)
         last = latest.meta["step"]
         chain = [b for b in _VIEWS(state).groups.get("block", _NONE) if x <= b.meta["range"][0] <= y]
         if y == last:
             chain.append(latest)
         block = self._merge(chain, x, y, last + 1, operation)
-        how = "granular condensation" if x == y else "deep consolidation"
-        why = operation.reason or "directive"
-        by = {"agent": "the agent's summary", "fallback": "stmviz's fallback summarizer"}[block.meta["summary_by"]]
+        how = _(_HOW["condense" if x == y else "consolidate"])
+        why = operation.reason or _("directive")
+        by = _(_BY[block.meta["summary_by"]])
         names = {e: (block_label(e) if e.type == "block" else f"I_{last}") for e in chain}
+        forecast = self._forecast[1] if operation.reason is not None and operation.reason == self._forecast[0] else ()
         for e in chain:  # each removed element's own reason: it, the block it went into, and what went with it
             others = ", ".join(name for other, name in names.items() if other is not e)
-            words = FOLD_REASONS["merged" if others else "condensed"]
+            words = _(FOLD_REASONS["merged" if others else "condensed"])
             reasons[e] = words.format(element=names[e], block=block_label(block), others=others, how=how, by=by, why=why)
+            into[e] = {block_label(block), *forecast}
         old, new = list(chain), [block]
         if y != last:  # the original keeps the steps after the range: I_{t−1} stays, in full, as a block
             kept = Element(latest.text, {"t": last, "type": "block", "range": (last, last), "step": last + 1,
                                          "summary_by": "verbatim", "passes": 0})
-            reasons[latest] = f"I_{last} kept in full as {block_label(kept)}: the fold's range [{x}, {y}] ends before it"
+            reasons[latest] = _("I_{last} kept in full as {block}: the fold's range [{x}, {y}] ends before it").format(
+                last=last, block=block_label(kept), x=x, y=y)
             old.append(latest)
             new.append(kept)
         for e in new:
@@ -523,11 +548,14 @@ class AgentFold(Mechanism):
 
     # ------------------------------------------------------------------ the capacity (an stmviz extension)
 
-    def _fit(self, state: State, reasons: dict[Element, str]) -> tuple[State, list[str]]:
+    def _fit(self, state: State, reasons: dict[Element, str],
+             into: dict[Element, set[str]] | None = None) -> tuple[State, list[str]]:
         """Make ω fit (see :meth:`_over`): consolidate as the log-structured merge would, then cut texts.
 
-        Returns ω and a sentence for each forced merge. Blocks are never dropped.
+        Returns ω and a sentence for each forced merge. Blocks are never dropped. ``into``: the blocks each
+        element that left in this update went into (a merge of one of them adds itself to the element's reason).
         """
+        into = {} if into is None else into
         over, why = self._over(state)
         merges: list[str] = []
         while over > 0:
@@ -535,7 +563,7 @@ class AgentFold(Mechanism):
             if pair is None:
                 break
             a, b = pair
-            (x, _), (_, y) = a.meta["range"], b.meta["range"]
+            x, y = a.meta["range"][0], b.meta["range"][1]
             x, y = min(x, b.meta["range"][0]), max(y, a.meta["range"][1])
             merged = Element(
                 self._summaries([a.text, b.text], self.budget_for(x, y)),
@@ -543,13 +571,16 @@ class AgentFold(Mechanism):
                  "summary_by": "fallback", "passes": 1 + max(a.meta.get("passes", 1), b.meta.get("passes", 1)),
                  "overflow": True},
             )
-            merge = f"{block_label(a)} and {block_label(b)} merged into {block_label(merged)} by deep consolidation: {why}"
+            merge = _(_MERGE).format(a=block_label(a), b=block_label(b), block=block_label(merged), why=why)
             merges.append(merge)
             for e, earlier in list(reasons.items()):  # what was folded into a or b this step: say where it went next
-                if f"into {block_label(a)}" in earlier or f"into {block_label(b)}" in earlier:
-                    reasons[e] = f"{earlier}; then {merge}"
+                if block_label(a) in into.get(e, ()) or block_label(b) in into.get(e, ()):
+                    reasons[e] = _("{earlier}; then {merge}").format(earlier=earlier, merge=merge)
+                    into[e].add(block_label(merged))
             for e in (a, b):
-                reasons.setdefault(e, merge)
+                if e not in reasons:
+                    reasons[e] = merge
+                    into[e] = {block_label(merged)}
             self.space.measure(merged)  # μ known before the union, so Σμ is carried, not re-summed
             state = state.replace([a, b], [merged])
             over, why = self._over(state)
@@ -566,8 +597,10 @@ class AgentFold(Mechanism):
         for e in order:
             if over <= 0:
                 break
-            what = f"{block_label(e)}'s summary" if e.type == "block" else f"the {e.type}"
-            reasons[e] = f"{what} cut to fit: {why}"
+            if e.type == "block":
+                reasons[e] = _(_CUT_BLOCK).format(block=block_label(e), why=why)
+            else:
+                reasons[e] = _(_CUT_OTHER).format(type=e.type, why=why)
             current: Element | None = e
             while current is not None and over > 0:
                 room = space.measure(current) - over
@@ -598,10 +631,8 @@ class AgentFold(Mechanism):
             size = self.projection_size(state)
             if size - v_max > over:
                 over = size - v_max
-                why = (
-                    f"|π(ω)| = {format_number(size)} > V_max = {format_number(v_max)} "
-                    f"(Σμ = {format_number(total)} plus π's labels)"
-                )
+                why = _("|π(ω)| = {size} > V_max = {v_max} (Σμ = {total} plus π's labels)").format(
+                    size=format_number(size), v_max=format_number(v_max), total=format_number(total))
         return over, why
 
     # ------------------------------------------------------------------ π
@@ -719,7 +750,7 @@ class AgentFold(Mechanism):
 
     def hierarchy(self, state: State) -> Hierarchy:
         """ω as AgentFold holds it, (Q, T, S, I) side by side; the fold tree comes from :meth:`folds`."""
-        return Hierarchy.flat(state, "folded summaries")
+        return Hierarchy.flat(state, _("folded summaries"))  # a figure title, in the language set
 
     def folds(self, added: Sequence[Element], removed: Sequence[Element]) -> dict[Element, tuple[Element, ...]]:
         """The fold tree of one step: a deep consolidation's new block is the parent of the blocks it merges.

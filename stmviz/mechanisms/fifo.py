@@ -35,6 +35,8 @@ from ..core import Context, Element, Mechanism, Message, ModelInput, Operation, 
 from ..core import guards
 from ..core.errors import CapacityError, InvalidArgumentError, UnsupportedOperationError
 from ..core.formatting import format_number, shorten
+from ..core.i18n import N_
+from ..core.i18n import gettext as _
 from ..managers import conversation
 from ..protocol import element_types_of
 from ..text.fit import fit_text
@@ -147,11 +149,11 @@ class FIFOWindow(Mechanism):
 
     def controller(self, state: State, context: Context) -> Operation:
         """Choose o: ``append`` (which cuts off the beginning on overflow), noting what the ``oversize`` policy cut."""
-        _, notes = self._last_step(context, self.incoming)
+        new, notes = self._last_step(context, self.incoming)
         if not notes:
             return _APPEND
-        skipped = sum(1 for n in notes if n.startswith("skipped"))
-        truncated = sum(1 for n in notes if n.startswith("truncated"))
+        truncated = sum(1 for e in new if e.meta.get("truncated"))  # a note each: what was cut, and what was skipped
+        skipped = len(notes) - truncated
         return Operation("append", {"skipped": skipped, "truncated": truncated}, reason="; ".join(notes))
 
     def update(self, state: State, operation: Operation, context: Context) -> Transition:
@@ -237,7 +239,7 @@ class FIFOWindow(Mechanism):
             role, call = element.type, element.meta.get("call")
             paired = self.keep_tool_pairs and role == "tool" and call is not None
             if paired and call in skipped_calls:
-                notes.append(f"skipped the tool result of step {t}: its tool call {call} was skipped")
+                notes.append(_("skipped the tool result of step {t}: its tool call {call} was skipped").format(t=t, call=call))
                 continue
             room = self.room - (call_kept.get(call, 0) if paired else 0)
             size = measure(element)
@@ -256,32 +258,43 @@ class FIFOWindow(Mechanism):
     def _oversized(self, element: Element, size: float, room: float, t: int, paired: bool, notes: list[str]) -> Element | None:
         """A message larger than ``room`` after the ``oversize`` policy: raised, cut to fit, or ``None`` (skipped)."""
         space, role = self.space, element.type
-        v_max, pinned = space.v_max, space.v_max - self.room
-        if pinned:
-            where = (
-                f"the room of the window (V_max − Σμ(pinned) = {format_number(v_max)} − {format_number(pinned)} "
-                f"= {format_number(self.room)}"
-            )
-        else:
-            where = f"the room of the window (V_max = {format_number(v_max)}, nothing pinned"
-        where += f", less its tool call = {format_number(room)})" if paired else ")"
         if self.oversize == "error":
             raise CapacityError(
                 f"the {role} message {element.label()} of step {t} alone has μ = {format_number(size)} > {format_number(room)}, "
-                f"{where}; it can never fit: pass oversize='truncate' or 'skip', or raise v_max"
+                f"{self._where(room, paired, translate=False)}; it can never fit: pass oversize='truncate' or 'skip', or raise v_max"
             )
+        where = self._where(room, paired)
         if self.oversize == "truncate":
             cut = fit_text(space, element, room)
             if cut is not None:
-                notes.append(
-                    f"truncated the {role} message of step {t} from μ = {format_number(size)} to "
-                    f"{format_number(space.measure(cut))} to fit {where}"
-                )
+                notes.append(_("truncated the {role} message of step {t} from μ = {size} to {cut} to fit {where}").format(
+                    role=role, t=t, size=format_number(size), cut=format_number(space.measure(cut)), where=where))
                 return cut
-            notes.append(f"skipped the {role} message of step {t}: even truncated it does not fit {where}")
+            notes.append(_("skipped the {role} message of step {t}: even truncated it does not fit {where}").format(
+                role=role, t=t, where=where))
             return None
-        notes.append(f"skipped the {role} message of step {t}: μ = {format_number(size)} > {format_number(room)}, {where}")
+        notes.append(_("skipped the {role} message of step {t}: μ = {size} > {room}, {where}").format(
+            role=role, t=t, size=format_number(size), room=format_number(room), where=where))
         return None
+
+    def _where(self, room: float, paired: bool, translate: bool = True) -> str:
+        """The room a message must fit, in words: V_max less the pinned messages (and its tool call, when paired).
+
+        In the language set for a note; in English for an error message (``translate=False``).
+        """
+        v_max, pinned = self.space.v_max, self.space.v_max - self.room
+        words = _WHERE[bool(pinned), paired]
+        return (_(words) if translate else words).format(
+            v_max=format_number(v_max), pinned=format_number(pinned), room=format_number(self.room), left=format_number(room))
+
+
+#: The room of the window a message must fit, by (anything pinned, a tool result counted with its call).
+_WHERE = {
+    (True, False): N_("the room of the window (V_max − Σμ(pinned) = {v_max} − {pinned} = {room})"),
+    (True, True): N_("the room of the window (V_max − Σμ(pinned) = {v_max} − {pinned} = {room}, less its tool call = {left})"),
+    (False, False): N_("the room of the window (V_max = {v_max}, nothing pinned)"),
+    (False, True): N_("the room of the window (V_max = {v_max}, nothing pinned, less its tool call = {left})"),
+}
 
 
 def _pin_element(item: Any, k: int) -> Element:

@@ -58,6 +58,8 @@ from .._fast.lines import LineTokens, Tally
 from .._fast.memo import Memo
 from .._fast.views import SubgoalView, ViewIndex
 from .._moved import moved_to
+from ..core.i18n import N_, ngettext
+from ..core.i18n import gettext as _
 from ..text import cosine, embed, subgoal_summary
 from ..text import summarize as default_summarize
 from ..text.fit import fit_text
@@ -74,11 +76,15 @@ _T_KEPT = 0.15  # a pair kept at a switch because the model still acts on its ob
 _SUBGOAL_LINE = re.compile(r"^\s*subgoal\s*:\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
 # The reasons of a retrieve operation, whole sentences with named placeholders (a translation renders each whole).
 # When a subgoal asked for is no longer in ω, the reason says so first: what was asked, why nothing came back.
-_RETRIEVAL_REQUESTED = "retrieval requested at step {t} ({origin})"
-_NOTHING_BACK = (
-    "nothing comes back for subgoal(s) {asked}: their summaries are no longer in ω (overflow dropped them earlier, "
-    "the oldest memory first, when ω or π(ω) would not fit V_max) and their pairs went with them"
-)
+_RETRIEVAL_REQUESTED = N_("retrieval requested at step {t} ({origin})")
+#: Where a retrieval request was written, as a reason names it (``{action}``: the action's own text).
+_ORIGINS = {"directive": N_("retrieve directive"), "action": N_("action {action}")}
+#: Why a pair or a summary left when ω had to fit, oldest memory first.
+_DROPPED = {
+    "summary": N_("summary of subgoal {subgoal} dropped, the oldest memory first: {why}"),
+    "retrieved": N_("retrieved pair (step {step}) dropped, the oldest memory first: {why}"),
+    "pair": N_("pair (step {step}) dropped, the oldest memory first: {why}"),
+}
 
 _RETRIEVE_CALL = re.compile(r"^\s*retrieve\s*\(\s*([0-9]+(?:\s*,\s*[0-9]+)*)?\s*\)\s*$", re.IGNORECASE)
 _VERDICTS = {True: "achieved", False: "not achieved", None: "not confirmed"}
@@ -348,21 +354,21 @@ class HiAgent(Mechanism):
             text = _rule_text(context.step, context.t)
         guards.text(text, "text", where="subgoal", example="find the key")
         if self.current_subgoal(state) is not None:
-            state = self._summarize(state, context, reasons, f"a new subgoal starts at step {context.t}")
+            state = self._summarize(state, context, reasons, _("a new subgoal starts at step {t}").format(t=context.t))
         k = self._next_id(state, context)
         latest = _earlier_input(context)  # a pair kept because the model still acts on its observation stays
         retrieved = [e for e in _VIEWS(state).groups.get("retrieved", ()) if e.meta["step"] != latest]
         for e in retrieved:
-            reasons[e] = (
-                f"retrieved pair (step {e.meta['step']}) of subgoal {e.meta['subgoal']} dropped at the switch to subgoal {k}"
-            )
+            reasons[e] = _("retrieved pair (step {step}) of subgoal {subgoal} dropped at the switch to subgoal {k}").format(
+                step=e.meta["step"], subgoal=e.meta["subgoal"], k=k)
         if retrieved:
             state = state - retrieved
         expanded = [e for e in _VIEWS(state).groups.get("summary", ()) if e.meta.get("expanded")]
         if expanded:
             folded = []
             for e in expanded:
-                reasons[e] = f"subgoal {e.meta['subgoal']} folds back to its summary at the switch to subgoal {k}"
+                reasons[e] = _("subgoal {subgoal} folds back to its summary at the switch to subgoal {k}").format(
+                    subgoal=e.meta["subgoal"], k=k)
                 back = Element(e.meta["summary_text"], {key: v for key, v in e.meta.items() if key not in _EXPANSION})
                 self.space.measure(back)
                 folded.append(back)
@@ -422,17 +428,18 @@ class HiAgent(Mechanism):
                 "achieved": achieved,
             },
         )
-        label = f"subgoal {k} finished ({why}): replaced by its summarized observation"
-        reasons[current] = label
+        reasons[current] = _("subgoal {k} finished ({why}): replaced by its summarized observation").format(k=k, why=why)
         for e in pairs:
-            reasons[e] = f"pair (step {e.meta['step']}) of {label}"
+            reasons[e] = _("pair (step {step}) of subgoal {k} finished ({why}): replaced by its summarized observation").format(
+                step=e.meta["step"], k=k, why=why)
         self.space.measure(summary)
         new = (state - [current, *pairs]) | {summary}
         latest = _earlier_input(context)
         kept = next((e for e in pairs if e.meta["step"] == latest), None)
         if kept is not None:
             # the step brings no input: the model keeps acting on this pair's observation, so it stays in π
-            reasons[kept] += "; it holds the latest input, kept under the summary until the next subgoal switch"
+            reasons[kept] = _("{reason}; it holds the latest input, kept under the summary until the next subgoal switch").format(
+                reason=reasons[kept])
             copy = Element(  # shown just before the summary, which may quote the observation without its action
                 kept.text,
                 {"t": start + _T_KEPT, "type": "retrieved", "subgoal": k, "current": False, "step": latest},
@@ -486,10 +493,8 @@ class HiAgent(Mechanism):
         ranked = sorted(older, key=lambda e: (e.meta["step"] != latest, -scores[e], -e.meta["t"]))
         dropped = ranked[keep - 1 :]
         for e in dropped:
-            reasons[e] = (
-                f"pair (step {e.meta['step']}) not among the {keep} pairs most relevant to the current subgoal "
-                f"(cosine {scores[e]:.2f})"
-            )
+            reasons[e] = _("pair (step {step}) not among the {keep} pairs most relevant to the current subgoal "
+                           "(cosine {cosine})").format(step=e.meta["step"], keep=keep, cosine=f"{scores[e]:.2f}")
         return state - dropped
 
     def _retrieve(self, state: State, operation: Operation, context: Context, reasons: dict[Element, str]) -> State:
@@ -527,7 +532,7 @@ class HiAgent(Mechanism):
             meta = {**summary.meta, "expanded": True, "summary_text": summary.text, "steps": steps, "restored": steps}
             head = Element(summary.meta["goal"], meta)
             self.space.measure(head)
-            reasons[summary] = f"subgoal {k} retrieved: its pairs replace its summary until the next switch"
+            reasons[summary] = _("subgoal {k} retrieved: its pairs replace its summary until the next switch").format(k=k)
             state = (state - (summary,)) | {head, *added}
         return state
 
@@ -569,13 +574,8 @@ class HiAgent(Mechanism):
         )
         drop = []
         for e in candidates:
-            if e.type == "summary":
-                what = f"summary of subgoal {e.meta['subgoal']} dropped"
-            elif e.type == "retrieved":
-                what = f"retrieved pair (step {e.meta['step']}) dropped"
-            else:
-                what = f"pair (step {e.meta['step']}) dropped"
-            reasons[e] = f"{what}, the oldest memory first: {why}"
+            kind = e.type if e.type in ("summary", "retrieved") else "pair"
+            reasons[e] = _(_DROPPED[kind]).format(subgoal=e.meta.get("subgoal"), step=e.meta.get("step"), why=why)
             drop.append(e)
             state = state - (e,)
             over, why = self._over(state)
@@ -586,7 +586,7 @@ class HiAgent(Mechanism):
         heads = sorted(groups.get("subgoal", ()) + groups.get("task", ()), key=order_key)  # canonical order
         shrinkable = tuple(sorted(protected, key=order_key, reverse=True)) + summaries[-1:] + tuple(heads)
         for e in shrinkable:
-            reasons[e] = f"{e.type} (step {e.meta.get('step', '–')}) cut to fit: {why}"
+            reasons[e] = _("{type} (step {step}) cut to fit: {why}").format(type=e.type, step=e.meta.get("step", "–"), why=why)
             state, over, why = self._cut(state, e)
             if over <= 0:
                 break
@@ -618,10 +618,8 @@ class HiAgent(Mechanism):
             size = self.projection_size(state)
             if size - v_max > over:
                 over = size - v_max
-                why = (
-                    f"|π(ω)| = {format_number(size)} > V_max = {format_number(v_max)} "
-                    f"(Σμ = {format_number(total)} plus π's labels)"
-                )
+                why = _("|π(ω)| = {size} > V_max = {v_max} (Σμ = {total} plus π's labels)").format(
+                    size=format_number(size), v_max=format_number(v_max), total=format_number(total))
         return over, why
 
     # ------------------------------------------------------------------ π
@@ -726,7 +724,7 @@ class HiAgent(Mechanism):
             if parent is not None:
                 edges.append((parent, e))
             rest.append(e)
-        return Hierarchy(tuple(tasks + heads + rest), tuple(edges), "task → subgoals → pairs")
+        return Hierarchy(tuple(tasks + heads + rest), tuple(edges), _("task → subgoals → pairs"))  # a figure title
 
     # ------------------------------------------------------------------ the controller, and reading ω
 
@@ -747,7 +745,8 @@ class HiAgent(Mechanism):
         if current is not None and _declared_done(context):
             # subgoal_done at step t − 1: the model has now seen its last observation, the pairs give way
             ops.append(
-                Operation("summarize", reason=f"subgoal_done at step {t - 1}; its last observation was seen at step {t}")
+                Operation("summarize", reason=_("subgoal_done at step {done}; its last observation was seen at step {t}").format(
+                    done=t - 1, t=t))
             )
             current = None
         text, source = None, None
@@ -760,8 +759,9 @@ class HiAgent(Mechanism):
                 text, source = match.group(1), "thought"
         if text is not None:
             if current is not None:
-                ops.append(Operation("summarize", reason=f"a new subgoal starts at step {t} ({source})"))
-            ops.append(Operation("subgoal", {"text": text, "source": source}, reason=f"subgoal {source} at step {t}"))
+                ops.append(Operation("summarize", reason=_("a new subgoal starts at step {t} ({source})").format(t=t, source=source)))
+            ops.append(Operation("subgoal", {"text": text, "source": source},
+                                 reason=_("subgoal {source} at step {t}").format(source=source, t=t)))
         elif current is None and (self.subgoal_every is not None or _stated_before(context, state)):
             # after subgoal_done (stmviz extension), or with the chunking baseline: a chunk opened by rule
             if pair_text(step):  # an empty step opens nothing
@@ -769,7 +769,7 @@ class HiAgent(Mechanism):
                     Operation(
                         "subgoal",
                         {"text": _rule_text(step, t), "source": "rule"},
-                        reason="rule: no subgoal is stated, the pairs go under an unnamed chunk",
+                        reason=_("rule: no subgoal is stated, the pairs go under an unnamed chunk"),
                     )
                 )
         elif (
@@ -778,7 +778,8 @@ class HiAgent(Mechanism):
             and current.meta.get("source") == "rule"
             and t - current.meta["step"] >= self.subgoal_every
         ):
-            why = f"chunking baseline: chunk {current.meta['subgoal']} ran {self.subgoal_every} steps without a stated subgoal"
+            why = _("chunking baseline: chunk {k} ran {n} steps without a stated subgoal").format(
+                k=current.meta["subgoal"], n=self.subgoal_every)
             ops.append(Operation("summarize", reason=why))
             ops.append(Operation("subgoal", {"text": _rule_text(step, t), "source": "rule"}, reason=why))
         if pair_text(step):
@@ -790,11 +791,11 @@ class HiAgent(Mechanism):
                 else:
                     count = 1 + len(pairs)
                 if count > self.keep_pairs:
-                    ops.append(Operation("select", {"keep": self.keep_pairs}, reason=f"more than {self.keep_pairs} pairs"))
+                    ops.append(Operation("select", {"keep": self.keep_pairs}, reason=_("more than {n} pairs").format(n=self.keep_pairs)))
         request, origin = _retrieve_request(step)
         if request is not None:
             targets = tuple(request) if isinstance(request, (list, tuple)) else (request,)
-            why = _RETRIEVAL_REQUESTED.format(t=t, origin=origin)
+            why = _(_RETRIEVAL_REQUESTED).format(t=t, origin=origin)
             gone = []
             for target in targets:
                 try:
@@ -804,7 +805,13 @@ class HiAgent(Mechanism):
                         raise
                     gone.append(repr(target))
             if gone:  # what matters first: the player and the tables show the start of a reason
-                nothing = _NOTHING_BACK.format(asked=", ".join(gone))
+                nothing = ngettext(
+                    "nothing comes back for subgoal(s) {asked}: their summaries are no longer in ω (overflow dropped them "
+                    "earlier, the oldest memory first, when ω or π(ω) would not fit V_max) and their pairs went with them",
+                    "nothing comes back for subgoal(s) {asked}: their summaries are no longer in ω (overflow dropped them "
+                    "earlier, the oldest memory first, when ω or π(ω) would not fit V_max) and their pairs went with them",
+                    len(gone),
+                ).format(asked=", ".join(gone))
                 why = "; ".join([nothing, why] if len(gone) == len(targets) else [why, nothing])
             ops.append(Operation("retrieve", {"subgoals": targets}, reason=why))
         return ops
@@ -943,11 +950,11 @@ def _subgoal_pair(step: AgentStep, s: int) -> subgoal_summary.SubgoalPair:
 def _retrieve_request(step: AgentStep) -> tuple[Any, str]:
     """The retrieval the step's output asks for and where it was written; ``(None, "")`` without one."""
     if "retrieve" in step.directives:
-        return step.directives["retrieve"], "retrieve directive"
+        return step.directives["retrieve"], _(_ORIGINS["directive"])
     match = _RETRIEVE_CALL.match(step.action) if step.action else None
     if match:
         ids = tuple(int(x) for x in re.findall(r"[0-9]+", match.group(1) or ""))
-        return ids, f"action {step.action.strip()}"
+        return ids, _(_ORIGINS["action"]).format(action=step.action.strip())
     if "retrieve" in step.meta:
         return step.meta["retrieve"], "meta['retrieve']"
     return None, ""
@@ -992,7 +999,8 @@ def _renew_headers(state: State, reasons: dict[Element, str], space: StateSpace)
             renewed = Element(head.text, {**head.meta, "restored": restored})
             space.measure(renewed)
             gone = ", ".join(str(s) for s in head.meta.get("restored", ()) if s not in held)
-            reasons[head] = f"the header of retrieved subgoal {k} renewed: the pairs of step(s) {gone} are no longer in ω"
+            reasons[head] = _("the header of retrieved subgoal {k} renewed: the pairs of step(s) {gone} are no longer in ω").format(
+                k=k, gone=gone)
             old.append(head)
             new.append(renewed)
     return (state - old) | new if old else state
@@ -1004,13 +1012,14 @@ def _record_lost_pairs(before: State, retrieved: State, after: State, reasons: d
     Those pairs were never in ω, so the trace has no removal of theirs; the
     summary they replaced records, for each, its step and why it was not kept.
     """
-    lost: dict[Any, list[str]] = {}
+    lost: dict[Any, list[tuple[int, str]]] = {}
     for e in retrieved.elements - before.elements - after.elements:
         if e.type == "retrieved" and e in reasons:
-            lost.setdefault(e.meta["subgoal"], []).append(f"step {e.meta['step']} not kept: {reasons[e]}")
+            note = _("step {step} not kept: {reason}").format(step=e.meta["step"], reason=reasons[e])
+            lost.setdefault(e.meta["subgoal"], []).append((int(e.meta["step"]), note))
     for summary in before.elements - after.elements:
         if summary.type == "summary" and summary.meta["subgoal"] in lost and summary in reasons:
-            notes = sorted(lost[summary.meta["subgoal"]], key=lambda n: int(n.split()[1]))
+            notes = [note for _step, note in sorted(lost[summary.meta["subgoal"]], key=lambda n: n[0])]
             reasons[summary] += "; " + "; ".join(notes)
 
 

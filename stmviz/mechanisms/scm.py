@@ -132,6 +132,8 @@ from ..core.model_input import Message, ModelInput
 from ..core.operation import Operation, OperationSet
 from ..core.space import State, StateSpace
 from ..core import guards
+from ..core.i18n import get_language
+from ..core.i18n import gettext as _
 from .._fast.memo import Memo
 from .._fast.ranking import StreamMatrix
 from ..text.embed import cosine, hashing_embedder, joined_frequencies
@@ -159,7 +161,7 @@ def retrieves_as_released(message: str, memories: Sequence[str]) -> tuple[bool, 
     for every message from the third turn on, when the history holds a turn
     older than the previous one. SCM's default ``needs_memory`` (``variant="released"``).
     """
-    return True, "as released: the chatbot retrieves for every message (its is_history_need is never called)"
+    return True, _("as released: the chatbot retrieves for every message (its is_history_need is never called)")
 
 
 def interaction_text(step: AgentStep, previous: AgentStep | None = None) -> tuple[str, str]:
@@ -480,7 +482,8 @@ class SCM(Mechanism):
         """add_interaction; the controller's planning and the update share the result (kept for one step)."""
         cache = self._cache
         source = context.history.steps() if isinstance(context.history, History) else None
-        key = (context.t, id(state), id(context.step), id(source), len(context.history), self.flash_size, self.flash_threshold)
+        key = (context.t, id(state), id(context.step), id(source), len(context.history), self.flash_size, self.flash_threshold,
+               get_language())  # the reasons are written in the language set
         if source is not None and cache.filed is not None and cache.filed[0] == key and cache.filed[1] is state:
             return cache.filed[2]
         transition = self._filed(state, context)
@@ -547,21 +550,20 @@ class SCM(Mechanism):
             if e.type == "message":
                 step = e.meta.get("step")
                 if current is not None and previous is not None and step == t - 1 and pending_message(previous):
-                    reasons[e] = f"the message of step {step} got its reply: filed with it as interaction {t}"
+                    reasons[e] = _("the message of step {step} got its reply: filed with it as interaction {t}").format(step=step, t=t)
                 else:
-                    reasons[e] = f"the message of step {step} is no longer the current input (step {t})"
+                    reasons[e] = _("the message of step {step} is no longer the current input (step {t})").format(step=step, t=t)
             elif e.type == "flash":
                 if isinstance(index, int) and index < t - self.flash_size:
-                    reasons[e] = (
-                        f"left flash memory: interaction {index}, older than the newest flash_size = {self.flash_size}, "
-                        f"no longer holds the latest input"
-                    )
+                    reasons[e] = _("left flash memory: interaction {index}, older than the newest flash_size = {n}, "
+                                   "no longer holds the latest input").format(index=index, n=self.flash_size)
                 elif isinstance(index, int) and index <= t - self.flash_size:
-                    reasons[e] = f"left flash memory: interaction {index} is older than the newest flash_size = {self.flash_size}"
+                    reasons[e] = _("left flash memory: interaction {index} is older than the newest flash_size = {n}").format(
+                        index=index, n=self.flash_size)
                 else:
-                    reasons[e] = f"flash memory re-fitted to V_max = {format_number(space.v_max)}"
+                    reasons[e] = _("flash memory re-fitted to V_max = {v_max}").format(v_max=format_number(space.v_max))
             else:
-                reasons[e] = re_ranked = re_ranked or f"activation memory is re-ranked for the input of step {t}"
+                reasons[e] = re_ranked = re_ranked or _("activation memory is re-ranked for the input of step {t}").format(t=t)
         return Transition(new, reasons)
 
     def _message(self, context: Context) -> Element | None:
@@ -611,6 +613,7 @@ class SCM(Mechanism):
             key = (
                 t, k, form, id(cache.stream), len(stream), id(stream[-1][0]) if stream else None, query_text,
                 frozenset(in_state), space.free(state), self._weights(), id(self.judge), self.summary_budget, self.summary_threshold,
+                get_language(),  # the judgements' reasons are written in the language set
             )
             if cache.plan is not None and cache.plan[0] == key:
                 return cache.plan[1]
@@ -646,7 +649,7 @@ class SCM(Mechanism):
         total: float = sum(space.measure(p[3]) for p in picks)
         if form == "auto" and total > room and picks:
             # the judgement, as the released code makes it: every memory but the best-ranked is judged
-            judgements.append([picks[0][0], "full", "the best-ranked memory is kept without a judgement"])
+            judgements.append([picks[0][0], "full", _("the best-ranked memory is kept without a judgement")])
             kept = [picks[0]]
             for p in picks[1:]:
                 summary = self._element(p[0], p[1], "activation", "summary", context)
@@ -669,11 +672,12 @@ class SCM(Mechanism):
                     if summary is not None and space.measure(summary) < space.measure(p[3]):
                         total += space.measure(summary) - space.measure(p[3])
                         p[2], p[3] = "summary", summary
-                        judgements.append([p[0], "summary", "summarized to fit the room left by flash memory and the message"])
+                        judgements.append([p[0], "summary", _("summarized to fit the room left by flash memory and the message")])
         while picks and total > room:  # stmviz extension: still too large, the lowest-ranked is dropped
             dropped = picks.pop()
             total -= space.measure(dropped[3])
-            judgements.append([dropped[0], "drop", f"dropped to fit: Σμ would exceed V_max = {format_number(space.v_max)}"])
+            judgements.append([dropped[0], "drop", _("dropped to fit: Σμ would exceed V_max = {v_max}").format(
+                v_max=format_number(space.v_max))])
         return scores, judgements, [p[3] for p in picks]
 
     # -- π: the projection --------------------------------------------------------
@@ -731,13 +735,13 @@ class SCM(Mechanism):
             raise self._fail(context, f"decide whether memory is needed with {self.needs_memory!r}", exc) from exc
         why = str(why)
         if not needed:
-            return [Operation("add_interaction", {"memory": "not needed"}, reason=f"memory not needed: {why}")]
+            return [Operation("add_interaction", {"memory": "not needed"}, reason=_("memory not needed: {why}").format(why=why))]
         filed = self._add_interaction(state if state is not None else State(), context).state
-        scores, judgements, _ = self._plan(filed, context, k, "auto")
+        scores, judgements = self._plan(filed, context, k, "auto")[:2]
         params: dict[str, Any] = {"k": k, "form": "auto", "scores": scores}
         if judgements:
             params["judgements"] = judgements
-        reason = f"memory needed at step {t}: {why}"
+        reason = _("memory needed at step {t}: {why}").format(t=t, why=why)
         return [add, Operation("activate_memory", params, reason=reason)]
 
     def _candidates(self, context: Context) -> int:
@@ -976,7 +980,7 @@ class SCM(Mechanism):
     def _judge(self, full: str, summary: str, message: str, context: Context) -> tuple[str, str]:
         """judge(full, summary, message), cached per arguments and checked."""
         cache = self._cache.judgements
-        key = (full, summary, message)
+        key = (full, summary, message, get_language())  # the reason is written in the language set
         hit = cache.get(key)
         if hit is not None:
             return hit

@@ -30,6 +30,7 @@ from functools import lru_cache
 
 from ..core.formatting import shorten
 from ..core import guards
+from ..core.i18n import gettext as _
 
 __all__ = [
     "RecallHeuristic",
@@ -80,7 +81,7 @@ def content_words(text: str) -> frozenset[str]:
 
 def always_needs_memory(message: str, memories: Sequence[str]) -> tuple[bool, str]:
     """A controller that activates memory for every message (SCM without its first decision)."""
-    return True, "always (needs_memory=always_needs_memory)"
+    return True, _("always (needs_memory=always_needs_memory)")
 
 
 class RecallHeuristic:
@@ -128,7 +129,7 @@ class RecallHeuristic:
     def __call__(self, message: str, memories: Sequence[str]) -> tuple[bool, str]:
         cue = self._cue.search(message) if self._cue is not None else None
         if cue is not None:
-            return True, f"the message refers back ({cue.group(0)!r})"
+            return True, _("the message refers back ({cue})").format(cue=repr(cue.group(0)))
         words = content_words(message)
         need = max(self.min_shared, 1)
         enough = max(need, min(self.min_fraction * len(words), self.max_shared))
@@ -137,11 +138,10 @@ class RecallHeuristic:
             for back, text in enumerate(reversed(memories)):  # the newest first: it stops at the first match
                 shared = len(words & content_words(text))
                 if shared >= enough:
-                    return True, f"earlier interaction {n - 1 - back} shares {shared} of the message's {len(words)} content words"
-        return False, (
-            f"no recall cue, and no earlier interaction shares {math.ceil(enough)} of the message's content words "
-            f"{shorten(str(sorted(words)), 120)}"
-        )
+                    return True, _("earlier interaction {index} shares {shared} of the message's {n} content words").format(
+                        index=n - 1 - back, shared=shared, n=len(words))
+        return False, _("no recall cue, and no earlier interaction shares {need} of the message's content words {words}").format(
+            need=math.ceil(enough), words=shorten(str(sorted(words)), 120))
 
 
 class OverlapJudge:
@@ -169,8 +169,9 @@ class OverlapJudge:
         words = content_words(message)
         in_full = words & content_words(memory_text)
         if not in_full:
-            return "drop", f"the memory shares no content word with the message {sorted(words)}"
+            return "drop", _("the memory shares no content word with the message {words}").format(words=sorted(words))
         lost = in_full - content_words(summary_text)
         if not lost:
-            return "summary", f"the summary keeps every word the memory shares with the message: {sorted(in_full)}"
-        return "full", f"the summary loses {sorted(lost)}, which the memory shares with the message"
+            return "summary", _("the summary keeps every word the memory shares with the message: {words}").format(
+                words=sorted(in_full))
+        return "full", _("the summary loses {words}, which the memory shares with the message").format(words=sorted(lost))

@@ -24,7 +24,8 @@ from ..core import guards
 from ..core.guards import brief
 from ..core.errors import InvalidArgumentError
 from ..io.files import html_text, write_text
-from ..core.formatting import format_number, shorten
+from ..core.formatting import describe_final, format_number, shorten
+from ..core.i18n import gettext as _, get_language, ngettext
 from ..core.trace import Trace, require_trace, step_halves
 from ._common import escape
 from .occupancy import occupancy_data, occupancy_trace_dicts
@@ -65,13 +66,16 @@ _PAUSE = {"mode": "immediate", "transition": {"duration": 0}, "frame": {"duratio
 def _frame_title(trace: Trace, t: int) -> str:
     n = len(trace)
     size = trace.size_at(t)
-    text = f"t = {t} of {n} · Σμ(ω_{t}) = {format_number(size, 4)} / V_max = {format_number(trace.v_max, 4)}"
+    text = _("t = {t} of {n} · Σμ(ω_{t}) = {size} / V_max = {v_max}").format(
+        t=t, n=n, size=format_number(size, 4), v_max=format_number(trace.v_max, 4))
     if t < n:
         step = trace[t]
-        text += f" · |π(ω_{t})| = {step.input_size} tokens · step {t}: {shorten(step.operation or '—', 40)}"
+        text += ngettext(" · |π(ω_{t})| = {tokens} tokens · step {t}: {operation}",
+                         " · |π(ω_{t})| = {tokens} tokens · step {t}: {operation}", step.input_size).format(
+            t=t, tokens=step.input_size, operation=shorten(step.operation or "—", 40))
         text += f" (+{len(step.added)} −{len(step.removed)})"
     else:
-        text += " · final state"
+        text += _(" · final state")
     return escape(text) + "<br>" + "<br>".join(escape(half) for half in _words(trace, t, 60))
 
 
@@ -80,7 +84,7 @@ def _words(trace: Trace, t: int, width: int) -> tuple[str, ...]:
     if t < len(trace):
         step = trace[t]
         return step_halves(t, step.context.step, step.input_size, width)
-    return (trace.describe(t, width),)
+    return (describe_final(t, trace.final_input_size),)
 
 
 def words_html(trace: Trace, indices: list[int], width: int = 120) -> str:
@@ -97,9 +101,10 @@ def words_html(trace: Trace, indices: list[int], width: int = 120) -> str:
     width = guards.whole_number(width, "width", 1, where="words_html")
     shown = [guards.time_index(trace, t, "words_html") for t in guards.items(indices, "indices", where="words_html", what="time indices t")]
     items = "".join(f'<li value="{t}">{escape("; ".join(_words(trace, t, width)))}</li>' for t in shown)
+    summary = _("<b>The loop step by step</b>: what the model saw, what it answered, what arrived then")
     return (
-        '<details class="stmviz-words" open><summary><b>The loop step by step</b>: what the model saw, what it answered, '
-        f'what arrived then</summary>\n<ol start="0" style="padding-left:2.5em">{items}</ol></details>'
+        f'<details class="stmviz-words" open><summary>{summary}</summary>\n'
+        f'<ol start="0" style="padding-left:2.5em">{items}</ol></details>'
     )
 
 
@@ -163,7 +168,7 @@ def animation_dict(trace: Trace, *, max_frames: int = DEFAULT_MAX_FRAMES) -> dic
         cols=1,
         row_heights=[0.68, 0.32],
         vertical_spacing=0.2,
-        subplot_titles=["Occupancy Σμ(ω_t) against V_max", "The state ω_t: blocks of width μ(e)"],
+        subplot_titles=[_("Occupancy Σμ(ω_t) against V_max"), _("The state ω_t: blocks of width μ(e)")],
     )
     skeleton.update_layout(
         title={"text": _frame_title(trace, start), "font": {"size": 14}},
@@ -187,17 +192,17 @@ def animation_dict(trace: Trace, *, max_frames: int = DEFAULT_MAX_FRAMES) -> dic
                 "showactive": False,
                 "buttons": [
                     {
-                        "label": "▶ play",
+                        "label": _("▶ play"),
                         "method": "animate",
                         "args": [None, {"frame": {"duration": 250, "redraw": True}, "fromcurrent": True,
                                         "transition": {"duration": 0}}],
                     },
-                    {"label": "❚❚ pause", "method": "animate", "args": [[None], _PAUSE]},
+                    {"label": _("❚❚ pause"), "method": "animate", "args": [[None], _PAUSE]},
                 ],
             }
         ],
     )
-    skeleton.update_xaxes(title_text="t (state ω_t)", row=1, col=1, range=[0, max(n, 1)])
+    skeleton.update_xaxes(title_text=_("t (state ω_t)"), row=1, col=1, range=[0, max(n, 1)])
     skeleton.update_yaxes(title_text=f"Σμ ({escape(trace.size_name)})", row=1, col=1, range=[0, top])
     upper = max(data.v_max, max(data.total)) * 1.02
     skeleton.update_xaxes(title_text="Σμ", row=2, col=1, range=[0, upper])
@@ -262,22 +267,22 @@ def trace_html(trace: Trace, *, title: str | None = None, max_frames: int = DEFA
     n = len(trace)
     figure = animation_dict(trace, max_frames=max_frames)
     shown = len(figure["frames"])
-    heading = escape(title if title is not None else f"stmviz: a run of {trace.name}")
+    heading = escape(title if title is not None else _("stmviz: a run of {name}").format(name=trace.name))
     facts = [
-        f"mechanism {escape(trace.name)}",
-        f"{n} steps",
+        _("mechanism {name}").format(name=escape(trace.name)),
+        ngettext("{n} steps", "{n} steps", n).format(n=n),
         f"V_max = {escape(format_number(trace.v_max, 4))}",
         f"μ = {escape(trace.size_name)}",
     ]
-    query = f"<p><b>query Q:</b> {escape(shorten(trace.query, 300))}</p>" if trace.query else ""
+    query = "<p>" + _("<b>query Q:</b> {query}").format(query=escape(shorten(trace.query, 300))) + "</p>" if trace.query else ""
     if shown < n + 1:
-        sampling = (
-            f"<p class=\"stmviz-sampling\"><b>Sampled:</b> the animation shows {shown} of the {n + 1} states "
-            f"ω_0 … ω_{n} (about every {max(1, round(n / max(1, shown - 1)))}th, the first and the last "
-            f"included); the occupancy curve shows every step.</p>"
-        )
+        sampling = "<p class=\"stmviz-sampling\">" + _(
+            "<b>Sampled:</b> the animation shows {shown} of the {states} states ω_0 … ω_{n} (about every {every}th, "
+            "the first and the last included); the occupancy curve shows every step.").format(
+            shown=shown, states=n + 1, n=n, every=max(1, round(n / max(1, shown - 1)))) + "</p>"
     else:
-        sampling = f"<p class=\"stmviz-sampling\">The animation shows all {n + 1} states ω_0 … ω_{n}.</p>"
+        sampling = "<p class=\"stmviz-sampling\">" + _("The animation shows all {states} states ω_0 … ω_{n}.").format(
+            states=n + 1, n=n) + "</p>"
     plot = pio.to_html(
         _html_strings(figure),
         validate=False,
@@ -288,17 +293,17 @@ def trace_html(trace: Trace, *, title: str | None = None, max_frames: int = DEFA
         config={"responsive": True, "displaylogo": False},
     )
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        f"<!DOCTYPE html>\n<html lang=\"{get_language()}\">\n<head>\n<meta charset=\"utf-8\">\n"
         f"<title>{heading}</title>\n"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         "<style>body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}"
         "h1{font-size:1.3em}p{max-width:60em}</style>\n</head>\n<body>\n"
         f"<h1>{heading}</h1>\n<p>{' · '.join(facts)}</p>\n{query}{sampling}"
-        "<p>Top: the occupancy Σμ(ω_t) by element type, the capacity V_max (dashed), |π(ω_t)| in tokens "
-        "(dotted) and the steps where U removed elements, named by the mechanism's operations (× dropped, "
-        "◆ replaced in place by what the step added). Bottom: the state ω_t; "
-        "outlined blocks entered at the previous step, hatched blocks are removed by step t. "
-        "Use the slider or ▶ play.</p>\n"
+        "<p>" + _("Top: the occupancy Σμ(ω_t) by element type, the capacity V_max (dashed), |π(ω_t)| in tokens "
+                  "(dotted) and the steps where U removed elements, named by the mechanism's operations (× dropped, "
+                  "◆ replaced in place by what the step added). Bottom: the state ω_t; "
+                  "outlined blocks entered at the previous step, hatched blocks are removed by step t. "
+                  "Use the slider or ▶ play.") + "</p>\n"
         f"{plot}\n{words_html(trace, frame_indices(n + 1, max_frames))}\n</body>\n</html>\n"
     )
 

@@ -43,8 +43,9 @@ from ..core.guards import as_int
 from ..mechanisms.catalog import declared_types
 from ..protocol import ElementType, Hierarchy, default_label, step_range, types_of
 from ..core.space import State
+from ..core.i18n import gettext as _, get_language, ngettext
 from ..core.trace import Trace
-from ._common import color_for, count_of, element_types_of_trace, escape, shorten
+from ._common import color_for, element_types_of_trace, escape, shorten
 
 __all__ = [
     "ROOT",
@@ -311,7 +312,7 @@ def _add_root(graph: nx.DiGraph, source: _Source) -> None:
         label=f"ω_{t}" if t is not None else "ω",
         color=ROOT_COLOR,
         size=float(total),
-        content=escape(f"{count_of(len(state), 'element')}, Σμ = {total:g}" + (f" of V_max = {v_max:g}" if v_max else "")),
+        content=escape(_root_content(len(state), total, v_max)),
         range=None,
         step=None,
         t=None,
@@ -319,6 +320,14 @@ def _add_root(graph: nx.DiGraph, source: _Source) -> None:
         in_state=True,
         element=None,
     )
+
+
+def _root_content(count: int, total: float, v_max: float | None) -> str:
+    """The root's hover line: how many elements ω_t holds and Σμ(ω_t) (against V_max if known), in the language set."""
+    if v_max:
+        return ngettext("{n} element, Σμ = {size} of V_max = {v_max}", "{n} elements, Σμ = {size} of V_max = {v_max}",
+                        count).format(n=count, size=f"{total:g}", v_max=f"{v_max:g}")
+    return ngettext("{n} element, Σμ = {size}", "{n} elements, Σμ = {size}", count).format(n=count, size=f"{total:g}")
 
 
 def _add_nodes(graph: nx.DiGraph, hierarchy: Hierarchy, source: _Source, limit: float) -> None:
@@ -448,7 +457,7 @@ def hierarchy_layout(graph: nx.DiGraph) -> dict[Any, tuple[float, float]]:
     groups: dict[tuple[int, float], list[Any]] = defaultdict(list)
     for node, data in nodes(data=True):
         groups[(data["depth"], round(x[node], 6))].append(node)
-    for (_, _), members in groups.items():
+    for (_depth, _x), members in groups.items():
         if len(members) > 1:
             width = 0.7
             for i, node in enumerate(members):
@@ -601,14 +610,14 @@ def _hover(data: Mapping[str, Any]) -> str:
         bool(data.get("in_state", True)), data.get("content"),
     )
     try:
-        return _hover_cached(key)
+        return _hover_cached(key, get_language())
     except TypeError:  # an unhashable attribute of a hand-built graph
         return _hover_text(data)
 
 
 @lru_cache(maxsize=1 << 16)
-def _hover_cached(key: tuple) -> str:
-    """:func:`_hover_text` of the attributes in ``key`` (cached: a player redraws the same nodes often)."""
+def _hover_cached(key: tuple, language: str) -> str:
+    """:func:`_hover_text` of the attributes in ``key``, in ``language`` (cached: a player redraws the same nodes often)."""
     label, kind, size, r, step, in_state, content = key
     return _hover_text(
         {"label": label, "type": kind, "size": size, "range": r, "step": step, "in_state": in_state, "content": content}
@@ -622,11 +631,11 @@ def _hover_text(data: Mapping[str, Any]) -> str:
         lines.append(f"{'Σμ' if data['type'] == 'state' else 'μ'} = {float(size):g}")
     r = data.get("range")
     if r is not None:
-        lines.append(f"steps {r[0]}–{r[1]}")
+        lines.append(_("steps {first}–{last}").format(first=r[0], last=r[1]))
     elif data.get("step") is not None:
-        lines.append(f"step {data['step']}")
+        lines.append(_("step {t}").format(t=data["step"]))
     if not data.get("in_state", True):
-        lines.append("<i>folded away: no longer in ω_t</i>")
+        lines.append("<i>" + _("folded away: no longer in ω_t") + "</i>")
     content = data.get("content")
     if content:
         # hierarchy_graph stores content escaped; a hand-built graph may not, so escape raw markup
@@ -801,7 +810,7 @@ def hierarchy_figure(
         legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0, "xanchor": "left"},
         xaxis=step_axis(arrays["x"]),
         yaxis={
-            "title": {"text": "depth"},
+            "title": {"text": _("depth")},
             "autorange": "reversed",
             "tickmode": "array",
             "tickvals": list(range(depth + 1)),
@@ -820,7 +829,7 @@ def step_axis(xs: Sequence[float]) -> dict[str, Any]:
     >>> step_axis([0.0, 1.0])["dtick"], step_axis([0.0, 1.0])["range"]
     (1, [-0.6, 1.6])
     """
-    axis: dict[str, Any] = {"title": {"text": "step"}, "showgrid": True, "gridcolor": "#eeeeee", "zeroline": False}
+    axis: dict[str, Any] = {"title": {"text": _("step")}, "showgrid": True, "gridcolor": "#eeeeee", "zeroline": False}
     values = [float(v) for v in xs if v is not None]
     if values and max(values) - min(values) < 12:
         # markers up to 38 px wide at the ends need room, and a step is a whole number
@@ -847,9 +856,12 @@ def hierarchy_title(graph: nx.DiGraph, t: int | None = None) -> str:
     guards.instance(graph, "graph", nx.DiGraph, where="hierarchy_title", what="a graph from hierarchy_graph")
     t = graph.graph.get("t") if t is None else guards.whole_number(t, "t", where="hierarchy_title", minimum=0)
     title = graph.graph.get("title") or ""
+    title = _(title) if title else ""  # the mechanism's words (its module marks them), in the language set
     name = graph.graph.get("name") or ""
-    what = f"{name}: {title}" if title and name else title or "elements of ω"
-    return f"Hierarchy of ω_{t} — {what}" if t is not None else f"Hierarchy of ω — {what}"
+    what = f"{name}: {title}" if title and name else title or _("elements of ω")
+    if t is not None:
+        return _("Hierarchy of ω_{t} — {what}").format(t=t, what=what)
+    return _("Hierarchy of ω — {what}").format(what=what)
 
 
 def legend_types(graph: nx.DiGraph, present: Sequence[str] = ()) -> list[str]:

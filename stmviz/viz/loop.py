@@ -19,7 +19,8 @@ from dataclasses import dataclass
 import plotly.graph_objects as go
 
 from ..core.guards import time_index, whole_number
-from ..core.formatting import format_number, plural, shorten
+from ..core.formatting import format_number, shorten
+from ..core.i18n import N_, gettext as _, ngettext
 from ..core.trace import Trace, require_trace, step_halves
 from ._common import escape, hover_text
 
@@ -40,7 +41,7 @@ HALF_WIDTH, HALF_HEIGHT = 0.78, 0.3
 ARROWS = (
     ("state", "projection", "π"),
     ("projection", "model", "x_t"),
-    ("model", "context", "output"),
+    ("model", "context", N_("output")),
     ("context", "update", "c_t"),
     ("state", "update", "ω_t"),
     ("update", "next", ""),
@@ -55,6 +56,10 @@ COLORS = {
     "update": "#fde0dd",
     "next": "#dbe9f6",
 }
+
+
+#: How the input that arrived is named in a box, by its role (``AgentStep.input_role``).
+_INPUT_KINDS = {"user": N_("user message"), "tool": N_("tool result"), "system": N_("system message")}
 
 
 @dataclass(frozen=True)
@@ -99,57 +104,69 @@ def loop_boxes(trace: Trace, t: int) -> list[LoopBox]:
     agent = step.context.step
     output_lines = []
     if agent.thought:
-        output_lines.append(f"thought: {agent.thought}")
+        output_lines.append(_("thought: {thought}").format(thought=agent.thought))
     if agent.action:
-        output_lines.append(f"action: {agent.action}")
+        output_lines.append(_("action: {action}").format(action=agent.action))
     observation = agent.observation
-    obs_kind = {"user": "user message", "tool": "tool result", "system": "system message"}[agent.input_role]
-    no_output = "(no model call)" if not agent.has_output else "(directives only)"
+    obs_kind = _(_INPUT_KINDS[agent.input_role])
+    no_output = _("(no model call)") if not agent.has_output else _("(directives only)")
+    arrived = _("{kind}: {observation}").format(kind=obs_kind, observation=observation) if observation else ""
 
     def label(*lines: str, width: int = 28) -> str:
         return "<br>".join(escape(shorten(line, width)) for line in lines)
 
+    def elements(n: int) -> str:
+        return ngettext("{n} element", "{n} elements", n).format(n=format_number(n))
+
+    def tokens(n: int) -> str:
+        return ngettext("|π(ω_{t})| = {n} tokens", "|π(ω_{t})| = {n} tokens", n).format(t=t, n=n)
+
     state = LoopBox(
         "state",
-        label(f"ω_{t}", plural(n_before, "element"), f"Σμ = {format_number(step.size_before, 4)} / {v_max}"),
-        hover_text(f"the state ω_{t} before step {t}", plural(n_before, "element"), f"Σμ(ω_{t}) = {format_number(step.size_before, 4)}",
-                   f"V_max = {v_max} (μ = {trace.size_name})"),
+        label(f"ω_{t}", elements(n_before), f"Σμ = {format_number(step.size_before, 4)} / {v_max}"),
+        hover_text(_("the state ω_{t} before step {t}").format(t=t), elements(n_before),
+                   f"Σμ(ω_{t}) = {format_number(step.size_before, 4)}", f"V_max = {v_max} (μ = {trace.size_name})"),
     )
     projection = LoopBox(
         "projection",
-        label("π : Ω_STM → X", f"|π(ω_{t})| = {step.input_size} tokens"),
-        hover_text("the projection π turns the whole state into the model input x_t",
-                   f"|π(ω_{t})| = {step.input_size} tokens"),
+        label("π : Ω_STM → X", tokens(step.input_size)),
+        hover_text(_("the projection π turns the whole state into the model input x_t"), tokens(step.input_size)),
     )
     model = LoopBox(
         "model",
         label("LLM", *(output_lines[:2] or [no_output])),
-        hover_text(f"the model reads x_t = π(ω_{t}) and answers", *(output_lines or [no_output]),
-                   *(f"directive {k}: {v}" for k, v in agent.directives.items()), width=120),
+        hover_text(_("the model reads x_t = π(ω_{t}) and answers").format(t=t), *(output_lines or [no_output]),
+                   *(_("directive {name}: {value}").format(name=k, value=v) for k, v in agent.directives.items()),
+                   width=120),
     )
     context = LoopBox(
         "context",
-        label(f"context c_{t}", f"{obs_kind}: {observation}" if observation else "(no input)"),
-        hover_text(f"context c_{t}: the model's output, then the input that arrived after it",
-                   f"{obs_kind}: {observation}" if observation else "(no input arrived)",
-                   f"query: {step.context.query}" if step.context.query else None, width=120),
+        label(_("context c_{t}").format(t=t), arrived or _("(no input)")),
+        hover_text(_("context c_{t}: the model's output, then the input that arrived after it").format(t=t),
+                   arrived or _("(no input arrived)"),
+                   _("query: {query}").format(query=step.context.query) if step.context.query else None, width=120),
     )
-    ops = step.operation or "(none)"
+    ops = step.operation or _("(none)")
     removed_lines = [f"− {e.label(40)} — {why}" for e, why in list(zip(step.removed, step.reasons))[:6]]
     if len(step.removed) > 6:
-        removed_lines.append(f"… and {len(step.removed) - 6} more removed")
+        rest = len(step.removed) - 6
+        removed_lines.append(ngettext("… and {n} more removed", "… and {n} more removed", rest).format(n=rest))
     added_lines = [f"+ {e.label(40)}" for e in step.added[:6]]
     if len(step.added) > 6:
-        added_lines.append(f"… and {len(step.added) - 6} more added")
+        rest = len(step.added) - 6
+        added_lines.append(ngettext("… and {n} more added", "… and {n} more added", rest).format(n=rest))
+    changed = ngettext("+{added} / −{removed} elements", "+{added} / −{removed} elements", len(step.removed)).format(
+        added=len(step.added), removed=len(step.removed))
     update = LoopBox(
         "update",
-        label("U(ω_t, o_t, c_t)", f"o_t = {ops}", f"+{len(step.added)} / −{len(step.removed)} elements"),
-        hover_text(f"the update U applies o_t = {ops}", *added_lines, *removed_lines, width=120),
+        label("U(ω_t, o_t, c_t)", f"o_t = {ops}", changed),
+        hover_text(_("the update U applies o_t = {operations}").format(operations=ops), *added_lines, *removed_lines,
+                   width=120),
     )
     nxt = LoopBox(
         "next",
-        label(f"ω_{t + 1}", plural(n_after, "element"), f"Σμ = {format_number(step.size_after, 4)} / {v_max}"),
-        hover_text(f"the state ω_{t + 1} after step {t}", plural(n_after, "element"),
+        label(f"ω_{t + 1}", elements(n_after), f"Σμ = {format_number(step.size_after, 4)} / {v_max}"),
+        hover_text(_("the state ω_{next} after step {t}").format(next=t + 1, t=t), elements(n_after),
                    f"Σμ(ω_{t + 1}) = {format_number(step.size_after, 4)} ≤ V_max = {v_max}"),
     )
     return [state, projection, model, context, update, nxt]
@@ -251,7 +268,7 @@ def loop_figure(trace: Trace, t: int) -> go.Figure:
             mx, my = (x0 + x1) / 2, (y0 + y1) / 2
             shift = {"xshift": -34} if source == "next" else ({"xshift": 22} if x0 == x1 else {"yshift": 10})
             annotations.append(
-                {"x": mx, "y": my, "text": escape(text), "showarrow": False, "font": {"size": 11, "color": "#444"},
+                {"x": mx, "y": my, "text": escape(_(text)), "showarrow": False, "font": {"size": 11, "color": "#444"},
                  "name": f"arrow-label:{source}->{target}", **shift}
             )
     annotations.append(
@@ -275,7 +292,7 @@ def loop_figure(trace: Trace, t: int) -> go.Figure:
     )
     name = escape(shorten(trace.name, 40))
     fig.update_layout(
-        title={"text": f"The loop of Figure 1 at step t = {t} — {name}"},
+        title={"text": _("The loop of Figure 1 at step t = {t} — {name}").format(t=t, name=name)},
         xaxis={"visible": False, "range": [-1.2, 5.2], "fixedrange": True},
         yaxis={"visible": False, "range": [-0.85, 1.6], "fixedrange": True, "scaleanchor": None},
         height=430,

@@ -27,6 +27,7 @@ from ..core import guards
 from ..core.guards import brief
 from ..core.errors import InvalidArgumentError
 from ..core.formatting import format_number, shorten
+from ..core.i18n import gettext as _, ngettext
 from ..core.trace import Trace, require_trace
 from ._common import color_for, escape, hover_text
 
@@ -111,23 +112,52 @@ class Removal:
 
     @property
     def label(self) -> str:
-        """The legend name of the markers of such removals: the operations, in the mechanism's own words.
+        """The name of the markers of such removals, in English: the operations, in the mechanism's own words.
+
+        It keys the markers given out (:func:`removal_markers`) and ``meta``; a legend shows
+        :meth:`legend_name`, the same words in the language set by :func:`stmviz.set_language`.
 
         >>> Removal(3, 10, "append", ("e#1",), ("oldest",), False, ("append",)).label
         'removed by append'
         """
-        ops = " + ".join(dict.fromkeys(self.operation_types)) or "U"
-        return f"removed by {ops}"
+        return REMOVED_BY.format(operations=self.operations)
+
+    @property
+    def operations(self) -> str:
+        """The operations that removed, in the mechanism's own words (``"U"`` when the step named none)."""
+        return " + ".join(dict.fromkeys(self.operation_types)) or "U"
+
+    def legend_name(self, both_kinds: bool = False) -> str:
+        """:attr:`label` in the language set by :func:`stmviz.set_language`; with ``both_kinds``, which kind it is."""
+        n = len(dict.fromkeys(self.operation_types)) or 1  # a translation agrees with how many operations removed
+        if both_kinds and self.kind == "folded":
+            shown = ngettext("removed by {operations} (replaced in place)", "removed by {operations} (replaced in place)", n)
+        elif both_kinds:
+            shown = ngettext("removed by {operations} (dropped)", "removed by {operations} (dropped)", n)
+        else:
+            shown = ngettext("removed by {operations}", "removed by {operations}", n)
+        return shown.format(operations=self.operations)
 
     def hover(self) -> str:
         """The escaped hover text: the step, its operation(s), each removed element and why."""
-        lines = [f"step {self.t}: ω_{self.t} → ω_{self.t + 1} · {self.operation or '—'}",
-                 f"removed {len(self.labels)} element(s), Σμ(ω_{self.t + 1}) = {format_number(self.size_after, 4)}"]
+        lines = [_("step {t}: ω_{t} → ω_{next} · {operation}").format(t=self.t, next=self.t + 1,
+                                                                      operation=self.operation or "—"),
+                 ngettext("removed {n} element(s), Σμ(ω_{next}) = {size}", "removed {n} element(s), Σμ(ω_{next}) = {size}",
+                          len(self.labels)).format(
+                     n=len(self.labels), next=self.t + 1, size=format_number(self.size_after, 4))]
         for label, why in list(zip(self.labels, self.reasons))[:MAX_HOVER_ELEMENTS]:
             lines.append(f"− {label} — {why}")
         if len(self.labels) > MAX_HOVER_ELEMENTS:
-            lines.append(f"… and {len(self.labels) - MAX_HOVER_ELEMENTS} more")
+            rest = len(self.labels) - MAX_HOVER_ELEMENTS
+            lines.append(ngettext("… and {n} more", "… and {n} more", rest).format(n=rest))
         return hover_text(*lines, width=100)
+
+
+#: The name of a removal's markers in English (:attr:`Removal.label`, a key of the markers given out; a legend
+#: shows :meth:`Removal.legend_name`, the same words in the language set).
+REMOVED_BY = "removed by {operations}"
+#: The name when the same operations both dropped elements and replaced them in place (in different panels).
+REMOVED_BY_KIND = {"folded": "removed by {operations} (replaced in place)", "evicted": "removed by {operations} (dropped)"}
 
 
 @dataclass(frozen=True)
@@ -407,19 +437,21 @@ def occupancy_trace_dicts(
         groups.setdefault((removal.label, removal.kind), []).append(removal)
     markers = removal_markers([data], markers)
     kinds_of: dict[str, int] = {}  # over every panel the markers were given out for, not this one alone
-    for label, _ in markers:
+    for label, _kind in markers:
         kinds_of[label] = kinds_of.get(label, 0) + 1
     for (label, kind), removals in groups.items():
         symbol, kind_color = markers[(label, kind)]
         key = f"{kind}: {label}"
-        if kinds_of[label] > 1:  # the same operations both evicted and replaced in place: say which marker is which
-            label = f"{label} ({'replaced in place' if kind == 'folded' else 'dropped'})"
+        both = kinds_of[label] > 1  # the same operations both evicted and replaced in place: say which marker is which
+        shown = removals[0].legend_name(both_kinds=both)  # in the language set; meta keeps the English words
+        if both:
+            label = REMOVED_BY_KIND[kind].format(operations=removals[0].operations)
         out["removals"].append(
             dict(
                 type="scatter",
                 x=[r.t + 1 for r in removals],
                 y=[r.size_after for r in removals],
-                name=escape(prefix + label),
+                name=escape(prefix + shown),
                 mode="markers",
                 marker={
                     "symbol": symbol,
@@ -440,11 +472,12 @@ def occupancy_trace_dicts(
                 type="scatter",
                 x=[p[0] for p in points],
                 y=[p[1] for p in points],
-                name=escape(prefix) + "|π(ω_t)| tokens",
+                name=escape(prefix) + _("|π(ω_t)| tokens"),
                 mode="lines",
                 line={"color": color or "#444", "width": 1.5, "dash": "dot"},
                 legendgroup=group or None,
-                hovertemplate=f"{sname}<br>t = %{{x}}: |π(ω_t)| = %{{y}} tokens<extra></extra>",
+                hovertemplate=sname + "<br>" + _("t = {t}: |π(ω_t)| = {size} tokens").format(t="%{x}", size="%{y}")
+                + "<extra></extra>",
                 meta={"role": "input"},
             )
         )
@@ -591,7 +624,7 @@ def occupancy_figure(
     first = datas[0][1]
     unit = escape(first.size_name) if len({d.size_name for _, d in datas}) == 1 else "μ"
     title = figure_title(
-        "Occupancy Σμ(ω_t) against V_max", None if several else escape(shorten(datas[0][0], 48))
+        _("Occupancy Σμ(ω_t) against V_max"), None if several else escape(shorten(datas[0][0], 48))
     )
     fig.update_layout(
         title=title,
@@ -605,7 +638,7 @@ def occupancy_figure(
     if several and layout == "side":  # the panels' titles: small, so that they fit narrow panels
         fig.update_annotations(font={"size": 12})
     # one fixed range for every panel (the longest run's 0 … n): it never moves while a player marks t
-    fig.update_xaxes(title_text="t (state ω_t)", range=step_range(max(d.t[-1] for _, d in datas)), autorange=False)
+    fig.update_xaxes(title_text=_("t (state ω_t)"), range=step_range(max(d.t[-1] for _, d in datas)), autorange=False)
     # one scale for every panel, so that compared runs read alike
     size_top = max(max(d.v_max, max(d.total)) for _, d in datas) * 1.05
     input_top = max((x for _, d in datas for x in d.input_size if x is not None), default=0) * 1.05
@@ -619,5 +652,5 @@ def occupancy_figure(
         if side:
             fig.update_yaxes(secondary_y=True, showticklabels=False)
         last = len(datas) if side else 1
-        fig.update_yaxes(title_text="|π(ω_t)| (tokens)", secondary_y=True, showticklabels=True, row=1, col=last)
+        fig.update_yaxes(title_text=_("|π(ω_t)| (tokens)"), secondary_y=True, showticklabels=True, row=1, col=last)
     return fig

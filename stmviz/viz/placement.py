@@ -19,14 +19,15 @@ import plotly.graph_objects as go
 from ..core import guards
 from ..core.errors import InvalidArgumentError
 from ..core.guards import brief
+from ..core.i18n import N_, gettext as _
 from ._common import escape
 
 __all__ = ["placement_figure", "placements"]
 
 #: The two places, with what each means in the paper's terms, and their colours.
 PLACES = {
-    "U": ("U — rewrites the state ω", "#d62728"),
-    "π": ("π — builds the model input x from ω, changes nothing", "#1f77b4"),
+    "U": (N_("U — rewrites the state ω"), "#d62728"),
+    "π": (N_("π — builds the model input x from ω, changes nothing"), "#1f77b4"),
 }
 
 
@@ -66,7 +67,11 @@ def placements(mechanisms: Iterable[Any]) -> list[tuple[str, list[str], list[str
     return rows
 
 
-def placement_figure(mechanisms: Iterable[Any], *, title: str = "Where each mechanism works: U or π") -> go.Figure:
+#: The default title of :func:`placement_figure` (shown through ``_()``, in the language set).
+PLACEMENT_TITLE = N_("Where each mechanism works: U or π")
+
+
+def placement_figure(mechanisms: Iterable[Any], *, title: str = PLACEMENT_TITLE) -> go.Figure:
     """The U-or-π placement of each part of each mechanism's work, as two columns of boxes.
 
     One row per mechanism; in the left column (U) the parts that rewrite ω, in the right (π)
@@ -105,6 +110,7 @@ def placement_figure(mechanisms: Iterable[Any], *, title: str = "Where each mech
             parts = in_u if place == "U" else in_pi
             for k, part in enumerate(parts):
                 names.append(name)
+                part = _(part) if part else part  # the manager's own words (its module marks them), in the language set
                 texts.append("<br>".join(escape(line) for line in textwrap.wrap(part, 30)))
                 hovers.append(f"<b>{name}</b><br>{escape(place)}: {escape(part)}")
                 bases.append(column + k / max(1, len(parts)))
@@ -114,11 +120,11 @@ def placement_figure(mechanisms: Iterable[Any], *, title: str = "Where each mech
             text=texts, textposition="inside", insidetextanchor="middle", hovertext=hovers, hoverinfo="text",
             legendgroup=place, showlegend=True, textfont={"color": "white"},
         ))
-        fig.add_annotation(x=column + 0.5, y=1.02, xref="x", yref="paper", text=escape(meaning),
+        fig.add_annotation(x=column + 0.5, y=1.02, xref="x", yref="paper", text=escape(_(meaning)),
                            showarrow=False, yanchor="bottom", font={"size": 12})
     order = [name for name, _, _ in rows][::-1]
     fig.update_layout(
-        title={"text": escape(title)}, barmode="overlay", bargap=0.25,
+        title={"text": escape(_(title)) if title else ""}, barmode="overlay", bargap=0.25,
         xaxis={"range": [0, 2], "showticklabels": False, "showgrid": False, "zeroline": False, "fixedrange": True},
         yaxis={"categoryorder": "array", "categoryarray": order, "fixedrange": True},
         shapes=[{"type": "line", "x0": 1, "x1": 1, "y0": 0, "y1": 1, "yref": "paper", "line": {"color": "#888", "dash": "dot"}}],

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 import plotly.graph_objects as go
 
 from ..core import guards
+from ..core.i18n import gettext as _, ngettext
 from ..scenarios import RecordedCompaction, Scenario, recorded_compactions
 from ._common import escape, hover_text
 
@@ -112,13 +113,24 @@ def _panels(figure: go.Figure) -> list[tuple[str, str]]:
     return list(by_x.items()) or [("x", "y")]
 
 
+def _words(event: RecordedCompaction) -> tuple[str, str]:
+    """Who compacted, and the details (trigger, tokens before), in the language set: ``RecordedCompaction.label``'s parts."""
+    head = _("{system} compacted").format(system=event.system)
+    count = None if event.pre_tokens is None else round(event.pre_tokens)  # round: an int stays exact
+    tokens = None if count is None else ngettext("{n} tokens", "{n} tokens", count).format(n=f"{count:,}")
+    return head, ", ".join(d for d in (event.trigger, tokens) if d)
+
+
 def _label(event: RecordedCompaction) -> str:
     """The escaped label on two short lines: who compacted, then the details."""
-    head, _, details = event.label.partition(" (")
-    return escape(head) + (f"<br>({escape(details)}" if details else "")
+    head, details = _words(event)
+    return escape(head) + (f"<br>({escape(details)})" if details else "")
 
 
 def _hover(event: RecordedCompaction) -> str:
     """The escaped hover: what, when, and the first lines of the summary."""
-    lines = [line for line in (event.summary or "(the file does not hold the summary)").splitlines() if line.strip()]
-    return hover_text(f"{event.label}, before the output of step {event.t}", *lines[:MAX_SUMMARY_LINES], width=120)
+    head, details = _words(event)
+    label = _("{compacted} ({details})").format(compacted=head, details=details) if details else head
+    lines = [line for line in (event.summary or _("(the file does not hold the summary)")).splitlines() if line.strip()]
+    return hover_text(_("{compaction}, before the output of step {t}").format(compaction=label, t=event.t),
+                      *lines[:MAX_SUMMARY_LINES], width=120)

@@ -27,7 +27,8 @@ from ..core.errors import InvalidArgumentError, ContractError, STMError
 from ..core.formatting import format_number, shorten
 from ..core.space import State, StateSpace
 from ..core.trace import Trace
-from ._common import FREE_COLOR, color_for, count_of, element_lines, escape, hover_text
+from ..core.i18n import N_, gettext as _, ngettext
+from ._common import FREE_COLOR, color_for, element_lines, escape, hover_text
 
 __all__ = [
     "Block", "StateBar", "state_bar", "state_bar_dicts", "state_bar_traces", "state_legend_dicts", "state_title",
@@ -39,9 +40,9 @@ NEW_LINE = {"color": "#111111", "width": 3}
 LEAVING_PATTERN = "/"
 #: The height of a state figure in px (the legend's rows take from the bar, never from the title).
 STATE_HEIGHT = 300
-#: The legend names of that code.
-NEW_NAME = "new in ω_t (thick outline)"
-LEAVING_NAME = "removed by step t (hatched)"
+#: The legend names of that code (in English; shown through ``_()``, in the language set by ``stmviz.set_language``).
+NEW_NAME = N_("new in ω_t (thick outline)")
+LEAVING_NAME = N_("removed by step t (hatched)")
 
 
 @lru_cache(maxsize=1 << 16)
@@ -72,9 +73,9 @@ class Block:
         head, content = _escaped_lines(self.element, self.size, content_width, width)
         status = []
         if self.new:
-            status.append("new in this state")
+            status.append(_("new in this state"))
         if self.leaving:
-            status.append("removed by this step")
+            status.append(_("removed by this step"))
         where = f"[{format_number(self.start, 4)}, {format_number(self.start + self.size, 4)})" + (f" · {', '.join(status)}" if status else "")
         # a short one-line text needs no shortening (hover_text would return it escaped as it is)
         line = escape(where) if len(where) <= width else hover_text(where, width=width)
@@ -297,11 +298,11 @@ def state_bar_dicts(
             base=[bar.used],
             y=[category],
             orientation="h",
-            name="free",
+            name=_("free"),
             marker={"color": FREE_COLOR, "line": {"color": "#999999", "width": 1}},
-            text=[f"free {format_number(free, 4)}" if free else ""],
+            text=[_("free {size}").format(size=format_number(free, 4)) if free else ""],
             textposition="inside",
-            hovertext=[hover_text(f"free space V_max − Σμ = {format_number(free, 4)}")],
+            hovertext=[hover_text(_("free space V_max − Σμ = {size}").format(size=format_number(free, 4)))],
             hoverinfo="text",
             showlegend=showlegend,
             meta={"role": "free"},
@@ -336,8 +337,8 @@ def state_legend_dicts(bar: StateBar, types: Sequence[str] | None = None, *, y: 
                legendgroup=f"type-{escape(kind)}")
         for kind in kinds
     ]
-    out.append(swatch(NEW_NAME, {"color": "white", "line": NEW_LINE}))
-    out.append(swatch(LEAVING_NAME, {"color": "white", "line": {"color": "#999999", "width": 1},
+    out.append(swatch(_(NEW_NAME), {"color": "white", "line": NEW_LINE}))
+    out.append(swatch(_(LEAVING_NAME), {"color": "white", "line": {"color": "#999999", "width": 1},
                                      "pattern": {"shape": LEAVING_PATTERN, "fgcolor": "#222222", "solidity": 0.35}}))
     return out
 
@@ -350,12 +351,17 @@ def state_title(bar: StateBar) -> dict[str, Any]:
     >>> state_title(bar)["text"], state_title(bar)["subtitle"]["text"]
     ('ω: Σμ = 2 of V_max = 4 (50%)', '1 element')
     """
-    text = f"{bar.label}: Σμ = {format_number(bar.used, 4)}"
+    used = format_number(bar.used, 4)
     if bar.v_max is not None:
-        text += f" of V_max = {format_number(bar.v_max, 4)} ({100 * bar.used / bar.v_max:.0f}%)"
+        text = _("{state}: Σμ = {size} of V_max = {v_max} ({percent}%)").format(
+            state=bar.label, size=used, v_max=format_number(bar.v_max, 4), percent=f"{100 * bar.used / bar.v_max:.0f}")
+    else:
+        text = _("{state}: Σμ = {size}").format(state=bar.label, size=used)
+    count = len(bar.blocks)
     return {
         "text": escape(text), "font": {"size": 14}, "x": 0.01, "xanchor": "left",
-        "subtitle": {"text": count_of(len(bar.blocks), "element"), "font": {"size": 12, "color": "#555555"}},
+        "subtitle": {"text": ngettext("{n} element", "{n} elements", count).format(n=count),
+                     "font": {"size": 12, "color": "#555555"}},
     }
 
 

@@ -24,22 +24,31 @@ import plotly.graph_objects as go
 from ..core import guards
 from ..core.errors import InvalidArgumentError
 from ..core.formatting import format_number
+from ..core.i18n import N_, gettext as _
 from ._common import escape, shorten
 from .occupancy import COMPARE_COLORS
 
 __all__ = ["recall_figure", "pareto_figure", "pareto_front", "series_of", "usable_records", "mechanism_colors", "MEASURES"]
 
-#: The measures a figure can draw, with their axis titles.
+#: The measures a figure can draw, with their axis titles (in English; a figure shows them through ``_()``).
 MEASURES: Mapping[str, str] = {
-    "evidence_recall": "evidence recall at question time",
-    "evidence_word_overlap": "evidence word overlap (bag of words)",
-    "answer_recall": "answer-token recall at question time",
-    "whole_turns": "evidence turns present whole",
-    "retention": "key-string retention",
-    "cost": "cost Σ_t |π(ω_t)| (input tokens)",
-    "total_prompt_tokens": "input tokens Σ_t |π(ω_t)|",
-    "mean_occupancy": "mean occupancy Σμ(ω_t) / V_max",
-    "max_prompt_tokens": "largest |π(ω_t)| (tokens)",
+    "evidence_recall": N_("evidence recall at question time"),
+    "evidence_word_overlap": N_("evidence word overlap (bag of words)"),
+    "answer_recall": N_("answer-token recall at question time"),
+    "whole_turns": N_("evidence turns present whole"),
+    "retention": N_("key-string retention"),
+    "cost": N_("cost Σ_t |π(ω_t)| (input tokens)"),
+    "total_prompt_tokens": N_("input tokens Σ_t |π(ω_t)|"),
+    "mean_occupancy": N_("mean occupancy Σμ(ω_t) / V_max"),
+    "max_prompt_tokens": N_("largest |π(ω_t)| (tokens)"),
+}
+#: The short names of the measures in a run's hover (``"{name} = {value}"``).
+HOVER_NAMES: Mapping[str, str] = {
+    "evidence_recall": N_("evidence recall"),
+    "evidence_word_overlap": N_("evidence word overlap"),
+    "answer_recall": N_("answer recall"),
+    "whole_turns": N_("whole turns"),
+    "retention": N_("retention"),
 }
 
 #: Record keys that are not parameters of a run (so they do not name a line).
@@ -115,9 +124,9 @@ def _hover(row: Mapping[str, Any], several: bool) -> str:
     for key in ("evidence_recall", "evidence_word_overlap", "answer_recall", "whole_turns", "retention"):
         value = row.get(key)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            lines.append(f"{key.replace('_', ' ')} = {value:.3f}")
+            lines.append(f"{_(HOVER_NAMES[key])} = {value:.3f}")
     if isinstance(row.get("cost"), (int, float)):
-        lines.append(f"cost = {format_number(row['cost'], 10)} tokens")
+        lines.append(_("cost = {cost} tokens").format(cost=format_number(row["cost"], 10)))
     # agent-given names are escaped; "%" would start plotly's template markup
     return "<br>".join(escape(shorten(line, 90)).replace("%", "&#37;") for line in lines)
 
@@ -173,9 +182,9 @@ def recall_figure(records: Iterable[Mapping[str, Any]], measure: str = "evidence
         )
     bounded = measure in ("evidence_recall", "evidence_word_overlap", "answer_recall", "whole_turns", "retention")
     fig.update_layout(
-        title={"text": f"{escape(MEASURES[measure]).capitalize()} against V_max"},
-        xaxis_title="V_max (capacity of ω)",
-        yaxis_title=escape(MEASURES[measure]),
+        title={"text": _("{measure} against V_max").format(measure=escape(_(MEASURES[measure])).capitalize())},
+        xaxis_title=_("V_max (capacity of ω)"),
+        yaxis_title=escape(_(MEASURES[measure])),
         hovermode="closest",
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
         margin={"t": 90, "l": 60, "r": 30, "b": 50},
@@ -282,7 +291,7 @@ def pareto_figure(
             x=xs,
             y=ys,
             mode="lines+markers",
-            name="Pareto front",
+            name=_("Pareto front"),
             line={"color": "rgba(0,0,0,0.55)", "dash": "dot", "shape": "hv"},
             marker={"symbol": "circle-open", "size": 15, "color": "black", "line": {"width": 2}},
             hoverinfo="skip",
@@ -290,9 +299,9 @@ def pareto_figure(
         )
     )
     fig.update_layout(
-        title={"text": f"Cost against {escape(MEASURES[quality])}: the Pareto front"},
-        xaxis_title=escape(MEASURES.get(cost, cost)),
-        yaxis_title=escape(MEASURES[quality]),
+        title={"text": _("Cost against {measure}: the Pareto front").format(measure=escape(_(MEASURES[quality])))},
+        xaxis_title=escape(_(MEASURES[cost]) if cost in MEASURES else cost),
+        yaxis_title=escape(_(MEASURES[quality])),
         hovermode="closest",
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
         margin={"t": 90, "l": 60, "r": 30, "b": 50},

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..core import guards
 from ..core.errors import InvalidArgumentError
+from ..core.i18n import gettext as _, ngettext
 from ..core.model_input import Message, ModelInput
 from ..core.sizes import count_tokens, encode_tokens, get_encoding
 from ._common import TOKEN_COLORS, escape, shorten
@@ -280,22 +281,24 @@ class TokensHTML:
             else:
                 name = f" ({escape(message.name)})" if message.name else ""
                 parts.append(
-                    f'<div class="stmviz-role" style="{_ROLE}">{escape(message.role)}{name} · {count} tokens</div>'
+                    f'<div class="stmviz-role" style="{_ROLE}">{_role_line(escape(message.role) + name, count)}</div>'
                     f'<div class="stmviz-message" style="{_WRAP};{_MESSAGE}">{body}</div>'
                 )
         self.n_tokens = total
         self.shown = shown
-        summary = f"|π(ω)| = {total} tokens ({escape(encoding)})"
+        summary = ngettext("|π(ω)| = {total} tokens ({encoding})", "|π(ω)| = {total} tokens ({encoding})",
+                           total).format(total=total, encoding=escape(encoding))
         if not bare:
-            summary += f", {len(messages)} message{'s' if len(messages) != 1 else ''}"
+            summary = ngettext("{summary}, {n} message", "{summary}, {n} messages",
+                               len(messages)).format(summary=summary, n=len(messages))
         if shown < total:
-            summary += f"; showing the first {shown}"
+            summary = _("{summary}; showing the first {shown}").format(summary=summary, shown=shown)
         footer = ""
         if shown < total:
-            footer = (
-                f'<div class="stmviz-more" style="{_ROLE}">… {total - shown} more tokens not shown '
-                f"(max_tokens = {max_tokens})</div>"
-            )
+            rest = ngettext("… {n} more tokens not shown (max_tokens = {max_tokens})",
+                            "… {n} more tokens not shown (max_tokens = {max_tokens})",
+                            total - shown).format(n=total - shown, max_tokens=max_tokens)
+            footer = f'<div class="stmviz-more" style="{_ROLE}">{rest}</div>'
         self.html = (
             f'<div class="stmviz-tokens" style="max-width:100%">'
             f'<div class="stmviz-summary" style="{_ROLE}">{summary}</div>{"".join(parts)}{footer}</div>'
@@ -309,6 +312,11 @@ class TokensHTML:
 
     def __repr__(self) -> str:
         return f"<TokensHTML: {self.n_tokens} tokens, {self.n_messages} messages, encoding {self.encoding!r}>"
+
+
+def _role_line(role: str, count: int) -> str:
+    """A message's header: its role (escaped by the caller) and its token count, in the language set."""
+    return ngettext("{role} · {n} tokens", "{role} · {n} tokens", count).format(role=role, n=count)
 
 
 def tokens_html(

@@ -23,6 +23,7 @@ import plotly.graph_objects as go
 from ..core import guards
 from ..core.errors import InvalidArgumentError
 from ..core.formatting import shorten
+from ..core.i18n import gettext as _
 from ..core.trace import Trace
 from ..viz import escape
 from ..viz.occupancy import named_traces, occupancy_data, occupancy_figure, removal_markers
@@ -179,7 +180,8 @@ class ComparePlayer(widgets.VBox):
         fig = occupancy_figure(dict(zip(self.names, self.traces)), layout="side")
         for col, view in enumerate(self.views, start=1):
             fig.add_vline(x=view.t, line={"color": MARKER_COLOR, "width": 2}, row=1, col=col)
-        fig.update_layout(title={"text": f"t = {self.t} of {self.n}: a static copy; run the notebook to step through ω_t"})
+        fig.update_layout(title={"text": _("t = {t} of {n}: a static copy; run the notebook to step through ω_t").format(
+            t=self.t, n=self.n)})
         return fig
 
 

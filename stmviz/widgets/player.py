@@ -45,7 +45,8 @@ import traitlets
 from ..core import guards
 from ..core.errors import InvalidIndexError
 from ..core.guards import time_index
-from ..core.formatting import format_number, shorten
+from ..core.formatting import describe_final, format_number, shorten
+from ..core.i18n import N_, gettext as _, ngettext
 from ..core.trace import Trace, require_trace, step_halves
 from ..viz import escape, hover_text
 from ..viz.hierarchy import (
@@ -214,7 +215,7 @@ def step_html(trace: Trace, t: int, *, max_items: int = 4, width: int = 80) -> s
     width = guards.whole_number(width, "width", where="step_html", minimum=1)
     n = len(trace)
     size = trace.size_at(t)
-    head = STEP_WORDS["head"].format(
+    head = _(STEP_WORDS["head"]).format(
         t=t, size=escape(format_number(size, 4)), v_max=escape(format_number(trace.v_max, 4)),
         percent=f"{100 * size / trace.v_max:.0f}",
     )
@@ -222,15 +223,15 @@ def step_html(trace: Trace, t: int, *, max_items: int = 4, width: int = 80) -> s
     lines = [head, f"<span class='stmviz-loop-words'>{now}</span>"]
     if t < n:
         nxt = "; ".join(escape(shorten(str(o), 60)) for o in trace[t].operations) or "—"
-        lines.append(f"<span style='color:#777'>{STEP_WORDS['next'].format(t=t, operations=f'<code>{nxt}</code>')}</span>")
+        lines.append(f"<span style='color:#777'>{_(STEP_WORDS['next']).format(t=t, operations=f'<code>{nxt}</code>')}</span>")
     if t == 0:
-        lines.append(STEP_WORDS["initial"])
+        lines.append(_(STEP_WORDS["initial"]))
     else:
         step = trace[t - 1]
         ops = "; ".join(escape(shorten(str(o), 60)) for o in step.operations) or "—"
         why_ops = "; ".join(dict.fromkeys(escape(shorten(o.reason, 80)) for o in step.operations if o.reason))
-        made = STEP_WORDS["made_by"].format(t=t, previous=t - 1, operations=f"<code>{ops}</code>")
-        lines.append(STEP_WORDS["made_by_because"].format(made_by=made, why=why_ops) if why_ops else made)
+        made = _(STEP_WORDS["made_by"]).format(t=t, previous=t - 1, operations=f"<code>{ops}</code>")
+        lines.append(_(STEP_WORDS["made_by_because"]).format(made_by=made, why=why_ops) if why_ops else made)
         lines.extend(_retrieval_lines(step.operations))
         if step.added:
             lines.append(_element_group("added", [escape(e.label(30)) for e in step.added], max_items))
@@ -240,23 +241,37 @@ def step_html(trace: Trace, t: int, *, max_items: int = 4, width: int = 80) -> s
                 max_items,
             ))
         if not step.added and not step.removed:
-            lines.append(STEP_WORDS["unchanged"])
+            lines.append(_(STEP_WORDS["unchanged"]))
     return f"<div class='stmviz-step' style='{BOX_STYLE}'>" + "".join(f"<div>{line}</div>" for line in lines) + "</div>"
 
 
-#: The words of the step text, whole sentences with named placeholders (one place, for a translation).
+#: The words of the step text, whole sentences with named placeholders, in English; shown through ``_()`` (the
+#: language set by :func:`stmviz.set_language`). A collapsed group counts its elements in the form its number
+#: takes (``ngettext``, in ``_collapsed``).
 STEP_WORDS = {
-    "head": "<b>ω<sub>{t}</sub></b> · Σμ = {size} of V<sub>max</sub> = {v_max} ({percent}%)",
-    "next": "next: step {t} applies {operations}",
-    "initial": "the initial state ω<sub>0</sub>, before the first step",
-    "made_by": "ω<sub>{t}</sub> = U(ω<sub>{previous}</sub>, o, c<sub>{previous}</sub>) with o = {operations}",
-    "made_by_because": "{made_by} — {why}",
-    "unchanged": "ω unchanged",
-    "added": "<span style='color:#2ca02c'>added</span>: {elements}",
-    "removed": "<span style='color:#d62728'>removed</span>:{elements}",
+    "head": N_("<b>ω<sub>{t}</sub></b> · Σμ = {size} of V<sub>max</sub> = {v_max} ({percent}%)"),
+    "next": N_("next: step {t} applies {operations}"),
+    "initial": N_("the initial state ω<sub>0</sub>, before the first step"),
+    "made_by": N_("ω<sub>{t}</sub> = U(ω<sub>{previous}</sub>, o, c<sub>{previous}</sub>) with o = {operations}"),
+    "made_by_because": N_("{made_by} — {why}"),
+    "unchanged": N_("ω unchanged"),
+    "added": N_("<span style='color:#2ca02c'>added</span>: {elements}"),
+    "removed": N_("<span style='color:#d62728'>removed</span>:{elements}"),
     "added_collapsed": "<span style='color:#2ca02c'>added</span>: {count} elements (click to list them all)",
     "removed_collapsed": "<span style='color:#d62728'>removed</span>: {count} elements (click to list them all, each with its reason)",
 }
+
+
+def _collapsed(kind: str, count: int) -> str:
+    """The summary line of a collapsed group of ``count`` elements, in the form its number takes (Russian has three)."""
+    if kind == "added":
+        return ngettext("<span style='color:#2ca02c'>added</span>: {count} elements (click to list them all)",
+                        "<span style='color:#2ca02c'>added</span>: {count} elements (click to list them all)",
+                        count).format(count=count)
+    return ngettext(
+        "<span style='color:#d62728'>removed</span>: {count} elements (click to list them all, each with its reason)",
+        "<span style='color:#d62728'>removed</span>: {count} elements (click to list them all, each with its reason)",
+        count).format(count=count)
 
 
 def _element_group(kind: str, items: list[str], open_limit: int) -> str:
@@ -271,8 +286,8 @@ def _element_group(kind: str, items: list[str], open_limit: int) -> str:
     else:
         listed = "".join(f"<div style='margin-left:1.2em'>{item}</div>" for item in items)
     if len(items) <= open_limit:
-        return STEP_WORDS[kind].format(elements=listed)
-    summary = STEP_WORDS[f"{kind}_collapsed"].format(count=len(items))
+        return _(STEP_WORDS[kind]).format(elements=listed)
+    summary = _collapsed(kind, len(items))
     body = f"<div style='margin-left:1.2em'>{listed}</div>" if kind == "added" else listed
     return (f"<details class='stmviz-{kind}'><summary style='cursor:pointer'>{summary}</summary>"
             f"{body}</details>")
@@ -286,8 +301,9 @@ def _reason_html(why: str) -> str:
     """A removal reason, escaped: whole when short; else its start, and the whole reason on demand (a ``<details>``)."""
     if len(why) <= REASON_CHARS:
         return f"<i>{escape(why)}</i>"
+    start = _("{reason} (whole reason)").format(reason=f"<i>{escape(shorten(why, REASON_CHARS))}</i>")
     return (f"<details class='stmviz-reason' style='display:inline-block;vertical-align:top'>"
-            f"<summary style='cursor:pointer'><i>{escape(shorten(why, REASON_CHARS))}</i> (whole reason)</summary>"
+            f"<summary style='cursor:pointer'>{start}</summary>"
             f"<i>{escape(why)}</i></details>")
 
 
@@ -300,14 +316,14 @@ def _retrieval_lines(operations: Any) -> list[str]:
         if scores:
             shown = ", ".join(f"#{escape(str(i))} {escape(str(v))}" for i, v in list(scores)[:6])
             more = f" … (+{len(scores) - 6})" if len(scores) > 6 else ""
-            lines.append(f"<span style='color:#9467bd'>scores</span>: {shown}{more}")
+            lines.append(_("<span style='color:#9467bd'>scores</span>: {scores}").format(scores=shown + more))
         if judgements:
             shown = "; ".join(
                 f"#{escape(str(i))} <b>{escape(str(v))}</b> (<i>{escape(shorten(str(why), 70))}</i>)"
                 for i, v, why in list(judgements)[:6]
             )
             more = f" … (+{len(judgements) - 6})" if len(judgements) > 6 else ""
-            lines.append(f"<span style='color:#9467bd'>judgements</span>: {shown}{more}")
+            lines.append(_("<span style='color:#9467bd'>judgements</span>: {judgements}").format(judgements=shown + more))
     return lines
 
 
@@ -316,7 +332,7 @@ def _halves(trace: Trace, t: int, width: int) -> tuple[str, ...]:
     if t < len(trace):
         step = trace[t]
         return step_halves(t, step.context.step, step.input_size, width)
-    return (trace.describe(t, width),)
+    return (describe_final(t, trace.final_input_size),)
 
 
 def _plain(value: Any) -> dict[str, Any]:
@@ -460,7 +476,8 @@ class TraceView:
         try:
             x = self.trace.project(t)
         except Exception as exc:  # π may need the mechanism, absent from a loaded trace
-            return f"<div style='{BOX_STYLE}'>π(ω_{t}) unavailable: {escape(shorten(str(exc), 120))}</div>"
+            why = _("π(ω_{t}) unavailable: {error}").format(t=t, error=escape(shorten(str(exc), 120)))
+            return f"<div style='{BOX_STYLE}'>{why}</div>"
         return tokens_html(x, max_tokens=self.max_tokens)
 
     def _sync_state(self, t: int) -> None:
@@ -519,8 +536,8 @@ class TraceView:
             restyle["x"].append([free])
             restyle["base"].append([bar.used])
             restyle["y"].append([category])
-            restyle["text"].append([f"free {format_number(free, 4)}" if free else ""])
-            restyle["hovertext"].append([hover_text(f"free space V_max − Σμ = {format_number(free, 4)}")])
+            restyle["text"].append([_("free {size}").format(size=format_number(free, 4)) if free else ""])
+            restyle["hovertext"].append([hover_text(_("free space V_max − Σμ = {size}").format(size=format_number(free, 4)))])
             restyle["marker"].append(self._free_marker)  # the free-space block keeps its own style
         upper = max(bar.v_max or 0, bar.used) or 1
         relayout = self._changed_layout({"title": state_title(bar), "xaxis.range": [0, upper * 1.02]}, self._state_layout)
@@ -599,10 +616,10 @@ class TraceView:
 
     @staticmethod
     def _tokens_header(shown: int, t: int) -> str:
-        head = f"<b>π(ω<sub>{shown}</sub>)</b>, the model input at t = {shown}, token by token"
+        head = _("<b>π(ω<sub>{shown}</sub>)</b>, the model input at t = {shown}, token by token").format(shown=shown)
         if shown != t:
-            head += (f" — <i style='color:#b35900'>shown for t = {shown} while Play runs at t = {t}; "
-                     f"it updates when you pause</i>")
+            head += " — <i style='color:#b35900'>" + _(
+                "shown for t = {shown} while Play runs at t = {t}; it updates when you pause").format(shown=shown, t=t) + "</i>"
         return f"<span style='{BOX_STYLE}'>{head}</span>"
 
     def show(self, t: int, *, tokens: bool = True) -> None:
@@ -667,14 +684,15 @@ class TraceView:
                 fig.add_trace(go.Bar(trace, showlegend=False), row=2, col=1)
         fig.add_vline(x=self.t, line={"color": MARKER_COLOR, "width": 2}, row=1, col=1)
         fig.add_vline(x=self.trace.v_max, line={"color": "black", "width": 2, "dash": "dash"}, row=2, col=1)
-        fig.update_xaxes(title_text="t (state ω_t)", range=occ.layout.xaxis.range, autorange=False, row=1, col=1)
+        fig.update_xaxes(title_text=_("t (state ω_t)"), range=occ.layout.xaxis.range, autorange=False, row=1, col=1)
         fig.update_yaxes(title_text=occ.layout.yaxis.title.text, range=occ.layout.yaxis.range, row=1, col=1)
         fig.update_xaxes(title_text="Σμ", range=bar.layout.xaxis.range, row=2, col=1)
         title = state_title(state_bar(self.trace, self.t))
         fig.update_layout(
             title=figure_title(
-                f"{escape(shorten(self.name, 40))} at t = {self.t} of {self.n}",
-                f"a static copy: {title['text']}, {title['subtitle']['text']}; run the notebook to step through ω_t",
+                _("{name} at t = {t} of {n}").format(name=escape(shorten(self.name, 40)), t=self.t, n=self.n),
+                _("a static copy: {title}, {subtitle}; run the notebook to step through ω_t").format(
+                    title=title["text"], subtitle=title["subtitle"]["text"]),
             ),
             barmode="overlay", template="plotly_white", height=560, hovermode="closest",
             legend=bottom_legend(), margin={"t": 80, "l": 60, "r": 60, "b": 10},
@@ -693,7 +711,8 @@ class TraceView:
         figures = guards.flag(figures, "figures", where="TraceView.static_html", none_ok=True)
         if figures is None:
             figures = bool(include_plotlyjs) and self.n <= STATIC_FIGURE_STEPS
-        parts = [f"<h4 style='{BOX_STYLE}'>{escape(shorten(self.name, 80))} at t = {self.t} of {self.n}</h4>", self.info.value]
+        heading = _("{name} at t = {t} of {n}").format(name=escape(shorten(self.name, 80)), t=self.t, n=self.n)
+        parts = [f"<h4 style='{BOX_STYLE}'>{heading}</h4>", self.info.value]
         if figures:
             first = True
             for fig in self.figures():
@@ -752,14 +771,14 @@ def time_controls(n: int, t: int, interval: int) -> tuple[widgets.Play, widgets.
     (Play, IntSlider, Button, Button)
         play, slider, back, forward.
     """
-    play = widgets.Play(value=t, min=0, max=n, step=1, interval=interval, description="play", show_repeat=False)
+    play = widgets.Play(value=t, min=0, max=n, step=1, interval=interval, description=_("play"), show_repeat=False)
     slider = widgets.IntSlider(
         value=t, min=0, max=n, step=1, description="t", continuous_update=True,
         layout=widgets.Layout(width="min(600px, 60%)"),
     )
     widgets.link((play, "value"), (slider, "value"))
-    back = widgets.Button(description="◀ step", tooltip="previous state ω_{t−1}", layout=widgets.Layout(width="80px"))
-    forward = widgets.Button(description="step ▶", tooltip="next state ω_{t+1}", layout=widgets.Layout(width="80px"))
+    back = widgets.Button(description=_("◀ step"), tooltip=_("previous state ω_{t−1}"), layout=widgets.Layout(width="80px"))
+    forward = widgets.Button(description=_("step ▶"), tooltip=_("next state ω_{t+1}"), layout=widgets.Layout(width="80px"))
     return play, slider, back, forward
 
 
@@ -840,7 +859,8 @@ def player_bundle(player: widgets.Widget, **kwargs: Any) -> dict[str, Any]:
         data["text/html"] = player.static_html()
         data["application/vnd.plotly.v1+json"] = _mimetype_figure(player.static_figure())
     except Exception as exc:  # the fallback must never break the live view
-        data["text/html"] = f"<pre>{escape(repr(player))}: no static view ({escape(type(exc).__name__)})</pre>"
+        data["text/html"] = "<pre>" + _("{player}: no static view ({error})").format(
+            player=escape(repr(player)), error=escape(type(exc).__name__)) + "</pre>"
     return data
 
 

@@ -20,6 +20,7 @@ from ..core import guards
 from ..core.errors import InvalidArgumentError
 from ..core.guards import brief
 from ..core.formatting import format_number
+from ..core.i18n import N_, gettext as _
 from ..viz import escape
 from ..viz.sweep import MEASURES, mechanism_colors, series_of, usable_records
 from .live_figure import LiveFigure
@@ -28,6 +29,9 @@ __all__ = ["SweepExplorer"]
 
 #: The columns of the table, in order.
 COLUMNS = ("retention", "evidence_recall", "whole_turns", "answer_recall", "cost", "mean_occupancy")
+#: The table's header cells: the first column ("line"), then :data:`COLUMNS` (in English the keys themselves).
+HEADERS = (N_("line"), N_("retention"), N_("evidence_recall"), N_("whole_turns"), N_("answer_recall"), N_("cost"),
+           N_("mean_occupancy"))
 
 
 def _cell(value: Any) -> str:
@@ -112,8 +116,8 @@ class SweepExplorer(widgets.VBox):
             )
         )
         figure.update_layout(
-            title={"text": f"{escape(MEASURES[measure]).capitalize()} at V_max = {format_number(v_max, 10)}"},
-            yaxis_title=escape(MEASURES[measure]),
+            title={"text": self._title(v_max)},
+            yaxis_title=escape(_(MEASURES[measure])),
             yaxis={"range": [0, 1.02]} if bounded else {},
             margin={"t": 60, "l": 60, "r": 30, "b": 80},
             template="plotly_white",
@@ -146,7 +150,7 @@ class SweepExplorer(widgets.VBox):
     def _table(self, v_max: Any) -> str:
         # cells padded apart (an ipywidgets HTML has no notebook table style: "58808 0.69" ran together)
         pad = "padding:2px 12px;text-align:right;white-space:nowrap"
-        head = "".join(f"<th style='{pad}'>{html.escape(c)}</th>" for c in ("line", *COLUMNS))
+        head = "".join(f"<th style='{pad}'>{html.escape(_(c))}</th>" for c in HEADERS)
         body = []
         for name in self.series:
             row = self._at.get((name, v_max))
@@ -155,6 +159,11 @@ class SweepExplorer(widgets.VBox):
                         + "".join(f"<td style='{pad}'>{c}</td>" for c in cells) + "</tr>")
         return (f"<div style='max-width:100%;overflow-x:auto'><table style='border-collapse:collapse'>"
                 f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>")
+
+    def _title(self, v_max: Any) -> str:
+        """The figure's title at ``v_max``: the measure, capitalized, in the language set."""
+        return _("{measure} at V_max = {v_max}").format(
+            measure=escape(_(MEASURES[self.measure])).capitalize(), v_max=format_number(v_max, 10))
 
     def _moved(self, change: Mapping[str, Any]) -> None:
         self.show(change["new"])
@@ -167,7 +176,5 @@ class SweepExplorer(widgets.VBox):
             return
         with self.figure.batch_update():
             self.figure.data[0].y = self._values(v_max)
-            self.figure.layout.title.text = (
-                f"{escape(MEASURES[self.measure]).capitalize()} at V_max = {format_number(v_max, 10)}"
-            )
+            self.figure.layout.title.text = self._title(v_max)
         self.table.value = self._table(v_max)

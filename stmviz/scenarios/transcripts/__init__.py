@@ -55,6 +55,8 @@ from typing import Any
 
 from ...core import guards
 from ...core.guards import brief
+from ...core.i18n import N_
+from ...core.i18n import gettext as _
 from ...core.context import AgentStep
 from ...core.errors import InvalidArgumentError, FormatError
 from ...io.files import as_path, read_bytes
@@ -82,11 +84,11 @@ __all__ = [
 FORMATS = ("claude_code", "anthropic", "openai_chat", "openai_responses", "otel", "langchain", "swe_agent", "agentfold",
            "scenario")
 
-_NAMES = {
-    "claude_code": "a Claude Code session", "anthropic": "an Anthropic Messages API transcript",
-    "openai_chat": "OpenAI chat messages", "openai_responses": "OpenAI Responses / Agents SDK items",
-    "otel": "OpenTelemetry GenAI spans", "langchain": "LangChain messages", "swe_agent": "a SWE-agent trajectory", "agentfold": "an AgentFold infer.py log",
-    "scenario": "a stmviz scenario",
+_NAMES = {  # marked for translation: a report's first line names its format in the language set
+    "claude_code": N_("a Claude Code session"), "anthropic": N_("an Anthropic Messages API transcript"),
+    "openai_chat": N_("OpenAI chat messages"), "openai_responses": N_("OpenAI Responses / Agents SDK items"),
+    "otel": N_("OpenTelemetry GenAI spans"), "langchain": N_("LangChain messages"), "swe_agent": N_("a SWE-agent trajectory"),
+    "agentfold": N_("an AgentFold infer.py log"), "scenario": N_("a stmviz scenario"),
 }
 
 _RESPONSES_TYPES = {"function_call", "function_call_output", "reasoning", "compaction", "item_reference",
@@ -401,14 +403,14 @@ def _agentfold_report(scenario: Scenario, source: str) -> TranscriptReport:
     """What an AgentFold log's steps hold, by kind (its reader leaves nothing out: a <compress> it ignores stays in meta)."""
     kept, skipped = Tally(), Tally()
     for t, st in enumerate(scenario.steps):
-        for kind, value in (("assistant text", st.thought), ("tool call", st.action),
-                            ("tool result", st.observation if st.action.strip() else ""),
-                            ("thinking", st.meta.get("thinking")),
-                            ("fold (a <compress> infer.py applied)", st.directives.get("fold") and str(dict(st.directives["fold"])))):
+        for kind, value in ((N_("assistant text"), st.thought), (N_("tool call"), st.action),
+                            (N_("tool result"), st.observation if st.action.strip() else ""),
+                            (N_("thinking"), st.meta.get("thinking")),
+                            (N_("fold (a <compress> infer.py applied)"), st.directives.get("fold") and str(dict(st.directives["fold"])))):
             if isinstance(value, str) and value.strip():
                 kept.add(kind, f"step {t}", value)
         if st.meta.get("ignored_compress"):
-            skipped.add("<compress> infer.py ignored (kept in the step's meta['ignored_compress'])", f"step {t}",
+            skipped.add(N_("<compress> infer.py ignored (kept in the step's meta['ignored_compress'])"), f"step {t}",
                         str(st.meta["ignored_compress"]))
     return TranscriptReport(source, _NAMES["agentfold"], kept=kept.items(), skipped=skipped.items())
 
@@ -462,9 +464,16 @@ class RecordedCompaction:
     @property
     def label(self) -> str:
         """A short label for a figure: ``Claude Code compacted (auto, 155,000 tokens)``."""
-        tokens = None if self.pre_tokens is None else f"{round(self.pre_tokens):,} tokens"  # round: an int stays exact
-        details = [d for d in (self.trigger, tokens) if d]
-        return f"{self.system} compacted" + (f" ({', '.join(details)})" if details else "")
+        tokens = None if self.pre_tokens is None else f"{round(self.pre_tokens):,}"  # round: an int stays exact
+        if self.trigger and tokens:
+            words = _("{system} compacted ({trigger}, {tokens} tokens)")
+        elif self.trigger:
+            words = _("{system} compacted ({trigger})")
+        elif tokens:
+            words = _("{system} compacted ({tokens} tokens)")
+        else:
+            words = _("{system} compacted")
+        return words.format(system=self.system, trigger=self.trigger, tokens=tokens)
 
 
 def recorded_compactions(steps: Scenario | Iterable[AgentStep]) -> list[RecordedCompaction]:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...core.guards import brief
+from ...core.i18n import N_
 from ...core.context import AgentStep
 from ...core.errors import FormatError
 from ..chatlog import from_openai_messages
@@ -225,7 +226,7 @@ class Conversation:
         """What the conversation holds, by kind, beside what the reader left out, guessed and skipped."""
         kept = Tally()
         for part in self.query_parts:
-            kept.add("system prompt (the query Q)", "", part)
+            kept.add(N_("system prompt (the query Q)"), "", part)
         for i, message in enumerate(self.messages):
             if not isinstance(message, Mapping):
                 continue
@@ -233,20 +234,21 @@ class Conversation:
             content = message.get("content")
             text = content if isinstance(content, str) else ("" if content is None else json.dumps(content, default=str)[:200])
             if role in ("user", "assistant", "system") and text.strip():
-                kept.add(f"{role} text", where, text)
+                kept.add(N_("{role} text"), where, text, fields={"role": role})
             if role == "tool":
-                kept.add("tool result", where, text)
+                kept.add(N_("tool result"), where, text)
             calls = message.get("tool_calls")
             for call in calls if isinstance(calls, list) else ():
                 function = call.get("function") if isinstance(call, Mapping) else None
-                kept.add("tool call", where, function.get("name") if isinstance(function, Mapping) else "")
+                kept.add(N_("tool call"), where, function.get("name") if isinstance(function, Mapping) else "")
         for i in sorted(self.thinking):
             for thought in self.thinking[i]:
-                kept.add("thinking", self.labels[i] if i < len(self.labels) else "", thought)
+                kept.add(N_("thinking"), self.labels[i] if i < len(self.labels) else "", thought)
         for _, event in self.events:
-            kept.add("compaction", str(event.get("where", "")), event.get("summary") or event.get("system") or "")
+            kept.add(N_("compaction"), str(event.get("where", "")), event.get("summary") or event.get("system") or "")
         for kind_, (count, example, at) in self.kept.counts.items():
-            kept.add(kind_, str(at), example, int(count))  # type: ignore[call-overload]
+            template, values = self.kept.templates.get(kind_, (kind_, ()))
+            kept.add(template, str(at), example, int(count), fields=dict(values))  # type: ignore[call-overload]
         return TranscriptReport(self.source, kind, kept.items(), self.left_out.items(), self.guessed.items(), self.skipped.items())
 
 

@@ -71,6 +71,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...core.guards import brief
+from ...core.i18n import N_
 from ...core.formatting import shorten
 from ._conversation import Conversation, arguments_text, fail, id_of, listed, mapping, result_text, text_of, word
 
@@ -225,7 +226,7 @@ def _add_message(conv: Conversation, role: str, parts: _Blocks, where: str, syst
     call, the result as a tool message, then the rest of the reply.
     """
     for kind, at, shown in parts.unknown:
-        conv.kept.add(f"unknown block {kind!r} (kept as its JSON text)", at, shown)
+        conv.kept.add(N_("unknown block {kind} (kept as its JSON text)"), at, shown, fields={"kind": repr(kind)})
     for summary in parts.compactions:
         conv.compaction(where, system=system_name, trigger="server", summary=summary)
     if role == "assistant":
@@ -346,7 +347,7 @@ def _chain(records: Sequence[tuple[str, Mapping[str, Any]]], conv: Conversation)
                 i -= 1
             k = ordered[i] if i >= 0 else None
             if k is not None:
-                conv.guessed.add("parent missing from the file (the chain goes on with the record before it)", here, parent)
+                conv.guessed.add(N_("parent missing from the file (the chain goes on with the record before it)"), here, parent)
     # the parallel pieces of the chain's turns: blocks of a reply on the chain, results of its calls
     replies = {_message_id(r) for i, (_, r) in enumerate(records) if i in on} - {None}
     calls = {c for i, (w, r) in enumerate(records) if i in on and word(r.get("type")) == "assistant"
@@ -390,11 +391,12 @@ def _off_chain(records: Sequence[tuple[str, Mapping[str, Any]]], on: set[int], c
             continue
         kind = word(record.get("type")) or "untyped"
         if kind not in _MODEL_RECORDS:
-            conv.skipped.add(f"{_kind_name(record)} record off the conversation's chain", where, _record_text(record))
+            conv.skipped.add(N_("{kind} record off the conversation's chain"), where, _record_text(record),
+                             fields={"kind": _kind_name(record)})
         elif joins(k):
-            conv.left_out.add("record of an abandoned branch (a fork: rewind or edit)", where, _record_text(record))
+            conv.left_out.add(N_("record of an abandoned branch (a fork: rewind or edit)"), where, _record_text(record))
         else:
-            conv.left_out.add("record not connected to the conversation's chain", where, _record_text(record))
+            conv.left_out.add(N_("record not connected to the conversation's chain"), where, _record_text(record))
 
 
 def _kind_name(record: Mapping[str, Any]) -> str:
@@ -462,14 +464,15 @@ def read_claude_code(records: Sequence[tuple[str, Any]], source: str) -> Convers
         uuid = word(record.get("uuid"))
         if uuid is not None and uuid in first:  # a record written twice (a resumed or merged session file)
             if record == first[uuid][1]:
-                conv.skipped.add("repeated record (same uuid and content as an earlier line)", where, uuid)
+                conv.skipped.add(N_("repeated record (same uuid and content as an earlier line)"), where, uuid)
             else:
-                conv.left_out.add("record reusing an earlier record's uuid (the earlier one is read)", where, _record_text(record))
+                conv.left_out.add(N_("record reusing an earlier record's uuid (the earlier one is read)"), where,
+                                  _record_text(record))
             continue
         if uuid is not None:
             first[uuid] = (where, record)
         if record.get("isSidechain") is True:
-            conv.left_out.add("sidechain (sub-agent) record", where, _record_text(record))
+            conv.left_out.add(N_("sidechain (sub-agent) record"), where, _record_text(record))
         else:
             main.append((where, record))
     on = _chain(main, conv)
@@ -493,7 +496,7 @@ def read_claude_code(records: Sequence[tuple[str, Any]], source: str) -> Convers
             meta = meta if isinstance(meta, Mapping) else {}
             pre = meta.get("preTokens", meta.get("pre_tokens"))
             if pre is not None and (_number(pre) is None or pre < 0):
-                conv.guessed.add("compaction whose preTokens is not a number of tokens (left unknown)", where, brief(pre, 40))
+                conv.guessed.add(N_("compaction whose preTokens is not a number of tokens (left unknown)"), where, brief(pre, 40))
             trigger = meta.get("trigger")
             conv.compaction(
                 where, system=CLAUDE_CODE, trigger=trigger if isinstance(trigger, str) else None,
@@ -502,10 +505,11 @@ def read_claude_code(records: Sequence[tuple[str, Any]], source: str) -> Convers
             continue
         if kind not in _MODEL_RECORDS:
             if kind == "attachment":  # context Claude Code adds (files, reminders) in a form the file does not spell out
-                conv.left_out.add(f"{_kind_name(record)} record on the chain (context Claude Code added, not read)",
-                                  where, _record_text(record))
+                conv.left_out.add(N_("{kind} record on the chain (context Claude Code added, not read)"),
+                                  where, _record_text(record), fields={"kind": _kind_name(record)})
             else:
-                conv.skipped.add(f"{_kind_name(record)} record (not model input)", where, _record_text(record))
+                conv.skipped.add(N_("{kind} record (not model input)"), where, _record_text(record),
+                                 fields={"kind": _kind_name(record)})
             continue
         message = mapping(record.get("message"), source, f"{where}: message", f"the {kind} record's Messages API message")
         if kind == "assistant":

@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...core.guards import brief
+from ...core.i18n import N_
 from ._conversation import Conversation, arguments_text, fail, listed, mapping, result_text, text_of, word, word_int, id_of
 
 #: Block types that hold media: read as placeholders such as ``[image]``.
@@ -100,7 +101,7 @@ def read_langchain(items: Sequence[Any], labels: Sequence[str], source: str) -> 
         unknown: list[tuple[str, str, str]] = []
         text, thinking = _content(fields.get("content"), source, where, unknown)
         for block_kind, at, shown in unknown:
-            conv.kept.add(f"unknown block {block_kind!r} (kept as its JSON text)", at, shown)
+            conv.kept.add(N_("unknown block {kind} (kept as its JSON text)"), at, shown, fields={"kind": repr(block_kind)})
         extra = fields.get("additional_kwargs")
         if isinstance(extra, Mapping) and isinstance(extra.get("reasoning_content"), str):
             thinking.append(extra["reasoning_content"])

@@ -47,6 +47,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...core.guards import brief
+from ...core.i18n import N_
 from ._conversation import Conversation, arguments_text, fail, listed, mapping, result_text, text_of, word, id_of
 
 _MESSAGE_PARTS = {"input_text", "output_text", "text", "refusal", "input_image", "input_file", "input_audio", "summary_text"}
@@ -140,7 +141,7 @@ def read_responses_items(items: Sequence[Any], labels: Sequence[str], source: st
         elif kind == "compaction":
             conv.compaction(where, system="OpenAI Responses", trigger="server", summary=None)
         elif kind == "item_reference":
-            conv.left_out.add("item_reference item (its text is stored with OpenAI, not in the file)", where, item.get("id"))
+            conv.left_out.add(N_("item_reference item (its text is stored with OpenAI, not in the file)"), where, item.get("id"))
         elif isinstance(kind, str) and kind.endswith("_call_output"):
             call_id = text_of(item.get("call_id"), source, f"{where}.call_id", "the id of the call it answers")
             conv.tool(call_id, _output(item.get("output"), source, where, unknown), where)
@@ -174,16 +175,17 @@ def read_responses_items(items: Sequence[Any], labels: Sequence[str], source: st
                 result = {k: v for k, v in item.items() if k in _RESULT_FIELDS}
                 conv.tool(call_id, result_text(result, source, where), where)
                 if not any(result.get(k) is not None for k in _RESULT_FIELDS if k != "status"):
-                    conv.guessed.add(f"{kind} with no result in the file (its status is the result)", where, result.get("status"))
+                    conv.guessed.add(N_("{kind} with no result in the file (its status is the result)"), where,
+                                     result.get("status"), fields={"kind": kind})
         else:  # an item type stmviz does not know (mcp_list_tools, …): kept, visible, as its JSON text
             shown = kind if kind is not None else brief(item.get("type"), 30)
             text = result_text(dict(item), source, where)
             conv.system(f"[{shown}] {text}", where)
-            conv.kept.add(f"unknown item {shown!r} (kept as its JSON text)", where, text)
+            conv.kept.add(N_("unknown item {kind} (kept as its JSON text)"), where, text, fields={"kind": repr(shown)})
     if thinking:
         conv.assistant("", labels[-1] if labels else "items", thinking=thinking)
     for shown, at, text in unknown:
-        conv.kept.add(f"unknown part {shown!r} (kept as its JSON text)", at, text)
+        conv.kept.add(N_("unknown part {kind} (kept as its JSON text)"), at, text, fields={"kind": repr(shown)})
     return conv
 
 

@@ -34,6 +34,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...core.guards import brief
+from ...core.i18n import N_
 from ...io.jsonio import MAX_DEPTH
 from ._conversation import Conversation, arguments_text, fail, listed, mapping, result_text, text_of, word, id_of
 
@@ -247,7 +248,7 @@ def _message(conv: Conversation, message: Any, source: str, where: str) -> None:
             answered.add(call_id)
         for call_id in server:
             if call_id not in answered:  # no result is invented: the step's call stays unanswered
-                conv.guessed.add("server_tool_call with no response in the file (left without a result)", where, call_id)
+                conv.guessed.add(N_("server_tool_call with no response in the file (left without a result)"), where, call_id)
         return
     if calls or thinking:
         raise fail(source, where, f"a {role} message holds tool_call or reasoning parts; only an assistant message makes them")

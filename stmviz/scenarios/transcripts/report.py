@@ -34,10 +34,12 @@ with ``warnings.simplefilter("ignore", TranscriptWarning)``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ...core.formatting import shorten
+from ...core.i18n import N_
+from ...core.i18n import gettext as _
 
 __all__ = ["ReportItem", "TranscriptReport", "TranscriptWarning"]
 
@@ -60,17 +62,28 @@ class ReportItem:
         A short excerpt of the first one.
     where : str
         The record of the first one (``line 12``, ``messages[3].content[0]``).
+    template, fields : str, tuple of (name, value)
+        When ``kind`` was written from a sentence with placeholders, that sentence and its values, so that
+        :meth:`label` says it in the language set (``kind`` stays the English a program looks up).
     """
 
     kind: str
     count: int
     example: str = ""
     where: str = ""
+    template: str = ""
+    fields: tuple[tuple[str, str], ...] = ()
+
+    def label(self) -> str:
+        """The kind, in the language set (:func:`stmviz.set_language`)."""
+        return _(self.template).format(**dict(self.fields)) if self.template else _(self.kind)
 
     def line(self) -> str:
         """``3 × sidechain record (first: line 12: "Explore the repo")``."""
         first = ": ".join(p for p in (self.where, f"{self.example!r}" if self.example else "") if p)
-        return f"{self.count} × {self.kind}" + (f" (first: {first})" if first else "")
+        if first:
+            return _("{count} × {kind} (first: {first})").format(count=self.count, kind=self.label(), first=first)
+        return _("{count} × {kind}").format(count=self.count, kind=self.label())
 
 
 @dataclass(frozen=True)
@@ -109,12 +122,12 @@ class TranscriptReport:
         return "; ".join(parts)
 
     def lines(self) -> list[str]:
-        """The whole report, one line per kind, for a terminal (``stmviz replay`` prints it)."""
-        out = [f"Read {self.format} {self.source}".rstrip()]
-        for label, items in (("kept", self.kept), ("left out", self.left_out), ("guessed", self.guessed),
-                             ("skipped (not model input)", self.skipped)):
+        """The whole report, one line per kind, for a terminal (``stmviz replay`` prints it), in the language set."""
+        out = [_("Read {format} {source}").format(format=_(self.format), source=self.source).rstrip()]
+        for label, items in ((N_("kept:"), self.kept), (N_("left out:"), self.left_out), (N_("guessed:"), self.guessed),
+                             (N_("skipped (not model input):"), self.skipped)):
             if items:
-                out.append(f"  {label}:")
+                out.append(f"  {_(label)}")
                 out.extend(f"    {item.line()}" for item in items)
         return out
 
@@ -127,8 +140,16 @@ class Tally:
     """The counts a reader collects as it goes; :meth:`items` makes them :class:`ReportItem`\\ s, in first-seen order."""
 
     counts: dict[str, list[object]] = field(default_factory=dict)  # kind -> [count, example, where]
+    #: kind -> (the sentence it was written from, its values): how a report says it in another language
+    templates: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = field(default_factory=dict)
 
-    def add(self, kind: str, where: str = "", example: object = "", n: int = 1) -> None:
+    def add(self, kind: str, where: str = "", example: object = "", n: int = 1,
+            fields: Mapping[str, object] | None = None) -> None:
+        """Count one more of ``kind``; with ``fields``, ``kind`` is a sentence with placeholders filled from them."""
+        if fields:
+            template, values = kind, tuple((k, str(v)) for k, v in fields.items())
+            kind = template.format(**dict(values))
+            self.templates.setdefault(kind, (template, values))
         entry = self.counts.get(kind)
         if entry is None:
             self.counts[kind] = [n, _excerpt(example), where]
@@ -136,7 +157,8 @@ class Tally:
             entry[0] = int(entry[0]) + n  # type: ignore[call-overload]
 
     def items(self) -> tuple[ReportItem, ...]:
-        return tuple(ReportItem(kind, int(c), str(e), str(w)) for kind, (c, e, w) in self.counts.items())  # type: ignore[call-overload]
+        return tuple(ReportItem(kind, int(c), str(e), str(w), *self.templates.get(kind, ("", ())))  # type: ignore[call-overload]
+                     for kind, (c, e, w) in self.counts.items())
 
     def __bool__(self) -> bool:
         return bool(self.counts)

@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...core.guards import brief
+from ...core.i18n import N_
 from ._conversation import Conversation, arguments_text, fail, listed, mapping, text_of, word
 
 
@@ -111,8 +112,8 @@ def _read_history(history: list[Any], conv: Conversation) -> None:
         if first_agent is None:
             first_agent = agent
         if agent is not None and agent != first_agent:
-            conv.left_out.add(f"message of agent {agent!r} (not the first agent, {first_agent!r})", where,
-                              _text(message.get("content"), source, where))
+            conv.left_out.add(N_("message of agent {agent} (not the first agent, {first})"), where,
+                              _text(message.get("content"), source, where), fields={"agent": repr(agent), "first": repr(first_agent)})
             continue
         role = word(message.get("role"))
         text = _text(message.get("content"), source, where)
@@ -130,6 +131,6 @@ def _read_history(history: list[Any], conv: Conversation) -> None:
             conv.tool(ids[0], text, where)
             for extra in ids[1:]:
                 conv.tool(extra, "", where)
-                conv.guessed.add("tool message answering several calls (the others get an empty result)", where, extra)
+                conv.guessed.add(N_("tool message answering several calls (the others get an empty result)"), where, extra)
         else:
             raise fail(source, f"{where}.role", f"{brief(message.get('role'), 40)} is not one of system, user, assistant, tool")
