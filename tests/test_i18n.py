@@ -174,7 +174,7 @@ def _shown(english: Path) -> list[tuple[str, str, str]]:
         for output in cell.get("outputs", []):
             text = output.get("text") or output.get("data", {}).get("text/plain") or ""
             text = "".join(text) if isinstance(text, list) else text
-            if re.search(r"^\s+[✓✗·] ", text, re.M):
+            if re.search(r"^[ \t]+[✓✗·] ", text, re.M):
                 shown += [(cell["id"], "checker", line) for line in text.splitlines()]
             figure = output.get("data", {}).get("application/vnd.plotly.v1+json")
             if figure:
