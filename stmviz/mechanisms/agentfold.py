@@ -220,8 +220,6 @@ class AgentFold(Mechanism):
     """
 
     name = "AgentFold"
-    #: the reason of the last overflow the controller foresaw, and the blocks it names as merged into
-    _forecast: tuple[str, frozenset[str]] = ("", frozenset())
     operations = OperationSet(
         {
             "condense": "granular condensation: the latest interaction I_{t−1} becomes one block s_{t−1,t−1}",
@@ -432,14 +430,11 @@ class AgentFold(Mechanism):
         after = self._folded(state, chosen, context, {})
         if self._over(after)[0] <= 0:
             return chosen
-        forecast: dict[Element, set[str]] = {}
-        merges = self._fit(after, {}, forecast)[1]
+        merges = self._fit(after, {})[1]
         if not merges:
             return chosen
         reason = (f"{chosen.reason}; " if chosen.reason else "") + _("overflow once I_{t} is added: {merges}").format(
             t=context.t, merges="; ".join(merges))
-        # the blocks this reason names as merged into: a fold's reason quotes it, so they count as where its elements went
-        self._forecast = (reason, frozenset().union(*forecast.values()))
         return Operation(chosen.type, {**chosen.params, "overflow": True}, reason=reason)
 
     # ------------------------------------------------------------------ U
@@ -501,12 +496,11 @@ class AgentFold(Mechanism):
         why = operation.reason or _("directive")
         by = _(_BY[block.meta["summary_by"]])
         names = {e: (block_label(e) if e.type == "block" else f"I_{last}") for e in chain}
-        forecast = self._forecast[1] if operation.reason is not None and operation.reason == self._forecast[0] else ()
         for e in chain:  # each removed element's own reason: it, the block it went into, and what went with it
             others = ", ".join(name for other, name in names.items() if other is not e)
             words = _(FOLD_REASONS["merged" if others else "condensed"])
             reasons[e] = words.format(element=names[e], block=block_label(block), others=others, how=how, by=by, why=why)
-            into[e] = {block_label(block), *forecast}
+            into[e] = {block_label(block)}
         old, new = list(chain), [block]
         if y != last:  # the original keeps the steps after the range: I_{t−1} stays, in full, as a block
             kept = Element(latest.text, {"t": last, "type": "block", "range": (last, last), "step": last + 1,

@@ -263,3 +263,22 @@ def test_lsm_bound_holds_for_any_run_length_without_overflow(n, budget):
     counts = resummarized(trace)
     assert max(counts.values()) <= math.ceil(math.log2(n)) + 1
     assert len(AgentFold.blocks(trace.final)) == bin(n - 1).count("1")  # one block per binary digit of t − 1
+
+
+def test_u_reads_nothing_the_controller_left_behind_and_names_only_merges_an_element_went_through():
+    """U(ω, o, c) is a function of ω, o and c (Definition 2): a fresh AgentFold given a step's state, operation and
+    context records what the run recorded. At agent stream 1, step 28, I_27 is condensed into s_{27,27}, which stays;
+    its reason quotes the controller's overflow forecast (merges of older blocks) but must not say it went on
+    through those merges ("; then …"). It did, when U read a forecast the controller had stored on the object."""
+    from stmviz import AgentFold, StateSpace, run, sizes
+    from tests.golden.canonical import agent_stream
+
+    def fold():
+        return AgentFold(StateSpace(sizes.tokens(), v_max=600))
+
+    trace = run(fold(), agent_stream(120, 1), query="Collect the prices of three sources.", tools=("search", "open"))
+    step = trace[28]
+    fresh = fold().update(trace.state_at(28), step.operations[0], step.context)
+    assert {e: why for e, why in fresh.reasons.items()} == dict(zip(step.removed, step.reasons))
+    latest = next(why for e, why in zip(step.removed, step.reasons) if e.meta.get("type") == "latest")
+    assert latest.startswith("I_27 condensed into s_{27,27}") and "; then" not in latest
