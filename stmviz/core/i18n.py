@@ -35,12 +35,13 @@ what the code says; a sentence the catalog does not know stays English.
 from __future__ import annotations
 
 import gettext as _gettext
+import reprlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 
-from . import guards
+from .errors import InvalidArgumentError
 
 __all__ = ["LANGUAGES", "set_language", "get_language", "language", "gettext", "ngettext", "N_"]
 
@@ -62,7 +63,12 @@ def set_language(lang: str) -> None:
     stmviz.core.errors.InvalidArgumentError: set_language: lang must be one of 'en', 'ru', got str 'fr': the languages stmviz has catalogs for
     """
     global _current
-    _current = guards.choice(lang, "lang", LANGUAGES, "the languages stmviz has catalogs for", where="set_language")
+    # checked here, not with guards.choice: the guards' messages are written with core.formatting, which is
+    # written with this module, so this module sits below both and imports only the errors
+    if not (isinstance(lang, str) and lang in LANGUAGES):
+        raise InvalidArgumentError(f"set_language: lang must be one of {', '.join(map(repr, LANGUAGES))}, got "
+                                   f"{type(lang).__name__} {reprlib.repr(lang)}: the languages stmviz has catalogs for")
+    _current = lang
 
 
 def get_language() -> str:
