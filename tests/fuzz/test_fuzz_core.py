@@ -57,6 +57,16 @@ space = lambda: StateSpace(sizes.tokens(), v_max=120)  # noqa: E731
 words = lambda: StateSpace(sizes.words, v_max=20)  # noqa: E731
 
 
+def _in_language(lang):
+    import stmviz
+    from stmviz.core.i18n import gettext
+
+    with stmviz.language(lang):
+        text = gettext("hint: {hint}")
+    assert stmviz.get_language() == "en", "the language block did not restore English"
+    return text
+
+
 def _export(title):
     from stmviz.viz import export_html
 
@@ -122,6 +132,9 @@ ENTRIES = [
     Entry("Context", Context, {"t": lambda: 0, "step": lambda: AgentStep(observation="o"), "query": lambda: "q",
                                "tools": lambda: ("search",), "history": lambda: History(), "meta": lambda: {}},
           max_examples=30),
+    # the language of what a student reads: any junk is refused, and the language before it is back after the block
+    Entry("language", _in_language, {"lang": lambda: "ru"}, max_examples=30,
+          cases=({"lang": lambda: "RU"}, {"lang": lambda: "ru\x00"}, {"lang": lambda: ["ru"]})),
     Entry("make_mechanism", lambda space, operations, update, name: make_mechanism(
         space, operations=operations, update=update, name=name),
         {"space": words, "operations": lambda: ["append"], "update": lambda: _update, "name": lambda: "m"},
