@@ -251,7 +251,7 @@ def test_the_placement_and_recorded_compaction_figures_are_russian():
         own = [placed.layout.title.text] + [a.text for a in placed.layout.annotations]
         assert _english_in(own + _labels(marked), allowed) == []
         assert _english_in([h.split("<br>")[0] for h in hovers], allowed) == []
-    assert any("сжатие контекста" in a.text for a in marked.layout.annotations)
+    assert any("уплотнение контекста" in a.text for a in marked.layout.annotations)
 
 
 def test_english_is_unchanged_after_russian_no_cache_keeps_a_language(traces):

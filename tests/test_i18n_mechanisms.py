@@ -278,7 +278,7 @@ def test_a_recorded_compaction_s_label_is_russian():
     (real,) = recorded_compactions(session())
     assert real.label == "Claude Code compacted (auto, 1,611 tokens)"
     with stmviz.language("ru"):
-        assert real.label == "Claude Code: сжатие (auto, 1,611 токенов)"
+        assert real.label == "Claude Code: уплотнение (auto, 1,611 токенов)"
 
 
 def test_the_hierarchy_a_figure_titles_is_named_in_russian():
