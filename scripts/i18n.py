@@ -122,7 +122,7 @@ def update(lang: str) -> None:
 
 
 def merged(lang: str) -> Catalog:
-    """Every area's translations of ``lang`` in one catalog (an area's own .po wins nothing: a clash is an error)."""
+    """Every area's translations of ``lang`` in one catalog; a sentence two areas translate differently is an error."""
     catalog = Catalog(locale=lang, project="stmviz", domain="stmviz", creation_date=STAMP, revision_date=STAMP,
                       fuzzy=False)
     for area in AREAS:

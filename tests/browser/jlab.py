@@ -258,3 +258,14 @@ STATE_BAR_DRAWN = """(root) => {
 def state_bar_drawn(root) -> dict:
     """The state bar as the browser drew it (:data:`STATE_BAR_DRAWN`)."""
     return root.evaluate(STATE_BAR_DRAWN)
+
+
+def go_to_step(page, root, t: int) -> dict:
+    """Step a player from t = 0 to ``t`` with its slider's keyboard, as a user does; returns its state once there."""
+    handle = root.locator(".widget-slider .noUi-handle").first
+    handle.focus()
+    for _ in range(t):
+        handle.press("ArrowRight")
+    state = wait_player_at(root, t, timeout=120_000)
+    page.wait_for_timeout(600)
+    return state

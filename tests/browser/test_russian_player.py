@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from jlab import close_all, open_notebook, player_root, run_all, wait_player_at
+from jlab import close_all, go_to_step, open_notebook, player_root, run_all
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from russian_text import english_sentences  # noqa: E402
@@ -48,12 +48,7 @@ def test_a_russian_player_shows_no_english_sentence(jupyter_lab, page, screensho
         report = run_all(page)
         assert report["errors"] == [], report["errors"]
         root = player_root(page)
-        handle = root.locator(".widget-slider .noUi-handle").first
-        handle.focus()
-        for _ in range(t):
-            handle.press("ArrowRight")
-        wait_player_at(root, t, timeout=120_000)
-        page.wait_for_timeout(600)
+        go_to_step(page, root, t)
         texts = root.evaluate(READ)
         step = root.locator(".stmviz-step").inner_text()
         assert any("шаг" in line or "Шаг" in line for line in step.splitlines()), step  # it says the step in Russian

@@ -9,7 +9,7 @@ it had at t = 0. In JupyterLab, 03's trace table fits the page without wrapping 
 from __future__ import annotations
 
 import pytest
-from jlab import close_all, open_notebook, player_root, run_all, wait_player_at
+from jlab import close_all, go_to_step, open_notebook, player_root, run_all, wait_player_at
 
 CASES = [("03_fifo_context_window.ipynb", 8), ("05_hiagent.ipynb", 17)]
 WIDTHS = [720, 1024, 1400]
@@ -38,15 +38,6 @@ LAST_LINE_SEEN = """(root) => {
 
 def _overlaps(a: dict, b: dict) -> bool:
     return a["left"] < b["right"] - 1 and b["left"] < a["right"] - 1 and a["top"] < b["bottom"] - 1 and b["top"] < a["bottom"] - 1
-
-
-def _go_to(page, root, t: int) -> None:
-    handle = root.locator(".widget-slider .noUi-handle").first
-    handle.focus()
-    for _ in range(t):
-        handle.press("ArrowRight")
-    wait_player_at(root, t, timeout=120_000)
-    page.wait_for_timeout(600)
 
 
 def _check_box(page, root, start_range, label: str, screenshots) -> list[bool]:
@@ -92,7 +83,7 @@ def test_step_text_scrolls_and_nothing_overlaps_it_in_jupyterlab(jupyter_lab, pa
         root = player_root(page)
         wait_player_at(root, 0)
         start = root.evaluate(BOX)["range"]
-        _go_to(page, root, t)
+        go_to_step(page, root, t)
         scrolled = _check_box(page, root, start, f"lab_{name[:2]}", screenshots)
         assert scrolled[0], "at the narrowest width the step text is longer than its box: it must scroll"
     finally:
@@ -105,7 +96,7 @@ def test_step_text_scrolls_and_nothing_overlaps_it_in_voila(voila_server, page, 
     root = player_root(page, timeout=180_000)
     wait_player_at(root, 0, timeout=120_000)
     start = root.evaluate(BOX)["range"]
-    _go_to(page, root, t)
+    go_to_step(page, root, t)
     scrolled = _check_box(page, root, start, f"voila_{name[:2]}", screenshots)
     assert scrolled[0], "at the narrowest width the step text is longer than its box: it must scroll"
 
